@@ -1,0 +1,44 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import { canonicalize } from './canonicalize.js';
+
+/**
+ * Domain-separation prefix hashed before the canonical bytes, so a digest of
+ * tool arguments can never equal a SHA-256 computed over the same bytes for
+ * another purpose. Version it with the digest format.
+ */
+export const DIGEST_DOMAIN = 'mrtr-gate/digest/v1\u0000';
+
+const encoder = new TextEncoder();
+const domainBytes = encoder.encode(DIGEST_DOMAIN);
+
+function base64url(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url');
+}
+
+/**
+ * Digest a JSON value: `"sha256:" + base64url(SHA-256(DIGEST_DOMAIN ‖ UTF-8(JCS(value))))`,
+ * where JCS is RFC 8785 canonical JSON. Key order and whitespace never change
+ * the digest; any change of a value does.
+ *
+ * @param value plain JSON data (see {@link canonicalize}).
+ * @returns a 50-character string `sha256:<43 base64url chars>`.
+ * @throws {CanonicalizeError} when the value cannot be canonicalized.
+ */
+export function digestJson(value: unknown): string {
+  const body = encoder.encode(canonicalize(value));
+  const input = new Uint8Array(domainBytes.length + body.length);
+  input.set(domainBytes, 0);
+  input.set(body, domainBytes.length);
+  return `sha256:${base64url(sha256(input))}`;
+}
+
+/**
+ * Compare two digests in time independent of where they first differ.
+ * @returns `true` only when both are strings of equal length and content.
+ */
+export function digestEquals(a: string, b: string): boolean {
+  if (typeof a !== 'string' || typeof b !== 'string' || a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}

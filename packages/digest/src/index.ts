@@ -1,0 +1,14 @@
+/**
+ * @mrtr/digest: RFC 8785 canonical JSON and domain-separated SHA-256 digests
+ * of it, used to bind a confirmation ticket to the exact tool arguments.
+ *
+ * @example
+ * ```ts
+ * import { digestJson } from '@mrtr/digest';
+ * digestJson({ title: 'Roadmap', workspaceUri: 'notes://team' }) ===
+ *   digestJson({ workspaceUri: 'notes://team', title: 'Roadmap' }); // true
+ * ```
+ * @packageDocumentation
+ */
+export { canonicalize, CanonicalizeError, type CanonicalizeErrorCode } from './canonicalize.js';
+export { digestJson, digestEquals, DIGEST_DOMAIN } from './digest.js';
