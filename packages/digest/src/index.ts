@@ -10,5 +10,5 @@
  * ```
  * @packageDocumentation
  */
-export { canonicalize, CanonicalizeError, type CanonicalizeErrorCode } from './canonicalize.js';
-export { digestJson, digestEquals, DIGEST_DOMAIN } from './digest.js';
+export { CanonicalizeError, type CanonicalizeErrorCode, canonicalize } from './canonicalize.js';
+export { DIGEST_DOMAIN, digestEquals, digestJson } from './digest.js';

@@ -80,9 +80,11 @@ export class ConfirmationGate<Tx = void> {
     request: GateRequest,
     spec: GateSpec<App, Tx>,
   ): Promise<CallToolResult | InputRequiredResult> {
+    const principal =
+      typeof request.principal === 'string' ? request.principal : request.principal.id;
     const operation = `${request.method}:${request.name}`;
     const argumentsDigest = digestJson(request.arguments);
-    const base = { principal: request.principal, operation, argumentsDigest };
+    const base = { principal, operation, argumentsDigest };
     const emit = async (event: Omit<GateAuditEvent, keyof typeof base | 'at'>) => {
       if (this.#audit) await this.#audit({ ...base, ...event, at: this.#now() });
     };
@@ -97,7 +99,7 @@ export class ConfirmationGate<Tx = void> {
     }
 
     if (request.requestState === undefined) {
-      return this.#ask(request, spec, operation, argumentsDigest, emit, 'asked');
+      return this.#ask(principal, spec, operation, argumentsDigest, emit, 'asked');
     }
 
     const opened = this.#sealer.open<App>(request.requestState);
@@ -108,7 +110,7 @@ export class ConfirmationGate<Tx = void> {
     const claims = opened.claims;
     const nonce = claims.n;
     const mismatch =
-      claims.sub !== request.principal
+      claims.sub !== principal
         ? 'principal'
         : claims.op !== operation || claims.ph !== (spec.phase ?? 'confirm')
           ? 'operation'
@@ -138,7 +140,10 @@ export class ConfirmationGate<Tx = void> {
       return again('No valid answer was received; please answer the question.', 'no_answer');
     }
     const answer = parsed.data;
-    const answered = { action: answer.action, ...(answer.content ? { content: answer.content } : {}) };
+    const answered = {
+      action: answer.action,
+      ...(answer.content ? { content: answer.content } : {}),
+    };
     const requestDigest = digestJson({
       sub: claims.sub,
       op: claims.op,
@@ -164,14 +169,21 @@ export class ConfirmationGate<Tx = void> {
     const q = spec.question(sealed);
     const valid = validateFormContent(q.requestedSchema, answer.content);
     if (!valid.ok) {
-      const detail = valid.issues.map((i: { field: string; reason: string }) => (i.field ? `${i.field} ${i.reason}` : i.reason)).join('; ');
+      const detail = valid.issues
+        .map((i: { field: string; reason: string }) =>
+          i.field ? `${i.field} ${i.reason}` : i.reason,
+        )
+        .join('; ');
       return again(`The answer was not valid: ${detail}.`, 'invalid_content');
     }
     const content = valid.value;
     if (spec.candidateField !== undefined) {
       const chosen = content[spec.candidateField];
       if (typeof chosen !== 'string' || !(claims.cand ?? []).includes(chosen)) {
-        return again(`${spec.candidateField} must be one of the offered choices.`, 'not_a_candidate');
+        return again(
+          `${spec.candidateField} must be one of the offered choices.`,
+          'not_a_candidate',
+        );
       }
     }
     const notice = spec.check?.(content, sealed);
@@ -187,7 +199,7 @@ export class ConfirmationGate<Tx = void> {
     } catch (error) {
       if (error instanceof StaleTargetError) {
         await emit({ outcome: 'asked_again', reason: 'stale_target', nonce, answer: answered });
-        return this.#ask(request, spec, operation, argumentsDigest, emit, 'asked');
+        return this.#ask(principal, spec, operation, argumentsDigest, emit, 'asked');
       }
       await emit({ outcome: 'failed', reason: errorName(error), nonce, answer: answered });
       throw error;
@@ -197,7 +209,9 @@ export class ConfirmationGate<Tx = void> {
 
   async #settle(
     result: Awaited<ReturnType<ReplayStore<Tx>['once']>>,
-    emit: (e: Omit<GateAuditEvent, 'principal' | 'operation' | 'argumentsDigest' | 'at'>) => Promise<void>,
+    emit: (
+      e: Omit<GateAuditEvent, 'principal' | 'operation' | 'argumentsDigest' | 'at'>,
+    ) => Promise<void>,
     nonce: string,
     answer: { action: string; content?: Record<string, unknown> },
     performed: 'completed' | 'declined',
@@ -221,11 +235,13 @@ export class ConfirmationGate<Tx = void> {
   }
 
   async #ask<App extends Json | undefined>(
-    request: GateRequest,
+    principal: string,
     spec: GateSpec<App, Tx>,
     operation: string,
     argumentsDigest: string,
-    emit: (e: Omit<GateAuditEvent, 'principal' | 'operation' | 'argumentsDigest' | 'at'>) => Promise<void>,
+    emit: (
+      e: Omit<GateAuditEvent, 'principal' | 'operation' | 'argumentsDigest' | 'at'>,
+    ) => Promise<void>,
     outcome: 'asked',
   ): Promise<CallToolResult | InputRequiredResult> {
     const prepared = await spec.prepare();
@@ -233,7 +249,7 @@ export class ConfirmationGate<Tx = void> {
     const sealed: SealedContext<App> = { candidates: prepared.candidates, app: prepared.app };
     const q = spec.question(sealed);
     const claims: Omit<TicketClaims<App>, 'n' | 'iat' | 'exp'> = {
-      sub: request.principal,
+      sub: principal,
       op: operation,
       ad: argumentsDigest,
       key: spec.key,

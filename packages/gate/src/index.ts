@@ -25,14 +25,19 @@
  * ```
  * @packageDocumentation
  */
-export { ConfirmationGate, FORM_ELICITATION_REQUIRED, type ConfirmationGateOptions } from './gate.js';
+
+export type { AuditSink, GateAuditEvent, GateOutcome } from './audit.js';
 export {
-  StaleTargetError,
-  type GateRequest,
+  ConfirmationGate,
+  type ConfirmationGateOptions,
+  FORM_ELICITATION_REQUIRED,
+} from './gate.js';
+export {
   type GateQuestion,
+  type GateRequest,
   type GateSpec,
   type PerformInput,
   type Preparation,
   type SealedContext,
+  StaleTargetError,
 } from './types.js';
-export type { AuditSink, GateAuditEvent, GateOutcome } from './audit.js';

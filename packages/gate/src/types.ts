@@ -1,13 +1,13 @@
-import type { CallToolResult, ClientCapabilities, RequestedSchema } from '@mrtr/wire';
 import type { TicketClaims } from '@mrtr/ticket';
+import type { CallToolResult, ClientCapabilities, RequestedSchema } from '@mrtr/wire';
 
 /**
  * What the gate needs to know about the request it guards. `@mrtr/server`'s
  * request context satisfies it; any other server can build one.
  */
 export interface GateRequest {
-  /** The authenticated principal id. Never taken from the request body. */
-  principal: string;
+  /** The authenticated principal, or its id. Never taken from the request body. */
+  principal: string | { id: string };
   /** The JSON-RPC method, e.g. `tools/call`. */
   method: string;
   /** The tool or prompt name, or the resource URI. */

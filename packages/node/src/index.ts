@@ -13,7 +13,7 @@
  * @packageDocumentation
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type HttpBindings, getRequestListener } from '@hono/node-server';
+import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import type { McpEndpoint, Principal } from '@mrtr/server';
 
 /** Options of {@link toNodeHandler}. */
@@ -44,7 +44,9 @@ export function toNodeHandler(
       if (new URL(request.url).pathname !== path) {
         return new Response('Not Found', { status: 404 });
       }
-      const principal = principalOf ? await principalOf(env.incoming as IncomingMessage) : undefined;
+      const principal = principalOf
+        ? await principalOf(env.incoming as IncomingMessage)
+        : undefined;
       return endpoint(request, principal ? { principal } : {});
     },
   );

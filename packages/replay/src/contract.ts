@@ -52,7 +52,4 @@ export interface ReplayStore<Tx = void> {
 /** Thrown by a store when its backend cannot be reached or fails; the operation did not run. */
 export class ReplayStoreUnavailableError extends Error {
   override readonly name = 'ReplayStoreUnavailableError';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-  }
 }

@@ -44,7 +44,8 @@ export class MemoryReplayStore implements ReplayStore<void> {
     if (++this.#claims % this.#sweepEvery === 0) this.sweep(now);
     const existing = this.#entries.get(claim.nonce);
     if (existing && existing.expiresAt > now) {
-      if (existing.requestDigest !== claim.requestDigest) return { status: 'refused', reason: 'used' };
+      if (existing.requestDigest !== claim.requestDigest)
+        return { status: 'refused', reason: 'used' };
       if (existing.outcome === undefined) return { status: 'refused', reason: 'in_progress' };
       return { status: 'replayed', outcome: structuredClone(existing.outcome) as T };
     }
@@ -64,6 +65,7 @@ export class MemoryReplayStore implements ReplayStore<void> {
 
   /** Forget entries whose `expiresAt` is at or before `now` (milliseconds). */
   sweep(now = this.#now()): void {
-    for (const [nonce, entry] of this.#entries) if (entry.expiresAt <= now) this.#entries.delete(nonce);
+    for (const [nonce, entry] of this.#entries)
+      if (entry.expiresAt <= now) this.#entries.delete(nonce);
   }
 }

@@ -20,12 +20,12 @@ import {
 } from '@mrtr/wire';
 import { decodeHeaderValue, NAMED_METHODS } from './headers.js';
 import type {
+  AnyToolDefinition,
   McpEndpoint,
   McpEndpointOptions,
   Principal,
   RequestContext,
   ToolCallContext,
-  ToolDefinition,
 } from './types.js';
 
 /** Protocol versions this endpoint implements. */
@@ -65,9 +65,15 @@ function fail(id: RequestId | undefined, code: number, message: string, data?: u
  * declare (MRTR "Server Requirements": servers MUST NOT send undeclared input
  * requests), or that carries neither `inputRequests` nor `requestState`.
  */
-function checkInputRequired(result: InputRequiredResult, caps: ClientCapabilities | undefined): void {
+function checkInputRequired(
+  result: InputRequiredResult,
+  caps: ClientCapabilities | undefined,
+): void {
   if (result.inputRequests === undefined && result.requestState === undefined) {
-    throw new McpError(ErrorCode.InternalError, 'input_required result without inputRequests or requestState');
+    throw new McpError(
+      ErrorCode.InternalError,
+      'input_required result without inputRequests or requestState',
+    );
   }
   for (const request of Object.values(result.inputRequests ?? {})) {
     if (request.method === 'elicitation/create') {
@@ -115,7 +121,7 @@ function checkInputRequired(result: InputRequiredResult, caps: ClientCapabilitie
  * ```
  */
 export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
-  const tools = new Map<string, ToolDefinition<any>>();
+  const tools = new Map<string, AnyToolDefinition>();
   for (const tool of options.tools ?? []) {
     if (tools.has(tool.name)) throw new Error(`tool ${tool.name} is defined twice`);
     tools.set(tool.name, tool);
@@ -143,7 +149,6 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       resultType: 'complete',
       supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
       capabilities: { tools: {} },
-      serverInfo: options.serverInfo,
       ttlMs,
       cacheScope: 'private',
       _meta: serverMeta,
@@ -180,9 +185,13 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
 
   return async function endpoint(request, context = {}) {
     if (request.method !== 'POST') {
-      return json(405, errorResponse(undefined, ErrorCode.InvalidRequest, 'Method not allowed: use POST'), {
-        allow: 'POST',
-      });
+      return json(
+        405,
+        errorResponse(undefined, ErrorCode.InvalidRequest, 'Method not allowed: use POST'),
+        {
+          allow: 'POST',
+        },
+      );
     }
     const origin = request.headers.get('origin');
     if (origin !== null && !originAllowed(origin)) {
@@ -191,13 +200,20 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     let principal: Principal | undefined = context.principal;
     if (!principal && options.authenticate) principal = await options.authenticate(request);
     if (!principal) {
-      return json(401, errorResponse(undefined, ErrorCode.InvalidRequest, 'Authentication required'), {
-        'www-authenticate': 'Bearer',
-      });
+      return json(
+        401,
+        errorResponse(undefined, ErrorCode.InvalidRequest, 'Authentication required'),
+        {
+          'www-authenticate': 'Bearer',
+        },
+      );
     }
     const contentType = request.headers.get('content-type') ?? '';
     if (!/^application\/json\b/i.test(contentType)) {
-      return json(415, errorResponse(undefined, ErrorCode.InvalidRequest, 'Content-Type must be application/json'));
+      return json(
+        415,
+        errorResponse(undefined, ErrorCode.InvalidRequest, 'Content-Type must be application/json'),
+      );
     }
 
     let body: unknown;
@@ -208,10 +224,17 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     }
     const rawId =
       body && typeof body === 'object' && 'id' in body ? (body as { id: unknown }).id : undefined;
-    const idOf = typeof rawId === 'string' || (typeof rawId === 'number' && Number.isInteger(rawId))
-      ? rawId
-      : undefined;
-    if (body && typeof body === 'object' && !Array.isArray(body) && !('id' in body) && 'method' in body) {
+    const idOf =
+      typeof rawId === 'string' || (typeof rawId === 'number' && Number.isInteger(rawId))
+        ? rawId
+        : undefined;
+    if (
+      body &&
+      typeof body === 'object' &&
+      !Array.isArray(body) &&
+      !('id' in body) &&
+      'method' in body
+    ) {
       return new Response(null, { status: 202 }); // a notification: accepted, nothing to answer
     }
     const envelope = JSONRPCRequestSchema.safeParse(body);
@@ -220,28 +243,50 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     const params = envelope.data.params ?? {};
 
     const version = request.headers.get('mcp-protocol-version');
-    if (version === null) return fail(id, ErrorCode.HeaderMismatch, 'Header mismatch: MCP-Protocol-Version header is required');
+    if (version === null)
+      return fail(
+        id,
+        ErrorCode.HeaderMismatch,
+        'Header mismatch: MCP-Protocol-Version header is required',
+      );
     if (!(SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version)) {
-      return fail(id, ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${version}`, {
-        requested: version,
-        supported: [...SUPPORTED_PROTOCOL_VERSIONS],
-      });
+      return fail(
+        id,
+        ErrorCode.UnsupportedProtocolVersion,
+        `Unsupported protocol version: ${version}`,
+        {
+          requested: version,
+          supported: [...SUPPORTED_PROTOCOL_VERSIONS],
+        },
+      );
     }
     const metaParsed = RequestMetaSchema.safeParse(params._meta ?? {});
     if (!metaParsed.success) return fail(id, ErrorCode.InvalidParams, 'Invalid _meta');
     const meta: RequestMeta = metaParsed.data;
     if (meta[MetaKey.protocolVersion] !== version) {
-      return fail(id, ErrorCode.HeaderMismatch, 'Header mismatch: MCP-Protocol-Version does not match _meta protocolVersion');
+      return fail(
+        id,
+        ErrorCode.HeaderMismatch,
+        'Header mismatch: MCP-Protocol-Version does not match _meta protocolVersion',
+      );
     }
     if (request.headers.get('mcp-method') !== method) {
-      return fail(id, ErrorCode.HeaderMismatch, 'Header mismatch: Mcp-Method does not match the body method');
+      return fail(
+        id,
+        ErrorCode.HeaderMismatch,
+        'Header mismatch: Mcp-Method does not match the body method',
+      );
     }
     const nameField = NAMED_METHODS[method];
     if (nameField) {
       const header = request.headers.get('mcp-name');
       const decoded = header === null ? undefined : decodeHeaderValue(header);
       if (decoded === undefined || decoded !== params[nameField]) {
-        return fail(id, ErrorCode.HeaderMismatch, `Header mismatch: Mcp-Name does not match params.${nameField}`);
+        return fail(
+          id,
+          ErrorCode.HeaderMismatch,
+          `Header mismatch: Mcp-Name does not match params.${nameField}`,
+        );
       }
     }
 

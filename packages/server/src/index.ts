@@ -17,6 +17,7 @@
 export { createMcpEndpoint, SUPPORTED_PROTOCOL_VERSIONS } from './endpoint.js';
 export { decodeHeaderValue } from './headers.js';
 export type {
+  AnyToolDefinition,
   McpEndpoint,
   McpEndpointOptions,
   Principal,

@@ -51,12 +51,15 @@ export interface ToolCallContext extends RequestContext {
  * an `isError` result the model can read and correct.
  */
 export interface ToolDefinition<Args = Record<string, unknown>> extends Tool {
-  parse?: (args: unknown) => Args;
-  handler: (
+  parse?(args: unknown): Args;
+  handler(
     args: Args,
     context: ToolCallContext,
-  ) => Promise<CallToolResult | InputRequiredResult> | CallToolResult | InputRequiredResult;
+  ): Promise<CallToolResult | InputRequiredResult> | CallToolResult | InputRequiredResult;
 }
+
+/** A tool of any argument type, for lists of tools. */
+export type AnyToolDefinition = ToolDefinition<unknown>;
 
 /** Options of {@link createMcpEndpoint}. */
 export interface McpEndpointOptions {
@@ -65,7 +68,7 @@ export interface McpEndpointOptions {
   /** Natural-language guidance for the model (`server/discover` `instructions`). */
   instructions?: string;
   /** Tools served by `tools/list` and `tools/call`. */
-  tools?: ToolDefinition<any>[];
+  tools?: AnyToolDefinition[];
   /**
    * Resolve the principal of a request (e.g. from a bearer token). Not
    * consulted when the adapter passes one. No principal means HTTP 401.
@@ -85,4 +88,7 @@ export interface McpEndpointOptions {
 }
 
 /** A web-standard request handler: what every adapter mounts. */
-export type McpEndpoint = (request: Request, context?: { principal?: Principal }) => Promise<Response>;
+export type McpEndpoint = (
+  request: Request,
+  context?: { principal?: Principal },
+) => Promise<Response>;

@@ -16,16 +16,16 @@
  */
 export type { TicketClaims, TicketClaimsInput } from './claims.js';
 export {
-  TicketSealer,
-  TicketConfigError,
-  TICKET_VERSION,
-  TICKET_HKDF_INFO,
-  MIN_SECRET_BYTES,
-  DEFAULT_MAX_TICKET_LENGTH,
   DEFAULT_MAX_SKEW_SECONDS,
+  DEFAULT_MAX_TICKET_LENGTH,
   DEFAULT_TTL_SECONDS,
-  type TicketKey,
-  type TicketSealerOptions,
+  MIN_SECRET_BYTES,
+  TICKET_HKDF_INFO,
+  TICKET_VERSION,
+  TicketConfigError,
   type TicketFailureReason,
+  type TicketKey,
   type TicketOpenResult,
+  TicketSealer,
+  type TicketSealerOptions,
 } from './sealer.js';

@@ -175,6 +175,8 @@ export class TicketSealer {
     if (!key) return { ok: false, reason: 'kid' };
     if (!B64URL.test(body)) return { ok: false, reason: 'malformed' };
     const bytes = Buffer.from(body, 'base64url');
+    // Node's decoder ignores stray trailing characters; accept only the one canonical spelling.
+    if (bytes.toString('base64url') !== body) return { ok: false, reason: 'malformed' };
     if (bytes.length < NONCE_BYTES + 16) return { ok: false, reason: 'malformed' };
     let plain: Uint8Array;
     try {

@@ -1,5 +1,5 @@
-import type { ClientCapabilities } from './meta.js';
 import type { JSONRPCErrorObject, JSONRPCErrorResponse, RequestId } from './jsonrpc.js';
+import type { ClientCapabilities } from './meta.js';
 
 /**
  * JSON-RPC error codes used by MCP 2026-07-28: the JSON-RPC 2.0 §5.1 codes and
@@ -37,7 +37,8 @@ export function errorResponse(
   message: string,
   data?: unknown,
 ): JSONRPCErrorResponse {
-  const error: JSONRPCErrorObject = data === undefined ? { code, message } : { code, message, data };
+  const error: JSONRPCErrorObject =
+    data === undefined ? { code, message } : { code, message, data };
   return id === undefined ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id, error };
 }
 

@@ -135,7 +135,9 @@ function checkString(field: PrimitiveSchemaDefinition, v: string): string | unde
     case 'uri':
       return URL.canParse(v) ? undefined : 'must be an absolute URI';
     case 'date':
-      return DATE.test(v) && !Number.isNaN(Date.parse(v)) ? undefined : 'must be a date (YYYY-MM-DD)';
+      return DATE.test(v) && !Number.isNaN(Date.parse(v))
+        ? undefined
+        : 'must be a date (YYYY-MM-DD)';
     case 'date-time':
       return DATE_TIME.test(v) && !Number.isNaN(Date.parse(v))
         ? undefined

@@ -11,9 +11,10 @@
  * ```
  * @packageDocumentation
  */
-export * from './jsonrpc.js';
+
 export * from './errors.js';
-export * from './meta.js';
 export * from './form.js';
+export * from './jsonrpc.js';
+export * from './meta.js';
 export * from './mrtr.js';
 export * from './results.js';

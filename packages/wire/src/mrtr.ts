@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { RequestMetaSchema } from './meta.js';
 import { RequestedSchemaSchema } from './form.js';
+import { RequestMetaSchema } from './meta.js';
 
 /** `ElicitRequestFormParams`: ask the person to fill in a flat form. */
 export const ElicitRequestFormParamsSchema = z.object({
@@ -120,4 +120,3 @@ export const ReadResourceRequestParamsSchema = z.looseObject({
 });
 /** `ReadResourceRequestParams` of MCP 2026-07-28. */
 export type ReadResourceRequestParams = z.infer<typeof ReadResourceRequestParamsSchema>;
-

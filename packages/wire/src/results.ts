@@ -49,19 +49,22 @@ export interface ListToolsResult {
   resultType: 'complete';
   tools: Tool[];
   nextCursor?: string;
-  ttlMs?: number;
-  cacheScope?: 'public' | 'private';
+  ttlMs: number;
+  cacheScope: 'public' | 'private';
 }
 
-/** `DiscoverResult`: what `server/discover` answers. */
+/**
+ * `DiscoverResult`: what `server/discover` answers. The server's identity
+ * travels in `_meta["io.modelcontextprotocol/serverInfo"]`; `ttlMs` is milliseconds.
+ */
 export interface DiscoverResult {
   resultType: 'complete';
   supportedVersions: string[];
   capabilities: Record<string, unknown>;
-  serverInfo: { name: string; version: string; title?: string };
   instructions?: string;
-  ttlMs?: number;
-  cacheScope?: 'public' | 'private';
+  ttlMs: number;
+  cacheScope: 'public' | 'private';
+  _meta?: Record<string, unknown>;
 }
 
 /** A complete text result: `{resultType: "complete", content: [{type: "text", text}], isError}`. */

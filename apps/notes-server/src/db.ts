@@ -1,0 +1,97 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+
+/** The rows of a query. */
+export interface QueryResult<R> {
+  rows: R[];
+}
+
+/** What the notes server needs of PostgreSQL: queries and transactions. */
+export interface Queryable {
+  query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<R>>;
+}
+
+/** A database handle: PGlite (embedded) or a `pg.Pool` behind one interface. */
+export interface Database extends Queryable {
+  /** Run `fn` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+  /** Human-readable description of where the data lives (no credentials). */
+  readonly description: string;
+}
+
+function fromPglite(db: PGlite, description: string): Database {
+  return {
+    description,
+    query: (sql, params) => db.query(sql, params) as never,
+    transaction: (fn) => db.transaction((tx) => fn({ query: (s, p) => tx.query(s, p) as never })),
+    close: () => db.close(),
+  };
+}
+
+function fromPool(pool: pg.Pool, description: string): Database {
+  return {
+    description,
+    query: (sql, params) => pool.query(sql, params as unknown[]) as never,
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn({ query: (s, p) => client.query(s, p as unknown[]) as never });
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}
+
+/**
+ * Open the database named by `url`:
+ * - `undefined`: embedded PGlite persisted under `dataDir` (default `./.data/notes-server`);
+ * - `memory://`: in-memory PGlite, gone when the process ends;
+ * - `postgres://…` / `postgresql://…`: a PostgreSQL server through a `pg.Pool`.
+ * @param options.searchPath a schema to use on a server (created if missing), for isolated tests.
+ * @throws when the URL has another scheme.
+ */
+export async function openDatabase(
+  url: string | undefined,
+  options: { dataDir?: string; searchPath?: string } = {},
+): Promise<Database> {
+  if (url === undefined || url === '') {
+    const dir = options.dataDir ?? './.data/notes-server';
+    mkdirSync(dir, { recursive: true });
+    const db = new PGlite(dir);
+    await db.waitReady;
+    return fromPglite(db, `PGlite at ${dir}`);
+  }
+  if (url === 'memory://') {
+    const db = new PGlite();
+    await db.waitReady;
+    return fromPglite(db, 'in-memory PGlite');
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    const config: pg.PoolConfig = { connectionString: url, max: 10 };
+    if (options.searchPath) {
+      if (!/^[a-z_][a-z0-9_]*$/.test(options.searchPath)) throw new Error('invalid schema name');
+      const setup = new pg.Client({ connectionString: url });
+      await setup.connect();
+      await setup.query(`CREATE SCHEMA IF NOT EXISTS ${options.searchPath}`);
+      await setup.end();
+      config.options = `-c search_path=${options.searchPath}`;
+    }
+    const pool = new pg.Pool(config);
+    await pool.query('SELECT 1');
+    const where = new URL(url);
+    return fromPool(pool, `PostgreSQL at ${where.host}${where.pathname}`);
+  }
+  throw new Error(
+    `DATABASE_URL must be unset, memory:// or postgres://…; got scheme ${url.split(':')[0]}`,
+  );
+}

@@ -1,0 +1,242 @@
+import { MemoryReplayStore } from '@mrtr/replay';
+import { TicketSealer } from '@mrtr/ticket';
+import { McpError, textResult } from '@mrtr/wire';
+import { describe, expect, it } from 'vitest';
+import {
+  ConfirmationGate,
+  type GateAuditEvent,
+  type GateRequest,
+  type GateSpec,
+  StaleTargetError,
+} from '../src/index.js';
+
+const secret = 'a'.repeat(32);
+
+function setup(overrides: Partial<GateSpec<{ name: string }, void>> = {}) {
+  const events: GateAuditEvent[] = [];
+  const performed: string[] = [];
+  let stale = false;
+  const gate = new ConfirmationGate({
+    sealer: new TicketSealer({ keys: [{ kid: 'k1', secret }] }),
+    store: new MemoryReplayStore(),
+    audit: (e) => {
+      events.push(e);
+    },
+  });
+  const spec: GateSpec<{ name: string }, void> = {
+    key: 'confirm_delete',
+    candidateField: 'id',
+    prepare: async () => ({ candidates: ['a', 'b'], app: { name: 'api-prod' } }),
+    question: ({ candidates, app }, notice) => ({
+      message: `${notice ? `${notice} ` : ''}Delete ${app.name}?`,
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          id: { type: 'string', enum: candidates ?? [] },
+          serviceName: { type: 'string' },
+        },
+        required: ['id', 'serviceName'],
+      },
+    }),
+    check: (content, { app }) =>
+      content.serviceName === app.name ? undefined : 'The name did not match.',
+    perform: async ({ content }) => {
+      if (stale) throw new StaleTargetError('changed');
+      performed.push(content.id as string);
+      return textResult(`deleted ${content.id}`);
+    },
+    ...overrides,
+  };
+  const request = (extra: Partial<GateRequest> = {}): GateRequest => ({
+    principal: 'alice',
+    method: 'tools/call',
+    name: 'delete_service',
+    arguments: { serviceId: 'svc_1' },
+    capabilities: { elicitation: {} },
+    inputResponses: undefined,
+    requestState: undefined,
+    ...extra,
+  });
+  return {
+    gate,
+    spec,
+    request,
+    events,
+    performed,
+    setStale: (v: boolean) => {
+      stale = v;
+    },
+  };
+}
+
+const answer = (content: Record<string, unknown>) => ({
+  confirm_delete: { action: 'accept', content },
+});
+
+describe('ConfirmationGate', () => {
+  it('asks first, then performs once on a valid accept, with one audit event per round', async () => {
+    const t = setup();
+    const first = await t.gate.run(t.request(), t.spec);
+    expect(first.resultType).toBe('input_required');
+    const state = (first as { requestState: string }).requestState;
+    const done = await t.gate.run(
+      t.request({
+        requestState: state,
+        inputResponses: answer({ id: 'b', serviceName: 'api-prod' }),
+      }),
+      t.spec,
+    );
+    expect(done).toMatchObject({ resultType: 'complete', isError: false });
+    expect(t.performed).toEqual(['b']);
+    expect(t.events.map((e) => e.outcome)).toEqual(['asked', 'completed']);
+    expect(t.events[0]?.nonce).toBe(t.events[1]?.nonce);
+    expect(t.events[0]?.question).toBe('Delete api-prod?');
+    expect(JSON.stringify(t.events)).not.toContain(state);
+  });
+
+  it('throws -32021 before preparing anything when form elicitation is not declared', async () => {
+    let prepared = false;
+    const t = setup({
+      prepare: async () => {
+        prepared = true;
+        return { candidates: [], app: { name: 'x' } };
+      },
+    });
+    const error = await t.gate
+      .run(t.request({ capabilities: { elicitation: { url: {} } } }), t.spec)
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(McpError);
+    expect(error.code).toBe(-32021);
+    expect(error.data).toEqual({ requiredCapabilities: { elicitation: { form: {} } } });
+    expect(prepared).toBe(false);
+  });
+
+  it('asks again with the same ticket when check fails, then accepts the corrected answer', async () => {
+    const t = setup();
+    const first = (await t.gate.run(t.request(), t.spec)) as { requestState: string };
+    const again = await t.gate.run(
+      t.request({
+        requestState: first.requestState,
+        inputResponses: answer({ id: 'a', serviceName: 'api-prd' }),
+      }),
+      t.spec,
+    );
+    expect(again).toMatchObject({ resultType: 'input_required', requestState: first.requestState });
+    expect(JSON.stringify(again)).toContain('The name did not match.');
+    expect(t.performed).toEqual([]);
+    const done = await t.gate.run(
+      t.request({
+        requestState: first.requestState,
+        inputResponses: answer({ id: 'a', serviceName: 'api-prod' }),
+      }),
+      t.spec,
+    );
+    expect(done).toMatchObject({ resultType: 'complete', isError: false });
+    expect(t.performed).toEqual(['a']);
+  });
+
+  it('binds the ticket to principal, operation and arguments', async () => {
+    const t = setup();
+    const first = (await t.gate.run(t.request(), t.spec)) as { requestState: string };
+    const inputResponses = answer({ id: 'a', serviceName: 'api-prod' });
+    for (const extra of [
+      { principal: 'mallory' },
+      { principal: { id: 'mallory' } },
+      { name: 'delete_volume' },
+      { method: 'prompts/get' },
+      { arguments: { serviceId: 'svc_2' } },
+    ]) {
+      const error = await t.gate
+        .run(t.request({ ...extra, requestState: first.requestState, inputResponses }), t.spec)
+        .catch((e) => e);
+      expect(error).toBeInstanceOf(McpError);
+      expect(error.code).toBe(-32602);
+    }
+    const otherKey = await t.gate
+      .run(t.request({ requestState: first.requestState, inputResponses }), {
+        ...t.spec,
+        key: 'other',
+      })
+      .catch((e) => e);
+    expect(otherKey.code).toBe(-32602);
+    expect(t.performed).toEqual([]);
+    expect(t.events.filter((e) => e.outcome === 'refused').map((e) => e.reason)).toEqual([
+      'ticket_principal',
+      'ticket_principal',
+      'ticket_operation',
+      'ticket_operation',
+      'ticket_arguments',
+      'ticket_operation',
+    ]);
+  });
+
+  it('releases the claim and asks afresh when the target went stale', async () => {
+    const t = setup();
+    const first = (await t.gate.run(t.request(), t.spec)) as { requestState: string };
+    t.setStale(true);
+    const r = await t.gate.run(
+      t.request({
+        requestState: first.requestState,
+        inputResponses: answer({ id: 'a', serviceName: 'api-prod' }),
+      }),
+      t.spec,
+    );
+    expect(r.resultType).toBe('input_required');
+    expect((r as { requestState: string }).requestState).not.toBe(first.requestState);
+    t.setStale(false);
+    // the old ticket was not consumed by the stale attempt
+    const done = await t.gate.run(
+      t.request({
+        requestState: first.requestState,
+        inputResponses: answer({ id: 'a', serviceName: 'api-prod' }),
+      }),
+      t.spec,
+    );
+    expect(done).toMatchObject({ isError: false });
+    expect(t.performed).toEqual(['a']);
+  });
+
+  it('fails closed when perform throws: nothing recorded, the error propagates, a retry can still run', async () => {
+    let fail = true;
+    const performed: string[] = [];
+    const t = setup({
+      perform: async ({ content }) => {
+        if (fail) throw new Error('database down');
+        performed.push(content.id as string);
+        return textResult('ok');
+      },
+    });
+    const first = (await t.gate.run(t.request(), t.spec)) as { requestState: string };
+    const req = t.request({
+      requestState: first.requestState,
+      inputResponses: answer({ id: 'a', serviceName: 'api-prod' }),
+    });
+    await expect(t.gate.run(req, t.spec)).rejects.toThrow('database down');
+    expect(t.events.at(-1)?.outcome).toBe('failed');
+    fail = false;
+    expect(await t.gate.run(req, t.spec)).toMatchObject({ isError: false });
+    expect(performed).toEqual(['a']);
+  });
+
+  it('an audit sink that throws before the mutation prevents it', async () => {
+    const t = setup();
+    const first = (await t.gate.run(t.request(), t.spec)) as { requestState: string };
+    const failing = new ConfirmationGate({
+      sealer: new TicketSealer({ keys: [{ kid: 'k1', secret }] }),
+      store: new MemoryReplayStore(),
+      audit: (e) => {
+        if (e.outcome === 'asked_again') throw new Error('sink down');
+      },
+    });
+    await expect(
+      failing.run(
+        t.request({
+          requestState: first.requestState,
+          inputResponses: answer({ id: 'z', serviceName: 'api-prod' }),
+        }),
+        t.spec,
+      ),
+    ).rejects.toThrow('sink down');
+    expect(t.performed).toEqual([]);
+  });
+});

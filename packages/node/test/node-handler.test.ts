@@ -1,0 +1,83 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createMcpEndpoint } from '@mrtr/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toNodeHandler } from '../src/index.js';
+
+let server: Server;
+let base: string;
+
+beforeAll(async () => {
+  const endpoint = createMcpEndpoint({
+    serverInfo: { name: 't', version: '1' },
+    tools: [
+      {
+        name: 'whoami',
+        inputSchema: { type: 'object' },
+        handler: (_a, ctx) => ({
+          resultType: 'complete',
+          content: [{ type: 'text', text: ctx.principal.id }],
+        }),
+      },
+    ],
+  });
+  server = createServer(
+    toNodeHandler(endpoint, {
+      path: '/api/mcp',
+      principal: (req) => (req.headers['x-user'] === 'dave' ? { id: 'dave' } : undefined),
+    }),
+  );
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+const body = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: {
+    name: 'whoami',
+    _meta: {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    },
+  },
+};
+const headers = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2026-07-28',
+  'mcp-method': 'tools/call',
+  'mcp-name': 'whoami',
+};
+
+describe('toNodeHandler', () => {
+  it('serves the endpoint at its path with the principal the host resolved', async () => {
+    const res = await fetch(`${base}/api/mcp`, {
+      method: 'POST',
+      headers: { ...headers, 'x-user': 'dave' },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(200);
+    expect((await res.json()).result.content[0].text).toBe('dave');
+  });
+
+  it('gives 401 when neither the host nor the endpoint knows the caller', async () => {
+    const res = await fetch(`${base}/api/mcp`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(401);
+  });
+
+  it('gives 404 on other paths', async () => {
+    const res = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, 'x-user': 'dave' },
+      body: '{}',
+    });
+    expect(res.status).toBe(404);
+  });
+});

@@ -1,0 +1,266 @@
+import { McpError, textResult } from '@mrtr/wire';
+import { describe, expect, it } from 'vitest';
+import { createMcpEndpoint, decodeHeaderValue, type ToolDefinition } from '../src/index.js';
+
+const echo: ToolDefinition = {
+  name: 'echo',
+  inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+  handler: (args) => textResult(String(args.text)),
+};
+const asks: ToolDefinition = {
+  name: 'asks',
+  inputSchema: { type: 'object' },
+  handler: () => ({
+    resultType: 'input_required',
+    inputRequests: {
+      q: {
+        method: 'elicitation/create',
+        params: {
+          mode: 'form',
+          message: 'ok?',
+          requestedSchema: { type: 'object', properties: {} },
+        },
+      },
+    },
+  }),
+};
+const throws: ToolDefinition = {
+  name: 'throws',
+  inputSchema: { type: 'object' },
+  handler: () => {
+    throw new Error('secret detail');
+  },
+};
+const typed: ToolDefinition = {
+  name: 'typed',
+  inputSchema: { type: 'object' },
+  handler: () => {
+    throw new McpError(-32602, 'bad input', { field: 'x' });
+  },
+};
+
+const endpoint = createMcpEndpoint({
+  serverInfo: { name: 'test', version: '1.0.0' },
+  tools: [echo, asks, throws, typed],
+  authenticate: (req) =>
+    req.headers.get('authorization') === 'Bearer t' ? { id: 'alice' } : undefined,
+  onError: () => {},
+});
+
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+};
+
+function post(
+  body: unknown,
+  headers: Record<string, string | undefined> = {},
+  init: { method?: string } = {},
+): Request {
+  const b = body as { method?: string; params?: { name?: string; uri?: string } };
+  const base: Record<string, string | undefined> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    authorization: 'Bearer t',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': b?.method,
+    'mcp-name': b?.params?.name ?? b?.params?.uri,
+  };
+  const merged = Object.fromEntries(
+    Object.entries({ ...base, ...headers }).filter(
+      (e): e is [string, string] => e[1] !== undefined,
+    ),
+  );
+  return new Request('http://127.0.0.1/mcp', {
+    method: init.method ?? 'POST',
+    headers: merged,
+    ...(init.method === 'GET'
+      ? {}
+      : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
+}
+
+const call = (
+  name: string,
+  args: Record<string, unknown> = {},
+  meta: Record<string, unknown> = META,
+) => ({
+  jsonrpc: '2.0',
+  id: 7,
+  method: 'tools/call',
+  params: { name, arguments: args, _meta: meta },
+});
+
+async function send(req: Request) {
+  const res = await endpoint(req);
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+}
+
+describe('createMcpEndpoint', () => {
+  it('answers server/discover with supported versions and serverInfo', async () => {
+    const r = await send(
+      post({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: META } }),
+    );
+    expect(r.status).toBe(200);
+    expect(r.body.result).toMatchObject({
+      resultType: 'complete',
+      supportedVersions: ['2026-07-28'],
+      capabilities: { tools: {} },
+      _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'test', version: '1.0.0' } },
+    });
+    expect(r.body.result.ttlMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('lists tools without their handlers, with ttlMs and cacheScope', async () => {
+    const r = await send(
+      post({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: META } }),
+    );
+    expect(r.body.result.tools.map((t: { name: string }) => t.name)).toEqual([
+      'echo',
+      'asks',
+      'throws',
+      'typed',
+    ]);
+    expect(r.body.result.tools[0].handler).toBeUndefined();
+    expect(r.body.result).toMatchObject({ resultType: 'complete', cacheScope: 'private' });
+  });
+
+  it('calls a tool and echoes the request id', async () => {
+    const r = await send(post(call('echo', { text: 'hi' })));
+    expect(r.body).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      result: { resultType: 'complete', content: [{ type: 'text', text: 'hi' }], isError: false },
+    });
+  });
+
+  it('rejects GET and DELETE with 405', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const res = await endpoint(new Request('http://127.0.0.1/mcp', { method }));
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST');
+    }
+  });
+
+  it('rejects a foreign Origin with 403 and accepts loopback origins', async () => {
+    expect((await send(post(call('echo'), { origin: 'https://evil.example' }))).status).toBe(403);
+    expect((await send(post(call('echo'), { origin: 'http://localhost:5173' }))).status).toBe(200);
+  });
+
+  it('requires a principal: 401 without one', async () => {
+    const r = await send(post(call('echo'), { authorization: undefined }));
+    expect(r.status).toBe(401);
+    expect(r.headers.get('www-authenticate')).toBe('Bearer');
+  });
+
+  it('uses the principal an adapter passes, without authenticate', async () => {
+    let seen: string | undefined;
+    const e = createMcpEndpoint({
+      serverInfo: { name: 't', version: '1' },
+      tools: [
+        {
+          name: 'who',
+          inputSchema: { type: 'object' },
+          handler: (_a, ctx) => {
+            seen = ctx.principal.id;
+            return textResult(seen);
+          },
+        },
+      ],
+    });
+    const res = await e(post(call('who'), { authorization: undefined }), {
+      principal: { id: 'carol' },
+    });
+    expect(res.status).toBe(200);
+    expect(seen).toBe('carol');
+    expect((await e(post(call('who'), { authorization: undefined }))).status).toBe(401);
+  });
+
+  it('answers malformed JSON with -32700 and a non-request with -32600', async () => {
+    const parse = await send(post('{"jsonrpc":'));
+    expect(parse.status).toBe(400);
+    expect(parse.body.error.code).toBe(-32700);
+    const invalid = await send(post({ jsonrpc: '1.0', id: 1, method: 'tools/list' }));
+    expect(invalid.body.error.code).toBe(-32600);
+    const batch = await send(post([call('echo')]));
+    expect(batch.body.error.code).toBe(-32600);
+  });
+
+  it('accepts a notification with 202 and no body', async () => {
+    const res = await endpoint(
+      post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: {} }),
+    );
+    expect(res.status).toBe(202);
+    expect(await res.text()).toBe('');
+  });
+
+  it('enforces the protocol version header: missing → -32020, unsupported → -32022, mismatch → -32020', async () => {
+    const missing = await send(post(call('echo'), { 'mcp-protocol-version': undefined }));
+    expect([missing.status, missing.body.error.code]).toEqual([400, -32020]);
+    const old = await send(post(call('echo'), { 'mcp-protocol-version': '2025-11-25' }));
+    expect([old.status, old.body.error.code]).toEqual([400, -32022]);
+    expect(old.body.error.data).toEqual({ requested: '2025-11-25', supported: ['2026-07-28'] });
+    const body = call(
+      'echo',
+      {},
+      { ...META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' },
+    );
+    const mismatch = await send(post(body));
+    expect([mismatch.status, mismatch.body.error.code]).toEqual([400, -32020]);
+  });
+
+  it('enforces Mcp-Method and Mcp-Name against the body', async () => {
+    const method = await send(post(call('echo'), { 'mcp-method': 'tools/list' }));
+    expect([method.status, method.body.error.code]).toEqual([400, -32020]);
+    const name = await send(post(call('echo'), { 'mcp-name': 'asks' }));
+    expect([name.status, name.body.error.code]).toEqual([400, -32020]);
+    const missing = await send(post(call('echo'), { 'mcp-name': undefined }));
+    expect(missing.body.error.code).toBe(-32020);
+    const encoded = await send(
+      post(call('echo'), { 'mcp-name': `=?base64?${Buffer.from('echo').toString('base64')}?=` }),
+    );
+    expect(encoded.status).toBe(200);
+  });
+
+  it('answers an unknown method with 404 and -32601, an unknown tool with -32602', async () => {
+    const r = await send(
+      post({ jsonrpc: '2.0', id: 3, method: 'nope/nothing', params: { _meta: META } }),
+    );
+    expect([r.status, r.body.error.code]).toEqual([404, -32601]);
+    const t = await send(post(call('missing')));
+    expect(t.body.error.code).toBe(-32602);
+  });
+
+  it('refuses to send an input request the client did not declare (-32021)', async () => {
+    const ok = await send(post(call('asks')));
+    expect(ok.body.result.resultType).toBe('input_required');
+    const r = await send(
+      post(call('asks', {}, { ...META, 'io.modelcontextprotocol/clientCapabilities': {} })),
+    );
+    expect([r.status, r.body.error.code]).toEqual([400, -32021]);
+    expect(r.body.error.data).toEqual({ requiredCapabilities: { elicitation: { form: {} } } });
+  });
+
+  it('hides unexpected handler errors behind -32603 and keeps McpError codes', async () => {
+    const r = await send(post(call('throws')));
+    expect([r.status, r.body.error.code]).toEqual([500, -32603]);
+    expect(JSON.stringify(r.body)).not.toContain('secret detail');
+    const t = await send(post(call('typed')));
+    expect(t.body.error).toEqual({ code: -32602, message: 'bad input', data: { field: 'x' } });
+  });
+
+  it('requires application/json', async () => {
+    const r = await send(post(call('echo'), { 'content-type': 'text/plain' }));
+    expect(r.status).toBe(415);
+  });
+});
+
+describe('decodeHeaderValue', () => {
+  it('decodes the base64 sentinel and rejects invalid values', () => {
+    expect(decodeHeaderValue('plain')).toBe('plain');
+    expect(decodeHeaderValue('=?base64?SGVsbG8sIOS4lueVjA==?=')).toBe('Hello, 世界');
+    expect(decodeHeaderValue('bad\u0001')).toBeUndefined();
+    expect(decodeHeaderValue('=?base64?//79?=')).toBeUndefined(); // not UTF-8
+  });
+});
