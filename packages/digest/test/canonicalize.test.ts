@@ -143,11 +143,11 @@ describe('number serialization (RFC 8785 §3.2.2.3, Appendix B)', () => {
 describe('string escaping (RFC 8785 §3.2.2.2)', () => {
   it('escapes every control character U+0000..U+001F, with the short forms where JSON has them', () => {
     const short: Record<number, string> = {
-      0x08: '\\b',
-      0x09: '\\t',
-      0x0a: '\\n',
-      0x0c: '\\f',
-      0x0d: '\\r',
+      8: '\\b',
+      9: '\\t',
+      10: '\\n',
+      12: '\\f',
+      13: '\\r',
     };
     for (let c = 0; c < 0x20; c++) {
       const expected = short[c] ?? `\\u${c.toString(16).padStart(4, '0')}`;
@@ -163,7 +163,8 @@ describe('string escaping (RFC 8785 §3.2.2.2)', () => {
     expect(canonicalize('"')).toBe('"\\""');
     expect(canonicalize('\\')).toBe('"\\\\"');
     let printable = '';
-    for (let c = 0x20; c < 0x7f; c++) if (c !== 0x22 && c !== 0x5c) printable += String.fromCharCode(c);
+    for (let c = 0x20; c < 0x7f; c++)
+      if (c !== 0x22 && c !== 0x5c) printable += String.fromCharCode(c);
     expect(canonicalize(printable)).toBe(`"${printable}"`);
     expect(canonicalize('/')).toBe('"/"');
     expect(canonicalize('\u007f')).toBe('"\u007f"');
@@ -188,7 +189,12 @@ describe('rejected input', () => {
     // biome-ignore lint/suspicious/noSparseArray: a hole reads as undefined
     ['a hole in a sparse array', [1, , 3], 'undefined', '/1'],
     ['function', { f: () => 1 }, 'function', '/f'],
-    ['toJSON hook is not honoured (it is a function member)', { toJSON: () => 'x' }, 'function', '/toJSON'],
+    [
+      'toJSON hook is not honoured (it is a function member)',
+      { toJSON: () => 'x' },
+      'function',
+      '/toJSON',
+    ],
     ['symbol', [Symbol('s')], 'symbol', '/0'],
     ['BigInt', { n: 10n }, 'bigint', '/n'],
     ['NaN', { x: [Number.NaN] }, 'non_finite_number', '/x/0'],
@@ -202,9 +208,16 @@ describe('rejected input', () => {
     ['a Date', { when: new Date(0) }, 'unsupported_object', '/when'],
     ['a Map', [new Map([['a', 1]])], 'unsupported_object', '/0'],
     ['a Set', new Set([1]), 'unsupported_object', ''],
-    ['a class instance', { c: new (class Point {
-      x = 1;
-    })() }, 'unsupported_object', '/c'],
+    [
+      'a class instance',
+      {
+        c: new (class Point {
+          x = 1;
+        })(),
+      },
+      'unsupported_object',
+      '/c',
+    ],
     ['a boxed string', { s: new String('x') }, 'unsupported_object', '/s'],
     ['a typed array', { b: new Uint8Array(2) }, 'unsupported_object', '/b'],
     ['a RegExp', /x/, 'unsupported_object', ''],

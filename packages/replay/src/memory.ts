@@ -43,7 +43,8 @@ export class MemoryReplayStore implements ReplayStore<void> {
     const now = this.#now();
     if (++this.#claims % this.#sweepEvery === 0) this.sweep(now);
     const existing = this.#entries.get(claim.nonce);
-    if (existing && existing.expiresAt > now) {
+    // A claim still running never expires: forgetting it would let a second caller run the action.
+    if (existing && (existing.expiresAt > now || existing.outcome === undefined)) {
       if (existing.requestDigest !== claim.requestDigest)
         return { status: 'refused', reason: 'used' };
       if (existing.outcome === undefined) return { status: 'refused', reason: 'in_progress' };
@@ -63,9 +64,9 @@ export class MemoryReplayStore implements ReplayStore<void> {
     return { status: 'performed', outcome };
   }
 
-  /** Forget entries whose `expiresAt` is at or before `now` (milliseconds). */
+  /** Forget completed entries whose `expiresAt` is at or before `now` (milliseconds). */
   sweep(now = this.#now()): void {
     for (const [nonce, entry] of this.#entries)
-      if (entry.expiresAt <= now) this.#entries.delete(nonce);
+      if (entry.expiresAt <= now && entry.outcome !== undefined) this.#entries.delete(nonce);
   }
 }

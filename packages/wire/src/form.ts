@@ -106,7 +106,15 @@ export type FormValidation =
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T([01]\d|2[0-3]):\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/** Whether the leading `YYYY-MM-DD` names a real day (`Date.parse` rolls 2023-02-29 over to March 1). */
+function isCalendarDate(v: string): boolean {
+  const [y, m, d] = v.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(0);
+  date.setUTCFullYear(y, m - 1, d);
+  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
+}
 
 function enumOptions(field: PrimitiveSchemaDefinition): string[] | undefined {
   if ('enum' in field) return field.enum;
@@ -135,11 +143,11 @@ function checkString(field: PrimitiveSchemaDefinition, v: string): string | unde
     case 'uri':
       return URL.canParse(v) ? undefined : 'must be an absolute URI';
     case 'date':
-      return DATE.test(v) && !Number.isNaN(Date.parse(v))
+      return DATE.test(v) && isCalendarDate(v) && !Number.isNaN(Date.parse(v))
         ? undefined
         : 'must be a date (YYYY-MM-DD)';
     case 'date-time':
-      return DATE_TIME.test(v) && !Number.isNaN(Date.parse(v))
+      return DATE_TIME.test(v) && isCalendarDate(v) && !Number.isNaN(Date.parse(v))
         ? undefined
         : 'must be an RFC 3339 date-time';
     default:
@@ -198,12 +206,14 @@ export function validateFormContent(schema: RequestedSchema, content: unknown): 
       issues.push({ field: name, reason: 'is required' });
   }
   for (const [name, v] of Object.entries(record)) {
-    const field = schema.properties[name];
+    // Own properties only: `toString` or `__proto__` must not pass as fields of every form.
+    const field = Object.hasOwn(schema.properties, name) ? schema.properties[name] : undefined;
     if (!field) {
       issues.push({ field: name, reason: 'is not a field of this form' });
       continue;
     }
-    if (v === undefined || v === null) continue;
+    // Absent, or a required field already reported; otherwise `null` fails the type check.
+    if (v === undefined || (v === null && schema.required?.includes(name))) continue;
     const reason = checkField(field, v);
     if (reason) issues.push({ field: name, reason });
   }

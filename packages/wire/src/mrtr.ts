@@ -82,12 +82,17 @@ export interface InputRequiredResult {
   _meta?: Record<string, unknown>;
 }
 /** Zod schema of {@link InputRequiredResult}. */
-export const InputRequiredResultSchema = z.looseObject({
-  resultType: z.literal('input_required'),
-  inputRequests: InputRequestsSchema.optional(),
-  requestState: z.string().optional(),
-  _meta: z.record(z.string(), z.unknown()).optional(),
-});
+export const InputRequiredResultSchema = z
+  .looseObject({
+    resultType: z.literal('input_required'),
+    inputRequests: InputRequestsSchema.optional(),
+    requestState: z.string().optional(),
+    _meta: z.record(z.string(), z.unknown()).optional(),
+  })
+  // "At least one of `inputRequests` or `requestState` MUST be present." (schema.ts)
+  .refine((r) => r.inputRequests !== undefined || r.requestState !== undefined, {
+    message: 'an InputRequiredResult needs inputRequests or requestState',
+  });
 
 const MrtrParams = {
   _meta: RequestMetaSchema.optional(),

@@ -23,7 +23,8 @@ export interface CallToolResult {
 export const CallToolResultSchema = z.looseObject({
   resultType: z.literal('complete'),
   content: z.array(z.looseObject({ type: z.string() })),
-  structuredContent: z.record(z.string(), z.unknown()).optional(),
+  // Any JSON value (object, array, string, number, boolean or null), per the 2026-07-28 schema.
+  structuredContent: z.unknown().optional(),
   isError: z.boolean().optional(),
 });
 

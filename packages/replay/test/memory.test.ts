@@ -1,0 +1,351 @@
+import { describe, expect, it } from 'vitest';
+import { type ClaimRequest, type Json, MemoryReplayStore, type OnceResult } from '../src/index.js';
+
+const T0 = 1_800_000_000_000;
+
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** A clock the test moves by hand, in milliseconds. */
+function clock(startMs = T0) {
+  const c = { ms: startMs, now: () => c.ms };
+  return c;
+}
+
+function claim(overrides: Partial<ClaimRequest> = {}): ClaimRequest {
+  return {
+    nonce: 'nonce-1',
+    requestDigest: 'sha256:answer-a',
+    expiresAt: T0 + 60_000,
+    ...overrides,
+  };
+}
+
+/** An action that counts its runs and returns the given outcome. */
+function counted<T extends Json>(outcome: T) {
+  const calls = { count: 0 };
+  const action = async (): Promise<T> => {
+    calls.count++;
+    return outcome;
+  };
+  return { calls, action };
+}
+
+describe('MemoryReplayStore.once', () => {
+  it('performs the first call and returns its outcome', async () => {
+    const store = new MemoryReplayStore({ now: clock().now });
+    const { calls, action } = counted({ deleted: 'note-1', ok: true });
+    const result = await store.once(claim(), action);
+    expect(result).toEqual({ status: 'performed', outcome: { deleted: 'note-1', ok: true } });
+    expect(calls.count).toBe(1);
+    expect(store.size).toBe(1);
+  });
+
+  it('replays an identical re-issue with an equal outcome and does not run the action again', async () => {
+    const store = new MemoryReplayStore({ now: clock().now });
+    const first = counted({ deleted: 'note-1', list: [1, 'two', null] });
+    const performed = await store.once(claim(), first.action);
+    const again = counted({ deleted: 'SOMETHING ELSE', list: [] });
+    const replayed = await store.once(claim(), again.action);
+    expect(replayed).toEqual({
+      status: 'replayed',
+      outcome: { deleted: 'note-1', list: [1, 'two', null] },
+    });
+    expect(performed.status).toBe('performed');
+    expect(again.calls.count).toBe(0);
+    const third = await store.once(claim(), again.action);
+    expect(third.status).toBe('replayed');
+    expect(again.calls.count).toBe(0);
+    expect(first.calls.count).toBe(1);
+  });
+
+  it('replays scalar and null outcomes too', async () => {
+    const store = new MemoryReplayStore({ now: clock().now });
+    for (const [i, outcome] of ([null, 0, false, '', [], 'done'] as Json[]).entries()) {
+      const c = claim({ nonce: `n-${i}` });
+      expect(await store.once(c, async () => outcome)).toEqual({ status: 'performed', outcome });
+      const again = counted('other');
+      expect(await store.once(c, again.action)).toEqual({ status: 'replayed', outcome });
+      expect(again.calls.count).toBe(0);
+    }
+  });
+
+  it('refuses a different requestDigest on a used nonce as used, without running the action', async () => {
+    const store = new MemoryReplayStore({ now: clock().now });
+    await store.once(claim(), counted('first').action);
+    const other = counted('second');
+    const result = await store.once(claim({ requestDigest: 'sha256:answer-b' }), other.action);
+    expect(result).toEqual({ status: 'refused', reason: 'used' });
+    expect(other.calls.count).toBe(0);
+    // The original request still replays.
+    expect(await store.once(claim(), other.action)).toEqual({
+      status: 'replayed',
+      outcome: 'first',
+    });
+  });
+
+  it('refuses identical calls while the first is running as in_progress, then replays after it resolves', async () => {
+    const store = new MemoryReplayStore({ now: clock().now });
+    const gate = deferred<Json>();
+    let runs = 0;
+    const firstPromise = store.once(claim(), () => {
+      runs++;
+      return gate.promise;
+    });
+    const second = counted('second');
+    expect(await store.once(claim(), second.action)).toEqual({
+      status: 'refused',
+      reason: 'in_progress',
+    });
+    // A different answer on the same nonce while it runs is `used`, not `in_progress`.
+    expect(await store.once(claim({ requestDigest: 'sha256:other' }), second.action)).toEqual({
+      status: 'refused',
+      reason: 'used',
+    });
+    expect(second.calls.count).toBe(0);
+
+    gate.resolve({ deleted: 'note-1' });
+    expect(await firstPromise).toEqual({ status: 'performed', outcome: { deleted: 'note-1' } });
+    expect(await store.once(claim(), second.action)).toEqual({
+      status: 'replayed',
+      outcome: { deleted: 'note-1' },
+    });
+    expect(second.calls.count).toBe(0);
+    expect(runs).toBe(1);
+  });
+
+  it('runs the action exactly once for 50 concurrent calls on one nonce', async () => {
+    const store = new MemoryReplayStore({ now: clock().now });
+    const gate = deferred<void>();
+    let runs = 0;
+    const action = async (): Promise<Json> => {
+      runs++;
+      await gate.promise;
+      return { run: runs };
+    };
+    const pending = Array.from({ length: 50 }, () => store.once(claim(), action));
+    gate.resolve();
+    const results = await Promise.all(pending);
+    expect(runs).toBe(1);
+    const performed = results.filter((r) => r.status === 'performed');
+    const refused = results.filter((r) => r.status === 'refused');
+    expect(performed).toEqual([{ status: 'performed', outcome: { run: 1 } }]);
+    expect(refused).toHaveLength(49);
+    for (const r of refused) expect(r).toEqual({ status: 'refused', reason: 'in_progress' });
+  });
+
+  it('runs the action exactly once for 50 concurrent calls on one nonce with an action that never awaits', async () => {
+    const store = new MemoryReplayStore({ now: clock().now });
+    const { calls, action } = counted('done');
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => store.once(claim(), action)),
+    );
+    expect(calls.count).toBe(1);
+    expect(results.filter((r) => r.status === 'performed')).toHaveLength(1);
+    expect(
+      results.filter((r) => r.status !== 'performed').every((r) => r.status === 'refused'),
+    ).toBe(true);
+  });
+
+  it('keeps different nonces independent', async () => {
+    const store = new MemoryReplayStore({ now: clock().now });
+    const a = await store.once(claim({ nonce: 'a' }), async () => 'A');
+    const b = await store.once(claim({ nonce: 'b' }), async () => 'B');
+    expect([a, b]).toEqual([
+      { status: 'performed', outcome: 'A' },
+      { status: 'performed', outcome: 'B' },
+    ]);
+    expect(store.size).toBe(2);
+  });
+
+  it('releases the claim when the action throws, rethrows the error, and lets a later call perform', async () => {
+    const store = new MemoryReplayStore({ now: clock().now });
+    const boom = new Error('database down');
+    const gate = deferred<Json>();
+    const failing = store.once(claim(), () => gate.promise);
+    // While the failing attempt runs, the nonce is held.
+    expect(await store.once(claim(), async () => 'x')).toEqual({
+      status: 'refused',
+      reason: 'in_progress',
+    });
+    gate.reject(boom);
+    await expect(failing).rejects.toBe(boom);
+    expect(store.size).toBe(0);
+
+    const retry = counted('deleted');
+    expect(await store.once(claim(), retry.action)).toEqual({
+      status: 'performed',
+      outcome: 'deleted',
+    });
+    expect(retry.calls.count).toBe(1);
+  });
+
+  it('releases the claim for a different request after a throw too', async () => {
+    const store = new MemoryReplayStore({ now: clock().now });
+    await expect(
+      store.once(claim(), async () => {
+        throw new TypeError('bad');
+      }),
+    ).rejects.toThrow(TypeError);
+    const other = counted('other answer');
+    expect(await store.once(claim({ requestDigest: 'sha256:answer-b' }), other.action)).toEqual({
+      status: 'performed',
+      outcome: 'other answer',
+    });
+  });
+
+  it('releases the claim when the action throws synchronously', async () => {
+    const store = new MemoryReplayStore({ now: clock().now });
+    const action = (() => {
+      throw new Error('sync');
+    }) as unknown as () => Promise<Json>;
+    await expect(store.once(claim(), action)).rejects.toThrow('sync');
+    expect(await store.once(claim(), async () => 1)).toEqual({ status: 'performed', outcome: 1 });
+  });
+
+  it('forgets an entry once now reaches expiresAt', async () => {
+    const c = clock();
+    const store = new MemoryReplayStore({ now: c.now });
+    const expiresAt = T0 + 5_000;
+    await store.once(claim({ expiresAt }), async () => 'first');
+
+    c.ms = expiresAt - 1;
+    expect(await store.once(claim({ expiresAt }), async () => 'x')).toEqual({
+      status: 'replayed',
+      outcome: 'first',
+    });
+    expect(
+      await store.once(claim({ expiresAt, requestDigest: 'sha256:b' }), async () => 'x'),
+    ).toEqual({
+      status: 'refused',
+      reason: 'used',
+    });
+
+    c.ms = expiresAt;
+    const again = counted('second');
+    expect(await store.once(claim({ expiresAt: expiresAt + 5_000 }), again.action)).toEqual({
+      status: 'performed',
+      outcome: 'second',
+    });
+    expect(again.calls.count).toBe(1);
+  });
+
+  it('lets a different request claim an expired nonce', async () => {
+    const c = clock();
+    const store = new MemoryReplayStore({ now: c.now });
+    await store.once(claim({ expiresAt: T0 + 1_000 }), async () => 'first');
+    c.ms = T0 + 1_001;
+    expect(
+      await store.once(
+        claim({ requestDigest: 'sha256:b', expiresAt: T0 + 9_000 }),
+        async () => 'b',
+      ),
+    ).toEqual({ status: 'performed', outcome: 'b' });
+  });
+
+  it('never lets a claim expire while its action is still running', async () => {
+    const c = clock();
+    const store = new MemoryReplayStore({ now: c.now });
+    const gate = deferred<Json>();
+    let runs = 0;
+    const first = store.once(claim({ expiresAt: T0 + 1_000 }), () => {
+      runs++;
+      return gate.promise;
+    });
+    c.ms = T0 + 5_000; // past expiresAt, the action has not finished
+    store.sweep();
+    expect(store.size).toBe(1);
+    const second = counted('second');
+    expect(await store.once(claim({ expiresAt: T0 + 9_000 }), second.action)).toEqual({
+      status: 'refused',
+      reason: 'in_progress',
+    });
+    expect(second.calls.count).toBe(0);
+    gate.resolve('first');
+    expect(await first).toEqual({ status: 'performed', outcome: 'first' });
+    expect(runs).toBe(1);
+    // Completed and expired: now it may be forgotten.
+    store.sweep();
+    expect(store.size).toBe(0);
+  });
+
+  it('runs once for concurrent calls whose claim is already past expiresAt', async () => {
+    const store = new MemoryReplayStore({ now: clock().now });
+    const { calls, action } = counted('done');
+    const late = claim({ expiresAt: T0 - 1 });
+    const results = await Promise.all(Array.from({ length: 10 }, () => store.once(late, action)));
+    expect(calls.count).toBe(1);
+    expect(results.filter((r) => r.status === 'performed')).toHaveLength(1);
+  });
+
+  it('sweeps expired entries every sweepEvery claims and on demand', async () => {
+    const c = clock();
+    const store = new MemoryReplayStore({ now: c.now, sweepEvery: 3 });
+    await store.once(claim({ nonce: 'a', expiresAt: T0 + 1_000 }), async () => 1);
+    await store.once(claim({ nonce: 'b', expiresAt: T0 + 100_000 }), async () => 2);
+    expect(store.size).toBe(2);
+    c.ms = T0 + 1_000;
+    // The third claim triggers a sweep: 'a' is gone, 'b' stays, 'c' is added.
+    await store.once(claim({ nonce: 'c', expiresAt: T0 + 100_000 }), async () => 3);
+    expect(store.size).toBe(2);
+    c.ms = T0 + 100_000;
+    store.sweep();
+    expect(store.size).toBe(0);
+  });
+
+  it('sweep(now) uses the given time', async () => {
+    const store = new MemoryReplayStore({ now: clock().now });
+    await store.once(claim({ nonce: 'a', expiresAt: T0 + 10 }), async () => 1);
+    store.sweep(T0 + 9);
+    expect(store.size).toBe(1);
+    store.sweep(T0 + 10);
+    expect(store.size).toBe(0);
+  });
+
+  it('returns a copy on replay: mutating a replayed outcome does not change the store', async () => {
+    const store = new MemoryReplayStore({ now: clock().now });
+    await store.once(claim(), async () => ({ deleted: ['note-1'], meta: { n: 1 } }));
+    const first = (await store.once(claim(), async () => null)) as OnceResult<Json>;
+    expect(first.status).toBe('replayed');
+    if (first.status !== 'replayed') return;
+    const outcome = first.outcome as { deleted: string[]; meta: { n: number } };
+    outcome.deleted.push('note-2');
+    outcome.meta.n = 99;
+    (outcome as Record<string, unknown>).extra = true;
+    const second = await store.once(claim(), async () => null);
+    expect(second).toEqual({
+      status: 'replayed',
+      outcome: { deleted: ['note-1'], meta: { n: 1 } },
+    });
+    if (second.status === 'replayed') expect(second.outcome).not.toBe(first.outcome);
+  });
+
+  it('stores a copy of the performed outcome: mutating it afterwards does not change what replays', async () => {
+    const store = new MemoryReplayStore({ now: clock().now });
+    const outcome = { deleted: ['note-1'] };
+    const performed = await store.once(claim(), async () => outcome);
+    expect(performed).toEqual({ status: 'performed', outcome: { deleted: ['note-1'] } });
+    outcome.deleted.push('tampered');
+    expect(await store.once(claim(), async () => null)).toEqual({
+      status: 'replayed',
+      outcome: { deleted: ['note-1'] },
+    });
+  });
+
+  it('uses Date.now by default', async () => {
+    const store = new MemoryReplayStore();
+    const c = claim({ expiresAt: Date.now() + 60_000 });
+    expect((await store.once(c, async () => 'ok')).status).toBe('performed');
+    expect((await store.once(c, async () => 'ok')).status).toBe('replayed');
+    const past = claim({ nonce: 'old', expiresAt: Date.now() - 60_000 });
+    await store.once(past, async () => 'ok');
+    expect((await store.once(past, async () => 'again')).status).toBe('performed');
+  });
+});
