@@ -1,0 +1,104 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createMcpEndpoint } from '@mrtr/server';
+import express from 'express';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mcpHandler } from '../src/index.js';
+
+let server: Server;
+let base: string;
+const seenErrors: unknown[] = [];
+
+beforeAll(async () => {
+  const endpoint = createMcpEndpoint({
+    serverInfo: { name: 't', version: '1' },
+    tools: [
+      {
+        name: 'whoami',
+        inputSchema: { type: 'object' },
+        handler: (args, ctx) => ({
+          resultType: 'complete',
+          content: [{ type: 'text', text: `${ctx.principal.id}:${JSON.stringify(args)}` }],
+        }),
+      },
+    ],
+  });
+  const app = express();
+  // an upstream auth middleware, as an application would have
+  app.use((req, res, next) => {
+    if (req.headers['x-user']) res.locals.principal = { id: String(req.headers['x-user']) };
+    next();
+  });
+  app.all('/raw/mcp', mcpHandler(endpoint, { principal: (_req, res) => res.locals.principal }));
+  app.all(
+    '/parsed/mcp',
+    express.json(),
+    mcpHandler(endpoint, { principal: (_req, res) => res.locals.principal }),
+  );
+  app.all(
+    '/broken/mcp',
+    mcpHandler(endpoint, { principal: () => Promise.reject(new Error('auth backend down')) }),
+  );
+  app.use(
+    (error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      seenErrors.push(error);
+      res.status(503).json({ error: 'unavailable' });
+    },
+  );
+  server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((r) => server.once('listening', () => r()));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+const body = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: {
+    name: 'whoami',
+    arguments: { note: 'héllo' },
+    _meta: {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    },
+  },
+});
+const headers = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2026-07-28',
+  'mcp-method': 'tools/call',
+  'mcp-name': 'whoami',
+};
+
+describe('mcpHandler (Express 5)', () => {
+  for (const path of ['/raw/mcp', '/parsed/mcp']) {
+    it(`serves the endpoint with the middleware's principal (${path})`, async () => {
+      const res = await fetch(base + path, {
+        method: 'POST',
+        headers: { ...headers, 'x-user': 'erin' },
+        body,
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/application\/json/);
+      expect((await res.json()).result.content[0].text).toBe('erin:{"note":"héllo"}');
+    });
+  }
+
+  it('answers 401 when no principal is known', async () => {
+    const res = await fetch(`${base}/raw/mcp`, { method: 'POST', headers, body });
+    expect(res.status).toBe(401);
+  });
+
+  it('passes adapter errors to the Express error handlers', async () => {
+    const res = await fetch(`${base}/broken/mcp`, { method: 'POST', headers, body });
+    expect(res.status).toBe(503);
+    expect(String(seenErrors.at(-1))).toContain('auth backend down');
+  });
+
+  it('keeps the endpoint rules: GET gets 405', async () => {
+    const res = await fetch(`${base}/raw/mcp`, { headers: { 'x-user': 'erin' } });
+    expect(res.status).toBe(405);
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * @mrtr/hono: mount an `@mrtr/server` MCP endpoint on Hono 4.
+ *
+ * Hono already speaks web-standard `Request` and `Response`; this adapter
+ * hands the endpoint the principal your middleware put on the context.
+ *
+ * @example
+ * ```ts
+ * import { Hono } from 'hono';
+ * import { createMcpEndpoint } from '@mrtr/server';
+ * import { mcpHandler } from '@mrtr/hono';
+ *
+ * type AppEnv = { Variables: { principal: { id: string } } };
+ * const app = new Hono<AppEnv>();
+ * app.use('/mcp', async (c, next) => { c.set('principal', await authenticate(c)); await next(); });
+ * const endpoint = createMcpEndpoint({ serverInfo: { name: 'notes', version: '1.0.0' }, tools });
+ * app.all('/mcp', mcpHandler<AppEnv>(endpoint, { principal: (c) => c.get('principal') }));
+ * export default app; // or serve(app) with @hono/node-server
+ * ```
+ * @packageDocumentation
+ */
+import type { McpEndpoint, Principal } from '@mrtr/server';
+import type { Context, Env, Handler } from 'hono';
+
+/** Options of {@link mcpHandler}. */
+export interface HonoHandlerOptions<E extends Env> {
+  /**
+   * The principal your middleware resolved (e.g. `c.get('principal')`). When
+   * it returns `undefined`, the endpoint's own `authenticate` decides, and
+   * without one the answer is 401.
+   */
+  principal?: (c: Context<E>) => Principal | undefined | Promise<Principal | undefined>;
+}
+
+/**
+ * A Hono handler serving `endpoint` on the route you mount it at. If an
+ * earlier middleware already read the body (`c.req.json()`), the cached text
+ * is passed on instead of the consumed stream.
+ * @returns a Hono `Handler` returning the endpoint's `Response`.
+ */
+export function mcpHandler<E extends Env = Env>(
+  endpoint: McpEndpoint,
+  options: HonoHandlerOptions<E> = {},
+): Handler<E> {
+  return async (c) => {
+    let request = c.req.raw;
+    if (request.bodyUsed) {
+      request = new Request(request.url, {
+        method: request.method,
+        headers: request.headers,
+        body: await c.req.text(),
+      });
+    }
+    const principal = options.principal ? await options.principal(c) : undefined;
+    return endpoint(request, principal ? { principal } : {});
+  };
+}
