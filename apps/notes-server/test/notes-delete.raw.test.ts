@@ -181,6 +181,7 @@ describe('notes_delete over raw HTTP', () => {
       const r = await callTool(url, ALICE, 'notes_delete', args, {
         inputResponses,
         requestState: first.requestState,
+        invalid: true, // `action: 'maybe'` is not a valid ElicitResult on purpose
       });
       expect(r.body.result.resultType).toBe('input_required');
       expect(r.body.result.requestState).toBe(first.requestState);

@@ -1,4 +1,11 @@
-/** Raw-HTTP helpers for driving an MCP 2026-07-28 endpoint in tests, without any SDK. */
+/**
+ * Raw-HTTP helpers for driving an MCP 2026-07-28 endpoint in tests, without
+ * any SDK. Every request sent and every response body received is checked
+ * against the official schema.json (`@mrtr/spec-schema`): a violation throws
+ * `SpecSchemaError`. A test that sends a deliberately malformed request says
+ * so with `invalid: true`, which skips the request check only.
+ */
+import { assertValidMessage } from '@mrtr/spec-schema';
 
 export const PROTOCOL = '2026-07-28';
 
@@ -16,6 +23,8 @@ export async function rpc(
     capabilities?: Capabilities;
     headers?: Record<string, string>;
     id?: number | string;
+    /** The request is malformed on purpose: do not check it against the schema. */
+    invalid?: boolean;
   } = {},
 ): Promise<{ status: number; body: any }> {
   const body = {
@@ -39,6 +48,7 @@ export async function rpc(
     'mcp-protocol-version': PROTOCOL,
     'mcp-method': method,
   };
+  if (!options.invalid) assertValidMessage(body);
   if (typeof params.name === 'string') headers['mcp-name'] = params.name;
   if (token) headers.authorization = `Bearer ${token}`;
   const res = await fetch(url, {
@@ -47,7 +57,10 @@ export async function rpc(
     body: JSON.stringify(body),
   });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  const parsed = text ? JSON.parse(text) : undefined;
+  // Whatever was sent, what the server answers must be valid MCP.
+  if (parsed !== undefined) assertValidMessage(parsed, { method });
+  return { status: res.status, body: parsed };
 }
 
 /** `tools/call` and return the JSON-RPC response body. */
@@ -56,11 +69,20 @@ export async function callTool(
   token: string,
   name: string,
   args: Record<string, unknown>,
-  extra: { inputResponses?: unknown; requestState?: string; capabilities?: Capabilities } = {},
+  extra: {
+    inputResponses?: unknown;
+    requestState?: string;
+    capabilities?: Capabilities;
+    /** The request is malformed on purpose (e.g. an `ElicitResult` with an unknown action). */
+    invalid?: boolean;
+  } = {},
 ) {
   const params: Record<string, unknown> = { name, arguments: args };
   if (extra.inputResponses !== undefined) params.inputResponses = extra.inputResponses;
   if (extra.requestState !== undefined) params.requestState = extra.requestState;
-  const opts = extra.capabilities ? { capabilities: extra.capabilities } : {};
+  const opts = {
+    ...(extra.capabilities ? { capabilities: extra.capabilities } : {}),
+    ...(extra.invalid ? { invalid: true } : {}),
+  };
   return rpc(url, token, 'tools/call', params, opts);
 }

@@ -1,118 +1,73 @@
 import {
-  CallToolRequestParamsSchema,
-  type CallToolResult,
-  type ClientCapabilities,
-  type DiscoverResult,
   ErrorCode,
   errorResponse,
-  type InputRequiredResult,
+  JSONRPCNotificationSchema,
   JSONRPCRequestSchema,
-  type ListToolsResult,
+  type LoggingLevel,
+  LoggingLevelSchema,
   McpError,
   MetaKey,
-  PROTOCOL_VERSION,
+  missingRequiredMetaKeys,
   type RequestId,
-  type RequestMeta,
   RequestMetaSchema,
-  supportsFormElicitation,
-  supportsUrlElicitation,
-  textResult,
 } from '@mrtr/wire';
+import { buildCatalog } from './catalog.js';
 import { decodeHeaderValue, NAMED_METHODS } from './headers.js';
-import type {
-  AnyToolDefinition,
-  McpEndpoint,
-  McpEndpointOptions,
-  Principal,
-  RequestContext,
-  ToolCallContext,
-} from './types.js';
+import { DEFAULT_MAX_BODY_BYTES, hostPolicy, originPolicy, readBody, requestHost } from './http.js';
+import { checkInputRequired, MRTR_METHODS } from './input-required.js';
+import { methodTable, SUPPORTED_PROTOCOL_VERSIONS } from './methods.js';
+import { fail, json, type Outcome, respond, statusFor } from './respond.js';
+import type { McpEndpoint, McpEndpointOptions, Principal, RequestContext } from './types.js';
 
-/** Protocol versions this endpoint implements. */
-export const SUPPORTED_PROTOCOL_VERSIONS = [PROTOCOL_VERSION] as const;
+export { SUPPORTED_PROTOCOL_VERSIONS } from './methods.js';
 
-const JSON_HEADERS = { 'content-type': 'application/json' } as const;
-const LOOPBACK = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/;
+/** Results that carry `ttlMs` and `cacheScope` (`CacheableResult`). */
+const CACHEABLE = new Set([
+  'server/discover',
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+]);
+const LEVELS = LoggingLevelSchema.options;
 
-function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
-}
-
-/** HTTP status for a JSON-RPC error code (Streamable HTTP: 400 for header, version and capability errors, 404 for unknown methods). */
-function statusFor(code: number): number {
-  switch (code) {
-    case ErrorCode.ParseError:
-    case ErrorCode.InvalidRequest:
-    case ErrorCode.HeaderMismatch:
-    case ErrorCode.MissingRequiredClientCapability:
-    case ErrorCode.UnsupportedProtocolVersion:
-      return 400;
-    case ErrorCode.MethodNotFound:
-      return 404;
-    case ErrorCode.InternalError:
-      return 500;
-    default:
-      return 200;
-  }
-}
-
-function fail(id: RequestId | undefined, code: number, message: string, data?: unknown): Response {
-  return json(statusFor(code), errorResponse(id, code, message, data));
-}
-
-/**
- * Refuse an `InputRequiredResult` that embeds a request this client did not
- * declare (MRTR "Server Requirements": servers MUST NOT send undeclared input
- * requests), or that carries neither `inputRequests` nor `requestState`.
- */
-function checkInputRequired(
-  result: InputRequiredResult,
-  caps: ClientCapabilities | undefined,
-): void {
-  if (result.inputRequests === undefined && result.requestState === undefined) {
-    throw new McpError(
-      ErrorCode.InternalError,
-      'input_required result without inputRequests or requestState',
-    );
-  }
-  for (const request of Object.values(result.inputRequests ?? {})) {
-    if (request.method === 'elicitation/create') {
-      const url = request.params.mode === 'url';
-      const ok = url ? supportsUrlElicitation(caps) : supportsFormElicitation(caps);
-      if (!ok) {
-        const required = url ? { elicitation: { url: {} } } : { elicitation: { form: {} } };
-        throw new McpError(
-          ErrorCode.MissingRequiredClientCapability,
-          `This request needs ${url ? 'URL' : 'form'} elicitation, which the client did not declare`,
-          { requiredCapabilities: required },
-        );
-      }
-    } else if (request.method === 'sampling/createMessage' && caps?.sampling === undefined) {
-      throw new McpError(ErrorCode.MissingRequiredClientCapability, 'This request needs sampling', {
-        requiredCapabilities: { sampling: {} },
-      });
-    } else if (request.method === 'roots/list' && caps?.roots === undefined) {
-      throw new McpError(ErrorCode.MissingRequiredClientCapability, 'This request needs roots', {
-        requiredCapabilities: { roots: {} },
-      });
-    }
-  }
+function idOf(body: unknown): RequestId | undefined {
+  const raw = body && typeof body === 'object' ? (body as { id?: unknown }).id : undefined;
+  return typeof raw === 'string' || (typeof raw === 'number' && Number.isInteger(raw))
+    ? raw
+    : undefined;
 }
 
 /**
  * Create a stateless MCP 2026-07-28 endpoint: one web-standard
- * `(Request, {principal?}) => Promise<Response>` serving `server/discover`,
- * `tools/list` and `tools/call` over Streamable HTTP with JSON responses.
+ * `(Request, {principal?}) => Promise<Response>` serving Streamable HTTP
+ * (`basic/transports/streamable-http`) with JSON responses, or an SSE stream
+ * when a handler sends progress or log notifications.
  *
- * Enforced per request, in order: `POST` only (else 405); `Origin`
- * (else 403); a principal from the adapter or `authenticate` (else 401);
- * `Content-Type: application/json` (else 415); a single JSON-RPC request
- * (else 400 with `-32700`/`-32600`; a notification gets 202);
- * `MCP-Protocol-Version` present (`-32020`) and supported (`-32022`) and
- * equal to `_meta["io.modelcontextprotocol/protocolVersion"]`; `Mcp-Method`
- * and `Mcp-Name` equal to the body (`-32020`, 400); a known method (`-32601`, 404).
- * Handler errors become JSON-RPC errors; an {@link McpError} keeps its code.
+ * Enforced per request, in order, each refusal changing nothing:
+ * `POST` only (405); `Host` and `Origin` allowed (403); a body no larger than
+ * `maxBodyBytes` (413, before parsing); a principal from the adapter or
+ * `authenticate` (401); `Content-Type: application/json` (415); JSON (`-32700`,
+ * 400); one JSON-RPC request (`-32600`, 400; a valid notification gets 202);
+ * `MCP-Protocol-Version` present (`-32020`) and supported (`-32022` with
+ * `data.supported` and `data.requested`, 400); `Mcp-Method` equal to the body
+ * (`-32020`); a served method (`-32601`, 404); `Mcp-Name` equal to
+ * `params.name`/`params.uri`, Base64 sentinel decoded (`-32020`); `_meta` with
+ * `protocolVersion` and `clientCapabilities` (`-32602`, 400) whose version
+ * equals the header (`-32020`); `Mcp-Param-*` headers equal to annotated
+ * tool arguments (`-32020`).
  *
+ * Every result gets `resultType` (default `"complete"`) and
+ * `_meta["io.modelcontextprotocol/serverInfo"]`; cacheable results get
+ * `ttlMs` and `cacheScope`; an `InputRequiredResult` is sent only from
+ * `tools/call`, `prompts/get` and `resources/read`, and only with input
+ * requests the client declared (`-32021`). Handler errors become JSON-RPC
+ * errors: an {@link McpError} keeps its code, anything else is `-32603`
+ * without detail.
+ *
+ * @throws Error at creation on a tool, prompt or resource defined twice, an
+ *   invalid `x-mcp-header` annotation, or a `maxBodyBytes` that is not a positive integer.
  * @example
  * ```ts
  * const endpoint = createMcpEndpoint({ serverInfo: { name: 'notes', version: '1.0.0' }, tools: [notesDelete],
@@ -121,124 +76,107 @@ function checkInputRequired(
  * ```
  */
 export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
-  const tools = new Map<string, AnyToolDefinition>();
-  for (const tool of options.tools ?? []) {
-    if (tools.has(tool.name)) throw new Error(`tool ${tool.name} is defined twice`);
-    tools.set(tool.name, tool);
-  }
-  const ttlMs = options.listTtlMs ?? 60_000;
+  const catalog = buildCatalog(options);
+  const methods = methodTable(catalog, options);
+  const hostAllowed = hostPolicy(options.allowedHosts);
+  const originAllowed = originPolicy(options.allowedOrigins);
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (!Number.isSafeInteger(maxBody) || maxBody <= 0)
+    throw new Error('maxBodyBytes must be a positive integer');
   const onError = options.onError ?? ((e: unknown) => console.error('[mrtr] handler error', e));
-  const allowed = options.allowedOrigins;
-  const originAllowed = (origin: string): boolean =>
-    typeof allowed === 'function'
-      ? allowed(origin)
-      : allowed
-        ? allowed.includes(origin)
-        : LOOPBACK.test(origin);
-  const serverMeta = { 'io.modelcontextprotocol/serverInfo': options.serverInfo };
+  const serverMeta =
+    options.includeServerInfo === false ? {} : { [MetaKey.serverInfo]: options.serverInfo };
 
-  const toolList = (): ListToolsResult => ({
-    resultType: 'complete',
-    tools: [...tools.values()].map(({ handler: _h, parse: _p, ...definition }) => definition),
-    ttlMs,
-    cacheScope: 'private',
-  });
-
-  const discover = (): DiscoverResult & { _meta: typeof serverMeta } => {
-    const result: DiscoverResult & { _meta: typeof serverMeta } = {
-      resultType: 'complete',
-      supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
-      capabilities: { tools: {} },
-      ttlMs,
-      cacheScope: 'private',
-      _meta: serverMeta,
-    };
-    if (options.instructions) result.instructions = options.instructions;
-    return result;
-  };
-
-  async function callTool(context: RequestContext, params: Record<string, unknown>) {
-    const parsed = CallToolRequestParamsSchema.safeParse(params);
-    if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, 'Invalid tools/call params');
-    const tool = tools.get(parsed.data.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${parsed.data.name}`);
-    const rawArgs = parsed.data.arguments ?? {};
-    let args: unknown = rawArgs;
-    if (tool.parse) {
-      try {
-        args = tool.parse(rawArgs);
-      } catch (error) {
-        const detail = error instanceof Error ? error.message : String(error);
-        return textResult(`Invalid arguments for ${tool.name}: ${detail}`, { isError: true });
-      }
+  /** Shape a handler's result for the wire; throws on what must never be sent. */
+  function finish(method: string, result: unknown, context: RequestContext) {
+    if (result === null || typeof result !== 'object' || Array.isArray(result))
+      throw new Error(`${method} handler returned ${result === null ? 'null' : typeof result}`);
+    const out: Record<string, unknown> = { ...result };
+    out.resultType ??= 'complete';
+    if (out.resultType === 'input_required') {
+      if (!MRTR_METHODS.has(method)) throw new Error(`${method} may not answer input_required`);
+      checkInputRequired(out as never, context.capabilities);
+    } else if (CACHEABLE.has(method)) {
+      out.ttlMs ??=
+        method === 'resources/read' ? (options.readTtlMs ?? 0) : (options.listTtlMs ?? 60_000);
+      out.cacheScope ??= options.cacheScope ?? 'private';
     }
-    const ctx: ToolCallContext = {
-      ...context,
-      method: 'tools/call',
-      name: tool.name,
-      arguments: rawArgs,
-    };
-    const result: CallToolResult | InputRequiredResult = await tool.handler(args, ctx);
-    if (result.resultType === 'input_required') checkInputRequired(result, context.capabilities);
-    return result;
+    const meta = out._meta && typeof out._meta === 'object' ? out._meta : {};
+    if (Object.keys(serverMeta).length > 0 || out._meta !== undefined)
+      out._meta = { ...meta, ...serverMeta };
+    return out;
   }
 
-  return async function endpoint(request, context = {}) {
+  async function run(
+    method: string,
+    id: RequestId,
+    params: Record<string, unknown>,
+    context: RequestContext,
+  ): Promise<Outcome> {
+    try {
+      const handler = methods.get(method);
+      if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+      const result = finish(method, await handler(params, context), context);
+      return { status: 200, body: { jsonrpc: '2.0', id, result } };
+    } catch (error) {
+      if (error instanceof McpError) {
+        const body = errorResponse(id, error.code, error.message, error.data);
+        return { status: statusFor(error.code), body };
+      }
+      onError(error);
+      return { status: 500, body: errorResponse(id, ErrorCode.InternalError, 'Internal error') };
+    }
+  }
+
+  return async function endpoint(request, adapterContext = {}) {
     if (request.method !== 'POST') {
-      return json(
-        405,
-        errorResponse(undefined, ErrorCode.InvalidRequest, 'Method not allowed: use POST'),
-        {
-          allow: 'POST',
-        },
+      const body = errorResponse(
+        undefined,
+        ErrorCode.InvalidRequest,
+        'Method not allowed: use POST',
       );
+      return json(405, body, { allow: 'POST' });
     }
+    if (!hostAllowed(requestHost(request)))
+      return fail(undefined, ErrorCode.InvalidRequest, 'Host not allowed', undefined, 403);
     const origin = request.headers.get('origin');
-    if (origin !== null && !originAllowed(origin)) {
-      return json(403, errorResponse(undefined, ErrorCode.InvalidRequest, 'Origin not allowed'));
-    }
-    let principal: Principal | undefined = context.principal;
+    if (origin !== null && !originAllowed(origin))
+      return fail(undefined, ErrorCode.InvalidRequest, 'Origin not allowed', undefined, 403);
+    const declared = request.headers.get('content-length');
+    if (declared !== null && Number(declared) > maxBody)
+      return fail(undefined, ErrorCode.InvalidRequest, 'Request body too large', undefined, 413);
+    let principal: Principal | undefined = adapterContext.principal;
     if (!principal && options.authenticate) principal = await options.authenticate(request);
     if (!principal) {
-      return json(
-        401,
-        errorResponse(undefined, ErrorCode.InvalidRequest, 'Authentication required'),
-        {
-          'www-authenticate': 'Bearer',
-        },
-      );
+      const body = errorResponse(undefined, ErrorCode.InvalidRequest, 'Authentication required');
+      return json(401, body, { 'www-authenticate': 'Bearer' });
     }
-    const contentType = request.headers.get('content-type') ?? '';
-    if (!/^application\/json\b/i.test(contentType)) {
-      return json(
-        415,
-        errorResponse(undefined, ErrorCode.InvalidRequest, 'Content-Type must be application/json'),
-      );
+    if (!/^application\/json\b/i.test(request.headers.get('content-type') ?? '')) {
+      const message = 'Content-Type must be application/json';
+      return fail(undefined, ErrorCode.InvalidRequest, message, undefined, 415);
     }
 
+    const read = await readBody(request, maxBody);
+    if (!read.ok && read.reason === 'too-large')
+      return fail(undefined, ErrorCode.InvalidRequest, 'Request body too large', undefined, 413);
     let body: unknown;
     try {
-      body = JSON.parse(await request.text());
+      if (!read.ok) throw new Error(read.reason);
+      body = JSON.parse(read.text);
     } catch {
       return fail(undefined, ErrorCode.ParseError, 'Parse error: body is not valid JSON');
     }
-    const rawId =
-      body && typeof body === 'object' && 'id' in body ? (body as { id: unknown }).id : undefined;
-    const idOf =
-      typeof rawId === 'string' || (typeof rawId === 'number' && Number.isInteger(rawId))
-        ? rawId
-        : undefined;
-    if (
-      body &&
-      typeof body === 'object' &&
-      !Array.isArray(body) &&
-      !('id' in body) &&
-      'method' in body
-    ) {
-      return new Response(null, { status: 202 }); // a notification: accepted, nothing to answer
+    if (Array.isArray(body))
+      return fail(undefined, ErrorCode.InvalidRequest, 'Batch requests are not supported');
+    if (body && typeof body === 'object' && !('id' in body) && 'method' in body) {
+      // A notification: accepted with 202 and no body, or refused with 400.
+      if (JSONRPCNotificationSchema.safeParse(body).success)
+        return new Response(null, { status: 202 });
+      return fail(undefined, ErrorCode.InvalidRequest, 'Invalid JSON-RPC notification');
     }
     const envelope = JSONRPCRequestSchema.safeParse(body);
-    if (!envelope.success) return fail(idOf, ErrorCode.InvalidRequest, 'Invalid JSON-RPC request');
+    if (!envelope.success)
+      return fail(idOf(body), ErrorCode.InvalidRequest, 'Invalid JSON-RPC request');
     const { id, method } = envelope.data;
     const params = envelope.data.params ?? {};
 
@@ -260,73 +198,70 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
         },
       );
     }
-    const metaParsed = RequestMetaSchema.safeParse(params._meta ?? {});
-    if (!metaParsed.success) return fail(id, ErrorCode.InvalidParams, 'Invalid _meta');
-    const meta: RequestMeta = metaParsed.data;
-    if (meta[MetaKey.protocolVersion] !== version) {
-      return fail(
-        id,
-        ErrorCode.HeaderMismatch,
-        'Header mismatch: MCP-Protocol-Version does not match _meta protocolVersion',
-      );
+    const methodHeader = request.headers.get('mcp-method');
+    if (methodHeader !== method) {
+      const why = methodHeader === null ? 'is required' : 'does not match the body method';
+      return fail(id, ErrorCode.HeaderMismatch, `Header mismatch: Mcp-Method ${why}`);
     }
-    if (request.headers.get('mcp-method') !== method) {
-      return fail(
-        id,
-        ErrorCode.HeaderMismatch,
-        'Header mismatch: Mcp-Method does not match the body method',
-      );
-    }
+    if (!methods.has(method))
+      return fail(id, ErrorCode.MethodNotFound, `Method not found: ${method}`);
     const nameField = NAMED_METHODS[method];
     if (nameField) {
       const header = request.headers.get('mcp-name');
       const decoded = header === null ? undefined : decodeHeaderValue(header);
       if (decoded === undefined || decoded !== params[nameField]) {
-        return fail(
-          id,
-          ErrorCode.HeaderMismatch,
-          `Header mismatch: Mcp-Name does not match params.${nameField}`,
-        );
+        const why = header === null ? 'is required' : `does not match params.${nameField}`;
+        return fail(id, ErrorCode.HeaderMismatch, `Header mismatch: Mcp-Name ${why}`);
       }
     }
-
-    const requestContext: RequestContext = {
-      requestId: id,
-      principal,
-      meta,
-      capabilities: meta[MetaKey.clientCapabilities],
-      clientInfo: meta[MetaKey.clientInfo],
-      inputResponses:
-        params.inputResponses && typeof params.inputResponses === 'object'
-          ? (params.inputResponses as Record<string, unknown>)
-          : undefined,
-      requestState: typeof params.requestState === 'string' ? params.requestState : undefined,
-      httpRequest: request,
-    };
-
-    try {
-      let result: unknown;
-      switch (method) {
-        case 'server/discover':
-          result = discover();
-          break;
-        case 'tools/list':
-          result = toolList();
-          break;
-        case 'tools/call':
-          result = await callTool(requestContext, params);
-          break;
-        case 'ping':
-          result = { resultType: 'complete' };
-          break;
-        default:
-          return fail(id, ErrorCode.MethodNotFound, `Method not found: ${method}`);
-      }
-      return json(200, { jsonrpc: '2.0', id, result });
-    } catch (error) {
-      if (error instanceof McpError) return fail(id, error.code, error.message, error.data);
-      onError(error);
-      return fail(id, ErrorCode.InternalError, 'Internal error');
+    const missing = missingRequiredMetaKeys(params._meta);
+    if (missing.length > 0) {
+      const message = `Invalid params: _meta lacks ${missing.join(' and ')}`;
+      return fail(id, ErrorCode.InvalidParams, message, { missing }, 400);
     }
+    const meta = RequestMetaSchema.safeParse(params._meta);
+    if (!meta.success)
+      return fail(id, ErrorCode.InvalidParams, 'Invalid params: malformed _meta', undefined, 400);
+    if (meta.data[MetaKey.protocolVersion] !== version) {
+      const message = 'Header mismatch: MCP-Protocol-Version does not match _meta protocolVersion';
+      return fail(id, ErrorCode.HeaderMismatch, message);
+    }
+
+    const accept = request.headers.get('accept') ?? '';
+    const abort = new AbortController();
+    request.signal?.addEventListener('abort', () => abort.abort(), { once: true });
+    return respond(/text\/event-stream/i.test(accept), abort, (emit) => {
+      const progressToken = meta.data.progressToken;
+      const logLevel = meta.data[MetaKey.logLevel];
+      const context: RequestContext = {
+        requestId: id,
+        principal,
+        meta: meta.data,
+        capabilities: meta.data[MetaKey.clientCapabilities],
+        clientInfo: meta.data[MetaKey.clientInfo],
+        inputResponses:
+          params.inputResponses && typeof params.inputResponses === 'object'
+            ? (params.inputResponses as Record<string, unknown>)
+            : undefined,
+        requestState: typeof params.requestState === 'string' ? params.requestState : undefined,
+        httpRequest: request,
+        signal: abort.signal,
+        progress(progress, total, message) {
+          if (progressToken === undefined) return;
+          const p: Record<string, unknown> = { progressToken, progress };
+          if (total !== undefined) p.total = total;
+          if (message !== undefined) p.message = message;
+          emit({ jsonrpc: '2.0', method: 'notifications/progress', params: p });
+        },
+        log(level: LoggingLevel, data: unknown, logger?: string) {
+          // No logLevel in _meta: the server MUST NOT send notifications/message.
+          if (logLevel === undefined || LEVELS.indexOf(level) < LEVELS.indexOf(logLevel)) return;
+          const p: Record<string, unknown> = { level, data };
+          if (logger !== undefined) p.logger = logger;
+          emit({ jsonrpc: '2.0', method: 'notifications/message', params: p });
+        },
+      };
+      return run(method, id, params, context);
+    });
   };
 }

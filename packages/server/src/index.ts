@@ -1,27 +1,45 @@
 /**
  * @mrtr/server: a stateless MCP 2026-07-28 endpoint as a web-standard
  * `(Request) => Promise<Response>`, ready for any framework adapter
- * (`@mrtr/node`, `@mrtr/express`, `@mrtr/hono`).
+ * (`@mrtr/node`, `@mrtr/express`, `@mrtr/hono`). It serves `server/discover`,
+ * tools, prompts, resources and completions over Streamable HTTP and enforces
+ * the transport's header, version, Host/Origin and body-size rules.
  *
  * @example
  * ```ts
  * import { createMcpEndpoint } from '@mrtr/server';
+ * import { textResult } from '@mrtr/wire';
  * const endpoint = createMcpEndpoint({
  *   serverInfo: { name: 'notes', version: '1.0.0' },
- *   tools: [{ name: 'ping_tool', inputSchema: { type: 'object' }, handler: () => textResult('pong') }],
+ *   tools: [{ name: 'ping_tool', description: 'Answers pong', inputSchema: { type: 'object' }, handler: () => textResult('pong') }],
  *   authenticate: (req) => (req.headers.get('authorization') === 'Bearer s3cret' ? { id: 'alice' } : undefined),
+ *   maxBodyBytes: 256 * 1024,
  * });
  * ```
  * @packageDocumentation
  */
+export { compileTemplate } from './catalog.js';
 export { createMcpEndpoint, SUPPORTED_PROTOCOL_VERSIONS } from './endpoint.js';
-export { decodeHeaderValue } from './headers.js';
+export {
+  checkHeaderParams,
+  collectHeaderParams,
+  decodeHeaderValue,
+  type HeaderParam,
+} from './headers.js';
+export { DEFAULT_MAX_BODY_BYTES } from './http.js';
+export { MRTR_METHODS } from './input-required.js';
 export type {
   AnyToolDefinition,
   McpEndpoint,
   McpEndpointOptions,
   Principal,
+  PromptDefinition,
+  PromptGetContext,
+  ReadResourceOutcome,
   RequestContext,
+  ResourceDefinition,
+  ResourceReadContext,
+  ResourceTemplateDefinition,
   ToolCallContext,
   ToolDefinition,
 } from './types.js';

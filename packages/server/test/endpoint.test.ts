@@ -131,7 +131,12 @@ describe('createMcpEndpoint', () => {
     expect(r.body).toEqual({
       jsonrpc: '2.0',
       id: 7,
-      result: { resultType: 'complete', content: [{ type: 'text', text: 'hi' }], isError: false },
+      result: {
+        resultType: 'complete',
+        content: [{ type: 'text', text: 'hi' }],
+        isError: false,
+        _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'test', version: '1.0.0' } },
+      },
     });
   });
 

@@ -1,5 +1,12 @@
-import type { JSONRPCErrorObject, JSONRPCErrorResponse, RequestId } from './jsonrpc.js';
-import type { ClientCapabilities } from './meta.js';
+import { z } from 'zod';
+import {
+  type JSONRPCErrorObject,
+  JSONRPCErrorObjectSchema,
+  type JSONRPCErrorResponse,
+  type RequestId,
+  RequestIdSchema,
+} from './jsonrpc.js';
+import { type ClientCapabilities, ClientCapabilitiesSchema } from './meta.js';
 
 /**
  * JSON-RPC error codes used by MCP 2026-07-28: the JSON-RPC 2.0 §5.1 codes and
@@ -55,6 +62,63 @@ export function missingCapabilityError(
     message,
     data: { requiredCapabilities },
   };
+}
+
+/** An error object whose `code` is fixed, as the schema's `ParseError` etc. are. */
+function codedError<C extends number>(code: C) {
+  return JSONRPCErrorObjectSchema.extend({ code: z.literal(code) });
+}
+/** `ParseError` (`-32700`): the error object for a body that is not JSON. */
+export const ParseErrorSchema = codedError(ErrorCode.ParseError);
+/** `InvalidRequestError` (`-32600`): not a single valid JSON-RPC request. */
+export const InvalidRequestErrorSchema = codedError(ErrorCode.InvalidRequest);
+/** `MethodNotFoundError` (`-32601`); on HTTP it travels with status 404. */
+export const MethodNotFoundErrorSchema = codedError(ErrorCode.MethodNotFound);
+/** `InvalidParamsError` (`-32602`): unknown tool, prompt or resource, bad arguments, bad `_meta`. */
+export const InvalidParamsErrorSchema = codedError(ErrorCode.InvalidParams);
+/** `InternalError` (`-32603`). */
+export const InternalErrorSchema = codedError(ErrorCode.InternalError);
+
+function errorResponseOf<E extends z.ZodType>(error: E) {
+  return z.object({ jsonrpc: z.literal('2.0'), id: RequestIdSchema.optional(), error });
+}
+/** `HeaderMismatchError`: the response for `-32020` (HTTP 400; Streamable HTTP, "Server Validation"). */
+export const HeaderMismatchErrorSchema = errorResponseOf(codedError(ErrorCode.HeaderMismatch));
+/** `MissingRequiredClientCapabilityError`: the response for `-32021`, `data.requiredCapabilities` naming what is missing (HTTP 400). */
+export const MissingRequiredClientCapabilityErrorSchema = errorResponseOf(
+  codedError(ErrorCode.MissingRequiredClientCapability).extend({
+    data: z.looseObject({ requiredCapabilities: ClientCapabilitiesSchema }),
+  }),
+);
+/** `UnsupportedProtocolVersionError`: the response for `-32022`, `data` echoing `requested` and listing `supported` (HTTP 400). */
+export const UnsupportedProtocolVersionErrorSchema = errorResponseOf(
+  codedError(ErrorCode.UnsupportedProtocolVersion).extend({
+    data: z.looseObject({ requested: z.string(), supported: z.array(z.string()) }),
+  }),
+);
+
+/**
+ * The `-32022` UnsupportedProtocolVersion error object (`basic/versioning`,
+ * "Protocol Version Negotiation").
+ * @param requested the version the client asked for
+ * @param supported the versions this server implements
+ */
+export function unsupportedVersionError(
+  requested: string,
+  supported: readonly string[],
+): JSONRPCErrorObject {
+  return {
+    code: ErrorCode.UnsupportedProtocolVersion,
+    message: `Unsupported protocol version: ${requested}`,
+    data: { requested, supported: [...supported] },
+  };
+}
+
+/**
+ * The `-32020` HeaderMismatch error object; `message` says which header and why.
+ */
+export function headerMismatchError(message: string): JSONRPCErrorObject {
+  return { code: ErrorCode.HeaderMismatch, message: `Header mismatch: ${message}` };
 }
 
 /**

@@ -1,20 +1,31 @@
 /**
- * @mrtr/wire: zod schemas and types for the subset of MCP 2026-07-28 that a
- * confirmation gate sends and reads.
+ * @mrtr/wire: zod schemas and types for the MCP 2026-07-28 messages a
+ * confirmation gate and a stateless server send and read, named as in the
+ * protocol's `schema.json`: the JSON-RPC envelopes, request `_meta`,
+ * `ClientCapabilities`, the Multi Round-Trip Request types
+ * (`InputRequiredResult`, `InputRequests`, `InputResponses`), results with
+ * `resultType` and caching hints, the error codes with their `data`, and the
+ * form-mode `requestedSchema` subset with a builder and a validator.
  *
  * @example
  * ```ts
- * import { CallToolRequestParamsSchema, supportsFormElicitation, MetaKey } from '@mrtr/wire';
+ * import { CallToolRequestParamsSchema, ErrorCode, McpError, MetaKey, field, formSchema,
+ *   supportsFormElicitation, validateFormContent } from '@mrtr/wire';
  * const params = CallToolRequestParamsSchema.parse(request.params);
- * const caps = params._meta?.[MetaKey.clientCapabilities];
- * if (!supportsFormElicitation(caps)) throw new McpError(-32021, 'form elicitation required');
+ * if (!supportsFormElicitation(params._meta[MetaKey.clientCapabilities]))
+ *   throw new McpError(ErrorCode.MissingRequiredClientCapability, 'form elicitation required');
+ * const requestedSchema = formSchema({ confirm: field.boolean({ title: 'Delete it?' }) }, { required: ['confirm'] });
+ * const check = validateFormContent(requestedSchema, { confirm: true }); // {ok: true, value: {confirm: true}}
  * ```
  * @packageDocumentation
  */
 
+export * from './content.js';
 export * from './errors.js';
 export * from './form.js';
+export * from './form-builder.js';
 export * from './jsonrpc.js';
 export * from './meta.js';
 export * from './mrtr.js';
+export * from './requests.js';
 export * from './results.js';

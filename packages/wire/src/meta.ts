@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { JSONObjectSchema } from './jsonrpc.js';
 
 /** The protocol revision this project speaks. */
 export const PROTOCOL_VERSION = '2026-07-28';
@@ -9,9 +10,9 @@ export const MetaKey = {
   clientInfo: 'io.modelcontextprotocol/clientInfo',
   clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
   logLevel: 'io.modelcontextprotocol/logLevel',
+  /** Result `_meta` key naming the server (`basic/index`, "Per-response protocol fields"). */
+  serverInfo: 'io.modelcontextprotocol/serverInfo',
 } as const;
-
-const JSONObjectSchema = z.record(z.string(), z.unknown());
 
 /**
  * `ClientCapabilities`: what the client can do for this one request. Unknown
@@ -21,7 +22,9 @@ export const ClientCapabilitiesSchema = z.looseObject({
   elicitation: z
     .looseObject({ form: JSONObjectSchema.optional(), url: JSONObjectSchema.optional() })
     .optional(),
-  sampling: JSONObjectSchema.optional(),
+  sampling: z
+    .looseObject({ context: JSONObjectSchema.optional(), tools: JSONObjectSchema.optional() })
+    .optional(),
   roots: JSONObjectSchema.optional(),
   experimental: z.record(z.string(), JSONObjectSchema).optional(),
   extensions: z.record(z.string(), JSONObjectSchema).optional(),
@@ -29,16 +32,28 @@ export const ClientCapabilitiesSchema = z.looseObject({
 /** `ClientCapabilities` of MCP 2026-07-28. */
 export type ClientCapabilities = z.infer<typeof ClientCapabilitiesSchema>;
 
+/** `Icon`: an image a client may show beside a tool, prompt, resource or implementation. */
+export const IconSchema = z.looseObject({
+  src: z.string(),
+  mimeType: z.string().optional(),
+  sizes: z.array(z.string()).optional(),
+  theme: z.enum(['light', 'dark']).optional(),
+});
+/** `Icon` of MCP 2026-07-28. */
+export type Icon = z.infer<typeof IconSchema>;
+
 /** `Implementation`: the name and version a client or server reports about itself. */
 export const ImplementationSchema = z.looseObject({
   name: z.string(),
   version: z.string(),
   title: z.string().optional(),
+  icons: z.array(IconSchema).optional(),
+  websiteUrl: z.string().optional(),
 });
 /** `Implementation` of MCP 2026-07-28. */
 export type Implementation = z.infer<typeof ImplementationSchema>;
 
-/** `LoggingLevel` (RFC 5424 severities, as MCP names them). */
+/** `LoggingLevel` (RFC 5424 severities, as MCP names them), least severe first. */
 export const LoggingLevelSchema = z.enum([
   'debug',
   'info',
@@ -49,13 +64,25 @@ export const LoggingLevelSchema = z.enum([
   'alert',
   'emergency',
 ]);
+/** `LoggingLevel` of MCP 2026-07-28. */
+export type LoggingLevel = z.infer<typeof LoggingLevelSchema>;
+
+/** `ProgressToken`: the `_meta.progressToken` that opts a request into `notifications/progress`. */
+export const ProgressTokenSchema = z.union([z.string(), z.number().int()]);
+/** `ProgressToken` of MCP 2026-07-28. */
+export type ProgressToken = z.infer<typeof ProgressTokenSchema>;
 
 /**
  * `RequestMetaObject`: the request `_meta`, with the protocol version, client
- * identity and capabilities of this request, plus W3C trace context keys.
+ * identity and capabilities of this request, `progressToken`, and the W3C
+ * trace context keys `traceparent`, `tracestate` and `baggage`. Every key is
+ * optional here so that a server can tell *which* required key is missing
+ * (`basic/index`, "Per-request protocol fields": `protocolVersion` and
+ * `clientCapabilities` are required, see {@link missingRequiredMetaKeys}).
  * Other keys are kept untouched.
  */
 export const RequestMetaSchema = z.looseObject({
+  progressToken: ProgressTokenSchema.optional(),
   [MetaKey.protocolVersion]: z.string().optional(),
   [MetaKey.clientInfo]: ImplementationSchema.optional(),
   [MetaKey.clientCapabilities]: ClientCapabilitiesSchema.optional(),
@@ -64,8 +91,47 @@ export const RequestMetaSchema = z.looseObject({
   tracestate: z.string().optional(),
   baggage: z.string().optional(),
 });
-/** The request `_meta` object. */
+/** The request `_meta` object (`RequestMetaObject`). */
 export type RequestMeta = z.infer<typeof RequestMetaSchema>;
+/** Zod schema of `RequestMetaObject`; the same as {@link RequestMetaSchema}. */
+export const RequestMetaObjectSchema = RequestMetaSchema;
+/** `RequestMetaObject` of MCP 2026-07-28. */
+export type RequestMetaObject = RequestMeta;
+
+/**
+ * The `_meta` keys every request must carry that this one lacks
+ * (`io.modelcontextprotocol/protocolVersion`, `io.modelcontextprotocol/clientCapabilities`).
+ * @param meta the raw `params._meta`, anything
+ * @returns the missing keys, in that order; `[]` when both are present. A
+ *   `_meta` that is not an object lacks both.
+ */
+export function missingRequiredMetaKeys(meta: unknown): string[] {
+  const required = [MetaKey.protocolVersion, MetaKey.clientCapabilities];
+  if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) return required;
+  return required.filter((key) => !Object.hasOwn(meta, key));
+}
+
+/** `ResultMetaObject`: a result's `_meta`, where the server names itself. */
+export const ResultMetaObjectSchema = z.looseObject({
+  [MetaKey.serverInfo]: ImplementationSchema.optional(),
+});
+/** `ResultMetaObject` of MCP 2026-07-28. */
+export type ResultMetaObject = z.infer<typeof ResultMetaObjectSchema>;
+
+/** `ServerCapabilities`: what `server/discover` says this server offers. Open set. */
+export const ServerCapabilitiesSchema = z.looseObject({
+  completions: JSONObjectSchema.optional(),
+  experimental: z.record(z.string(), JSONObjectSchema).optional(),
+  extensions: z.record(z.string(), JSONObjectSchema).optional(),
+  logging: JSONObjectSchema.optional(),
+  prompts: z.looseObject({ listChanged: z.boolean().optional() }).optional(),
+  resources: z
+    .looseObject({ listChanged: z.boolean().optional(), subscribe: z.boolean().optional() })
+    .optional(),
+  tools: z.looseObject({ listChanged: z.boolean().optional() }).optional(),
+});
+/** `ServerCapabilities` of MCP 2026-07-28. */
+export type ServerCapabilities = z.infer<typeof ServerCapabilitiesSchema>;
 
 /**
  * Whether these capabilities allow a form-mode `elicitation/create`:

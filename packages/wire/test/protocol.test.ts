@@ -304,15 +304,24 @@ describe('schemas reject what the protocol does not allow', () => {
   });
 
   it('CallToolRequestParams needs a string name and object arguments', () => {
-    expect(CallToolRequestParamsSchema.safeParse({}).success).toBe(false);
-    expect(CallToolRequestParamsSchema.safeParse({ name: 1 }).success).toBe(false);
-    expect(CallToolRequestParamsSchema.safeParse({ name: 'x', arguments: ['a'] }).success).toBe(
-      false,
-    );
-    expect(CallToolRequestParamsSchema.safeParse({ name: 'x', requestState: 7 }).success).toBe(
-      false,
-    );
+    const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' };
+    expect(CallToolRequestParamsSchema.safeParse({ _meta, name: 'x' }).success).toBe(true);
+    expect(CallToolRequestParamsSchema.safeParse({ _meta }).success).toBe(false);
+    expect(CallToolRequestParamsSchema.safeParse({ _meta, name: 1 }).success).toBe(false);
+    expect(
+      CallToolRequestParamsSchema.safeParse({ _meta, name: 'x', arguments: ['a'] }).success,
+    ).toBe(false);
+    expect(
+      CallToolRequestParamsSchema.safeParse({ _meta, name: 'x', requestState: 7 }).success,
+    ).toBe(false);
+    // `_meta` is required on every request (basic/index, "Per-request protocol fields").
+    expect(CallToolRequestParamsSchema.safeParse({ name: 'x' }).success).toBe(false);
+    for (const inputResponses of [null, { k: 12345 }, { k: null }, { k: ['accept'] }]) {
+      const r = CallToolRequestParamsSchema.safeParse({ _meta, name: 'x', inputResponses });
+      expect(r.success, JSON.stringify(inputResponses)).toBe(false);
+    }
     const retry = CallToolRequestParamsSchema.parse({
+      _meta,
       name: 'notes_delete',
       arguments: { title: 'Roadmap' },
       requestState: 'v1.k1.abc',

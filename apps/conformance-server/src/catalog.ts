@@ -1,0 +1,166 @@
+import type {
+  PromptDefinition,
+  ResourceDefinition,
+  ResourceTemplateDefinition,
+} from '@mrtr/server';
+import type { CompleteRequestParams, CompleteResult, GetPromptResult } from '@mrtr/wire';
+import { ElicitResultSchema, field, formSchema } from '@mrtr/wire';
+import { RED_PIXEL_PNG } from './media.js';
+
+/** The prompts, resources and completions of the conformance server scenarios. */
+
+const complete = (messages: GetPromptResult['messages']): GetPromptResult => ({
+  resultType: 'complete',
+  messages,
+});
+
+/** `prompts-*` and `input-required-result-non-tool-request`. */
+export const prompts: PromptDefinition[] = [
+  {
+    name: 'test_simple_prompt',
+    description: 'A prompt without arguments.',
+    handler: () =>
+      complete([
+        { role: 'user', content: { type: 'text', text: 'This is a simple prompt for testing.' } },
+      ]),
+  },
+  {
+    name: 'test_prompt_with_arguments',
+    description: 'A prompt that substitutes two arguments.',
+    arguments: [
+      { name: 'arg1', description: 'First test argument', required: true },
+      { name: 'arg2', description: 'Second test argument', required: true },
+    ],
+    handler: (args) =>
+      complete([
+        {
+          role: 'user',
+          content: {
+            type: 'text',
+            text: `Prompt with arguments: arg1='${args.arg1}', arg2='${args.arg2}'`,
+          },
+        },
+      ]),
+  },
+  {
+    name: 'test_prompt_with_embedded_resource',
+    description: 'A prompt that embeds the resource it is given.',
+    arguments: [
+      { name: 'resourceUri', description: 'URI of the resource to embed', required: true },
+    ],
+    handler: (args) =>
+      complete([
+        {
+          role: 'user',
+          content: {
+            type: 'resource',
+            resource: {
+              uri: args.resourceUri as string,
+              mimeType: 'text/plain',
+              text: 'Embedded resource content for testing.',
+            },
+          },
+        },
+        {
+          role: 'user',
+          content: { type: 'text', text: 'Please process the embedded resource above.' },
+        },
+      ]),
+  },
+  {
+    name: 'test_prompt_with_image',
+    description: 'A prompt with an image.',
+    handler: () =>
+      complete([
+        { role: 'user', content: { type: 'image', data: RED_PIXEL_PNG, mimeType: 'image/png' } },
+        { role: 'user', content: { type: 'text', text: 'Please analyze the image above.' } },
+      ]),
+  },
+  {
+    name: 'test_input_required_result_prompt',
+    description: 'A prompt that first asks the person for its context.',
+    handler: (_args, ctx) => {
+      const answer = ElicitResultSchema.safeParse(ctx.inputResponses?.user_context);
+      const context = answer.success ? answer.data.content?.context : undefined;
+      if (answer.success && answer.data.action === 'accept' && typeof context === 'string') {
+        return complete([
+          { role: 'user', content: { type: 'text', text: `Use this context: ${context}` } },
+        ]);
+      }
+      return {
+        resultType: 'input_required',
+        inputRequests: {
+          user_context: {
+            method: 'elicitation/create',
+            params: {
+              message: 'What context should the prompt use?',
+              requestedSchema: formSchema({ context: field.string() }, { required: ['context'] }),
+            },
+          },
+        },
+      };
+    },
+  },
+];
+
+/** `resources-*` and `caching`. */
+export const resources: ResourceDefinition[] = [
+  {
+    uri: 'test://static-text',
+    name: 'static-text',
+    description: 'A static text resource.',
+    mimeType: 'text/plain',
+    read: () => ({
+      resultType: 'complete',
+      contents: [
+        {
+          uri: 'test://static-text',
+          mimeType: 'text/plain',
+          text: 'This is the content of the static text resource.',
+        },
+      ],
+    }),
+  },
+  {
+    uri: 'test://static-binary',
+    name: 'static-binary',
+    description: 'A static binary resource (a PNG).',
+    mimeType: 'image/png',
+    read: () => ({
+      resultType: 'complete',
+      contents: [{ uri: 'test://static-binary', mimeType: 'image/png', blob: RED_PIXEL_PNG }],
+    }),
+  },
+];
+
+/** `resources-templates-read`. */
+export const resourceTemplates: ResourceTemplateDefinition[] = [
+  {
+    uriTemplate: 'test://template/{id}/data',
+    name: 'template-data',
+    description: 'JSON data for any id.',
+    mimeType: 'application/json',
+    read: ({ id }) => ({
+      resultType: 'complete',
+      contents: [
+        {
+          uri: `test://template/${encodeURIComponent(id as string)}/data`,
+          mimeType: 'application/json',
+          text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }),
+        },
+      ],
+    }),
+  },
+];
+
+const SUGGESTIONS: Record<string, string[]> = {
+  arg1: ['paris', 'park', 'party', 'test', 'testValue1'],
+  arg2: ['world', 'testValue2'],
+};
+
+/** `completion-complete`: prefix matches among a few fixed values. */
+export function completeArgument(params: CompleteRequestParams): CompleteResult {
+  const pool = SUGGESTIONS[params.argument.name] ?? [];
+  const values = pool.filter((v) => v.startsWith(params.argument.value));
+  return { resultType: 'complete', completion: { values, total: values.length, hasMore: false } };
+}

@@ -1,0 +1,143 @@
+import type { Prompt, Resource, ResourceTemplate, Tool } from '@mrtr/wire';
+import { collectHeaderParams, type HeaderParam } from './headers.js';
+import type {
+  AnyToolDefinition,
+  McpEndpointOptions,
+  PromptDefinition,
+  ResourceDefinition,
+  ResourceTemplateDefinition,
+} from './types.js';
+
+/**
+ * What one endpoint serves: tools, prompts, resources and resource templates,
+ * checked once at creation and listed in registration order, so every
+ * `*\/list` answer is the same sequence until the definitions change
+ * (`server/tools`, "deterministic order").
+ */
+export interface Catalog {
+  tools?: Map<string, { definition: AnyToolDefinition; listed: Tool; headers: HeaderParam[] }>;
+  prompts?: Map<string, { definition: PromptDefinition; listed: Prompt }>;
+  resources?: Map<string, { definition: ResourceDefinition; listed: Resource }>;
+  templates?: {
+    definition: ResourceTemplateDefinition;
+    listed: ResourceTemplate;
+    match: RegExp;
+    names: string[];
+  }[];
+}
+
+function unique<T>(items: readonly T[], key: (item: T) => string, kind: string): void {
+  const seen = new Set<string>();
+  for (const item of items) {
+    const k = key(item);
+    if (seen.has(k)) throw new Error(`${kind} ${k} is defined twice`);
+    seen.add(k);
+  }
+}
+
+/** The definition without its functions: what a list result carries. */
+function listed<T extends object>(definition: T): Omit<T, 'handler' | 'parse' | 'read'> {
+  const {
+    handler: _h,
+    parse: _p,
+    read: _r,
+    ...rest
+  } = definition as T & {
+    handler?: unknown;
+    parse?: unknown;
+    read?: unknown;
+  };
+  return rest;
+}
+
+const VARIABLE = /\{([A-Za-z0-9_]+)\}/g;
+
+/**
+ * Compile a level-1 RFC 6570 template (`test://template/{id}/data`) to a
+ * matcher: each `{name}` matches one non-empty run without `/`; everything
+ * else matches literally.
+ * @throws TypeError on an expression beyond level 1 (`{+x}`, `{?q}`, `{a,b}`).
+ */
+export function compileTemplate(uriTemplate: string): { match: RegExp; names: string[] } {
+  if (/\{[^A-Za-z0-9_]|\{[^}]*[,?#+./;&=]/.test(uriTemplate))
+    throw new TypeError(`resource template ${uriTemplate} uses more than level-1 expressions`);
+  const names: string[] = [];
+  let pattern = '';
+  let last = 0;
+  for (const m of uriTemplate.matchAll(VARIABLE)) {
+    pattern += escapeRegExp(uriTemplate.slice(last, m.index));
+    pattern += '([^/]+)';
+    names.push(m[1] as string);
+    last = (m.index ?? 0) + m[0].length;
+  }
+  pattern += escapeRegExp(uriTemplate.slice(last));
+  return { match: new RegExp(`^${pattern}$`), names };
+}
+
+function escapeRegExp(literal: string): string {
+  return literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Build the catalog from the endpoint options.
+ * @throws Error on a name or URI defined twice, an invalid `x-mcp-header`
+ *   annotation, or a resource template beyond RFC 6570 level 1.
+ */
+export function buildCatalog(options: McpEndpointOptions): Catalog {
+  const catalog: Catalog = {};
+  if (options.tools) {
+    unique(options.tools, (t) => t.name, 'tool');
+    catalog.tools = new Map(
+      options.tools.map((t) => [
+        t.name,
+        {
+          definition: t,
+          listed: listed(t) as Tool,
+          headers: collectHeaderParams(t.name, t.inputSchema),
+        },
+      ]),
+    );
+  }
+  if (options.prompts) {
+    unique(options.prompts, (p) => p.name, 'prompt');
+    catalog.prompts = new Map(
+      options.prompts.map((p) => [p.name, { definition: p, listed: listed(p) as Prompt }]),
+    );
+  }
+  if (options.resources || options.resourceTemplates) {
+    const resources = options.resources ?? [];
+    unique(resources, (r) => r.uri, 'resource');
+    catalog.resources = new Map(
+      resources.map((r) => [r.uri, { definition: r, listed: listed(r) as Resource }]),
+    );
+    const templates = options.resourceTemplates ?? [];
+    unique(templates, (t) => t.uriTemplate, 'resource template');
+    catalog.templates = templates.map((t) => ({
+      definition: t,
+      listed: listed(t) as ResourceTemplate,
+      ...compileTemplate(t.uriTemplate),
+    }));
+  }
+  return catalog;
+}
+
+/** Find the template a URI instantiates, and its variables (percent-decoded). */
+export function matchTemplate(
+  catalog: Catalog,
+  uri: string,
+): { definition: ResourceTemplateDefinition; variables: Record<string, string> } | undefined {
+  for (const template of catalog.templates ?? []) {
+    const m = template.match.exec(uri);
+    if (!m) continue;
+    const variables: Record<string, string> = {};
+    try {
+      template.names.forEach((name, i) => {
+        variables[name] = decodeURIComponent(m[i + 1] as string);
+      });
+    } catch {
+      continue; // malformed percent-encoding: this URI names nothing
+    }
+    return { definition: template.definition, variables };
+  }
+  return undefined;
+}

@@ -1,0 +1,95 @@
+/**
+ * The HTTP layer of Streamable HTTP that runs before any JSON is read
+ * (MCP 2026-07-28, `basic/transports/streamable-http`, "Security & Endpoint"):
+ * who may call (Host, Origin) and how much they may send.
+ */
+
+const LOOPBACK_ORIGIN = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/;
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** 1 MiB: the default largest request body, bytes. */
+export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
+
+/** The hostname of a `Host` value: `[::1]:3000` → `[::1]`, `example.com:80` → `example.com`. */
+export function hostnameOf(host: string): string {
+  if (host.startsWith('[')) {
+    const end = host.indexOf(']');
+    return end === -1 ? host : host.slice(0, end + 1);
+  }
+  const colon = host.lastIndexOf(':');
+  return (colon === -1 ? host : host.slice(0, colon)).toLowerCase();
+}
+
+/**
+ * A predicate over the `Host` header value, from the `allowedHosts` option.
+ * A list entry matches the whole value (`host:port`) or its hostname.
+ */
+export function hostPolicy(
+  allowed: readonly string[] | ((host: string) => boolean) | undefined,
+): (host: string) => boolean {
+  if (typeof allowed === 'function') return allowed;
+  if (allowed === undefined) return (host) => LOOPBACK_HOSTS.has(hostnameOf(host));
+  const entries = new Set(allowed.map((h) => h.toLowerCase()));
+  return (host) => entries.has(host.toLowerCase()) || entries.has(hostnameOf(host));
+}
+
+/** A predicate over the `Origin` header value, from the `allowedOrigins` option. */
+export function originPolicy(
+  allowed: readonly string[] | ((origin: string) => boolean) | undefined,
+): (origin: string) => boolean {
+  if (typeof allowed === 'function') return allowed;
+  if (allowed === undefined) return (origin) => LOOPBACK_ORIGIN.test(origin);
+  const entries = new Set(allowed);
+  return (origin) => entries.has(origin);
+}
+
+/**
+ * The `Host` a request was sent to: the header when the runtime exposes it,
+ * else the URL's host (web-standard `Request` objects hide `Host`).
+ */
+export function requestHost(request: Request): string {
+  return request.headers.get('host') ?? new URL(request.url).host;
+}
+
+/** The outcome of {@link readBody}: `unreadable` is a broken stream or invalid UTF-8. */
+export type BodyRead =
+  | { ok: true; text: string }
+  | { ok: false; reason: 'too-large' | 'unreadable' };
+
+/**
+ * Read a request body as UTF-8 text, refusing it once it exceeds `maxBytes`
+ * without buffering the rest. A `Content-Length` above the limit is refused
+ * before a byte is read.
+ */
+export async function readBody(request: Request, maxBytes: number): Promise<BodyRead> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > maxBytes)
+    return { ok: false, reason: 'too-large' };
+  if (request.body === null) return { ok: true, text: '' };
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes) {
+        await reader.cancel().catch(() => {});
+        return { ok: false, reason: 'too-large' };
+      }
+      chunks.push(value);
+    }
+  } catch {
+    return { ok: false, reason: 'unreadable' };
+  }
+  try {
+    // Invalid UTF-8 is not JSON text (RFC 8259 §8.1); it must not be repaired into some.
+    return {
+      ok: true,
+      text: new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks)),
+    };
+  } catch {
+    return { ok: false, reason: 'unreadable' };
+  }
+}

@@ -1,0 +1,155 @@
+import {
+  CallToolRequestParamsSchema,
+  CompleteRequestParamsSchema,
+  type DiscoverResult,
+  ErrorCode,
+  GetPromptRequestParamsSchema,
+  McpError,
+  ReadResourceRequestParamsSchema,
+  type ServerCapabilities,
+  textResult,
+} from '@mrtr/wire';
+import { type Catalog, matchTemplate } from './catalog.js';
+import { checkHeaderParams } from './headers.js';
+import type { McpEndpointOptions, RequestContext, ResourceReadContext } from './types.js';
+
+/** Protocol versions this endpoint implements. */
+export const SUPPORTED_PROTOCOL_VERSIONS = ['2026-07-28'] as const;
+
+/** A method handler: params (already known to be an object) and context in, result out. */
+export type MethodHandler = (params: Record<string, unknown>, context: RequestContext) => unknown;
+
+function invalid(message: string, data?: unknown): McpError {
+  return new McpError(ErrorCode.InvalidParams, message, data);
+}
+
+/** `ServerCapabilities` for what the catalog and options provide. */
+export function capabilitiesOf(catalog: Catalog, options: McpEndpointOptions): ServerCapabilities {
+  const capabilities: ServerCapabilities = {};
+  if (catalog.tools) capabilities.tools = {};
+  if (catalog.prompts) capabilities.prompts = {};
+  if (catalog.resources) capabilities.resources = {};
+  if (options.complete) capabilities.completions = {};
+  return capabilities;
+}
+
+/**
+ * The methods this endpoint serves, keyed by JSON-RPC method. A capability
+ * the options do not provide has no methods, so its requests get `-32601`.
+ * Results come back without `_meta.serverInfo` and caching defaults; the
+ * endpoint adds those to every result alike.
+ */
+export function methodTable(
+  catalog: Catalog,
+  options: McpEndpointOptions,
+): Map<string, MethodHandler> {
+  const table = new Map<string, MethodHandler>();
+  table.set('server/discover', (): DiscoverResult => {
+    const result: DiscoverResult = {
+      resultType: 'complete',
+      supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
+      capabilities: capabilitiesOf(catalog, options),
+      ttlMs: options.listTtlMs ?? 60_000,
+      cacheScope: options.cacheScope ?? 'private',
+    };
+    if (options.instructions) result.instructions = options.instructions;
+    return result;
+  });
+
+  const tools = catalog.tools;
+  if (tools) {
+    table.set('tools/list', () => ({
+      resultType: 'complete',
+      tools: [...tools.values()].map((t) => t.listed),
+    }));
+    table.set('tools/call', async (params, context) => {
+      const parsed = CallToolRequestParamsSchema.safeParse(params);
+      if (!parsed.success) throw invalid('Invalid tools/call params');
+      const entry = tools.get(parsed.data.name);
+      if (!entry) throw invalid(`Unknown tool: ${parsed.data.name}`, { name: parsed.data.name });
+      const rawArgs = parsed.data.arguments ?? {};
+      const mismatch = checkHeaderParams(entry.headers, rawArgs, context.httpRequest.headers);
+      if (mismatch) throw new McpError(ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);
+      const tool = entry.definition;
+      let args: unknown = rawArgs;
+      if (tool.parse) {
+        try {
+          args = tool.parse(rawArgs);
+        } catch (error) {
+          const detail = error instanceof Error ? error.message : String(error);
+          return textResult(`Invalid arguments for ${tool.name}: ${detail}`, { isError: true });
+        }
+      }
+      return tool.handler(args, {
+        ...context,
+        method: 'tools/call',
+        name: tool.name,
+        arguments: rawArgs,
+      });
+    });
+  }
+
+  const prompts = catalog.prompts;
+  if (prompts) {
+    table.set('prompts/list', () => ({
+      resultType: 'complete',
+      prompts: [...prompts.values()].map((p) => p.listed),
+    }));
+    table.set('prompts/get', async (params, context) => {
+      const parsed = GetPromptRequestParamsSchema.safeParse(params);
+      if (!parsed.success) throw invalid('Invalid prompts/get params');
+      const entry = prompts.get(parsed.data.name);
+      if (!entry) throw invalid(`Unknown prompt: ${parsed.data.name}`, { name: parsed.data.name });
+      const args = parsed.data.arguments ?? {};
+      const missing = (entry.definition.arguments ?? [])
+        .filter((a) => a.required && !Object.hasOwn(args, a.name))
+        .map((a) => a.name);
+      if (missing.length > 0)
+        throw invalid(`Missing required prompt arguments: ${missing.join(', ')}`, { missing });
+      return entry.definition.handler(args, {
+        ...context,
+        method: 'prompts/get',
+        name: entry.definition.name,
+        arguments: args,
+      });
+    });
+  }
+
+  const resources = catalog.resources;
+  if (resources) {
+    table.set('resources/list', () => ({
+      resultType: 'complete',
+      resources: [...resources.values()].map((r) => r.listed),
+    }));
+    table.set('resources/templates/list', () => ({
+      resultType: 'complete',
+      resourceTemplates: (catalog.templates ?? []).map((t) => t.listed),
+    }));
+    table.set('resources/read', async (params, context) => {
+      const parsed = ReadResourceRequestParamsSchema.safeParse(params);
+      if (!parsed.success) throw invalid('Invalid resources/read params');
+      const uri = parsed.data.uri;
+      const base = { ...context, method: 'resources/read' as const, uri, name: uri };
+      const direct = resources.get(uri);
+      if (direct) return direct.definition.read({ ...base, arguments: {} });
+      const templated = matchTemplate(catalog, uri);
+      const ctx: ResourceReadContext = { ...base, arguments: templated?.variables ?? {} };
+      const result = templated
+        ? await templated.definition.read(templated.variables, ctx)
+        : undefined;
+      // SEP-2164: an unknown resource is -32602 naming the URI, never an empty `contents`.
+      if (result === undefined) throw invalid('Resource not found', { uri });
+      return result;
+    });
+  }
+
+  const complete = options.complete;
+  if (complete) {
+    table.set('completion/complete', (params, context) => {
+      const parsed = CompleteRequestParamsSchema.safeParse(params);
+      if (!parsed.success) throw invalid('Invalid completion/complete params');
+      return complete(parsed.data, context);
+    });
+  }
+  return table;
+}

@@ -1,0 +1,332 @@
+import { textResult } from '@mrtr/wire';
+import { describe, expect, it } from 'vitest';
+import { createMcpEndpoint, decodeHeaderValue, type McpEndpointOptions } from '../src/index.js';
+import { META, post, rpc, send } from './helpers.js';
+
+const echo = {
+  name: 'echo',
+  description: 'Echoes text.',
+  inputSchema: { type: 'object' as const, properties: { text: { type: 'string' } } },
+  handler: (args: Record<string, unknown>) => textResult(String(args.text ?? '')),
+};
+
+function endpointWith(options: Partial<McpEndpointOptions> = {}) {
+  return createMcpEndpoint({
+    serverInfo: { name: 'test', version: '1.0.0' },
+    tools: [echo],
+    authenticate: () => ({ id: 'alice' }),
+    onError: () => {},
+    ...options,
+  });
+}
+
+describe('body size limit (413 before parsing)', () => {
+  const endpoint = endpointWith({ maxBodyBytes: 200 });
+
+  it('refuses a declared Content-Length above the limit without reading', async () => {
+    let pulled = false;
+    const body = new ReadableStream(
+      {
+        pull(c) {
+          pulled = true;
+          c.close();
+        },
+      },
+      { highWaterMark: 0 }, // pull only when someone reads
+    );
+    const req = new Request('http://127.0.0.1/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': '201' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    const res = await endpoint(req);
+    expect(res.status).toBe(413);
+    expect(pulled).toBe(false);
+  });
+
+  it('refuses a streamed body that grows past the limit, even if it is not JSON', async () => {
+    const chunks = ['{"a":"', 'x'.repeat(150), 'y'.repeat(150), '"}'];
+    const body = new ReadableStream({
+      start(c) {
+        for (const s of chunks) c.enqueue(new TextEncoder().encode(s));
+        c.close();
+      },
+    });
+    const req = new Request('http://127.0.0.1/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    const r = await endpoint(req);
+    expect(r.status).toBe(413);
+    expect((await r.json()).error.code).toBe(-32600);
+  });
+
+  it('accepts a body at the limit; the limit is configurable and checked', async () => {
+    const call = rpc('tools/call', { name: 'echo', arguments: { text: '' } });
+    const size = Buffer.byteLength(JSON.stringify(call));
+    const exact = endpointWith({ maxBodyBytes: size });
+    expect((await send(exact, post(call))).status).toBe(200);
+    const under = endpointWith({ maxBodyBytes: size - 1 });
+    expect((await send(under, post(call), false)).status).toBe(413);
+    for (const maxBodyBytes of [0, -1, 1.5, Number.NaN])
+      expect(() => endpointWith({ maxBodyBytes })).toThrow(/maxBodyBytes/);
+  });
+
+  it('answers invalid UTF-8 with -32700', async () => {
+    const req = new Request('http://127.0.0.1/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: new Uint8Array([0x7b, 0xff, 0x7d]),
+    });
+    const res = await endpointWith()(req);
+    expect([res.status, (await res.json()).error.code]).toEqual([400, -32700]);
+  });
+});
+
+describe('Host and Origin validation (403, DNS rebinding)', () => {
+  const call = () => rpc('tools/call', { name: 'echo', arguments: { text: 'x' } });
+
+  it('allows loopback hosts by default and refuses any other Host', async () => {
+    const endpoint = endpointWith();
+    for (const url of ['http://localhost:3000/mcp', 'http://127.0.0.1/mcp', 'http://[::1]:9/mcp'])
+      expect((await send(endpoint, post(call(), {}, url))).status, url).toBe(200);
+    for (const url of [
+      'http://evil.example.com/mcp',
+      'http://10.0.0.5:3000/mcp',
+      'http://localhost.evil.com/mcp',
+    ]) {
+      const r = await send(endpoint, post(call(), {}, url));
+      expect([r.status, r.body.error.code], url).toEqual([403, -32600]);
+      expect(r.body.id).toBeUndefined();
+    }
+  });
+
+  it('prefers the Host header to the URL when the runtime passes it', async () => {
+    const endpoint = endpointWith();
+    const evil = await send(endpoint, post(call(), { host: 'evil.example.com:3000' }));
+    expect(evil.status).toBe(403);
+    const local = await send(
+      endpoint,
+      post(call(), { host: 'localhost:3000' }, 'http://10.1.1.1/mcp'),
+    );
+    expect(local.status).toBe(200);
+  });
+
+  it('allowedHosts accepts hostnames, host:port pairs, or a predicate', async () => {
+    const list = endpointWith({ allowedHosts: ['mcp.example.com', 'api.example.com:8443'] });
+    expect((await send(list, post(call(), {}, 'https://mcp.example.com/mcp'))).status).toBe(200);
+    expect((await send(list, post(call(), {}, 'https://api.example.com:8443/mcp'))).status).toBe(
+      200,
+    );
+    expect((await send(list, post(call(), {}, 'https://api.example.com:9443/mcp'))).status).toBe(
+      403,
+    );
+    expect((await send(list, post(call(), {}, 'http://localhost/mcp'))).status).toBe(403);
+    const fn = endpointWith({ allowedHosts: (h) => h.endsWith('.internal') });
+    expect((await send(fn, post(call(), {}, 'http://svc.internal/mcp'))).status).toBe(200);
+    expect((await send(fn, post(call(), {}, 'http://svc.external/mcp'))).status).toBe(403);
+  });
+
+  it('refuses a foreign Origin, allows loopback origins and a configured list', async () => {
+    const endpoint = endpointWith();
+    expect((await send(endpoint, post(call(), { origin: 'http://evil.example.com' }))).status).toBe(
+      403,
+    );
+    expect((await send(endpoint, post(call(), { origin: 'http://127.0.0.1:5173' }))).status).toBe(
+      200,
+    );
+    const listed = endpointWith({ allowedOrigins: ['https://app.example.com'] });
+    expect((await send(listed, post(call(), { origin: 'https://app.example.com' }))).status).toBe(
+      200,
+    );
+    expect((await send(listed, post(call(), { origin: 'http://localhost' }))).status).toBe(403);
+  });
+});
+
+describe('request validation order and codes', () => {
+  const endpoint = endpointWith();
+
+  it('requires _meta with protocolVersion and clientCapabilities: -32602 with HTTP 400', async () => {
+    const cases: [unknown, string[]][] = [
+      [
+        undefined,
+        ['io.modelcontextprotocol/protocolVersion', 'io.modelcontextprotocol/clientCapabilities'],
+      ],
+      [
+        { 'io.modelcontextprotocol/clientCapabilities': {} },
+        ['io.modelcontextprotocol/protocolVersion'],
+      ],
+      [
+        { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' },
+        ['io.modelcontextprotocol/clientCapabilities'],
+      ],
+    ];
+    for (const [meta, missing] of cases) {
+      const body = {
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'server/discover',
+        params: meta ? { _meta: meta } : {},
+      };
+      const r = await send(endpoint, post(body), false);
+      expect([r.status, r.body.id, r.body.error.code]).toEqual([400, 9, -32602]);
+      expect(r.body.error.data).toEqual({ missing });
+    }
+    const noInfo = await send(endpoint, post(rpc('server/discover', {}, { ...META })));
+    expect(noInfo.status).toBe(200);
+  });
+
+  it('answers a malformed _meta value with -32602', async () => {
+    const bad = rpc('server/discover', {}, { ...META, 'io.modelcontextprotocol/logLevel': 'loud' });
+    const r = await send(endpoint, post(bad), false);
+    expect([r.status, r.body.error.code]).toEqual([400, -32602]);
+  });
+
+  it('answers removed and unknown methods with 404 and -32601, echoing the id', async () => {
+    for (const method of [
+      'initialize',
+      'ping',
+      'logging/setLevel',
+      'resources/subscribe',
+      'nope/x',
+    ]) {
+      const body = rpc(method);
+      const r = await send(endpoint, post(body));
+      expect([r.status, r.body.id, r.body.error.code], method).toEqual([404, body.id, -32601]);
+    }
+    // A capability the server lacks has no methods either.
+    expect((await send(endpoint, post(rpc('prompts/list')))).status).toBe(404);
+  });
+
+  it('UnsupportedProtocolVersion carries requested and supported; a header/body mismatch is -32020', async () => {
+    const v = 'v999.0.0';
+    const r = await send(
+      endpoint,
+      post(rpc('server/discover', {}, { ...META, 'io.modelcontextprotocol/protocolVersion': v }), {
+        'mcp-protocol-version': v,
+      }),
+    );
+    expect([r.status, r.body.error.code]).toEqual([400, -32022]);
+    expect(r.body.error.data).toEqual({ requested: v, supported: ['2026-07-28'] });
+    const m = await send(
+      endpoint,
+      post(rpc('server/discover', {}, { ...META, 'io.modelcontextprotocol/protocolVersion': v })),
+      false,
+    );
+    expect([m.status, m.body.error.code]).toEqual([400, -32020]);
+  });
+
+  it('requires Mcp-Method on every request and rejects a case-changed value', async () => {
+    const missing = await send(endpoint, post(rpc('tools/list'), { 'mcp-method': undefined }));
+    expect([missing.status, missing.body.error.code]).toEqual([400, -32020]);
+    const upper = await send(endpoint, post(rpc('tools/list'), { 'mcp-method': 'TOOLS/LIST' }));
+    expect(upper.body.error.code).toBe(-32020);
+  });
+
+  it('accepts a notification with 202 and refuses a malformed one with 400', async () => {
+    const ok = await endpoint(
+      post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: {} }),
+    );
+    expect([ok.status, await ok.text()]).toEqual([202, '']);
+    const bad = await send(endpoint, post({ jsonrpc: '2.0', method: 7 }), false);
+    expect([bad.status, bad.body.error.code]).toEqual([400, -32600]);
+  });
+
+  it('refuses a batch and a JSON-RPC response posted by a client with -32600', async () => {
+    const batch = await send(endpoint, post([rpc('tools/list')]), false);
+    expect([batch.status, batch.body.error.code]).toEqual([400, -32600]);
+    const response = await send(endpoint, post({ jsonrpc: '2.0', id: 4, result: {} }), false);
+    expect([response.status, response.body.id, response.body.error.code]).toEqual([400, 4, -32600]);
+  });
+
+  it('rejects inputResponses that are not objects of objects, and a non-string requestState (-32602)', async () => {
+    for (const extra of [
+      { inputResponses: null },
+      { inputResponses: { k: 12345 } },
+      { requestState: 5 },
+    ]) {
+      const r = await send(endpoint, post(rpc('tools/call', { name: 'echo', ...extra })), false);
+      expect(r.body.error.code, JSON.stringify(extra)).toBe(-32602);
+    }
+  });
+});
+
+describe('Base64 sentinel and Mcp-Param headers', () => {
+  it('decodeHeaderValue takes canonical Base64 only and treats a half sentinel as literal', () => {
+    expect(decodeHeaderValue('=?base64?SGVsbG8=?=')).toBe('Hello');
+    expect(decodeHeaderValue('=?base64?SGVsbG8?=')).toBeUndefined(); // missing padding
+    expect(decodeHeaderValue('=?base64?SGVs!!!bG8=?=')).toBeUndefined();
+    expect(decodeHeaderValue('=?base64?SGVsbG8=')).toBe('=?base64?SGVsbG8=');
+    expect(decodeHeaderValue('SGVsbG8=?=')).toBe('SGVsbG8=?=');
+    expect(decodeHeaderValue('=?base64??=')).toBe(''); // the encoding of the empty string
+  });
+
+  const tool = {
+    name: 'regional',
+    description: 'Runs in a region.',
+    inputSchema: {
+      type: 'object' as const,
+      properties: {
+        region: { type: 'string', 'x-mcp-header': 'Region' },
+        shard: { type: 'integer', 'x-mcp-header': 'Shard' },
+        dry: { type: 'boolean', 'x-mcp-header': 'Dry' },
+        q: { type: 'string' },
+      },
+    },
+    handler: () => textResult('ok'),
+  };
+  const endpoint = endpointWith({ tools: [tool] });
+  const call = (args: Record<string, unknown>) =>
+    rpc('tools/call', { name: 'regional', arguments: args });
+
+  it.each<[string, Record<string, unknown>, Record<string, string>, number]>([
+    [
+      'matching headers',
+      { region: 'us-west1', shard: 42, dry: true },
+      { 'mcp-param-region': 'us-west1', 'mcp-param-shard': '42', 'mcp-param-dry': 'true' },
+      200,
+    ],
+    ['integer compared numerically', { shard: 42 }, { 'mcp-param-shard': '42.0' }, 200],
+    [
+      'Base64 value',
+      { region: 'Hello, 世界' },
+      { 'mcp-param-region': '=?base64?SGVsbG8sIOS4lueVjA==?=' },
+      200,
+    ],
+    ['absent argument needs no header', { q: 'x' }, {}, 200],
+    ['missing header', { region: 'us-west1' }, {}, 400],
+    ['mismatching header', { region: 'us-west1' }, { 'mcp-param-region': 'eu-west1' }, 400],
+    ['wrong boolean', { dry: false }, { 'mcp-param-dry': 'true' }, 400],
+    [
+      'invalid Base64 even without the argument',
+      { q: 'x' },
+      { 'mcp-param-region': '=?base64?SGVsbG8?=' },
+      400,
+    ],
+  ])('%s → %i', async (_label, args, headers, status) => {
+    const r = await send(endpoint, post(call(args), headers));
+    expect(r.status).toBe(status);
+    if (status === 400) expect(r.body.error.code).toBe(-32020);
+  });
+
+  it('refuses an invalid x-mcp-header annotation at creation', () => {
+    const bad = (properties: Record<string, unknown>) => () =>
+      endpointWith({ tools: [{ ...tool, inputSchema: { type: 'object', properties } }] });
+    expect(bad({ a: { type: 'number', 'x-mcp-header': 'A' } })).toThrow(
+      /string, integer or boolean/,
+    );
+    expect(bad({ a: { type: 'string', 'x-mcp-header': 'Bad Name' } })).toThrow(/token/);
+    expect(
+      bad({
+        a: { type: 'string', 'x-mcp-header': 'X' },
+        b: { type: 'string', 'x-mcp-header': 'x' },
+      }),
+    ).toThrow(/repeats/);
+    expect(bad({ a: { type: 'array', items: { type: 'string', 'x-mcp-header': 'I' } } })).toThrow(
+      /reachable/,
+    );
+  });
+});
