@@ -2,10 +2,17 @@
  * RFC 8785 JSON Canonicalization Scheme (JCS).
  *
  * Objects: members sorted by the UTF-16 code units of their names (RFC 8785
- * §3.2.3); numbers: ECMAScript `Number.prototype.toString` serialization
- * (§3.2.2.3), which `JSON.stringify` uses; strings: the minimal escaping of
- * §3.2.2.2, again that of `JSON.stringify` for well-formed strings. Input
- * JSON cannot carry exactly is rejected instead of being silently changed.
+ * §3.2.3); numbers: ECMAScript `Number::toString` (§3.2.2.3), which
+ * `JSON.stringify` implements; strings: the minimal escaping of §3.2.2.2,
+ * again that of `JSON.stringify` once lone surrogates are refused. Input JSON
+ * cannot carry exactly is rejected instead of being silently changed.
+ *
+ * Why our own and not the `canonicalize` package: that package is exact on
+ * every RFC 8785 vector we hold, but it follows `JSON.stringify` for input
+ * JSON cannot carry (drops `undefined` members, turns them into `null` in
+ * arrays, calls `toJSON`, serializes a `Map` as `{}`) where we must refuse,
+ * and a validating pass in front of it costs more than this single pass
+ * (figures: `tooling/bench/src/digest.ts`, `packages/digest/README.md`).
  */
 
 /** Why a value cannot be canonicalized. */
@@ -17,77 +24,111 @@ export type CanonicalizeErrorCode =
   | 'non_finite_number'
   | 'lone_surrogate'
   | 'cycle'
-  | 'unsupported_object';
+  | 'unsupported_object'
+  | 'too_deep';
+
+/**
+ * Most containers (arrays and objects) open at once. Deeper input is refused
+ * with `too_deep` rather than exhausting the call stack with a `RangeError`.
+ */
+export const CANONICALIZE_MAX_DEPTH = 1000;
 
 /** Thrown by {@link canonicalize} for input that JSON cannot represent exactly. */
 export class CanonicalizeError extends Error {
   override readonly name = 'CanonicalizeError';
   constructor(
     readonly code: CanonicalizeErrorCode,
-    /** JSON-Pointer-like path to the offending value, e.g. `/items/3`. */
+    /** JSON Pointer (RFC 6901) to the offending value, e.g. `/items/3`; `''` is the root. */
     readonly path: string,
   ) {
     super(`cannot canonicalize value at ${path || '/'}: ${code.replace(/_/g, ' ')}`);
   }
 }
 
-// A lone surrogate: a high one not followed by a low one, or a low one not preceded by a high one.
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-function serializeString(s: string, path: string): string {
-  if (LONE_SURROGATE.test(s)) throw new CanonicalizeError('lone_surrogate', path);
-  return JSON.stringify(s);
+/** Per-call walk state: keys from the root to the current value, and the containers open. */
+interface Walk {
+  path: (string | number)[];
+  open: object[];
 }
 
-function pointer(path: string, key: string | number): string {
-  return `${path}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+function pointer(path: readonly (string | number)[]): string {
+  let out = '';
+  for (const key of path) out += `/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+  return out;
 }
 
-function serialize(value: unknown, path: string, seen: Set<object>): string {
+function fail(code: CanonicalizeErrorCode, path: readonly (string | number)[]): never {
+  throw new CanonicalizeError(code, pointer(path));
+}
+
+/**
+ * At the depth limit: a cycle if some open container repeats (reported where
+ * it first closes), otherwise input that is merely too deep. Cycles are found
+ * here instead of with a `Set` on every container: any cycle reaches the limit.
+ */
+function depthFailure(walk: Walk, next: object): never {
+  const chain = [...walk.open, next];
+  const first = new Set<object>();
+  for (let i = 0; i < chain.length; i++) {
+    const o = chain[i] as object;
+    if (first.has(o)) fail('cycle', walk.path.slice(0, i));
+    first.add(o);
+  }
+  fail('too_deep', walk.path);
+}
+
+function serialize(value: unknown, walk: Walk): string {
   switch (typeof value) {
     case 'string':
-      return serializeString(value, path);
+      if (!value.isWellFormed()) fail('lone_surrogate', walk.path);
+      return JSON.stringify(value);
     case 'number':
-      if (!Number.isFinite(value)) throw new CanonicalizeError('non_finite_number', path);
+      if (!Number.isFinite(value)) fail('non_finite_number', walk.path);
       // -0 serializes as 0 (ECMAScript Number::toString), as RFC 8785 requires.
       return JSON.stringify(value);
     case 'boolean':
       return value ? 'true' : 'false';
     case 'undefined':
-      throw new CanonicalizeError('undefined', path);
+      return fail('undefined', walk.path);
     case 'function':
-      throw new CanonicalizeError('function', path);
+      return fail('function', walk.path);
     case 'symbol':
-      throw new CanonicalizeError('symbol', path);
+      return fail('symbol', walk.path);
     case 'bigint':
-      throw new CanonicalizeError('bigint', path);
+      return fail('bigint', walk.path);
   }
   if (value === null) return 'null';
   const obj = value as object;
-  if (seen.has(obj)) throw new CanonicalizeError('cycle', path);
-  seen.add(obj);
-  try {
-    if (Array.isArray(obj)) {
-      const parts: string[] = [];
-      for (let i = 0; i < obj.length; i++) parts.push(serialize(obj[i], pointer(path, i), seen));
-      return `[${parts.join(',')}]`;
+  if (walk.open.length >= CANONICALIZE_MAX_DEPTH) depthFailure(walk, obj);
+  walk.open.push(obj);
+  let out: string;
+  if (Array.isArray(obj)) {
+    out = '[';
+    for (let i = 0; i < obj.length; i++) {
+      walk.path.push(i);
+      out += i === 0 ? serialize(obj[i], walk) : `,${serialize(obj[i], walk)}`;
+      walk.path.pop();
     }
+    out += ']';
+  } else {
     const proto = Object.getPrototypeOf(obj);
-    if (proto !== Object.prototype && proto !== null) {
-      throw new CanonicalizeError('unsupported_object', path);
-    }
+    if (proto !== Object.prototype && proto !== null) fail('unsupported_object', walk.path);
     const record = obj as Record<string, unknown>;
     // Array.prototype.sort compares strings by UTF-16 code units: exactly RFC 8785 §3.2.3.
     const keys = Object.keys(record).sort();
-    const parts: string[] = [];
-    for (const key of keys) {
-      const member = serialize(record[key], pointer(path, key), seen);
-      parts.push(`${serializeString(key, pointer(path, key))}:${member}`);
+    out = '{';
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
+      walk.path.push(key);
+      if (!key.isWellFormed()) fail('lone_surrogate', walk.path);
+      const member = `${JSON.stringify(key)}:${serialize(record[key], walk)}`;
+      out += i === 0 ? member : `,${member}`;
+      walk.path.pop();
     }
-    return `{${parts.join(',')}}`;
-  } finally {
-    seen.delete(obj);
+    out += '}';
   }
+  walk.open.pop();
+  return out;
 }
 
 /**
@@ -95,12 +136,15 @@ function serialize(value: unknown, path: string, seen: Set<object>): string {
  *
  * @param value plain JSON data: `null`, booleans, finite numbers, strings
  *   without lone surrogates, arrays, and plain objects (no `Date`, `Map`,
- *   class instances, nor `toJSON` hooks).
+ *   class instances, nor `toJSON` hooks), nested at most
+ *   {@link CANONICALIZE_MAX_DEPTH} containers deep.
  * @returns the canonical JSON text (a JS string; encode as UTF-8 for bytes).
- * @throws {CanonicalizeError} with a code and the path of the first value
- *   JSON cannot carry exactly: `undefined`, a function, a symbol, a BigInt,
- *   `NaN`/`±Infinity`, a lone surrogate, a cycle, or a non-plain object.
+ * @throws {CanonicalizeError} with a code and the JSON Pointer of the first
+ *   value JSON cannot carry exactly: `undefined` (also a hole in a sparse
+ *   array), a function, a symbol, a BigInt, `NaN`/`±Infinity`, a lone
+ *   surrogate in a string or a member name, a cycle, a non-plain object, or
+ *   nesting deeper than the limit (`too_deep`).
  */
 export function canonicalize(value: unknown): string {
-  return serialize(value, '', new Set());
+  return serialize(value, { path: [], open: [] });
 }

@@ -2,9 +2,12 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { canonicalize } from './canonicalize.js';
 
 /**
- * Domain-separation prefix hashed before the canonical bytes, so a digest of
- * tool arguments can never equal a SHA-256 computed over the same bytes for
- * another purpose. Version it with the digest format.
+ * Domain-separation prefix hashed before the canonical bytes: the 19 ASCII bytes
+ * `mrtr-gate/digest/v1` followed by one NUL byte. A digest of tool arguments
+ * therefore never equals a SHA-256 computed over the same canonical bytes for
+ * another purpose (a bare hash, another application's digest), and the NUL
+ * keeps the prefix from running into the JSON text. It is versioned with the
+ * digest format: a new canonical form gets a new prefix.
  */
 export const DIGEST_DOMAIN = 'mrtr-gate/digest/v1\u0000';
 
@@ -26,10 +29,7 @@ function base64url(bytes: Uint8Array): string {
  */
 export function digestJson(value: unknown): string {
   const body = encoder.encode(canonicalize(value));
-  const input = new Uint8Array(domainBytes.length + body.length);
-  input.set(domainBytes, 0);
-  input.set(body, domainBytes.length);
-  return `sha256:${base64url(sha256(input))}`;
+  return `sha256:${base64url(sha256.create().update(domainBytes).update(body).digest())}`;
 }
 
 /**

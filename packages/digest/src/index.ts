@@ -10,5 +10,10 @@
  * ```
  * @packageDocumentation
  */
-export { CanonicalizeError, type CanonicalizeErrorCode, canonicalize } from './canonicalize.js';
+export {
+  CANONICALIZE_MAX_DEPTH,
+  CanonicalizeError,
+  type CanonicalizeErrorCode,
+  canonicalize,
+} from './canonicalize.js';
 export { DIGEST_DOMAIN, digestEquals, digestJson } from './digest.js';

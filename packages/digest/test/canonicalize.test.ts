@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { CanonicalizeError, type CanonicalizeErrorCode, canonicalize } from '../src/index.js';
+import {
+  CANONICALIZE_MAX_DEPTH,
+  CanonicalizeError,
+  type CanonicalizeErrorCode,
+  canonicalize,
+} from '../src/index.js';
 
 /** The IEEE 754 double whose bit pattern is the given 16 hex digits (RFC 8785 Appendix B style). */
 function fromBits(hex: string): number {
@@ -239,6 +244,36 @@ describe('rejected input', () => {
     const arr: unknown[] = [1];
     arr.push(arr);
     expectRejected({ arr }, 'cycle', '/arr/1');
+  });
+
+  it('rejects a cycle that closes deep inside the value, at the path where it closes', () => {
+    const root: Record<string, unknown> = {};
+    let node = root;
+    for (let i = 0; i < 300; i++) {
+      const next: Record<string, unknown> = {};
+      node.c = next;
+      node = next;
+    }
+    node.back = root.c;
+    expectRejected(root, 'cycle', `${'/c'.repeat(300)}/back`);
+  });
+
+  it(`accepts ${CANONICALIZE_MAX_DEPTH} nested containers and refuses one more with too_deep`, () => {
+    const nest = (depth: number): unknown => {
+      let v: unknown = 0;
+      for (let i = 0; i < depth; i++) v = i % 2 ? { k: v } : [v];
+      return v;
+    };
+    const text = canonicalize(nest(CANONICALIZE_MAX_DEPTH));
+    expect(text.startsWith('{"k":[{"k":')).toBe(true);
+    const error = rejection(nest(CANONICALIZE_MAX_DEPTH + 1));
+    expect(error.code).toBe('too_deep');
+    expect(error.path.split('/').length - 1).toBe(CANONICALIZE_MAX_DEPTH);
+  });
+
+  it('refuses 100,000 levels of nesting with too_deep, never a RangeError', () => {
+    const deep = JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`);
+    expect(rejection(deep).code).toBe('too_deep');
   });
 
   it('has a message that names the path and the reason, and a / path for the root', () => {

@@ -1,6 +1,6 @@
-import { digestJson } from '@mrtr/digest';
+import { CanonicalizeError, digestJson } from '@mrtr/digest';
 import type { Json, ReplayStore } from '@mrtr/replay';
-import type { TicketClaims, TicketSealer } from '@mrtr/ticket';
+import type { TicketClaims, TicketFailureReason, TicketSealer } from '@mrtr/ticket';
 import {
   type CallToolResult,
   ElicitResultSchema,
@@ -33,6 +33,13 @@ export interface ConfirmationGateOptions<Tx> {
   now?: () => number;
 }
 
+/** What a refusal tells the caller beyond the reason code; never anything from inside the ticket. */
+const REFUSAL_DETAIL: Partial<Record<TicketFailureReason, string>> = {
+  principal: ': it was issued for another caller',
+  mac: ': it was altered, or issued for another operation or other arguments',
+  expired: ': the confirmation expired; call the tool again',
+};
+
 /** The `_meta`-declared capability a gated request needs. */
 export const FORM_ELICITATION_REQUIRED = { elicitation: { form: {} } } as const;
 
@@ -54,9 +61,14 @@ export const FORM_ELICITATION_REQUIRED = { elicitation: { form: {} } } as const;
  * any other use of a used nonce is refused.
  *
  * Errors (JSON-RPC, thrown as {@link McpError}): `-32021` without form
- * elicitation; `-32602` for a ticket that fails to open or does not belong
- * to this principal, operation or arguments. A replay store or sink that
- * fails propagates its error: nothing was mutated.
+ * elicitation; `-32602` for arguments RFC 8785 cannot canonicalize, and for
+ * a ticket that fails to open or does not belong to this principal,
+ * operation or arguments. The refusal's audit reason is `ticket_<reason>`
+ * with the `@mrtr/ticket` failure reason (`ticket_principal`, `ticket_mac`
+ * for a ticket altered or presented with another operation or other
+ * arguments, which the AEAD cannot tell apart, `ticket_expired`, …) or
+ * `ticket_operation` for another input key or phase. A replay store or sink
+ * that fails propagates its error: nothing was mutated.
  */
 export class ConfirmationGate<Tx = void> {
   readonly #sealer: TicketSealer;
@@ -83,7 +95,7 @@ export class ConfirmationGate<Tx = void> {
     const principal =
       typeof request.principal === 'string' ? request.principal : request.principal.id;
     const operation = `${request.method}:${request.name}`;
-    const argumentsDigest = digestJson(request.arguments);
+    const argumentsDigest = argumentsDigestOf(request);
     const base = { principal, operation, argumentsDigest };
     const emit = async (event: Omit<GateAuditEvent, keyof typeof base | 'at'>) => {
       if (this.#audit) await this.#audit({ ...base, ...event, at: this.#now() });
@@ -102,28 +114,27 @@ export class ConfirmationGate<Tx = void> {
       return this.#ask(principal, spec, operation, argumentsDigest, emit, 'asked');
     }
 
-    const opened = this.#sealer.open<App>(request.requestState);
+    // The ticket opens only for this principal, operation and argument digest (see @mrtr/ticket).
+    const opened = this.#sealer.open<App>(request.requestState, {
+      sub: principal,
+      op: operation,
+      ad: argumentsDigest,
+    });
     if (!opened.ok) {
       await emit({ outcome: 'refused', reason: `ticket_${opened.reason}` });
-      throw new McpError(ErrorCode.InvalidParams, `requestState rejected (${opened.reason})`);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `requestState rejected (${opened.reason})${REFUSAL_DETAIL[opened.reason] ?? ''}`,
+      );
     }
     const claims = opened.claims;
     const nonce = claims.n;
-    const mismatch =
-      claims.sub !== principal
-        ? 'principal'
-        : claims.op !== operation || claims.ph !== (spec.phase ?? 'confirm')
-          ? 'operation'
-          : claims.ad !== argumentsDigest
-            ? 'arguments'
-            : claims.key !== spec.key
-              ? 'operation'
-              : undefined;
-    if (mismatch) {
-      await emit({ outcome: 'refused', reason: `ticket_${mismatch}`, nonce });
+    // What the sealer cannot know: which question and phase of this tool the ticket was for.
+    if (claims.key !== spec.key || claims.ph !== (spec.phase ?? 'confirm')) {
+      await emit({ outcome: 'refused', reason: 'ticket_operation', nonce });
       throw new McpError(
         ErrorCode.InvalidParams,
-        `requestState rejected (${mismatch}): it was issued for another ${mismatch === 'principal' ? 'caller' : 'request'}`,
+        'requestState rejected (operation): it was issued for another request',
       );
     }
 
@@ -277,6 +288,25 @@ export class ConfirmationGate<Tx = void> {
       },
       requestState,
     };
+  }
+}
+
+/**
+ * The RFC 8785 digest the ticket binds. Arguments JSON cannot carry exactly
+ * (a lone surrogate from a `\ud800` escape, nesting past the canonicalizer's
+ * limit) are the caller's error: -32602, before anything else happens.
+ */
+function argumentsDigestOf(request: GateRequest): string {
+  try {
+    return digestJson(request.arguments);
+  } catch (error) {
+    if (error instanceof CanonicalizeError) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `arguments cannot be confirmed: ${error.code.replace(/_/g, ' ')} at ${error.path || '/'}`,
+      );
+    }
+    throw error;
   }
 }
 

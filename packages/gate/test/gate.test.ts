@@ -160,14 +160,116 @@ describe('ConfirmationGate', () => {
       .catch((e) => e);
     expect(otherKey.code).toBe(-32602);
     expect(t.performed).toEqual([]);
+    // Operation and arguments are AEAD associated data: a ticket presented with other ones fails
+    // its tag exactly like an altered ticket (ticket_mac). The principal is sealed inside and
+    // compared after decryption, so presenting another caller's ticket keeps its own reason.
     expect(t.events.filter((e) => e.outcome === 'refused').map((e) => e.reason)).toEqual([
       'ticket_principal',
       'ticket_principal',
-      'ticket_operation',
-      'ticket_operation',
-      'ticket_arguments',
+      'ticket_mac',
+      'ticket_mac',
+      'ticket_mac',
       'ticket_operation',
     ]);
+  });
+
+  it("says principal to a caller presenting another caller's ticket, and mac for altered or moved tickets", async () => {
+    const t = setup();
+    const first = (await t.gate.run(t.request(), t.spec)) as { requestState: string };
+    const inputResponses = answer({ id: 'a', serviceName: 'api-prod' });
+    const message = async (extra: Partial<GateRequest>) => {
+      const error = await t.gate
+        .run(t.request({ requestState: first.requestState, inputResponses, ...extra }), t.spec)
+        .catch((e) => e);
+      expect(error).toBeInstanceOf(McpError);
+      expect(error.code).toBe(-32602);
+      return error.message as string;
+    };
+    expect(await message({ principal: 'mallory' })).toMatch(/\(principal\).*another caller/);
+    const s = first.requestState;
+    const altered = `${s.slice(0, 20)}${s[20] === 'A' ? 'B' : 'A'}${s.slice(21)}`;
+    expect(await message({ requestState: altered })).toMatch(/\(mac\).*altered/);
+    expect(await message({ arguments: { serviceId: 'svc_2' } })).toMatch(
+      /\(mac\).*other arguments/,
+    );
+    expect(await message({ requestState: s.replace('.k1.', '.k9.') })).toMatch(/\(kid\)/);
+    expect(await message({ requestState: 'garbage' })).toMatch(/\(malformed\)/);
+    const refused = t.events.filter((e) => e.outcome === 'refused');
+    expect(refused.map((e) => e.reason)).toEqual([
+      'ticket_principal',
+      'ticket_mac',
+      'ticket_mac',
+      'ticket_kid',
+      'ticket_malformed',
+    ]);
+    // Nothing decoded from a ticket that failed reaches the audit record.
+    expect(refused.every((e) => e.nonce === undefined)).toBe(true);
+    expect(t.performed).toEqual([]);
+  });
+
+  it('refuses a ticket of another phase of the same tool as operation, with its nonce audited', async () => {
+    const t = setup();
+    const first = (await t.gate.run(t.request(), t.spec)) as { requestState: string };
+    const error = await t.gate
+      .run(
+        t.request({
+          requestState: first.requestState,
+          inputResponses: answer({ id: 'a', serviceName: 'api-prod' }),
+        }),
+        { ...t.spec, phase: 'second_confirm' },
+      )
+      .catch((e) => e);
+    expect(error.code).toBe(-32602);
+    expect(t.events.at(-1)).toMatchObject({
+      outcome: 'refused',
+      reason: 'ticket_operation',
+      nonce: t.events[0]?.nonce,
+    });
+    expect(t.performed).toEqual([]);
+  });
+
+  it('refuses an expired ticket with -32602 (expired) and performs nothing', async () => {
+    let now = 1_800_000_000_000;
+    const gate = new ConfirmationGate({
+      sealer: new TicketSealer({ keys: [{ kid: 'k1', secret }], now: () => now }),
+      store: new MemoryReplayStore(),
+    });
+    const t = setup();
+    const first = (await gate.run(t.request(), t.spec)) as { requestState: string };
+    now += (300 + 31) * 1000;
+    const error = await gate
+      .run(
+        t.request({
+          requestState: first.requestState,
+          inputResponses: answer({ id: 'a', serviceName: 'api-prod' }),
+        }),
+        t.spec,
+      )
+      .catch((e) => e);
+    expect(error.code).toBe(-32602);
+    expect(error.message).toMatch(/\(expired\)/);
+    expect(t.performed).toEqual([]);
+  });
+
+  it('answers -32602 for arguments RFC 8785 cannot canonicalize, before preparing anything', async () => {
+    let prepared = false;
+    const t = setup({
+      prepare: async () => {
+        prepared = true;
+        return { candidates: [], app: { name: 'x' } };
+      },
+    });
+    for (const args of [
+      { serviceId: 'svc_\ud800' },
+      JSON.parse(`{"a":${'['.repeat(2000)}${']'.repeat(2000)}}`),
+    ]) {
+      const error = await t.gate.run(t.request({ arguments: args }), t.spec).catch((e) => e);
+      expect(error).toBeInstanceOf(McpError);
+      expect(error.code).toBe(-32602);
+      expect(error.message).toMatch(/arguments cannot be confirmed/);
+    }
+    expect(prepared).toBe(false);
+    expect(t.events).toEqual([]);
   });
 
   it('releases the claim and asks afresh when the target went stale', async () => {

@@ -1,6 +1,6 @@
 /**
  * The claims a confirmation ticket carries. Times are Unix seconds.
- * Field names are short because every byte travels twice over the wire.
+ * Field names are short because they name wire fields of MCP `requestState`.
  */
 export interface TicketClaims<App = unknown> {
   /** Subject: the authenticated principal the ticket was minted for. */
@@ -15,34 +15,31 @@ export interface TicketClaims<App = unknown> {
   cand?: string[];
   /** Phase of the operation the ticket belongs to, e.g. `confirm`. */
   ph: string;
-  /** Nonce: at least 128 random bits, base64url; the single-use identity of the ticket. */
+  /** Nonce: 128 random bits as 22 base64url characters; the single-use identity of the ticket. */
   n: string;
   /** Issued at, Unix seconds. */
   iat: number;
   /** Expires at, Unix seconds. */
   exp: number;
-  /** Application data sealed with the claims (kept small: it travels in every retry). */
+  /** Application data sealed with the claims, as JSON (kept small: it travels in every retry). */
   app?: App;
 }
 
-/** The claims a caller supplies; the sealer adds `n`, `iat` and `exp`. */
+/** The claims a caller supplies to `seal`; the sealer adds `n`, `iat` and `exp`. */
 export type TicketClaimsInput<App = unknown> = Omit<TicketClaims<App>, 'n' | 'iat' | 'exp'>;
 
-/** Structural check of decrypted claims; a ticket whose claims fail it is `malformed`. */
-export function isTicketClaims(v: unknown): v is TicketClaims {
-  if (v === null || typeof v !== 'object') return false;
-  const c = v as Record<string, unknown>;
-  const str = (x: unknown) => typeof x === 'string';
-  const int = (x: unknown) => typeof x === 'number' && Number.isSafeInteger(x);
-  return (
-    str(c.sub) &&
-    str(c.op) &&
-    str(c.ad) &&
-    str(c.key) &&
-    str(c.ph) &&
-    str(c.n) &&
-    int(c.iat) &&
-    int(c.exp) &&
-    (c.cand === undefined || (Array.isArray(c.cand) && c.cand.every(str)))
-  );
+/**
+ * What the retry itself establishes, given to `open`: who is calling, which
+ * operation, and the digest of the arguments it carries. A ticket opens only
+ * for the binding it was sealed with: `op` and `ad` are AEAD associated data
+ * (a difference fails the tag: `mac`); `sub` travels sealed and is compared
+ * after decryption (a difference is `principal`).
+ */
+export interface TicketBinding {
+  /** The authenticated principal of the request presenting the ticket. */
+  sub: string;
+  /** `method:name` of the request presenting the ticket. */
+  op: string;
+  /** Digest of the arguments of the request presenting the ticket. */
+  ad: string;
 }

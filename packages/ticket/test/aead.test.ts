@@ -1,0 +1,84 @@
+import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { type Aead, aead, nativeAead, nobleAead } from '../src/aead.js';
+
+const hex = (s: string) => Uint8Array.from(Buffer.from(s.replace(/\s+/g, ''), 'hex'));
+const toHex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+
+// draft-irtf-cfrg-xchacha-03, Appendix A.3.1: the AEAD_XChaCha20_Poly1305 test vector.
+const KAT = {
+  key: Uint8Array.from({ length: 32 }, (_, i) => 0x80 + i),
+  nonce: Uint8Array.from({ length: 24 }, (_, i) => 0x40 + i),
+  aad: hex('50515253c0c1c2c3c4c5c6c7'),
+  plain: new TextEncoder().encode(
+    "Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the future, sunscreen would be it.",
+  ),
+  sealed: hex(`
+    bd6d179d3e83d43b9576579493c0e939572a1700252bfaccbed2902c21396cbb
+    731c7f1b0b4aa6440bf3a82f4eda7e39ae64c6708c54c216cb96b72e1213b452
+    2f8c9ba40db5d945b11b69b982c1bb9e3f3fac2bc369488f76b2383565d3fff9
+    21f9664c97637da9768812f615c68b13b52e
+    c0875924c1c7987947deafd8780acf49`),
+};
+
+function seal(impl: Aead, key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, plain: Uint8Array) {
+  const out = new Uint8Array(plain.length + 16);
+  impl.seal(key, nonce, aad, plain, out);
+  return out;
+}
+
+describe.each([nativeAead, nobleAead])('XChaCha20-Poly1305 ($name)', (impl) => {
+  it('produces the draft-irtf-cfrg-xchacha A.3.1 ciphertext and tag', () => {
+    expect(toHex(seal(impl, KAT.key, KAT.nonce, KAT.aad, KAT.plain))).toBe(toHex(KAT.sealed));
+  });
+
+  it('opens the A.3.1 vector and refuses it under other associated data or with a flipped bit', () => {
+    expect(toHex(impl.open(KAT.key, KAT.nonce, KAT.aad, KAT.sealed) as Uint8Array)).toBe(
+      toHex(KAT.plain),
+    );
+    expect(impl.open(KAT.key, KAT.nonce, new Uint8Array(0), KAT.sealed)).toBeNull();
+    for (const at of [0, 50, KAT.sealed.length - 16, KAT.sealed.length - 1]) {
+      const bad = KAT.sealed.slice();
+      bad[at] = (bad[at] as number) ^ 0x01;
+      expect(impl.open(KAT.key, KAT.nonce, KAT.aad, bad)).toBeNull();
+    }
+    expect(impl.open(KAT.key, KAT.nonce, KAT.aad, KAT.sealed.subarray(0, 15))).toBeNull();
+  });
+
+  it('works on byte views at any offset (tickets decode into pooled Buffers)', () => {
+    const backing = new Uint8Array(200);
+    const nonce = backing.subarray(3, 27);
+    nonce.set(KAT.nonce);
+    const key = new Uint8Array(40).subarray(5, 37);
+    key.set(KAT.key);
+    expect(toHex(seal(impl, key, nonce, KAT.aad, KAT.plain))).toBe(toHex(KAT.sealed));
+  });
+});
+
+describe('the native and the noble implementation', { timeout: 60_000 }, () => {
+  it('native is the one used where Node has chacha20-poly1305', () => {
+    expect(aead.name).toBe('native');
+  });
+
+  it('agree byte for byte on 2,000 random keys, nonces, associated data and plaintexts', () => {
+    const bytes = (min: number, max: number) => fc.uint8Array({ minLength: min, maxLength: max });
+    fc.assert(
+      fc.property(
+        bytes(32, 32),
+        bytes(24, 24),
+        bytes(0, 200),
+        bytes(0, 300),
+        (key, nonce, aad, plain) => {
+          const a = seal(nativeAead, key, nonce, aad, plain);
+          const b = seal(nobleAead, key, nonce, aad, plain);
+          expect(toHex(a)).toBe(toHex(b));
+          expect(toHex(xchacha20poly1305(key, nonce, aad).encrypt(plain))).toBe(toHex(a));
+          expect(toHex(nativeAead.open(key, nonce, aad, b) as Uint8Array)).toBe(toHex(plain));
+          expect(toHex(nobleAead.open(key, nonce, aad, a) as Uint8Array)).toBe(toHex(plain));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+});
