@@ -1,0 +1,188 @@
+#!/usr/bin/env node
+/**
+ * mrtr: call MCP 2026-07-28 tools from a terminal, with the person at the
+ * keyboard answering every question the server asks.
+ *
+ * @example
+ * ```sh
+ * export MRTR_TOKEN=…   # printed by the notes server at start
+ * mrtr tools http://127.0.0.1:3000/mcp
+ * mrtr call http://127.0.0.1:3000/mcp notes_delete --arg workspaceUri=notes://team --arg "title=Meeting notes"
+ * ```
+ *
+ * Exit codes: 0 a result that is not an error; 1 a result with `isError`;
+ * 2 a usage, transport, protocol or JSON-RPC error; 130 the person cancelled
+ * a question with Ctrl-C or Esc.
+ */
+import { log } from '@clack/prompts';
+import {
+  type ClientEvent,
+  JsonRpcError,
+  McpClient,
+  McpClientError,
+  type ToolResult,
+} from '@mrtr/client';
+import { Command, InvalidArgumentError } from 'commander';
+import { parseArgs, UsageError } from './args.js';
+import { oneLine, visible } from './display.js';
+import { terminalAnswerer } from './prompter.js';
+
+const VERSION = '0.1.0';
+
+interface Common {
+  token?: string;
+}
+
+function headersFor(options: Common): Record<string, string> {
+  const token = options.token ?? process.env.MRTR_TOKEN;
+  return token ? { Authorization: `Bearer ${token}` } : {};
+}
+
+function seconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new InvalidArgumentError('must be a positive number of seconds');
+  return n;
+}
+
+function report(event: ClientEvent): void {
+  if (event.type === 'auto-declined') {
+    log.warn(
+      `The server sent a question this terminal cannot show faithfully; it was declined without asking you:\n${event.reasons.map(oneLine).join('\n')}`,
+    );
+  } else if (event.type === 'timed-out') {
+    log.warn(`No answer within ${Math.round(event.afterMs / 1000)} s: the question was cancelled.`);
+  } else if (event.type === 'invalid-answer') {
+    log.warn('That answer was not valid and was not sent; please answer again.');
+  }
+}
+
+function printResult(result: ToolResult): void {
+  for (const block of result.content) {
+    if (block.type === 'text' && typeof block.text === 'string') console.log(visible(block.text));
+    else console.log(`[${oneLine(block.type)}] ${oneLine(JSON.stringify(block))}`);
+  }
+  if (result.content.length === 0 && result.structuredContent !== undefined) {
+    console.log(visible(JSON.stringify(result.structuredContent, null, 2)));
+  }
+}
+
+async function tools(url: string, options: Common): Promise<number> {
+  const client = new McpClient({
+    url,
+    headers: headersFor(options),
+    clientInfo: { name: 'mrtr', version: VERSION },
+  });
+  await client.discover();
+  const { tools, rejected } = await client.listTools();
+  const server = client.server;
+  console.log(
+    `${server.name ? `${oneLine(server.name)} at ` : ''}${server.url}: ${tools.length} tools`,
+  );
+  for (const tool of tools) {
+    const hints = tool.annotations ?? {};
+    const flags = [
+      hints.destructiveHint ? 'destructive' : '',
+      hints.readOnlyHint ? 'read-only' : '',
+    ].filter(Boolean);
+    console.log(
+      `\n${oneLine(tool.name)}${tool.title ? `  ${oneLine(String(tool.title))}` : ''}${flags.length ? `  [${flags.join(', ')}]` : ''}`,
+    );
+    if (tool.description) console.log(`  ${oneLine(String(tool.description))}`);
+    const required = new Set(tool.inputSchema.required ?? []);
+    for (const [name, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
+      const type = (schema as { type?: unknown }).type;
+      console.log(
+        `  --arg ${oneLine(name)}=…  ${typeof type === 'string' ? type : 'any'}${required.has(name) ? ', required' : ''}`,
+      );
+    }
+  }
+  for (const r of rejected) console.log(`\n(left out ${oneLine(r.name)}: ${oneLine(r.reason)})`);
+  return 0;
+}
+
+async function call(
+  url: string,
+  name: string,
+  options: Common & { arg: string[]; timeout: number },
+): Promise<number> {
+  const { answerer, state } = terminalAnswerer();
+  const client = new McpClient({
+    url,
+    headers: headersFor(options),
+    clientInfo: { name: 'mrtr', version: VERSION },
+    answerer,
+    answerTimeoutMs: options.timeout * 1000,
+    onEvent: report,
+  });
+  await client.discover();
+  const { tools } = await client.listTools();
+  const tool = tools.find((t) => t.name === name);
+  if (!tool)
+    throw new UsageError(
+      `${client.server.url} lists no tool named "${oneLine(name)}" (see: mrtr tools ${url})`,
+    );
+  const args = parseArgs(options.arg, tool);
+  const { result } = await client.callTool(name, args, { tool });
+  printResult(result);
+  if (state.personCancelled) return 130;
+  return result.isError ? 1 : 0;
+}
+
+function explain(error: unknown): string {
+  if (error instanceof JsonRpcError) {
+    if (error.rpcCode === -32021) {
+      const needed = JSON.stringify(
+        (error.data as { requiredCapabilities?: unknown })?.requiredCapabilities ?? {},
+      );
+      const why = process.stdin.isTTY
+        ? ''
+        : ' (mrtr only answers questions when run in a terminal)';
+      return `The server needs a client that can ask you questions ${needed}${why}: ${oneLine(error.message)}`;
+    }
+    return `The server answered with JSON-RPC error ${error.rpcCode}: ${oneLine(error.message)}`;
+  }
+  if (error instanceof McpClientError || error instanceof UsageError) return oneLine(error.message);
+  return error instanceof Error ? error.message : String(error);
+}
+
+const program = new Command()
+  .name('mrtr')
+  .description(
+    'Call MCP 2026-07-28 tools from a terminal; you answer every question the server asks.',
+  )
+  .version(VERSION)
+  .showHelpAfterError();
+
+program
+  .command('tools')
+  .description('list the tools of an MCP server')
+  .argument('<url>', 'MCP endpoint, e.g. http://127.0.0.1:3000/mcp')
+  .option('--token <token>', 'bearer token (default: $MRTR_TOKEN)')
+  .action(async (url: string, options: Common) => {
+    process.exitCode = await tools(url, options);
+  });
+
+program
+  .command('call')
+  .description('call a tool and answer its questions')
+  .argument('<url>', 'MCP endpoint, e.g. http://127.0.0.1:3000/mcp')
+  .argument('<tool>', 'tool name')
+  .option(
+    '--arg <key=value>',
+    'a tool argument (repeat for more)',
+    (v: string, all: string[]) => [...all, v],
+    [],
+  )
+  .option('--token <token>', 'bearer token (default: $MRTR_TOKEN)')
+  .option('--timeout <seconds>', 'cancel a question left unanswered this long', seconds, 120)
+  .action(
+    async (url: string, name: string, options: Common & { arg: string[]; timeout: number }) => {
+      process.exitCode = await call(url, name, options);
+    },
+  );
+
+program.parseAsync().catch((error: unknown) => {
+  console.error(`mrtr: ${explain(error)}`);
+  process.exitCode = 2;
+});

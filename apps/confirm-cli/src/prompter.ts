@@ -1,0 +1,319 @@
+import { styleText } from 'node:util';
+import {
+  cancel,
+  confirm,
+  intro,
+  isCancel,
+  log,
+  multiselect,
+  outro,
+  select,
+  text,
+} from '@clack/prompts';
+import type { Answerer, FormAnswer, FormQuestion, ServerIdentity, UrlQuestion } from '@mrtr/client';
+import { type FormValue, type RequestedSchema, validateFormContent } from '@mrtr/wire';
+import { oneLine, showValue, visible } from './display.js';
+
+type Field = RequestedSchema['properties'][string];
+type Content = Record<string, FormValue | undefined>;
+
+const CANCELLED = Symbol('cancelled');
+const NO_ANSWER = '\u0000no-answer';
+
+/** What the terminal answerer remembers across questions. */
+export interface TerminalState {
+  /** The person dismissed a question (Ctrl-C or Esc), as opposed to a timeout. */
+  personCancelled: boolean;
+}
+
+function who(server: ServerIdentity): string {
+  const name = server.title ?? server.name;
+  return name ? `"${oneLine(name)}" at ${server.url}` : server.url;
+}
+
+function header(q: FormQuestion | UrlQuestion): void {
+  intro(`Question from ${who(q.server)}`);
+  log.message(
+    styleText('dim', `asked while running ${q.request.method} ${oneLine(q.request.target)}`),
+  );
+  log.message(visible(q.message));
+}
+
+function fieldLabel(name: string, field: Field, required: boolean): string {
+  const title = oneLine(field.title ?? name);
+  const detail = field.description ? `\n${oneLine(field.description)}` : '';
+  return `${title}${required ? '' : styleText('dim', ' (optional)')}${detail}`;
+}
+
+/** The options of a single- or multi-select field: value and label. */
+function optionsOf(field: Field): { value: string; label: string }[] {
+  if ('oneOf' in field)
+    return field.oneOf.map((o) => ({ value: o.const, label: oneLine(o.title) }));
+  if ('enum' in field) {
+    const names = 'enumNames' in field ? field.enumNames : undefined;
+    return field.enum.map((v, i) => ({ value: v, label: oneLine(names?.[i] ?? v) }));
+  }
+  if (field.type === 'array') {
+    const items = field.items;
+    return 'enum' in items
+      ? items.enum.map((v) => ({ value: v, label: oneLine(v) }))
+      : items.anyOf.map((o) => ({ value: o.const, label: oneLine(o.title) }));
+  }
+  return [];
+}
+
+/** Why `value` fails this one field, or undefined; the same validator the client runs before sending. */
+function fieldIssue(
+  name: string,
+  field: Field,
+  required: boolean,
+  value: unknown,
+): string | undefined {
+  const check = validateFormContent(
+    { type: 'object', properties: { [name]: field }, required: required ? [name] : [] },
+    value === undefined ? {} : { [name]: value },
+  );
+  return check.ok ? undefined : check.issues.map((i) => i.reason).join('; ');
+}
+
+async function askField(
+  name: string,
+  field: Field,
+  required: boolean,
+  current: FormValue | undefined,
+  signal: AbortSignal,
+): Promise<FormValue | undefined | typeof CANCELLED> {
+  const message = fieldLabel(name, field, required);
+  if ('enum' in field || 'oneOf' in field) {
+    const options = optionsOf(field).map((o) => ({
+      ...o,
+      hint: o.label !== o.value ? oneLine(o.value) : undefined,
+    }));
+    if (!required) options.push({ value: NO_ANSWER, label: '(no answer)', hint: undefined });
+    const initial = typeof current === 'string' ? current : (field.default ?? undefined);
+    const v = await select<string>({
+      message,
+      options: options.map(({ hint, ...o }) => (hint ? { ...o, hint } : o)),
+      ...(initial !== undefined ? { initialValue: initial } : {}),
+      signal,
+    });
+    if (isCancel(v)) return CANCELLED;
+    return v === NO_ANSWER ? undefined : v;
+  }
+  switch (field.type) {
+    case 'boolean': {
+      const v = await confirm({
+        message,
+        initialValue: typeof current === 'boolean' ? current : (field.default ?? false),
+        signal,
+      });
+      return isCancel(v) ? CANCELLED : v;
+    }
+    case 'array': {
+      for (;;) {
+        const v = await multiselect<string>({
+          message,
+          options: optionsOf(field),
+          initialValues: Array.isArray(current) ? current : (field.default ?? []),
+          required: false,
+          signal,
+        });
+        if (isCancel(v)) return CANCELLED;
+        const issue = fieldIssue(name, field, required, v);
+        if (!issue) return v;
+        log.warn(`${oneLine(field.title ?? name)} ${issue}`);
+      }
+    }
+    case 'number':
+    case 'integer': {
+      const bounds = [
+        field.minimum !== undefined ? `≥ ${field.minimum}` : '',
+        field.maximum !== undefined ? `≤ ${field.maximum}` : '',
+      ].filter(Boolean);
+      const initial = typeof current === 'number' ? current : field.default;
+      const v = await text({
+        message,
+        placeholder: [field.type, ...bounds].join(' '),
+        ...(initial !== undefined ? { initialValue: String(initial) } : {}),
+        validate: (s) => {
+          if (!s?.trim()) return required ? 'is required' : undefined;
+          return fieldIssue(name, field, required, Number(s));
+        },
+        signal,
+      });
+      if (isCancel(v)) return CANCELLED;
+      return v?.trim() ? Number(v) : undefined;
+    }
+    default: {
+      const s = field as Extract<Field, { minLength?: number }>;
+      const hints = [
+        s.format,
+        s.minLength !== undefined ? `at least ${s.minLength} characters` : '',
+        s.maxLength !== undefined ? `at most ${s.maxLength} characters` : '',
+      ].filter(Boolean);
+      const initial = typeof current === 'string' ? current : s.default;
+      const v = await text({
+        message,
+        ...(hints.length ? { placeholder: hints.join(', ') } : {}),
+        ...(initial !== undefined ? { initialValue: initial } : {}),
+        validate: (value) => {
+          if (!value) return required ? 'is required' : undefined;
+          return fieldIssue(name, field, required, value);
+        },
+        signal,
+      });
+      if (isCancel(v)) return CANCELLED;
+      return v ? v : undefined;
+    }
+  }
+}
+
+function review(schema: RequestedSchema, content: Content): void {
+  const lines = Object.entries(schema.properties).map(([name, field]) => {
+    let shown = showValue(content[name]);
+    const options = optionsOf(field);
+    const label = options.find((o) => o.value === content[name])?.label;
+    if (label && label !== content[name]) shown = `${label} (${shown})`;
+    return `${oneLine(field.title ?? name)}: ${styleText('bold', shown)}`;
+  });
+  log.info(['Your answers:', ...lines].join('\n'));
+}
+
+async function answerForm(q: FormQuestion, state: TerminalState): Promise<FormAnswer> {
+  const { signal, requestedSchema: schema } = q;
+  const cancelled = (): FormAnswer => {
+    state.personCancelled ||= !signal.aborted;
+    return { action: 'cancel' };
+  };
+  header(q);
+  if (q.retry) {
+    log.warn(
+      [
+        'Your last answer was not sent; it was not valid:',
+        ...q.retry.issues.map((i) => `${i.field || 'answer'} ${i.reason}`),
+      ].join('\n'),
+    );
+  }
+  const first = await select({
+    message: 'What would you like to do?',
+    options: [
+      { value: 'answer', label: 'Answer' },
+      { value: 'decline', label: 'Decline', hint: 'tell the server no' },
+      { value: 'cancel', label: 'Cancel', hint: 'dismiss without choosing' },
+    ],
+    signal,
+  });
+  if (isCancel(first) || first === 'cancel') return cancelled();
+  if (first === 'decline') return { action: 'decline' };
+
+  const required = new Set(schema.required ?? []);
+  const content: Content = {};
+  for (const [name, v] of Object.entries(q.retry?.content ?? {})) {
+    if (Object.hasOwn(schema.properties, name)) content[name] = v as FormValue;
+  }
+  for (const [name, field] of Object.entries(schema.properties)) {
+    const v = await askField(name, field, required.has(name), content[name], signal);
+    if (v === CANCELLED) return cancelled();
+    content[name] = v;
+  }
+  for (;;) {
+    review(schema, content);
+    const next = await select({
+      message: 'Send these answers?',
+      options: [
+        { value: 'send', label: 'Send' },
+        { value: 'change', label: 'Change an answer' },
+        { value: 'decline', label: 'Decline', hint: 'tell the server no' },
+        { value: 'cancel', label: 'Cancel', hint: 'dismiss without choosing' },
+      ],
+      signal,
+    });
+    if (isCancel(next) || next === 'cancel') return cancelled();
+    if (next === 'decline') return { action: 'decline' };
+    if (next === 'send') {
+      const answer = Object.fromEntries(
+        Object.entries(content).filter(([, v]) => v !== undefined),
+      ) as Record<string, FormValue>;
+      const check = validateFormContent(schema, answer);
+      // The person chose Send after reviewing: the only place this terminal accepts.
+      if (check.ok) return { action: 'accept', content: check.value };
+      log.warn(check.issues.map((i) => `${i.field} ${i.reason}`).join('\n'));
+      continue;
+    }
+    const which = await select({
+      message: 'Which answer?',
+      options: Object.entries(schema.properties).map(([name, field]) => ({
+        value: name,
+        label: oneLine(field.title ?? name),
+      })),
+      signal,
+    });
+    if (isCancel(which)) return cancelled();
+    const field = schema.properties[which] as Field;
+    const v = await askField(which, field, required.has(which), content[which], signal);
+    if (v === CANCELLED) return cancelled();
+    content[which] = v;
+  }
+}
+
+async function askUrl(q: UrlQuestion, state: TerminalState) {
+  header(q);
+  log.message(
+    `URL:  ${oneLine(q.url)}\nHost: ${styleText(['bold', 'underline'], oneLine(q.host))}`,
+  );
+  for (const w of q.warnings) log.warn(w);
+  const v = await select({
+    message: 'Open this URL in your browser?',
+    options: [
+      { value: 'accept' as const, label: 'Open it' },
+      { value: 'decline' as const, label: 'Decline', hint: 'tell the server no' },
+      { value: 'cancel' as const, label: 'Cancel', hint: 'dismiss without choosing' },
+    ],
+    signal: q.signal,
+  });
+  if (isCancel(v)) {
+    state.personCancelled ||= !q.signal.aborted;
+    return { action: 'cancel' as const };
+  }
+  return { action: v };
+}
+
+async function openUrl(url: string) {
+  // The terminal cannot show a page; the person opens it in their own browser, which mrtr cannot read.
+  log.step(`Open this URL in your browser:\n${url}`);
+  const go = await confirm({
+    message: 'Continue once you have finished in the browser',
+    active: 'Continue',
+    inactive: 'Cancel',
+  });
+  if (isCancel(go) || !go) throw new Error('cancelled in the terminal');
+}
+
+/**
+ * The person at this terminal, as an `Answerer`: every question is shown with
+ * the server asking, its message verbatim, a field per property, a review
+ * before sending, and decline and cancel. Ctrl-C or Esc cancels the question.
+ * Only when stdin is a terminal: otherwise there is nobody to ask, and no
+ * elicitation is declared.
+ */
+export function terminalAnswerer(): { answerer: Answerer; state: TerminalState } {
+  const state: TerminalState = { personCancelled: false };
+  if (!process.stdin.isTTY) return { answerer: {}, state };
+  return {
+    state,
+    answerer: {
+      form: async (q) => closing(await answerForm(q, state), q.signal),
+      url: { ask: async (q) => closing(await askUrl(q, state), q.signal), open: openUrl },
+    },
+  };
+}
+
+/** Close the question's frame with what is being sent. */
+function closing<A extends { action: string }>(answer: A, signal: AbortSignal): A {
+  if (signal.aborted) return answer; // timed out: the client reports it
+  if (answer.action === 'cancel')
+    cancel('Cancelled: the server is told you dismissed the question.');
+  else if (answer.action === 'decline') outro('Declined: the server is told no.');
+  else outro('Sending your answer.');
+  return answer;
+}

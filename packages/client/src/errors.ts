@@ -1,0 +1,123 @@
+import type { FormIssue } from '@mrtr/wire';
+
+/** Why an {@link McpClientError} was thrown; one string per failure class. */
+export type McpClientErrorCode =
+  | 'rpc_error'
+  | 'transport'
+  | 'protocol'
+  | 'round_limit'
+  | 'invalid_answer'
+  | 'aborted';
+
+/**
+ * Base class of every error `@mrtr/client` throws, discriminated by
+ * {@link McpClientError.code}. Whenever one is thrown, nothing more was sent
+ * for the call it ends.
+ */
+export class McpClientError extends Error {
+  override readonly name: string = 'McpClientError';
+  constructor(
+    readonly code: McpClientErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * The server answered with a JSON-RPC 2.0 error response (JSON-RPC 2.0 §5.1),
+ * e.g. `-32021` MissingRequiredClientCapability with
+ * `data.requiredCapabilities`, or `-32020` HeaderMismatch.
+ */
+export class JsonRpcError extends McpClientError {
+  override readonly name = 'JsonRpcError';
+  constructor(
+    /** The JSON-RPC `error.code`. */
+    readonly rpcCode: number,
+    message: string,
+    /** The JSON-RPC `error.data`, unparsed. */
+    readonly data: unknown,
+    /** The HTTP status the error came with (200, 400, 401, 404, …). */
+    readonly httpStatus: number,
+  ) {
+    super('rpc_error', message);
+  }
+}
+
+/**
+ * The HTTP exchange failed: the connection, a timeout, a status without a
+ * JSON-RPC body, a body that is neither `application/json` nor
+ * `text/event-stream`, or a stream that ended before the response.
+ */
+export class TransportError extends McpClientError {
+  override readonly name = 'TransportError';
+  constructor(
+    message: string,
+    /** The HTTP status, when a response arrived. */
+    readonly httpStatus?: number,
+    options?: { cause?: unknown },
+  ) {
+    super('transport', message, options);
+  }
+}
+
+/**
+ * The server broke the protocol (MCP 2026-07-28): a response for another id,
+ * an `InputRequiredResult` with neither `inputRequests` nor `requestState`,
+ * an input request the client never declared a capability for, an unknown
+ * `resultType`. The call stops; nothing is sent for it.
+ */
+export class ProtocolError extends McpClientError {
+  override readonly name = 'ProtocolError';
+  constructor(message: string) {
+    super('protocol', message);
+  }
+}
+
+/**
+ * The server still wanted input after `maxRounds` requests
+ * (`basic/patterns/mrtr`: servers may ask again; the client bounds it).
+ * The last round's result was read first: a complete result is never lost
+ * to this error.
+ */
+export class RoundLimitError extends McpClientError {
+  override readonly name = 'RoundLimitError';
+  constructor(
+    /** How many requests were sent for the call. */
+    readonly rounds: number,
+    /** The last `InputRequiredResult`, as received. */
+    readonly lastResult: Record<string, unknown>,
+  ) {
+    super('round_limit', `The server still asked for input after ${rounds} rounds; gave up.`);
+  }
+}
+
+/**
+ * The answerer kept returning content that fails the `requestedSchema`
+ * (`client/elicitation`, "Form Mode Security": clients validate before
+ * sending), or returned something that is not an `ElicitResult`. The
+ * invalid content was never sent.
+ */
+export class InvalidAnswerError extends McpClientError {
+  override readonly name = 'InvalidAnswerError';
+  constructor(
+    /** The `inputRequests` key the answer was for. */
+    readonly key: string,
+    /** What failed, field by field (`field: ""` for the answer as a whole). */
+    readonly issues: FormIssue[],
+  ) {
+    super(
+      'invalid_answer',
+      `The answer to "${key}" is not valid: ${issues.map((i) => `${i.field || 'answer'} ${i.reason}`).join('; ')}`,
+    );
+  }
+}
+
+/** The caller aborted the call through its `AbortSignal`; no further request was sent. */
+export class AbortedError extends McpClientError {
+  override readonly name = 'AbortedError';
+  constructor(options?: { cause?: unknown }) {
+    super('aborted', 'The call was aborted.', options);
+  }
+}

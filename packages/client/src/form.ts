@@ -1,0 +1,119 @@
+import { type RequestedSchema, RequestedSchemaSchema } from '@mrtr/wire';
+
+/** The outcome of {@link checkRenderable}. */
+export type Renderable = { ok: true; schema: RequestedSchema } | { ok: false; reasons: string[] };
+
+const ANNOTATIONS = ['title', 'description', 'default', '$comment'];
+/** The keywords each field kind may carry (`client/elicitation`, "Requested Schema"). */
+const FIELD_KEYWORDS: Record<string, string[]> = {
+  string: ['type', 'minLength', 'maxLength', 'format', ...ANNOTATIONS],
+  enum: ['type', 'enum', 'enumNames', ...ANNOTATIONS],
+  oneOf: ['type', 'oneOf', ...ANNOTATIONS],
+  number: ['type', 'minimum', 'maximum', ...ANNOTATIONS],
+  boolean: ['type', ...ANNOTATIONS],
+  array: ['type', 'items', 'minItems', 'maxItems', ...ANNOTATIONS],
+};
+const TOP_KEYWORDS = [
+  '$schema',
+  'type',
+  'properties',
+  'required',
+  'title',
+  'description',
+  '$comment',
+];
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Multi-select `items`: `{type: "string", enum}` or `{anyOf: [{const, title}]}`, nothing else. */
+function isOptionList(items: unknown): boolean {
+  if (!isObject(items)) return false;
+  const keys = Object.keys(items).sort().join();
+  if (keys === 'enum,type') return items.type === 'string' && Array.isArray(items.enum);
+  return keys === 'anyOf' && Array.isArray(items.anyOf);
+}
+
+function kindOf(field: Record<string, unknown>): string | undefined {
+  switch (field.type) {
+    case 'string':
+      return 'enum' in field ? 'enum' : 'oneOf' in field ? 'oneOf' : 'string';
+    case 'number':
+    case 'integer':
+      return 'number';
+    case 'boolean':
+    case 'array':
+      return field.type;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Whether a form-mode `requestedSchema` can be drawn faithfully as a flat
+ * form: an object whose properties are each a string, number, integer,
+ * boolean, single-select or multi-select enum of the 2026-07-28 subset
+ * (`client/elicitation`, "Requested Schema"), with no keyword the form could
+ * not enforce (`pattern`, nested `properties`, `anyOf` at field level, …)
+ * and every `required` name among the properties. A client must not show
+ * half a form: anything else is declined without asking.
+ *
+ * @param schema the `requestedSchema` as received (any value)
+ * @returns `{ok: true, schema}` typed, or `{ok: false, reasons}` naming each problem. Never throws.
+ */
+export function checkRenderable(schema: unknown): Renderable {
+  if (!isObject(schema)) return { ok: false, reasons: ['the requestedSchema is not an object'] };
+  const reasons: string[] = [];
+  for (const key of Object.keys(schema)) {
+    if (key === 'additionalProperties' && schema[key] === false) continue;
+    if (!TOP_KEYWORDS.includes(key))
+      reasons.push(`the form uses "${key}", which a flat form cannot show`);
+  }
+  if (schema.type !== 'object') reasons.push('the requestedSchema is not of type "object"');
+  const properties = schema.properties;
+  if (!isObject(properties)) {
+    reasons.push('the requestedSchema has no properties object');
+  } else {
+    for (const [name, field] of Object.entries(properties)) {
+      if (!isObject(field)) {
+        reasons.push(`field "${name}" is not a schema object`);
+        continue;
+      }
+      const kind = kindOf(field);
+      if (!kind) {
+        reasons.push(
+          `field "${name}" has type ${JSON.stringify(field.type)}, which a flat form cannot show`,
+        );
+        continue;
+      }
+      for (const key of Object.keys(field)) {
+        if (!(FIELD_KEYWORDS[kind] as string[]).includes(key))
+          reasons.push(`field "${name}" uses "${key}", which this form cannot enforce`);
+      }
+      if (kind === 'array' && !isOptionList(field.items)) {
+        reasons.push(`field "${name}" is a list of something other than offered strings`);
+      }
+    }
+    const required = schema.required;
+    if (required !== undefined) {
+      if (!Array.isArray(required)) reasons.push('"required" is not a list');
+      else
+        for (const r of required) {
+          if (typeof r !== 'string' || !Object.hasOwn(properties, r))
+            reasons.push(`required field ${JSON.stringify(r)} is not among the properties`);
+        }
+    }
+  }
+  if (reasons.length > 0) return { ok: false, reasons };
+  // The keyword check passed; the wire schema checks every value's type.
+  const parsed = RequestedSchemaSchema.safeParse(schema);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      reasons: parsed.error.issues.map(
+        (i) => `${i.path.length ? `field ${i.path.slice(1).join('.')}` : 'the form'}: ${i.message}`,
+      ),
+    };
+  }
+  return { ok: true, schema: parsed.data };
+}

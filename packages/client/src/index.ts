@@ -1,0 +1,78 @@
+/**
+ * @mrtr/client: the client side of MCP 2026-07-28 Multi Round-Trip Requests
+ * over Streamable HTTP, with a person answering every elicitation.
+ *
+ * Answers come only from the {@link Answerer} the caller supplies; the client
+ * never answers, confirms or consents on anyone's behalf. It declares the
+ * elicitation modes that answerer can show, validates accepted content
+ * against the `requestedSchema` before sending, declines (and reports) forms
+ * it cannot draw faithfully, and opens a URL only after the person saw it and
+ * consented.
+ *
+ * @example
+ * ```ts
+ * import { McpClient, type Answerer } from '@mrtr/client';
+ *
+ * const person: Answerer = {
+ *   async form(q) {
+ *     // Show q.server, q.message verbatim and a field per property of q.requestedSchema;
+ *     // return exactly what the person entered.
+ *     return await showForm(q);
+ *   },
+ * };
+ * const client = new McpClient({
+ *   url: 'http://127.0.0.1:3000/mcp',
+ *   headers: { Authorization: `Bearer ${process.env.MRTR_TOKEN}` },
+ *   answerer: person,
+ * });
+ * await client.discover();
+ * const { result, rounds } = await client.callTool('notes_delete', {
+ *   workspaceUri: 'notes://team',
+ *   title: 'Meeting notes',
+ * });
+ * console.log(result.content, result.isError, rounds);
+ * ```
+ * @packageDocumentation
+ */
+export type {
+  Answerer,
+  AskingRequest,
+  FormAnswer,
+  FormQuestion,
+  ServerIdentity,
+  UrlAnswer,
+  UrlQuestion,
+} from './answerer.js';
+export {
+  type CallOptions,
+  type CallOutcome,
+  type ContentBlock,
+  capabilitiesFor,
+  McpClient,
+  type McpClientOptions,
+  type ToolInfo,
+  type ToolList,
+  type ToolResult,
+} from './client.js';
+export {
+  AbortedError,
+  InvalidAnswerError,
+  JsonRpcError,
+  McpClientError,
+  type McpClientErrorCode,
+  ProtocolError,
+  RoundLimitError,
+  TransportError,
+} from './errors.js';
+export type { AutoDeclined, ClientEvent } from './events.js';
+export { checkRenderable, type Renderable } from './form.js';
+export {
+  encodeHeaderValue,
+  type HeaderAnnotation,
+  type HeaderAnnotations,
+  paramHeaders,
+  readHeaderAnnotations,
+} from './headers.js';
+export type { ElicitResponse } from './inputs.js';
+export { protocolHeaders, type ServerNotification } from './transport.js';
+export { inspectUrl, type UrlFacts, type UrlInspection } from './url.js';

@@ -1,0 +1,228 @@
+import { type FormValue, validateFormContent } from '@mrtr/wire';
+import type {
+  Answerer,
+  AskingRequest,
+  FormAnswer,
+  FormQuestion,
+  ServerIdentity,
+  UrlAnswer,
+  UrlQuestion,
+} from './answerer.js';
+import { AbortedError, InvalidAnswerError, ProtocolError } from './errors.js';
+import type { ClientEvent } from './events.js';
+import { checkRenderable } from './form.js';
+import { inspectUrl } from './url.js';
+
+/** An `ElicitResult` as sent in `inputResponses`. */
+export type ElicitResponse =
+  | { action: 'accept'; content?: Record<string, FormValue> }
+  | { action: 'decline' | 'cancel' };
+
+/** What answering one `InputRequiredResult` needs. */
+export interface RoundContext {
+  answerer: Answerer | undefined;
+  server: ServerIdentity;
+  serverUrl: URL;
+  request: AskingRequest;
+  round: number;
+  answerTimeoutMs: number;
+  maxInvalidAnswers: number;
+  signal: AbortSignal | undefined;
+  emit(event: ClientEvent): void;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const ACTIONS = ['accept', 'decline', 'cancel'];
+
+/** One input request, checked before anyone is asked anything. */
+type Plan =
+  | { key: string; kind: 'decline'; mode: string; reasons: string[] }
+  | { key: string; kind: 'form'; question: Omit<FormQuestion, 'signal'> }
+  | { key: string; kind: 'url'; question: Omit<UrlQuestion, 'signal'> };
+
+function plan(key: string, request: unknown, ctx: RoundContext): Plan {
+  if (!isObject(request) || typeof request.method !== 'string') {
+    throw new ProtocolError(`inputRequests["${key}"] is not a request object`);
+  }
+  if (request.method !== 'elicitation/create') {
+    // This client never declares sampling or roots, so a server must not ask for them.
+    throw new ProtocolError(
+      `inputRequests["${key}"] is ${request.method}, which this client did not declare`,
+    );
+  }
+  const params = request.params;
+  if (!isObject(params)) return { key, kind: 'decline', mode: 'unknown', reasons: ['no params'] };
+  const mode = params.mode === undefined ? 'form' : String(params.mode);
+  const base = { key, server: ctx.server, request: ctx.request, round: ctx.round };
+  if (typeof params.message !== 'string') {
+    return { key, kind: 'decline', mode, reasons: ['the request has no message to show'] };
+  }
+  const message = params.message;
+  if (mode === 'form') {
+    if (!ctx.answerer?.form) {
+      return {
+        key,
+        kind: 'decline',
+        mode,
+        reasons: ['this client did not declare form elicitation'],
+      };
+    }
+    const checked = checkRenderable(params.requestedSchema);
+    if (!checked.ok) return { key, kind: 'decline', mode, reasons: checked.reasons };
+    return {
+      key,
+      kind: 'form',
+      question: { ...base, mode: 'form', message, requestedSchema: checked.schema },
+    };
+  }
+  if (mode === 'url') {
+    if (!ctx.answerer?.url) {
+      return {
+        key,
+        kind: 'decline',
+        mode,
+        reasons: ['this client did not declare URL elicitation'],
+      };
+    }
+    const inspected = inspectUrl(params.url, ctx.serverUrl);
+    if (!inspected.ok) return { key, kind: 'decline', mode, reasons: [inspected.reason] };
+    return { key, kind: 'url', question: { ...base, mode: 'url', message, ...inspected.facts } };
+  }
+  return { key, kind: 'decline', mode, reasons: [`unknown elicitation mode "${mode}"`] };
+}
+
+const TIMED_OUT = Symbol('timed out');
+
+/** Run `ask` until it settles, the timeout fires (→ {@link TIMED_OUT}) or the call is aborted (→ throws). */
+async function withDeadline<T>(
+  ask: (signal: AbortSignal) => Promise<T>,
+  ms: number,
+  outer: AbortSignal | undefined,
+): Promise<T | typeof TIMED_OUT> {
+  if (outer?.aborted) throw new AbortedError({ cause: outer.reason });
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort(new Error('the question timed out'));
+      resolve(TIMED_OUT);
+    }, ms);
+  });
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => {
+      controller.abort(outer?.reason);
+      reject(new AbortedError({ cause: outer?.reason }));
+    };
+    outer?.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([ask(controller.signal), deadline, aborted]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) outer?.removeEventListener('abort', onAbort);
+  }
+}
+
+async function answerForm(
+  key: string,
+  question: Omit<FormQuestion, 'signal'>,
+  form: NonNullable<Answerer['form']>,
+  ctx: RoundContext,
+): Promise<ElicitResponse> {
+  let retry: FormQuestion['retry'];
+  for (let attempt = 1; ; attempt++) {
+    const answer = await withDeadline<FormAnswer>(
+      (signal) => form({ ...question, signal, ...(retry ? { retry } : {}) }),
+      ctx.answerTimeoutMs,
+      ctx.signal,
+    );
+    if (answer === TIMED_OUT) {
+      ctx.emit({ type: 'timed-out', key, afterMs: ctx.answerTimeoutMs });
+      return { action: 'cancel' };
+    }
+    if (!isObject(answer) || !ACTIONS.includes(answer.action as string)) {
+      throw new InvalidAnswerError(key, [
+        { field: '', reason: 'is not an ElicitResult action (accept, decline or cancel)' },
+      ]);
+    }
+    // decline and cancel carry no content, whatever the answerer attached.
+    if (answer.action !== 'accept') return { action: answer.action };
+    const checked = validateFormContent(question.requestedSchema, answer.content);
+    if (checked.ok) return { action: answer.action, content: checked.value };
+    ctx.emit({ type: 'invalid-answer', key, issues: checked.issues });
+    if (attempt >= ctx.maxInvalidAnswers) throw new InvalidAnswerError(key, checked.issues);
+    retry = {
+      issues: checked.issues,
+      content: isObject(answer.content) ? { ...answer.content } : {},
+    };
+  }
+}
+
+async function answerUrl(
+  key: string,
+  question: Omit<UrlQuestion, 'signal'>,
+  url: NonNullable<Answerer['url']>,
+  ctx: RoundContext,
+): Promise<ElicitResponse> {
+  const answer = await withDeadline<UrlAnswer>(
+    (signal) => url.ask({ ...question, signal }),
+    ctx.answerTimeoutMs,
+    ctx.signal,
+  );
+  if (answer === TIMED_OUT) {
+    ctx.emit({ type: 'timed-out', key, afterMs: ctx.answerTimeoutMs });
+    return { action: 'cancel' };
+  }
+  if (!isObject(answer) || !ACTIONS.includes(answer.action as string)) {
+    throw new InvalidAnswerError(key, [
+      { field: '', reason: 'is not an ElicitResult action (accept, decline or cancel)' },
+    ]);
+  }
+  if (answer.action !== 'accept') return { action: answer.action };
+  try {
+    // Opened only now: the person saw the full URL and host and consented.
+    await url.open(question.url);
+  } catch (error) {
+    ctx.emit({
+      type: 'open-failed',
+      key,
+      reason: error instanceof Error ? error.message : String(error),
+    });
+    return { action: 'cancel' };
+  }
+  return { action: answer.action };
+}
+
+/**
+ * Build the `inputResponses` for one `InputRequiredResult`: every key of
+ * `inputRequests` answered, under the same key. All requests are checked
+ * first, so a request the client cannot serve stops the call before anyone
+ * is asked; questions are then put to the answerer one at a time.
+ *
+ * @throws {ProtocolError} for a request that is not `elicitation/create`
+ * @throws {InvalidAnswerError} when the answerer keeps returning invalid content
+ * @throws {AbortedError} when the call's signal aborts
+ */
+export async function answerInputRequests(
+  inputRequests: Record<string, unknown>,
+  ctx: RoundContext,
+): Promise<Record<string, ElicitResponse>> {
+  const plans = Object.entries(inputRequests).map(([key, request]) => plan(key, request, ctx));
+  // Entries, not assignment: a key such as "__proto__" must stay an own key of inputResponses.
+  const responses: [string, ElicitResponse][] = [];
+  for (const p of plans) {
+    if (p.kind === 'decline') {
+      ctx.emit({ type: 'auto-declined', key: p.key, mode: p.mode, reasons: p.reasons });
+      responses.push([p.key, { action: 'decline' }]);
+    } else if (p.kind === 'form' && ctx.answerer?.form) {
+      const form = ctx.answerer.form.bind(ctx.answerer);
+      responses.push([p.key, await answerForm(p.key, p.question, form, ctx)]);
+    } else if (p.kind === 'url' && ctx.answerer?.url) {
+      responses.push([p.key, await answerUrl(p.key, p.question, ctx.answerer.url, ctx)]);
+    }
+  }
+  return Object.fromEntries(responses);
+}

@@ -1,0 +1,259 @@
+import { PROTOCOL_VERSION } from '@mrtr/wire';
+import { createParser } from 'eventsource-parser';
+import { JsonRpcError, ProtocolError, TransportError } from './errors.js';
+import { encodeHeaderValue } from './headers.js';
+
+/** A JSON-RPC 2.0 notification a server sent on a request's SSE stream (e.g. `notifications/progress`). */
+export interface ServerNotification {
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+/** What {@link postRequest} needs besides the message. */
+export interface PostOptions {
+  /** The MCP endpoint, e.g. `http://127.0.0.1:3000/mcp`. */
+  url: URL;
+  /** Extra headers (e.g. `Authorization`); they cannot replace the protocol headers. */
+  headers?: Record<string, string>;
+  /** `fetch` to use (default: the global one). */
+  fetch?: typeof fetch;
+  /** Aborts the HTTP exchange. */
+  signal?: AbortSignal;
+  /** Largest response body read, in bytes (default 16 MiB). */
+  maxResponseBytes?: number;
+  /** Called for each notification on an SSE response, before the response arrives. */
+  onNotification?: (notification: ServerNotification) => void;
+  /** Called for each message the client ignores (a request on the stream breaks the spec). */
+  onIgnored?: (reason: string) => void;
+}
+
+/** The JSON-RPC request {@link postRequest} sends. */
+export interface OutgoingRequest {
+  id: number;
+  method: string;
+  params: Record<string, unknown>;
+}
+
+const NAMED: Record<string, 'name' | 'uri'> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+};
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The headers Streamable HTTP requires on a POST
+ * (`basic/transports/streamable-http`, "Sending Messages", "Request
+ * Metadata"): `Content-Type`, `Accept` listing JSON and SSE,
+ * `MCP-Protocol-Version`, `Mcp-Method`, and `Mcp-Name` (Base64 sentinel when
+ * needed) for `tools/call`, `prompts/get` and `resources/read`.
+ */
+export function protocolHeaders(
+  method: string,
+  params: Record<string, unknown>,
+): Record<string, string> {
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    'MCP-Protocol-Version': PROTOCOL_VERSION,
+    'Mcp-Method': method,
+  };
+  const field = NAMED[method];
+  if (field && typeof params[field] === 'string') {
+    headers['Mcp-Name'] = encodeHeaderValue(params[field]);
+  }
+  return headers;
+}
+
+/**
+ * POST one JSON-RPC 2.0 request to an MCP endpoint and return its `result`,
+ * reading either an `application/json` body or a `text/event-stream`
+ * (notifications, then the response; the stream is closed once the response
+ * is read).
+ *
+ * @returns the `result` object of the response whose `id` equals the request's
+ * @throws {JsonRpcError} on a JSON-RPC error response (any HTTP status)
+ * @throws {TransportError} on a network failure, an HTTP error without a
+ *   JSON-RPC body, another content type, a body over `maxResponseBytes`, or a
+ *   stream that ends without the response
+ * @throws {ProtocolError} on a response that is not JSON-RPC 2.0 or answers another id
+ */
+export async function postRequest(
+  request: OutgoingRequest,
+  options: PostOptions,
+): Promise<Record<string, unknown>> {
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: request.id,
+    method: request.method,
+    params: request.params,
+  });
+  const headers = {
+    ...lowerKeys(options.headers),
+    ...lowerKeys(protocolHeaders(request.method, request.params)),
+  };
+  let response: Response;
+  try {
+    response = await (options.fetch ?? fetch)(options.url, {
+      method: 'POST',
+      headers,
+      body,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  } catch (error) {
+    if (options.signal?.aborted) throw options.signal.reason ?? error;
+    throw new TransportError(
+      `Could not reach ${options.url.origin}: ${describe(error)}`,
+      undefined,
+      {
+        cause: error,
+      },
+    );
+  }
+  const limit = options.maxResponseBytes ?? 16 * 1024 * 1024;
+  const type = (response.headers.get('content-type') ?? '').toLowerCase();
+  if (type.startsWith('text/event-stream')) {
+    return readStream(response, request.id, limit, options);
+  }
+  const text = await readText(response, limit);
+  let message: unknown;
+  try {
+    message = type.startsWith('application/json') || !response.ok ? JSON.parse(text) : undefined;
+  } catch {
+    message = undefined;
+  }
+  if (!isObject(message)) {
+    const snippet = text.slice(0, 200).replace(/\s+/g, ' ');
+    throw new TransportError(
+      response.ok
+        ? `HTTP ${response.status} with content type "${type || 'none'}": expected application/json or text/event-stream`
+        : `HTTP ${response.status}${snippet ? `: ${snippet}` : ''}`,
+      response.status,
+    );
+  }
+  return unwrap(message, request.id, response.status);
+}
+
+function lowerKeys(headers: Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers ?? {})) out[k.toLowerCase()] = v;
+  return out;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = (error as { cause?: unknown }).cause;
+    return cause instanceof Error ? `${error.message} (${cause.message})` : error.message;
+  }
+  return String(error);
+}
+
+async function readText(response: Response, limit: number): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let size = 0;
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw new TransportError(`Response larger than ${limit} bytes`, response.status);
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+  return text + decoder.decode();
+}
+
+/** Turn a JSON-RPC response object into its result, or throw its error. */
+function unwrap(
+  message: Record<string, unknown>,
+  id: number,
+  status: number,
+): Record<string, unknown> {
+  if (message.jsonrpc !== '2.0') throw new ProtocolError('The response is not JSON-RPC 2.0');
+  if (isObject(message.error)) {
+    const { code, message: text, data } = message.error;
+    // An error without id (or id null) answers a request the server could not read: ours.
+    if (message.id !== undefined && message.id !== null && message.id !== id) {
+      throw new ProtocolError(`The response answers request ${String(message.id)}, not ${id}`);
+    }
+    if (typeof code !== 'number' || !Number.isInteger(code) || typeof text !== 'string') {
+      throw new ProtocolError('The JSON-RPC error object is malformed');
+    }
+    throw new JsonRpcError(code, text, data, status);
+  }
+  if (message.id !== id) {
+    throw new ProtocolError(`The response answers request ${String(message.id)}, not ${id}`);
+  }
+  if (status < 200 || status > 299) {
+    throw new TransportError(`HTTP ${status} with a JSON-RPC result`, status);
+  }
+  if (!isObject(message.result)) throw new ProtocolError('The JSON-RPC result is not an object');
+  return message.result;
+}
+
+async function readStream(
+  response: Response,
+  id: number,
+  limit: number,
+  options: PostOptions,
+): Promise<Record<string, unknown>> {
+  if (!response.body) throw new TransportError('The event stream has no body', response.status);
+  let outcome: { message: Record<string, unknown> } | { error: Error } | undefined;
+  const parser = createParser({
+    maxBufferSize: limit,
+    onEvent(event) {
+      if (outcome) return;
+      if (event.event !== undefined && event.event !== 'message') return;
+      let message: unknown;
+      try {
+        message = JSON.parse(event.data);
+      } catch {
+        outcome = { error: new ProtocolError('An event on the stream is not JSON') };
+        return;
+      }
+      if (!isObject(message)) {
+        outcome = { error: new ProtocolError('An event on the stream is not a JSON-RPC message') };
+      } else if ('result' in message || 'error' in message) {
+        outcome = { message };
+      } else if (typeof message.method === 'string' && message.id === undefined) {
+        options.onNotification?.({
+          method: message.method,
+          ...(isObject(message.params) ? { params: message.params } : {}),
+        });
+      } else {
+        // Servers must not send requests on the stream (2026-07-28); answering one is not ours to do.
+        options.onIgnored?.(`ignored a ${String(message.method)} request on the response stream`);
+      }
+    },
+    onError(error) {
+      outcome ??= {
+        error: new TransportError(`Malformed event stream: ${error.message}`, response.status),
+      };
+    },
+  });
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  try {
+    while (!outcome) {
+      const { done, value } = await reader.read();
+      if (done) {
+        parser.feed(`${decoder.decode()}\n\n`);
+        break;
+      }
+      parser.feed(decoder.decode(value, { stream: true }));
+    }
+  } finally {
+    // The response is in (or the stream failed): close it; closing never cancels a finished request.
+    await reader.cancel().catch(() => {});
+  }
+  if (!outcome)
+    throw new TransportError('The event stream ended without a response', response.status);
+  if ('error' in outcome) throw outcome.error;
+  return unwrap(outcome.message, id, response.status);
+}
