@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { pgliteDriver, pgPoolDriver } from '@mrtr/replay-postgres';
 import pg from 'pg';
 
 /** The rows of a query. */
@@ -12,7 +13,11 @@ export interface Queryable {
   query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<R>>;
 }
 
-/** A database handle: PGlite (embedded) or a `pg.Pool` behind one interface. */
+/**
+ * A database handle: PGlite (embedded) or a `pg.Pool` behind one interface.
+ * It is also the `SqlDriver` of `@mrtr/replay-postgres`, so the replay store
+ * claims nonces inside the transactions that delete notes.
+ */
 export interface Database extends Queryable {
   /** Run `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
@@ -22,34 +27,12 @@ export interface Database extends Queryable {
 }
 
 function fromPglite(db: PGlite, description: string): Database {
-  return {
-    description,
-    query: (sql, params) => db.query(sql, params) as never,
-    transaction: (fn) => db.transaction((tx) => fn({ query: (s, p) => tx.query(s, p) as never })),
-    close: () => db.close(),
-  };
+  return { ...pgliteDriver(db), description, close: () => db.close() };
 }
 
+// Transactions destroy a client whose connection broke instead of pooling it again.
 function fromPool(pool: pg.Pool, description: string): Database {
-  return {
-    description,
-    query: (sql, params) => pool.query(sql, params as unknown[]) as never,
-    async transaction(fn) {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        const result = await fn({ query: (s, p) => client.query(s, p as unknown[]) as never });
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw error;
-      } finally {
-        client.release();
-      }
-    },
-    close: () => pool.end(),
-  };
+  return { ...pgPoolDriver(pool), description, close: () => pool.end() };
 }
 
 /**
@@ -77,7 +60,8 @@ export async function openDatabase(
     return fromPglite(db, 'in-memory PGlite');
   }
   if (/^postgres(ql)?:\/\//.test(url)) {
-    const config: pg.PoolConfig = { connectionString: url, max: 10 };
+    // Pipelining sends BEGIN with the replay claim and COMMIT with the recorded outcome.
+    const config: pg.PoolConfig = { connectionString: url, max: 10, pipeline: true };
     if (options.searchPath) {
       if (!/^[a-z_][a-z0-9_]*$/.test(options.searchPath)) throw new Error('invalid schema name');
       const setup = new pg.Client({ connectionString: url });
@@ -87,6 +71,8 @@ export async function openDatabase(
       config.options = `-c search_path=${options.searchPath}`;
     }
     const pool = new pg.Pool(config);
+    // An idle client whose connection dies is dropped by the pool; without a listener the process would exit.
+    pool.on('error', (error) => console.warn(`PostgreSQL idle client failed: ${error.message}`));
     await pool.query('SELECT 1');
     const where = new URL(url);
     return fromPool(pool, `PostgreSQL at ${where.host}${where.pathname}`);

@@ -31,6 +31,9 @@ async function main() {
     port: env.PORT ? Number(env.PORT) : 3000,
   });
   console.log(`notes-server listening on ${running.url} (data: ${db.description})`);
+  // The replay store is always the notes database itself: each confirmation's nonce is
+  // claimed in the transaction that deletes the note (table mrtr_replay, swept every minute).
+  console.log('replay store: table mrtr_replay in the same database, claimed with each delete');
   if (generated)
     console.log(`principal "local" token: ${generated}\n  export MRTR_TOKEN=${generated}`);
   const stop = async () => {

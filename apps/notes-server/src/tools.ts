@@ -2,7 +2,7 @@ import { type ConfirmationGate, StaleTargetError } from '@mrtr/gate';
 import type { AnyToolDefinition, ToolCallContext, ToolDefinition } from '@mrtr/server';
 import { textResult } from '@mrtr/wire';
 import { z } from 'zod';
-import type { Database } from './db.js';
+import type { Database, Queryable } from './db.js';
 import { createNote, deleteNote, findByTitle, isMember, listNotes, lockNote } from './notes.js';
 
 const WorkspaceUri = z.string().min(1).max(200).describe('Workspace URI, e.g. notes://team');
@@ -34,8 +34,15 @@ function noAccess(uri: string) {
   return textResult(`You are not a member of a workspace ${uri}.`, { isError: true });
 }
 
-/** The notes tools, gated deletion included. `gate` holds the ticket keys and the replay store. */
-export function notesTools(db: Database, gate: ConfirmationGate): AnyToolDefinition[] {
+/**
+ * The notes tools, gated deletion included. `gate` holds the ticket keys and
+ * the replay store; a store that hands `perform` a transaction (the
+ * PostgreSQL store on `db`) gets the delete inside it, next to its claim.
+ */
+export function notesTools(
+  db: Database,
+  gate: ConfirmationGate<Queryable | undefined>,
+): AnyToolDefinition[] {
   const create: ToolDefinition<z.infer<typeof CreateArgs>> = {
     name: 'notes_create',
     title: 'Create a note',
@@ -148,9 +155,9 @@ export function notesTools(db: Database, gate: ConfirmationGate): AnyToolDefinit
           textResult(
             'Not deleted: the question was dismissed. Nothing was changed; the same confirmation can still be answered until it expires.',
           ),
-        async perform({ content }) {
+        async perform({ content, tx }) {
           const id = content.note_id as string;
-          return db.transaction(async (tx) => {
+          const remove = async (tx: Queryable) => {
             // Re-authorize and re-read now: the form was shown minutes ago.
             if (!(await isMember(tx, ctx.principal.id, args.workspaceUri)))
               return noAccess(args.workspaceUri);
@@ -164,7 +171,10 @@ export function notesTools(db: Database, gate: ConfirmationGate): AnyToolDefinit
                 deleted: { id, workspaceUri: note.workspaceUri, title: note.title },
               },
             });
-          });
+          };
+          // The replay store's transaction, when it has one: the claim, the delete and the
+          // recorded outcome then commit together. Otherwise a transaction of our own.
+          return tx ? remove(tx) : db.transaction(remove);
         },
       }),
   };

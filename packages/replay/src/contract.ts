@@ -1,20 +1,22 @@
 /**
  * The `ReplayStore` contract: at-most-once execution of a confirmed
  * operation, keyed by the ticket nonce. MCP 2026-07-28 (`basic/patterns/mrtr`,
- * "Server Requirements", warning on single use) leaves this to the server.
+ * "Server Requirements", warning on single use) bounds the replay window of
+ * `requestState` but leaves single use to the server: this contract is where
+ * it is kept.
  */
 
 /** What identifies one presentation of a confirmation. */
 export interface ClaimRequest {
-  /** The ticket nonce (`n` claim): the single-use identity. */
+  /** The ticket nonce (`n` claim): the single-use identity. A non-empty string of at most 512 characters. */
   nonce: string;
   /**
    * Digest of everything the answer bound: principal, operation, argument
    * digest, input key and the response. An identical re-issue has the same
-   * digest and gets the recorded outcome back.
+   * digest and gets the recorded outcome back. A non-empty string of at most 512 characters.
    */
   requestDigest: string;
-  /** When the entry may be forgotten, milliseconds since the epoch (the ticket's `exp` plus skew). */
+  /** When the entry may be forgotten, milliseconds since the epoch (the ticket's `exp` plus skew). A finite number. */
   expiresAt: number;
 }
 
@@ -35,21 +37,79 @@ export type OnceResult<T> =
 /**
  * A store that runs an action at most once per nonce.
  *
- * `once(claim, action)` claims `claim.nonce` atomically (the first claim
- * wins, every later one learns it lost), runs `action`, and records the
- * outcome under the nonce. If `action` throws, the claim is released and the
- * error rethrown, so a failed attempt leaves nothing half-claimed. A store
- * that cannot be reached throws (fails closed) and `action` does not run.
+ * `once(claim, action)`:
+ * 1. claims `claim.nonce` atomically with its `expiresAt`: the first claim
+ *    wins, every later one learns it lost;
+ * 2. the winner runs `action`, records its outcome (JSON) under the nonce,
+ *    and gets `performed`;
+ * 3. a later presentation with the same nonce and the same `requestDigest`
+ *    gets `replayed` with the recorded outcome, so a client that lost the
+ *    response converges instead of failing;
+ * 4. a presentation with the same nonce and another `requestDigest` gets
+ *    `refused` / `used`; nothing runs;
+ * 5. while the winner's action is still running, a presentation either gets
+ *    `refused` / `in_progress` at once (memory, Redis) or waits until the
+ *    winner settles and then gets 3 or 4 (PostgreSQL, whose unique index
+ *    blocks the second claim until the first transaction ends); each store
+ *    says which;
+ * 6. an entry whose `expiresAt` has passed and whose action has settled is
+ *    forgotten: the nonce may be claimed again. The ticket that carries the
+ *    nonce has expired by then, so the gate never presents it.
+ *
+ * If `action` throws, the claim is released and the same error rethrown, so
+ * a failed attempt leaves nothing half-claimed and a retry may perform.
+ *
+ * A store that cannot be reached, or fails before `action` runs, throws
+ * {@link ReplayStoreUnavailableError} and `action` does not run (fail closed).
+ * A claim that is not a valid {@link ClaimRequest} throws `TypeError` and
+ * changes nothing.
  *
  * `Tx` is what the store hands the action: a transaction for a database
  * store, so the claim and the mutation commit or roll back together; nothing
  * for a store that cannot share a transaction with the caller.
  */
 export interface ReplayStore<Tx = void> {
+  /**
+   * Run `action` at most once for `claim.nonce` (see the interface).
+   * @returns `performed`, `replayed` or `refused` ({@link OnceResult}).
+   * @throws {TypeError} when `claim` is malformed; nothing changed.
+   * @throws {ReplayStoreUnavailableError} when the store failed; `action` did not run, or its effects were rolled back with the claim.
+   * @throws whatever `action` throws, after releasing the claim.
+   */
   once<T extends Json>(claim: ClaimRequest, action: (tx: Tx) => Promise<T>): Promise<OnceResult<T>>;
+  /**
+   * Delete settled entries whose `expiresAt` is at or before `now`
+   * (milliseconds since the epoch, default the store's clock). Optional:
+   * stores whose backend expires entries by itself (Redis) need none.
+   * @returns how many entries were removed.
+   */
+  sweep?(now?: number): number | Promise<number>;
 }
 
 /** Thrown by a store when its backend cannot be reached or fails; the operation did not run. */
 export class ReplayStoreUnavailableError extends Error {
   override readonly name = 'ReplayStoreUnavailableError';
+}
+
+/** Longest `nonce` and `requestDigest` a store accepts, in characters. */
+export const MAX_CLAIM_FIELD_LENGTH = 512;
+
+/**
+ * Check that `claim` is a well-formed {@link ClaimRequest}; every store calls
+ * it before touching its backend.
+ * @throws {TypeError} naming the bad field: `nonce` or `requestDigest` not a
+ * non-empty string of at most {@link MAX_CLAIM_FIELD_LENGTH} characters, or
+ * `expiresAt` not a finite number of milliseconds.
+ */
+export function assertClaimRequest(claim: ClaimRequest): void {
+  if (typeof claim !== 'object' || claim === null) throw new TypeError('claim must be an object');
+  for (const field of ['nonce', 'requestDigest'] as const) {
+    const value = claim[field];
+    if (typeof value !== 'string' || value.length === 0 || value.length > MAX_CLAIM_FIELD_LENGTH)
+      throw new TypeError(
+        `claim.${field} must be a non-empty string of at most ${MAX_CLAIM_FIELD_LENGTH} characters`,
+      );
+  }
+  if (typeof claim.expiresAt !== 'number' || !Number.isFinite(claim.expiresAt))
+    throw new TypeError('claim.expiresAt must be a finite number of milliseconds since the epoch');
 }

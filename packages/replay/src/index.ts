@@ -12,11 +12,17 @@
  * });
  * // r.status: 'performed' | 'replayed' | 'refused'
  * ```
+ *
+ * Stores shared by several server instances: `@mrtr/replay-redis`,
+ * `@mrtr/replay-postgres`. Every store passes the suite exported from
+ * `@mrtr/replay/contract-tests`.
  * @packageDocumentation
  */
 export {
+  assertClaimRequest,
   type ClaimRequest,
   type Json,
+  MAX_CLAIM_FIELD_LENGTH,
   type OnceResult,
   type ReplayStore,
   ReplayStoreUnavailableError,

@@ -1,9 +1,18 @@
-import type { ClaimRequest, Json, OnceResult, ReplayStore } from './contract.js';
+import {
+  assertClaimRequest,
+  type ClaimRequest,
+  type Json,
+  type OnceResult,
+  type ReplayStore,
+} from './contract.js';
 
 interface Entry {
   requestDigest: string;
   expiresAt: number;
-  outcome?: Json;
+  /** The outcome as JSON text: a copy that neither the caller nor a replay can change. */
+  outcome?: string;
+  /** The action has finished (with `outcome`, or with a value that is not JSON). */
+  settled?: boolean;
 }
 
 /** Options of {@link MemoryReplayStore}. */
@@ -35,38 +44,62 @@ export class MemoryReplayStore implements ReplayStore<void> {
     return this.#entries.size;
   }
 
-  /** See {@link ReplayStore.once}. Never throws on its own; rethrows what `action` throws. */
+  /**
+   * See {@link ReplayStore.once}. An identical presentation while the action
+   * runs is refused as `in_progress` at once.
+   * @throws {TypeError} for a malformed claim; otherwise only what `action` throws.
+   */
   async once<T extends Json>(
     claim: ClaimRequest,
-    action: () => Promise<T>,
+    action: (tx: undefined) => Promise<T>,
   ): Promise<OnceResult<T>> {
+    assertClaimRequest(claim);
     const now = this.#now();
     if (++this.#claims % this.#sweepEvery === 0) this.sweep(now);
     const existing = this.#entries.get(claim.nonce);
     // A claim still running never expires: forgetting it would let a second caller run the action.
-    if (existing && (existing.expiresAt > now || existing.outcome === undefined)) {
+    if (existing && (existing.expiresAt > now || !existing.settled)) {
       if (existing.requestDigest !== claim.requestDigest)
         return { status: 'refused', reason: 'used' };
-      if (existing.outcome === undefined) return { status: 'refused', reason: 'in_progress' };
-      return { status: 'replayed', outcome: structuredClone(existing.outcome) as T };
+      if (!existing.settled) return { status: 'refused', reason: 'in_progress' };
+      if (existing.outcome === undefined) return { status: 'refused', reason: 'used' };
+      return { status: 'replayed', outcome: JSON.parse(existing.outcome) as T };
     }
     // Claim synchronously, before the first await, so concurrent callers see it.
     const entry: Entry = { requestDigest: claim.requestDigest, expiresAt: claim.expiresAt };
     this.#entries.set(claim.nonce, entry);
     let outcome: T;
     try {
-      outcome = await action();
+      outcome = await action(undefined);
     } catch (error) {
       if (this.#entries.get(claim.nonce) === entry) this.#entries.delete(claim.nonce);
       throw error;
     }
-    entry.outcome = structuredClone(outcome);
+    let recorded: string | undefined;
+    try {
+      recorded = JSON.stringify(outcome);
+    } catch {
+      recorded = undefined; // BigInt or a cycle
+    }
+    entry.settled = true;
+    // The action ran, so the nonce stays used; there is just no outcome to replay.
+    if (recorded === undefined) throw new TypeError('the action must return a JSON value');
+    entry.outcome = recorded;
     return { status: 'performed', outcome };
   }
 
-  /** Forget completed entries whose `expiresAt` is at or before `now` (milliseconds). */
-  sweep(now = this.#now()): void {
+  /**
+   * Forget completed entries whose `expiresAt` is at or before `now`
+   * (milliseconds since the epoch). Entries whose action still runs stay.
+   * @returns how many entries were removed.
+   */
+  sweep(now = this.#now()): number {
+    let removed = 0;
     for (const [nonce, entry] of this.#entries)
-      if (entry.expiresAt <= now && entry.outcome !== undefined) this.#entries.delete(nonce);
+      if (entry.expiresAt <= now && entry.settled) {
+        this.#entries.delete(nonce);
+        removed++;
+      }
+    return removed;
   }
 }

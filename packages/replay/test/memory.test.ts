@@ -339,6 +339,21 @@ describe('MemoryReplayStore.once', () => {
     });
   });
 
+  it('keeps the nonce used when the action ran but returned no JSON value, and forgets it after expiry', async () => {
+    const c = clock();
+    const store = new MemoryReplayStore({ now: c.now });
+    const notJson = (async () => undefined) as unknown as () => Promise<Json>;
+    await expect(store.once(claim(), notJson)).rejects.toThrow(TypeError);
+    const again = counted('again');
+    expect(await store.once(claim(), again.action)).toEqual({ status: 'refused', reason: 'used' });
+    expect(again.calls.count).toBe(0);
+    c.ms = T0 + 60_000;
+    expect(await store.once(claim({ expiresAt: T0 + 120_000 }), again.action)).toEqual({
+      status: 'performed',
+      outcome: 'again',
+    });
+  });
+
   it('uses Date.now by default', async () => {
     const store = new MemoryReplayStore();
     const c = claim({ expiresAt: Date.now() + 60_000 });

@@ -1,0 +1,45 @@
+/**
+ * Which tools need a person's confirmation, and how: one declared policy, so
+ * the rule for each tool sits in one place and can be reviewed as a table.
+ *
+ * The axis is irreversibility × blast radius, not the verb in the name:
+ * - `person`: only a person can say yes, through a form. A client that
+ *   cannot show a form (no form elicitation in this request's capabilities)
+ *   gets `-32021` and nothing happens.
+ * - `person-or-argument`: a person through a form when the client can show
+ *   one; otherwise the caller may confirm by repeating the target in an
+ *   argument. That proves intent, not consent (a model can fill the argument
+ *   in itself), so the result says where the confirmation came from.
+ * - `none`: routine and reversible; gating it would train people to click
+ *   yes without reading.
+ */
+export type ConfirmationMode =
+  | { mode: 'person'; why: string }
+  | { mode: 'person-or-argument'; argument: string; why: string }
+  | { mode: 'none'; why: string };
+
+/** The service deleter's policy. */
+export const POLICY = {
+  delete_service: {
+    mode: 'person',
+    why: 'Irreversible: stops every instance, removes DNS, and may destroy volumes.',
+  },
+  delete_volume: {
+    mode: 'person',
+    why: 'Irreversible: the data on the volume is gone.',
+  },
+  scale_to_zero: {
+    mode: 'person-or-argument',
+    argument: 'confirm',
+    why: 'Reversible by scaling up again, but takes the service offline meanwhile.',
+  },
+  trigger_deploy: {
+    mode: 'none',
+    why: 'Routine and reversible by rolling back; done many times a day.',
+  },
+  list_services: { mode: 'none', why: 'Read-only.' },
+  create_service: { mode: 'none', why: 'Adds, removes nothing.' },
+} as const satisfies Record<string, ConfirmationMode>;
+
+/** The tools the service deleter serves. */
+export type ServiceToolName = keyof typeof POLICY;

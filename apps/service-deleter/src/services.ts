@@ -1,0 +1,200 @@
+import type { Database, Queryable } from './db.js';
+
+/** A volume attached to a service; sizes are in gigabytes (GB). */
+export interface Volume {
+  id: string;
+  sizeGb: number;
+}
+
+/** A deployed service as the tools see it. */
+export interface Service {
+  id: string;
+  name: string;
+  environment: string;
+  instances: number;
+  dnsRecords: string[];
+  volumes: Volume[];
+  /** Bumped on every change, so a confirmation can tell it still looks at the same service. */
+  revision: number;
+}
+
+/**
+ * Create the schema if missing and seed a new database with `svc_8f21c`
+ * "api-prod" (3 instances, api.example.com, `vol_31ab` of 48 GB) and a
+ * staging service.
+ */
+export async function migrate(db: Database): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.query(`CREATE TABLE IF NOT EXISTS services (
+      id text PRIMARY KEY,
+      name text NOT NULL,
+      environment text NOT NULL,
+      instances integer NOT NULL CHECK (instances >= 0),
+      revision integer NOT NULL DEFAULT 1)`);
+    await tx.query(`CREATE TABLE IF NOT EXISTS dns_records (
+      service_id text NOT NULL REFERENCES services(id) ON DELETE CASCADE,
+      hostname text NOT NULL,
+      PRIMARY KEY (service_id, hostname))`);
+    await tx.query(`CREATE TABLE IF NOT EXISTS volumes (
+      id text PRIMARY KEY,
+      service_id text REFERENCES services(id) ON DELETE SET NULL,
+      size_gb integer NOT NULL CHECK (size_gb > 0))`);
+    await tx.query(`CREATE TABLE IF NOT EXISTS deploys (
+      id serial PRIMARY KEY,
+      service_id text NOT NULL,
+      ref text NOT NULL,
+      requested_by text NOT NULL,
+      requested_at timestamptz NOT NULL DEFAULT now())`);
+    await tx.query(`CREATE TABLE IF NOT EXISTS services_schema (
+      version integer PRIMARY KEY, seeded_at timestamptz NOT NULL DEFAULT now())`);
+    const fresh = await tx.query(
+      'INSERT INTO services_schema (version) VALUES (1) ON CONFLICT DO NOTHING RETURNING version',
+    );
+    if (fresh.rows.length === 0) return;
+    await insertService(tx, {
+      id: 'svc_8f21c',
+      name: 'api-prod',
+      environment: 'production',
+      instances: 3,
+      dnsRecords: ['api.example.com'],
+      volumes: [{ id: 'vol_31ab', sizeGb: 48 }],
+    });
+    await insertService(tx, {
+      id: 'svc_2d7e0',
+      name: 'api-staging',
+      environment: 'staging',
+      instances: 1,
+      dnsRecords: ['staging.api.example.com'],
+      volumes: [{ id: 'vol_9c4d', sizeGb: 10 }],
+    });
+  });
+}
+
+/** Insert a service with its DNS records and volumes. */
+export async function insertService(tx: Queryable, s: Omit<Service, 'revision'>): Promise<void> {
+  await tx.query(
+    'INSERT INTO services (id, name, environment, instances) VALUES ($1, $2, $3, $4)',
+    [s.id, s.name, s.environment, s.instances],
+  );
+  for (const h of s.dnsRecords) {
+    await tx.query('INSERT INTO dns_records (service_id, hostname) VALUES ($1, $2)', [s.id, h]);
+  }
+  for (const v of s.volumes) {
+    await tx.query('INSERT INTO volumes (id, service_id, size_gb) VALUES ($1, $2, $3)', [
+      v.id,
+      s.id,
+      v.sizeGb,
+    ]);
+  }
+}
+
+interface ServiceRow {
+  id: string;
+  name: string;
+  environment: string;
+  instances: number;
+  revision: number;
+}
+
+async function hydrate(q: Queryable, row: ServiceRow): Promise<Service> {
+  const dns = await q.query<{ hostname: string }>(
+    'SELECT hostname FROM dns_records WHERE service_id = $1 ORDER BY hostname',
+    [row.id],
+  );
+  const vols = await q.query<{ id: string; size_gb: number }>(
+    'SELECT id, size_gb FROM volumes WHERE service_id = $1 ORDER BY id',
+    [row.id],
+  );
+  return {
+    ...row,
+    dnsRecords: dns.rows.map((r) => r.hostname),
+    volumes: vols.rows.map((v) => ({ id: v.id, sizeGb: Number(v.size_gb) })),
+  };
+}
+
+/** All services, by name. */
+export async function listServices(q: Queryable): Promise<Service[]> {
+  const { rows } = await q.query<ServiceRow>('SELECT * FROM services ORDER BY name, id');
+  return Promise.all(rows.map((r) => hydrate(q, r)));
+}
+
+/** One service, optionally locking its row until the transaction ends. */
+export async function getService(
+  q: Queryable,
+  id: string,
+  lock = false,
+): Promise<Service | undefined> {
+  const { rows } = await q.query<ServiceRow>(
+    `SELECT * FROM services WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
+    [id],
+  );
+  return rows[0] ? hydrate(q, rows[0]) : undefined;
+}
+
+/** The volume and the service it is attached to, if any. */
+export async function getVolume(
+  q: Queryable,
+  id: string,
+  lock = false,
+): Promise<{ id: string; sizeGb: number; serviceId: string | null } | undefined> {
+  const { rows } = await q.query<{ id: string; size_gb: number; service_id: string | null }>(
+    `SELECT * FROM volumes WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
+    [id],
+  );
+  const v = rows[0];
+  return v ? { id: v.id, sizeGb: Number(v.size_gb), serviceId: v.service_id } : undefined;
+}
+
+/**
+ * Delete a service: its instances, its DNS records, and its volumes when
+ * `deleteVolumes`; retained volumes are detached and kept.
+ */
+export async function deleteService(
+  tx: Queryable,
+  service: Service,
+  deleteVolumes: boolean,
+): Promise<void> {
+  if (deleteVolumes) await tx.query('DELETE FROM volumes WHERE service_id = $1', [service.id]);
+  await tx.query('DELETE FROM services WHERE id = $1', [service.id]);
+}
+
+/** Scale a service to zero instances. */
+export async function scaleToZero(tx: Queryable, id: string): Promise<void> {
+  await tx.query('UPDATE services SET instances = 0, revision = revision + 1 WHERE id = $1', [id]);
+}
+
+/** Destroy a volume. */
+export async function deleteVolume(tx: Queryable, id: string): Promise<void> {
+  await tx.query('DELETE FROM volumes WHERE id = $1', [id]);
+}
+
+/** Record a deploy request (this demo platform only records it). */
+export async function recordDeploy(q: Queryable, serviceId: string, ref: string, by: string) {
+  const { rows } = await q.query<{ id: number }>(
+    'INSERT INTO deploys (service_id, ref, requested_by) VALUES ($1, $2, $3) RETURNING id',
+    [serviceId, ref, by],
+  );
+  return rows[0]?.id as number;
+}
+
+/** A sentence for people: "3 running instances, the DNS record api.example.com, and 1 volume (48 GB)". */
+export function describeBlastRadius(
+  s: Pick<Service, 'instances' | 'dnsRecords' | 'volumes'>,
+): string {
+  const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+  const parts = [`${plural(s.instances, 'running instance')}`];
+  if (s.dnsRecords.length > 0) {
+    parts.push(
+      `the DNS ${s.dnsRecords.length === 1 ? 'record' : 'records'} ${s.dnsRecords.join(', ')}`,
+    );
+  }
+  if (s.volumes.length > 0) {
+    const gb = s.volumes.reduce((sum, v) => sum + v.sizeGb, 0);
+    parts.push(
+      `${plural(s.volumes.length, 'volume')} (${s.volumes.map((v) => `${v.id} ${v.sizeGb} GB`).join(', ')}; ${gb} GB in all)`,
+    );
+  }
+  return parts.length > 1
+    ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`
+    : (parts[0] as string);
+}

@@ -1,0 +1,47 @@
+/**
+ * @mrtr/replay-postgres: the `ReplayStore` contract of `@mrtr/replay` on
+ * PostgreSQL, with the claim inside the transaction that performs the
+ * mutation, so the claim, the mutation and the recorded outcome commit or
+ * roll back together. Runs on a node-postgres `pg.Pool` or on PGlite through
+ * one small driver interface.
+ *
+ * @example
+ * ```ts
+ * import pg from 'pg';
+ * import { migrateReplayTable, PostgresReplayStore, pgPoolDriver } from '@mrtr/replay-postgres';
+ *
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * pool.on('error', (e) => console.error('idle PostgreSQL client failed', e));
+ * const driver = pgPoolDriver(pool); // or pgliteDriver(new PGlite())
+ * await migrateReplayTable(driver); // creates mrtr_replay if missing
+ * const store = new PostgresReplayStore(driver);
+ *
+ * const r = await store.once({ nonce, requestDigest, expiresAt }, async (tx) => {
+ *   await tx.query('DELETE FROM notes WHERE id = $1', [id]); // same transaction as the claim
+ *   return { deleted: id };
+ * });
+ * // r.status: 'performed' | 'replayed' | 'refused'
+ *
+ * // Or claim inside a transaction you already hold:
+ * await driver.transaction((tx) => store.withClaim(tx, { nonce, requestDigest, expiresAt }, async () => ({ ok: true })));
+ *
+ * setInterval(() => store.sweep().catch(console.error), 60_000).unref(); // delete expired rows
+ * ```
+ * @packageDocumentation
+ */
+export {
+  type PgliteLike,
+  type PgPoolClientLike,
+  type PgPoolLike,
+  pgliteDriver,
+  pgPoolDriver,
+  type SqlDriver,
+  type SqlQueryable,
+  type SqlResult,
+} from './driver.js';
+export {
+  DEFAULT_REPLAY_TABLE,
+  migrateReplayTable,
+  PostgresReplayStore,
+  type PostgresReplayStoreOptions,
+} from './store.js';

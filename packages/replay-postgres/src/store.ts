@@ -1,0 +1,266 @@
+import {
+  assertClaimRequest,
+  type ClaimRequest,
+  type Json,
+  type OnceResult,
+  type ReplayStore,
+  ReplayStoreUnavailableError,
+} from '@mrtr/replay';
+import type { SqlDriver, SqlQueryable } from './driver.js';
+
+/** Default table of the replay entries. */
+export const DEFAULT_REPLAY_TABLE = 'mrtr_replay';
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** `name` or `schema.name` → its quoted SQL form and the bare table name. */
+function tableName(table: string): { sql: string; bare: string } {
+  const parts = table.split('.');
+  if (parts.length > 2 || !parts.every((p) => IDENTIFIER.test(p)))
+    throw new TypeError(
+      `table must be a lower-case identifier or schema.identifier (letters, digits, _), got ${JSON.stringify(table)}`,
+    );
+  return { sql: parts.map((p) => `"${p}"`).join('.'), bare: parts[parts.length - 1] as string };
+}
+
+/**
+ * Create the replay table and its expiry index if they are missing
+ * (idempotent; concurrent calls are serialized with an advisory lock).
+ *
+ * ```sql
+ * CREATE TABLE mrtr_replay (
+ *   nonce          text PRIMARY KEY,      -- the ticket nonce: the unique index is the claim
+ *   request_digest text NOT NULL,         -- what an identical re-issue must match
+ *   expires_at     timestamptz NOT NULL,  -- when the entry may be swept
+ *   outcome        text,                  -- JSON as recorded; NULL only before the claiming transaction commits
+ *   claimed_at     timestamptz NOT NULL DEFAULT now());
+ * CREATE INDEX mrtr_replay_expires_at ON mrtr_replay (expires_at);
+ * ```
+ *
+ * @param driver where to create it (see `pgPoolDriver`, `pgliteDriver`).
+ * @param options.table table name, optionally `schema.table` (default `mrtr_replay`); the schema must exist.
+ * @throws {TypeError} for a table name that is not a plain identifier; the driver's error when the statements fail.
+ */
+export async function migrateReplayTable(
+  driver: SqlDriver,
+  options: { table?: string } = {},
+): Promise<void> {
+  const t = tableName(options.table ?? DEFAULT_REPLAY_TABLE);
+  await driver.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`mrtr-replay-migrate:${t.sql}`]);
+    await tx.query(`CREATE TABLE IF NOT EXISTS ${t.sql} (
+      nonce text PRIMARY KEY,
+      request_digest text NOT NULL,
+      expires_at timestamptz NOT NULL,
+      outcome text,
+      claimed_at timestamptz NOT NULL DEFAULT now())`);
+    await tx.query(`CREATE INDEX IF NOT EXISTS "${t.bare}_expires_at" ON ${t.sql} (expires_at)`);
+  });
+}
+
+/** Options of {@link PostgresReplayStore}. */
+export interface PostgresReplayStoreOptions {
+  /** Table created by {@link migrateReplayTable} (default `mrtr_replay`; `schema.table` allowed). */
+  table?: string;
+  /** Clock, milliseconds since the epoch (default `Date.now`): decides which entries have expired. */
+  now?: () => number;
+}
+
+interface EntryRow {
+  request_digest: string;
+  outcome: string | null;
+}
+
+/** Marks an error that came out of the caller's action, so it is rethrown unchanged. */
+class ActionFailure {
+  constructor(readonly error: unknown) {}
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * The {@link ReplayStore} contract on PostgreSQL, with the claim inside the
+ * caller's transaction: the claim, the mutation and the recorded outcome
+ * commit together or roll back together, so a crash, a lost connection or a
+ * failed mutation never leaves a half-claimed nonce or a mutation without
+ * its claim.
+ *
+ * The claim is `INSERT … ON CONFLICT (nonce) DO UPDATE … WHERE expired`: the
+ * unique index lets one transaction in. A second presentation made while the
+ * first transaction is open blocks on that index until it ends, then sees
+ * the committed row: `replayed` with the recorded outcome for an identical
+ * request, `refused` / `used` for another; if the first rolled back, the
+ * second claims and performs. So the store never answers `in_progress` to a
+ * caller of `once`. Needs READ COMMITTED (PostgreSQL's default); under
+ * REPEATABLE READ or SERIALIZABLE the blocked claim fails with a
+ * serialization error instead, reported as {@link ReplayStoreUnavailableError}.
+ *
+ * Run {@link migrateReplayTable} once before use, and {@link sweep} from time
+ * to time to delete expired rows.
+ */
+export class PostgresReplayStore implements ReplayStore<SqlQueryable> {
+  readonly #driver: SqlDriver;
+  readonly #now: () => number;
+  readonly #sql: { claim: string; read: string; record: string; sweep: string };
+
+  /**
+   * @param driver a `pg.Pool` or PGlite through `pgPoolDriver` / `pgliteDriver`.
+   * @throws {TypeError} for a table name that is not a plain identifier.
+   */
+  constructor(driver: SqlDriver, options: PostgresReplayStoreOptions = {}) {
+    const t = tableName(options.table ?? DEFAULT_REPLAY_TABLE).sql;
+    this.#driver = driver;
+    this.#now = options.now ?? Date.now;
+    this.#sql = {
+      claim: `INSERT INTO ${t} AS r (nonce, request_digest, expires_at)
+        VALUES ($1, $2, $3::timestamptz)
+        ON CONFLICT (nonce) DO UPDATE SET request_digest = EXCLUDED.request_digest,
+          expires_at = EXCLUDED.expires_at, outcome = NULL, claimed_at = now()
+        WHERE r.expires_at <= $4::timestamptz
+        RETURNING 1 AS claimed`,
+      read: `SELECT request_digest, outcome FROM ${t} WHERE nonce = $1`,
+      record: `UPDATE ${t} SET outcome = $2 WHERE nonce = $1`,
+      sweep: `WITH gone AS (DELETE FROM ${t} WHERE expires_at <= $1::timestamptz RETURNING 1)
+        SELECT count(*)::int AS removed FROM gone`,
+    };
+  }
+
+  /**
+   * See {@link ReplayStore.once}. Opens a transaction on the driver, claims
+   * the nonce in it, runs `action(tx)` in it (do the mutation on `tx`), and
+   * records the outcome in it before `COMMIT`.
+   * @throws {TypeError} for a malformed claim.
+   * @throws {ReplayStoreUnavailableError} when PostgreSQL fails or the
+   *   connection is lost anywhere in the transaction (the claim and the
+   *   action's writes rolled back; after a lost `COMMIT` the outcome is
+   *   unknown to this caller, and an identical retry gets `replayed` if it
+   *   committed or performs if it did not).
+   * @throws what `action` throws, unchanged, after rolling back.
+   */
+  async once<T extends Json>(
+    claim: ClaimRequest,
+    action: (tx: SqlQueryable) => Promise<T>,
+  ): Promise<OnceResult<T>> {
+    assertClaimRequest(claim);
+    const now = this.#now();
+    let recorded: Promise<unknown> | undefined;
+    try {
+      const result = await this.#driver.transaction((tx) =>
+        this.#claimed(tx, claim, now, guarded(action), (pending) => {
+          // Not awaited here: the driver's COMMIT follows it on the same connection
+          // (one round trip when pipelined), and a failed UPDATE makes COMMIT fail.
+          recorded = pending;
+          pending.catch(() => {});
+        }),
+      );
+      await recorded;
+      return result;
+    } catch (error) {
+      throw unwrap(error, 'the claim and the operation were rolled back together');
+    }
+  }
+
+  /**
+   * Claim `claim.nonce` inside the caller's open transaction `tx`, run
+   * `fn(tx)` when the claim is won, and record its outcome, all in `tx`. The
+   * caller commits; it must roll back when this throws, which also releases
+   * the claim. On a lost claim `fn` does not run and the result is
+   * `replayed` or `refused` (`in_progress` only if a committed claim has no
+   * outcome, which happens when a caller committed after a throw).
+   * @throws {TypeError} for a malformed claim, or an outcome that is not JSON.
+   * @throws {ReplayStoreUnavailableError} when a statement of the store fails.
+   * @throws what `fn` throws, unchanged.
+   */
+  async withClaim<T extends Json>(
+    tx: SqlQueryable,
+    claim: ClaimRequest,
+    fn: (tx: SqlQueryable) => Promise<T>,
+  ): Promise<OnceResult<T>> {
+    assertClaimRequest(claim);
+    try {
+      let recorded: Promise<unknown> | undefined;
+      const result = await this.#claimed(tx, claim, this.#now(), guarded(fn), (pending) => {
+        recorded = pending;
+      });
+      await recorded; // the caller commits next: the outcome must be written by then
+      return result;
+    } catch (error) {
+      throw unwrap(error, 'roll the transaction back');
+    }
+  }
+
+  /**
+   * Delete every committed entry whose `expires_at` is at or before `now`
+   * (milliseconds since the epoch, default the store's clock). Rows of open
+   * transactions are not visible to it and stay.
+   * @returns how many rows were deleted.
+   * @throws the driver's error when PostgreSQL fails.
+   */
+  async sweep(now: number = this.#now()): Promise<number> {
+    const { rows } = await this.#driver.query<{ removed: number }>(this.#sql.sweep, [iso(now)]);
+    return Number(rows[0]?.removed ?? 0);
+  }
+
+  async #claimed<T extends Json>(
+    tx: SqlQueryable,
+    claim: ClaimRequest,
+    now: number,
+    fn: (tx: SqlQueryable) => Promise<T>,
+    record: (pending: Promise<unknown>) => void,
+  ): Promise<OnceResult<T>> {
+    const won = await tx.query(this.#sql.claim, [
+      claim.nonce,
+      claim.requestDigest,
+      iso(claim.expiresAt),
+      iso(now),
+    ]);
+    if (won.rows.length === 0) {
+      // Lost: the conflicting row is committed (the INSERT waited for it) and now locked by us.
+      const { rows } = await tx.query<EntryRow>(this.#sql.read, [claim.nonce]);
+      const row = rows[0];
+      if (!row) throw new Error(`replay row for the nonce vanished during the claim`);
+      if (row.request_digest !== claim.requestDigest) return { status: 'refused', reason: 'used' };
+      if (row.outcome === null) return { status: 'refused', reason: 'in_progress' };
+      return { status: 'replayed', outcome: JSON.parse(row.outcome) as T };
+    }
+    const outcome = await fn(tx);
+    record(tx.query(this.#sql.record, [claim.nonce, JSON.stringify(outcome)]));
+    return { status: 'performed', outcome };
+  }
+}
+
+/** Wrap `fn` so that what it throws, or a non-JSON outcome, is told apart from the store's own failures. */
+function guarded<T extends Json>(
+  fn: (tx: SqlQueryable) => Promise<T>,
+): (tx: SqlQueryable) => Promise<T> {
+  return async (tx) => {
+    let outcome: T;
+    try {
+      outcome = await fn(tx);
+    } catch (error) {
+      throw new ActionFailure(error);
+    }
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(outcome);
+    } catch {
+      text = undefined; // BigInt or a cycle
+    }
+    if (text === undefined)
+      throw new ActionFailure(new TypeError('the action must return a JSON value'));
+    return outcome;
+  };
+}
+
+/** The action's own error unchanged; anything else as {@link ReplayStoreUnavailableError}. */
+function unwrap(error: unknown, advice: string): unknown {
+  if (error instanceof ActionFailure) return error.error;
+  return new ReplayStoreUnavailableError(
+    `PostgreSQL replay store failed (${advice}): ${describeError(error)}`,
+    { cause: error },
+  );
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

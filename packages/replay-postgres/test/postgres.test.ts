@@ -1,0 +1,392 @@
+import { randomUUID } from 'node:crypto';
+import { PGlite } from '@electric-sql/pglite';
+import { type ClaimRequest, ReplayStoreUnavailableError } from '@mrtr/replay';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  migrateReplayTable,
+  type PgPoolLike,
+  PostgresReplayStore,
+  pgliteDriver,
+  pgPoolDriver,
+  type SqlDriver,
+  type SqlQueryable,
+} from '../src/index.js';
+import { dropSchema, POSTGRES_URL, poolInSchema, postgresReachable } from './services.js';
+
+const reachable = await postgresReachable();
+const schema = `replay_pg_${process.pid}_${Date.now().toString(36)}`;
+const ignore = () => {};
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function claim(overrides: Partial<ClaimRequest> = {}): ClaimRequest {
+  return {
+    nonce: randomUUID(),
+    requestDigest: 'sha256:answer-a',
+    expiresAt: Date.now() + 300_000,
+    ...overrides,
+  };
+}
+
+async function itemCount(q: SqlQueryable, nonce: string): Promise<number> {
+  const { rows } = await q.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM items WHERE nonce = $1',
+    [nonce],
+  );
+  return Number(rows[0]?.n);
+}
+
+async function replayRow(q: SqlQueryable, nonce: string) {
+  const { rows } = await q.query<{ request_digest: string; outcome: string | null }>(
+    'SELECT request_digest, outcome FROM mrtr_replay WHERE nonce = $1',
+    [nonce],
+  );
+  return rows[0];
+}
+
+/** The mutation the tests guard: insert one row tagged with the nonce. */
+const insertItem = (tx: SqlQueryable, nonce: string) =>
+  tx.query('INSERT INTO items (nonce) VALUES ($1)', [nonce]);
+
+interface Backend {
+  name: string;
+  skip: boolean;
+  driver(): SqlDriver;
+}
+
+let pool: pg.Pool | undefined;
+let pipelined: pg.Pool | undefined;
+let lite: PGlite | undefined;
+const backends: Backend[] = [
+  { name: 'PostgreSQL', skip: !reachable, driver: () => pgPoolDriver(pool as pg.Pool) },
+  {
+    name: 'PostgreSQL, pipelined pool',
+    skip: !reachable,
+    driver: () => pgPoolDriver(pipelined as pg.Pool),
+  },
+  { name: 'PGlite', skip: false, driver: () => pgliteDriver(lite as PGlite) },
+];
+
+beforeAll(async () => {
+  lite = await PGlite.create();
+  if (reachable) pool = await poolInSchema(schema);
+  if (reachable) pipelined = await poolInSchema(schema, 10, true);
+  for (const b of backends.filter((b) => !b.skip)) {
+    await migrateReplayTable(b.driver());
+    await b.driver().query('CREATE TABLE IF NOT EXISTS items (nonce text NOT NULL)');
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await pool?.end();
+  await pipelined?.end();
+  await lite?.close();
+  if (reachable) await dropSchema(schema);
+});
+
+describe('migrateReplayTable and options', () => {
+  it('rejects a table name that is not a plain identifier with TypeError, before any SQL', async () => {
+    const driver: SqlDriver = {
+      query: () => Promise.reject(new Error('must not be called')),
+      transaction: () => Promise.reject(new Error('must not be called')),
+    };
+    for (const table of ['bad-name', 'a.b.c', 'x"; DROP TABLE notes; --', '', 'Upper'])
+      await expect(migrateReplayTable(driver, { table })).rejects.toThrow(TypeError);
+    expect(() => new PostgresReplayStore(driver, { table: 'no spaces' })).toThrow(TypeError);
+  });
+
+  it('is idempotent on PGlite', { timeout: 30_000 }, async () => {
+    const db = await PGlite.create();
+    const driver = pgliteDriver(db);
+    await migrateReplayTable(driver);
+    await migrateReplayTable(driver);
+    const { rows } = await db.query<{ indexname: string }>(
+      "SELECT indexname FROM pg_indexes WHERE tablename = 'mrtr_replay' ORDER BY indexname",
+    );
+    expect(rows.map((r) => r.indexname)).toEqual(['mrtr_replay_expires_at', 'mrtr_replay_pkey']);
+    await db.close();
+  });
+
+  it.skipIf(!reachable)(
+    'is safe to run concurrently from five pools on one server',
+    { timeout: 30_000 },
+    async () => {
+      const fresh = `${schema}_mig`;
+      const pools: pg.Pool[] = [];
+      for (let i = 0; i < 5; i++) pools.push(await poolInSchema(fresh, 1));
+      try {
+        await Promise.all(pools.map((p) => migrateReplayTable(pgPoolDriver(p))));
+        const { rows } = await (pools[0] as pg.Pool).query<{ indexname: string }>(
+          'SELECT indexname FROM pg_indexes WHERE schemaname = $1 ORDER BY indexname',
+          [fresh],
+        );
+        expect(rows.map((r) => r.indexname)).toEqual([
+          'mrtr_replay_expires_at',
+          'mrtr_replay_pkey',
+        ]);
+      } finally {
+        for (const p of pools) await p.end();
+        await dropSchema(fresh);
+      }
+    },
+  );
+
+  it('uses a schema-qualified custom table', { timeout: 30_000 }, async () => {
+    const db = await PGlite.create();
+    const driver = pgliteDriver(db);
+    await db.query('CREATE SCHEMA ops');
+    await migrateReplayTable(driver, { table: 'ops.confirmations' });
+    const store = new PostgresReplayStore(driver, { table: 'ops.confirmations' });
+    const c = claim();
+    expect(await store.once(c, async () => 'ok')).toEqual({ status: 'performed', outcome: 'ok' });
+    const { rows } = await db.query('SELECT nonce FROM ops.confirmations');
+    expect(rows).toEqual([{ nonce: c.nonce }]);
+    await db.close();
+  });
+});
+
+for (const backend of backends) {
+  describe.skipIf(backend.skip)(`PostgresReplayStore on ${backend.name}`, () => {
+    it('withClaim: the claim and the caller’s mutation commit together', async () => {
+      const driver = backend.driver();
+      const store = new PostgresReplayStore(driver);
+      const c = claim();
+      const result = await driver.transaction((tx) =>
+        store.withClaim(tx, c, async (t) => {
+          await insertItem(t, c.nonce);
+          return { inserted: c.nonce };
+        }),
+      );
+      expect(result).toEqual({ status: 'performed', outcome: { inserted: c.nonce } });
+      expect(await itemCount(driver, c.nonce)).toBe(1);
+      expect(await replayRow(driver, c.nonce)).toEqual({
+        request_digest: 'sha256:answer-a',
+        outcome: JSON.stringify({ inserted: c.nonce }),
+      });
+    });
+
+    it('withClaim: when the caller’s transaction rolls back, the claim goes with the mutation; a retry performs', async () => {
+      const driver = backend.driver();
+      const store = new PostgresReplayStore(driver);
+      const c = claim();
+      const late = new Error('failed after the claim');
+      await expect(
+        driver.transaction(async (tx) => {
+          await store.withClaim(tx, c, async (t) => {
+            await insertItem(t, c.nonce);
+            return 'inserted';
+          });
+          throw late; // e.g. an audit write after the mutation failed
+        }),
+      ).rejects.toBe(late);
+      expect(await itemCount(driver, c.nonce)).toBe(0);
+      expect(await replayRow(driver, c.nonce)).toBeUndefined();
+      const retry = await driver.transaction((tx) =>
+        store.withClaim(tx, c, async (t) => {
+          await insertItem(t, c.nonce);
+          return 'inserted';
+        }),
+      );
+      expect(retry).toEqual({ status: 'performed', outcome: 'inserted' });
+      expect(await itemCount(driver, c.nonce)).toBe(1);
+    });
+
+    it('once: an action that throws rolls back its own writes with the claim and is rethrown unchanged', async () => {
+      const driver = backend.driver();
+      const store = new PostgresReplayStore(driver);
+      const c = claim();
+      const boom = new Error('stale target');
+      await expect(
+        store.once(c, async (tx) => {
+          await insertItem(tx, c.nonce);
+          throw boom;
+        }),
+      ).rejects.toBe(boom);
+      expect(await itemCount(driver, c.nonce)).toBe(0);
+      expect(await replayRow(driver, c.nonce)).toBeUndefined();
+    });
+
+    it('once: an action that returns a non-JSON value is a TypeError and nothing is committed', async () => {
+      const driver = backend.driver();
+      const store = new PostgresReplayStore(driver);
+      const c = claim();
+      await expect(
+        store.once(c, (async (tx: SqlQueryable) => {
+          await insertItem(tx, c.nonce);
+          return undefined;
+        }) as never),
+      ).rejects.toThrow(TypeError);
+      expect(await itemCount(driver, c.nonce)).toBe(0);
+      expect(await replayRow(driver, c.nonce)).toBeUndefined();
+    });
+
+    it('a presentation blocked behind an open claim performs when the first transaction rolls back', async () => {
+      const driver = backend.driver();
+      const [a, b] = [new PostgresReplayStore(driver), new PostgresReplayStore(driver)];
+      const c = claim();
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const boom = new Error('first attempt failed');
+      const first = a.once(c, async (tx) => {
+        await insertItem(tx, c.nonce);
+        await held;
+        throw boom;
+      });
+      await sleep(50);
+      const second = b.once(c, async (tx) => {
+        await insertItem(tx, c.nonce);
+        return 'second';
+      });
+      await sleep(50);
+      release();
+      await expect(first).rejects.toBe(boom);
+      expect(await second).toEqual({ status: 'performed', outcome: 'second' });
+      expect(await itemCount(driver, c.nonce)).toBe(1);
+    });
+
+    it('replays the outcome exactly as recorded, key order included', async () => {
+      const store = new PostgresReplayStore(backend.driver());
+      const c = claim();
+      const outcome = { zeta: 1, alpha: [{ b: 2, a: 1 }], ü: 'ß\u0000end' };
+      await store.once(c, async () => outcome);
+      const replayed = await store.once(c, async () => null);
+      expect(replayed.status).toBe('replayed');
+      if (replayed.status === 'replayed')
+        expect(JSON.stringify(replayed.outcome)).toBe(JSON.stringify(outcome));
+    });
+
+    it('sweep deletes only rows expired at the given time', async () => {
+      const driver = backend.driver();
+      const store = new PostgresReplayStore(driver);
+      const t0 = Date.now() + 3_600_000; // later than any other test's entry
+      const soon = claim({ expiresAt: t0 + 1_000 });
+      const later = claim({ expiresAt: t0 + 2_000 });
+      await store.once(soon, async () => 1);
+      await store.once(later, async () => 2);
+      await store.sweep(t0 + 999);
+      expect(await replayRow(driver, soon.nonce)).toBeDefined();
+      expect(await store.sweep(t0 + 1_000)).toBeGreaterThanOrEqual(1);
+      expect(await replayRow(driver, soon.nonce)).toBeUndefined();
+      expect(await replayRow(driver, later.nonce)).toBeDefined();
+    });
+
+    it('a missing table fails closed with ReplayStoreUnavailableError before the action runs', async () => {
+      const store = new PostgresReplayStore(backend.driver(), { table: 'no_such_table' });
+      let runs = 0;
+      await expect(store.once(claim(), async () => ++runs)).rejects.toBeInstanceOf(
+        ReplayStoreUnavailableError,
+      );
+      expect(runs).toBe(0);
+    });
+  });
+}
+
+/**
+ * A pool whose clients run `beforeStatement` before each statement they
+ * send, so a test can kill the backend at an exact point of the transaction.
+ */
+function faultyPool(
+  inner: pg.Pool,
+  beforeStatement: (sql: string, pid: number) => Promise<void>,
+): PgPoolLike {
+  return {
+    query: (sql, params) => inner.query(sql, params),
+    async connect() {
+      const client = await inner.connect();
+      const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      const pid = (rows[0] as { pid: number }).pid;
+      let order: Promise<void> = Promise.resolve();
+      return {
+        // Statements keep the order they were issued in, as on a real connection.
+        query(sql: string, params?: unknown[]) {
+          const sent = order
+            .then(() => beforeStatement(sql, pid))
+            .then(() => client.query(sql, params));
+          order = sent.then(ignore, ignore);
+          return sent;
+        },
+        release: (destroy) => client.release(destroy),
+        on: (event, listener) => client.on(event, listener),
+        off: (event, listener) => client.off(event, listener),
+      };
+    },
+  };
+}
+
+describe.skipIf(!reachable)('PostgresReplayStore when PostgreSQL kills the connection', () => {
+  let admin: pg.Client;
+  beforeAll(async () => {
+    admin = new pg.Client({ connectionString: POSTGRES_URL });
+    await admin.connect();
+  });
+  afterAll(async () => {
+    await admin?.end();
+  });
+
+  const terminate = (pid: number) => admin.query('SELECT pg_terminate_backend($1)', [pid]);
+
+  for (const [point, piped] of [
+    ['UPDATE', false],
+    ['COMMIT', false],
+    ['UPDATE', true],
+    ['COMMIT', true],
+  ] as const) {
+    it(`pg_terminate_backend after the claim and the mutation, before ${point === 'UPDATE' ? 'the outcome is recorded' : 'COMMIT'}${piped ? ' (pipelined pool)' : ''}: fails closed, nothing committed, a retry performs once`, async () => {
+      const base = (piped ? pipelined : pool) as pg.Pool;
+      let armed = true;
+      const faulty = faultyPool(base, async (sql, pid) => {
+        if (armed && sql.trimStart().startsWith(point)) {
+          armed = false;
+          await terminate(pid);
+        }
+      });
+      const store = new PostgresReplayStore(pgPoolDriver(faulty));
+      const c = claim();
+      let runs = 0;
+      const error = await store
+        .once(c, async (tx) => {
+          runs++;
+          await insertItem(tx, c.nonce);
+          return 'inserted';
+        })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ReplayStoreUnavailableError);
+      expect(armed).toBe(false);
+      expect(runs).toBe(1);
+      // Nothing half-done: neither the mutation nor the claim survived.
+      expect(await itemCount(pgPoolDriver(base), c.nonce)).toBe(0);
+      expect(await replayRow(pgPoolDriver(base), c.nonce)).toBeUndefined();
+      // The same confirmation presented again, on a healthy connection: performs once, then replays.
+      const healthy = new PostgresReplayStore(pgPoolDriver(base));
+      const action = async (tx: SqlQueryable) => {
+        runs++;
+        await insertItem(tx, c.nonce);
+        return 'inserted';
+      };
+      expect(await healthy.once(c, action)).toEqual({ status: 'performed', outcome: 'inserted' });
+      expect(await healthy.once(c, action)).toEqual({ status: 'replayed', outcome: 'inserted' });
+      expect(runs).toBe(2);
+      expect(await itemCount(pgPoolDriver(base), c.nonce)).toBe(1);
+    });
+  }
+
+  it('a client whose backend was killed is destroyed, not returned to the pool', async () => {
+    const base = await poolInSchema(schema, 1);
+    let armed = true;
+    const faulty = faultyPool(base, async (sql, pid) => {
+      if (armed && sql.startsWith('COMMIT')) {
+        armed = false;
+        await terminate(pid);
+      }
+    });
+    const store = new PostgresReplayStore(pgPoolDriver(faulty));
+    await expect(store.once(claim(), async () => 1)).rejects.toBeInstanceOf(
+      ReplayStoreUnavailableError,
+    );
+    // With max 1, a broken client returned to the pool would fail this at once.
+    expect(await store.once(claim(), async () => 2)).toMatchObject({ status: 'performed' });
+    await base.end();
+  });
+});

@@ -1,0 +1,221 @@
+import { randomUUID } from 'node:crypto';
+import { ReplayStoreUnavailableError } from '@mrtr/replay';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FAIL_FAST_REDIS_OPTIONS, RedisReplayStore } from '../src/index.js';
+import { FaultProxy } from './proxy.js';
+import { deleteKeys, inspector, REDIS_URL, redisReachable } from './services.js';
+
+const reachable = await redisReachable();
+const prefix = `mrtr:test:${process.pid}:${Date.now().toString(36)}:faults:`;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function claim(
+  overrides: Partial<{ nonce: string; requestDigest: string; expiresAt: number }> = {},
+) {
+  return {
+    nonce: randomUUID(),
+    requestDigest: 'sha256:answer-a',
+    expiresAt: Date.now() + 300_000,
+    ...overrides,
+  };
+}
+
+/** Resolve once `client` reports `ready` (reconnected), or fail after `ms`. */
+function ready(client: RedisReplayStore['client'], ms = 5000): Promise<void> {
+  if (client.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('client did not reconnect')), ms);
+    client.once('ready', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/** Poll `check` until it returns true or `ms` pass. */
+async function eventually(check: () => Promise<boolean>, ms = 3000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return true;
+    await sleep(25);
+  }
+  return check();
+}
+
+describe('RedisReplayStore options', () => {
+  it('rejects a non-positive timeoutMs or claimLeaseMs with RangeError', () => {
+    const client = new Redis(REDIS_URL, { lazyConnect: true });
+    expect(() => new RedisReplayStore(client, { timeoutMs: 0 })).toThrow(RangeError);
+    expect(() => new RedisReplayStore(client, { claimLeaseMs: Number.NaN })).toThrow(RangeError);
+    client.disconnect();
+  });
+
+  it('connect() to a port where nothing listens fails closed with ReplayStoreUnavailableError', async () => {
+    const proxy = new FaultProxy(REDIS_URL);
+    await proxy.start();
+    const url = proxy.url(REDIS_URL);
+    await proxy.stop(); // the port is free again: nothing answers there
+    await expect(RedisReplayStore.connect(url)).rejects.toBeInstanceOf(ReplayStoreUnavailableError);
+  });
+});
+
+describe.skipIf(!reachable)('RedisReplayStore against the real Redis', () => {
+  let look: Redis;
+  let proxy: FaultProxy;
+  let store: RedisReplayStore;
+  const recordErrors: string[] = [];
+
+  beforeAll(async () => {
+    look = inspector();
+    proxy = new FaultProxy(REDIS_URL);
+    await proxy.start();
+    store = await RedisReplayStore.connect(proxy.url(REDIS_URL), {
+      keyPrefix: prefix,
+      timeoutMs: 300,
+      onRecordError: (error) => recordErrors.push(String(error)),
+    });
+  });
+
+  afterEach(async () => {
+    proxy.resume();
+    if (!(await proxy.isListening())) await proxy.start();
+    await ready(store.client);
+  });
+
+  afterAll(async () => {
+    await store?.close();
+    await proxy?.stop();
+    if (look) {
+      await deleteKeys(look, prefix);
+      look.disconnect();
+    }
+  });
+
+  it('writes the claim under keyPrefix + nonce with PXAT max(expiresAt, now + lease), then the outcome with PXAT expiresAt', async () => {
+    const c = claim({ expiresAt: Date.now() + 120_000 });
+    let during: { value: string | null; expireAt: number } | undefined;
+    const result = await store.once(c, async () => {
+      during = {
+        value: await look.get(prefix + c.nonce),
+        expireAt: Number(await look.call('PEXPIRETIME', prefix + c.nonce)),
+      };
+      return { deleted: 'x' };
+    });
+    expect(result).toEqual({ status: 'performed', outcome: { deleted: 'x' } });
+    expect(JSON.parse(during?.value ?? 'null')).toMatchObject({ d: 'sha256:answer-a' });
+    expect(during?.expireAt).toBe(c.expiresAt); // the 60 s lease ends before expiresAt
+    expect(JSON.parse((await look.get(prefix + c.nonce)) ?? 'null')).toEqual({
+      d: 'sha256:answer-a',
+      o: { deleted: 'x' },
+    });
+    expect(Number(await look.call('PEXPIRETIME', prefix + c.nonce))).toBe(c.expiresAt);
+  });
+
+  it('keeps an unsettled claim for at least claimLeaseMs even when expiresAt is sooner', async () => {
+    const c = claim({ expiresAt: Date.now() + 1_000 });
+    let expireAt = 0;
+    const before = Date.now();
+    await store.once(c, async () => {
+      expireAt = Number(await look.call('PEXPIRETIME', prefix + c.nonce));
+      return null;
+    });
+    expect(expireAt).toBeGreaterThanOrEqual(before + 60_000);
+  });
+
+  it('refuses a nonce whose key holds a foreign value as used and runs nothing', async () => {
+    const c = claim();
+    await look.set(prefix + c.nonce, 'not a claim', 'PX', 60_000);
+    let runs = 0;
+    expect(await store.once(c, async () => ++runs)).toEqual({ status: 'refused', reason: 'used' });
+    expect(runs).toBe(0);
+  });
+
+  it('Redis unreachable at claim time: fails closed before the action, claims nothing, and a later retry performs', async () => {
+    const c = claim();
+    await proxy.stop();
+    let runs = 0;
+    const started = Date.now();
+    const error = await store.once(c, async () => ++runs).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ReplayStoreUnavailableError);
+    expect(Date.now() - started).toBeLessThan(1_000); // failed fast: no offline queue
+    expect(runs).toBe(0);
+    expect(await look.exists(prefix + c.nonce)).toBe(0);
+
+    await proxy.start();
+    await ready(store.client);
+    expect(await store.once(c, async () => ++runs)).toEqual({ status: 'performed', outcome: 1 });
+    expect(await store.once(c, async () => ++runs)).toEqual({ status: 'replayed', outcome: 1 });
+    expect(runs).toBe(1);
+  });
+
+  it('Redis stalled at claim time: times out closed; the claim that lands late is deleted, and a retry performs', async () => {
+    const c = claim();
+    proxy.stall();
+    let runs = 0;
+    const error = await store.once(c, async () => ++runs).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ReplayStoreUnavailableError);
+    expect(runs).toBe(0);
+    proxy.resume(); // the held SET reaches Redis now, followed by the release
+    expect(await eventually(async () => (await look.exists(prefix + c.nonce)) === 0)).toBe(true);
+    expect(await store.once(c, async () => ++runs)).toEqual({ status: 'performed', outcome: 1 });
+    expect(runs).toBe(1);
+  });
+
+  it('Redis lost while the action runs: the result is performed, and the claim left behind blocks any second run', async () => {
+    const c = claim();
+    let runs = 0;
+    const result = await store.once(c, async () => {
+      runs++;
+      await proxy.stop();
+      return 'deleted';
+    });
+    expect(result).toEqual({ status: 'performed', outcome: 'deleted' });
+    expect(recordErrors.length).toBeGreaterThan(0);
+    await proxy.start();
+    await ready(store.client);
+    expect(await store.once(c, async () => ++runs)).toEqual({
+      status: 'refused',
+      reason: 'in_progress',
+    });
+    expect(await store.once({ ...c, requestDigest: 'sha256:b' }, async () => ++runs)).toEqual({
+      status: 'refused',
+      reason: 'used',
+    });
+    expect(runs).toBe(1);
+  });
+
+  it('releases the claim when the action throws even if Redis is down then, as soon as it is back', async () => {
+    const c = claim();
+    const boom = new Error('mutation failed');
+    await expect(
+      store.once(c, async () => {
+        await proxy.stop();
+        throw boom;
+      }),
+    ).rejects.toBe(boom);
+    expect(await look.exists(prefix + c.nonce)).toBe(1); // the claim could not be released yet
+    await proxy.start();
+    await ready(store.client);
+    expect(await eventually(async () => (await look.exists(prefix + c.nonce)) === 0)).toBe(true);
+    expect(await store.once(c, async () => 'retried')).toEqual({
+      status: 'performed',
+      outcome: 'retried',
+    });
+  });
+
+  it('an existing client made with FAIL_FAST_REDIS_OPTIONS serves the first claim while it is still connecting', async () => {
+    const client = new Redis(REDIS_URL, FAIL_FAST_REDIS_OPTIONS);
+    const own = new RedisReplayStore(client, { keyPrefix: prefix });
+    try {
+      expect(await own.once(claim(), async () => 'ok')).toEqual({
+        status: 'performed',
+        outcome: 'ok',
+      });
+    } finally {
+      await own.close();
+      expect(client.status).toBe('ready'); // close() leaves a client it was given open
+      await client.quit();
+    }
+  });
+});

@@ -1,0 +1,76 @@
+import { connect, createServer, type Server, type Socket } from 'node:net';
+
+/**
+ * A TCP proxy in front of the real Redis that a test can take down or stall,
+ * so faults hit one client only and never the Redis other tests share.
+ */
+export class FaultProxy {
+  readonly #target: { host: string; port: number };
+  #server: Server | undefined;
+  #sockets = new Set<Socket>();
+  #stalled = false;
+  port = 0;
+
+  constructor(targetUrl: string) {
+    const url = new URL(targetUrl);
+    this.#target = { host: url.hostname, port: Number(url.port || 6379) };
+  }
+
+  /** `redis://` URL of the proxy (same credentials and database path as the target). */
+  url(targetUrl: string): string {
+    const url = new URL(targetUrl);
+    url.hostname = '127.0.0.1';
+    url.port = String(this.port);
+    return url.toString();
+  }
+
+  /** Listen (again) on the same port. */
+  async start(): Promise<void> {
+    const server = createServer((client) => {
+      const upstream = connect(this.#target.port, this.#target.host);
+      for (const s of [client, upstream]) {
+        this.#sockets.add(s);
+        s.on('error', () => {});
+        s.on('close', () => {
+          this.#sockets.delete(s);
+          client.destroy();
+          upstream.destroy();
+        });
+        if (this.#stalled) s.pause();
+      }
+      client.pipe(upstream);
+      upstream.pipe(client);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, '127.0.0.1', () => resolve());
+    });
+    this.port = (server.address() as { port: number }).port;
+    this.#server = server;
+  }
+
+  /** Cut every connection and stop listening: Redis is unreachable through the proxy. */
+  async stop(): Promise<void> {
+    const server = this.#server;
+    this.#server = undefined;
+    for (const s of this.#sockets) s.destroy();
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Whether the proxy accepts connections. */
+  async isListening(): Promise<boolean> {
+    return this.#server?.listening === true;
+  }
+
+  /** Stop moving bytes in both directions; they wait in the socket buffers. */
+  stall(): void {
+    this.#stalled = true;
+    for (const s of this.#sockets) s.pause();
+  }
+
+  /** Move the held bytes on. */
+  resume(): void {
+    this.#stalled = false;
+    for (const s of this.#sockets) s.resume();
+  }
+}
