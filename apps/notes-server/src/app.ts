@@ -1,11 +1,8 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { bearerAuthenticator, listen, type RunningServer } from '@mrtr/example-kit';
 import { type AuditSink, ConfirmationGate } from '@mrtr/gate';
-import { toNodeHandler } from '@mrtr/node';
 import type { ReplayStore } from '@mrtr/replay';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
-import { createMcpEndpoint, type McpEndpoint, type Principal } from '@mrtr/server';
+import { createMcpEndpoint, type McpEndpoint } from '@mrtr/server';
 import { TicketSealer } from '@mrtr/ticket';
 import type { Database, Queryable } from './db.js';
 import { migrate } from './notes.js';
@@ -31,48 +28,12 @@ export interface NotesServerOptions {
   audit?: AuditSink;
 }
 
-/**
- * Parse `MRTR_TOKENS` (`alice:<token>,bob:<token>`) into token → principal.
- * @throws on an entry without a principal or a token, or a token used twice.
- */
-export function parseTokens(value: string): Map<string, string> {
-  const tokens = new Map<string, string>();
-  for (const entry of value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)) {
-    const at = entry.indexOf(':');
-    const principal = entry.slice(0, at).trim();
-    const token = entry.slice(at + 1).trim();
-    if (at <= 0 || !principal || !token)
-      throw new Error(
-        `MRTR_TOKENS entry must be principal:token, got "${entry.replace(/:.*/, ':…')}"`,
-      );
-    if (tokens.has(token)) throw new Error('MRTR_TOKENS uses one token twice');
-    tokens.set(token, principal);
-  }
-  return tokens;
-}
-
-const sha = (s: string) => createHash('sha256').update(s).digest();
-
-/** A bearer-token authenticator that compares digests in constant time. */
-export function bearerAuthenticator(tokens: Map<string, string>) {
-  const table = [...tokens].map(([token, id]) => ({ digest: sha(token), id }));
-  return (request: Request): Principal | undefined => {
-    const m = /^Bearer\s+(\S+)$/i.exec(request.headers.get('authorization') ?? '');
-    if (!m) return undefined;
-    const presented = sha(m[1] as string);
-    let found: string | undefined;
-    for (const { digest, id } of table) if (timingSafeEqual(digest, presented)) found = id;
-    return found ? { id: found } : undefined;
-  };
-}
-
-/** A random 32-byte secret, for a server started without `MRTR_SECRET`. */
-export function randomSecret(): Uint8Array {
-  return randomBytes(32);
-}
+export {
+  bearerAuthenticator,
+  parseTokens,
+  type RunningServer,
+  randomSecret,
+} from '@mrtr/example-kit';
 
 /**
  * The default replay store of the notes server: `mrtr_replay` in the notes
@@ -121,14 +82,6 @@ async function assemble(
   return sweep ? { endpoint, sweep } : { endpoint };
 }
 
-/** A running notes server. */
-export interface RunningServer {
-  server: Server;
-  /** The MCP endpoint URL, e.g. `http://127.0.0.1:3000/mcp`. */
-  url: string;
-  close(): Promise<void>;
-}
-
 /**
  * Start the notes server on `host:port` (port 0 picks a free one) at path
  * `/mcp`. With the default replay store, expired `mrtr_replay` rows are
@@ -145,22 +98,9 @@ export async function startNotesServer(
     }, options.sweepIntervalMs ?? 60_000);
     sweeper.unref();
   }
-  const server = createServer(toNodeHandler(endpoint, { path: '/mcp' }));
-  const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolve());
+  return listen(endpoint, {
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? 0,
+    onClose: () => clearInterval(sweeper),
   });
-  const { port } = server.address() as AddressInfo;
-  const shown = host.includes(':') ? `[${host}]` : host;
-  return {
-    server,
-    url: `http://${shown}:${port}/mcp`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        clearInterval(sweeper);
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }

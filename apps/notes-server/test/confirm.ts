@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { callTool } from '@mrtr/spec-schema';
 import { expect } from 'vitest';
 import type { Queryable } from '../src/db.js';
-import { callTool } from './wire.js';
 
 /** A fresh workspace of `principal` with three notes titled "Dup"; returns its URI and the note ids. */
 export async function seedWorkspace(db: Queryable, principal: string) {

@@ -1,8 +1,8 @@
 import { MemoryReplayStore } from '@mrtr/replay';
+import { callTool } from '@mrtr/spec-schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, randomSecret, startNotesServer } from '../src/app.js';
 import { type Database, openDatabase } from '../src/db.js';
-import { callTool } from './wire.js';
 
 const ALICE = 'tok-alice';
 const BOB = 'tok-bob';

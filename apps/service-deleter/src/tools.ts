@@ -83,10 +83,13 @@ const notFound = (id: string) => textResult(`No service ${id}.`, { isError: true
  * runs the person's confirmation; `tx` is the replay store's transaction when
  * it has one, so the claim and the mutation commit together.
  */
-export function serviceTools<Tx>(db: Database, gate: ConfirmationGate<Tx>): AnyToolDefinition[] {
+export function serviceTools(
+  db: Database,
+  gate: ConfirmationGate<Queryable | undefined>,
+): AnyToolDefinition[] {
   /** Run `fn` in the store's transaction when it gives one, else in a transaction of our own. */
-  const inTx = <T>(tx: Tx, fn: (q: Queryable) => Promise<T>): Promise<T> =>
-    tx && typeof (tx as Queryable).query === 'function' ? fn(tx as Queryable) : db.transaction(fn);
+  const inTx = <T>(tx: Queryable | undefined, fn: (q: Queryable) => Promise<T>): Promise<T> =>
+    tx ? fn(tx) : db.transaction(fn);
 
   const list: ToolDefinition = {
     name: 'list_services',

@@ -172,3 +172,5 @@ export function assertValidMessage(message: unknown, options: { method?: string 
   const outcome = validateMessage(message, options);
   if (!outcome.ok) throw new SpecSchemaError(outcome.definitions, outcome.errors, message);
 }
+
+export { type Capabilities, callTool, PROTOCOL, rpc } from './raw-client.js';

@@ -1,11 +1,11 @@
 /**
- * Raw-HTTP helpers for driving an MCP 2026-07-28 endpoint in tests, without
+ * Raw-HTTP helpers (re-exported by the package index) for driving an MCP 2026-07-28 endpoint in tests, without
  * any SDK. Every request sent and every response body received is checked
  * against the official schema.json (`@mrtr/spec-schema`): a violation throws
  * `SpecSchemaError`. A test that sends a deliberately malformed request says
  * so with `invalid: true`, which skips the request check only.
  */
-import { assertValidMessage } from '@mrtr/spec-schema';
+import { assertValidMessage } from './index.js';
 
 export const PROTOCOL = '2026-07-28';
 

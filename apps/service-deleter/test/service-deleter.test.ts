@@ -1,0 +1,337 @@
+import { callTool, rpc } from '@mrtr/spec-schema';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type RunningServer, randomSecret, startServiceDeleter } from '../src/app.js';
+import { type Database, openDatabase } from '../src/db.js';
+import { insertService } from '../src/services.js';
+
+const TOKEN = 'tok-ops';
+let db: Database;
+let server: RunningServer;
+let url: string;
+
+beforeAll(async () => {
+  db = await openDatabase('memory://');
+  server = await startServiceDeleter({
+    db,
+    tokens: new Map([[TOKEN, 'ops']]),
+    secret: randomSecret(),
+  });
+  url = server.url;
+});
+afterAll(async () => {
+  await server.close();
+  await db.close();
+});
+
+let n = 0;
+let svc: { id: string; name: string; vol: string };
+beforeEach(async () => {
+  n++;
+  svc = { id: `svc_t${n}`, name: `web-${n}`, vol: `vol_t${n}` };
+  await db.transaction((tx) =>
+    insertService(tx, {
+      id: svc.id,
+      name: svc.name,
+      environment: 'production',
+      instances: 3,
+      dnsRecords: [`web${n}.example.com`],
+      volumes: [{ id: svc.vol, sizeGb: 48 }],
+    }),
+  );
+});
+
+const exists = async (table: 'services' | 'volumes', id: string) =>
+  (await db.query(`SELECT 1 FROM ${table} WHERE id = $1`, [id])).rows.length === 1;
+const instances = async (id: string) =>
+  Number(
+    (await db.query<{ instances: number }>('SELECT instances FROM services WHERE id = $1', [id]))
+      .rows[0]?.instances,
+  );
+
+async function askDelete() {
+  const r = await callTool(url, TOKEN, 'delete_service', { serviceId: svc.id, name: svc.name });
+  expect(r.body.result.resultType).toBe('input_required');
+  return r.body.result;
+}
+const typed = (serviceName: string, deleteVolumes?: boolean) => ({
+  confirm_delete: {
+    action: 'accept',
+    content: { serviceName, ...(deleteVolumes === undefined ? {} : { deleteVolumes }) },
+  },
+});
+
+describe('delete_service', () => {
+  it('states the blast radius and asks for the typed name, keyed confirm_delete', async () => {
+    const first = await askDelete();
+    const q = first.inputRequests.confirm_delete;
+    expect(q.method).toBe('elicitation/create');
+    expect(q.params.message).toContain('3 running instances');
+    expect(q.params.message).toContain(`web${n}.example.com`);
+    expect(q.params.message).toMatch(new RegExp(`${svc.vol} 48 GB`));
+    expect(q.params.requestedSchema).toMatchObject({
+      properties: {
+        serviceName: { type: 'string' },
+        deleteVolumes: { type: 'boolean', default: false },
+      },
+      required: ['serviceName'],
+    });
+  });
+
+  it('a name that does not match asks again with the same ticket; the right name deletes and keeps the volume', async () => {
+    const first = await askDelete();
+    const args = { serviceId: svc.id, name: svc.name };
+    const wrong = await callTool(url, TOKEN, 'delete_service', args, {
+      inputResponses: typed(`${svc.name}x`),
+      requestState: first.requestState,
+    });
+    expect(wrong.body.result.resultType).toBe('input_required');
+    expect(wrong.body.result.requestState).toBe(first.requestState);
+    expect(wrong.body.result.inputRequests.confirm_delete.params.message).toMatch(/did not match/);
+    expect(await exists('services', svc.id)).toBe(true);
+
+    const right = await callTool(url, TOKEN, 'delete_service', args, {
+      inputResponses: typed(svc.name),
+      requestState: first.requestState,
+    });
+    expect(right.body.result).toMatchObject({ resultType: 'complete', isError: false });
+    expect(right.body.result.content[0].text).toMatch(
+      new RegExp(`retained: ${svc.vol} \\(48 GB\\)`),
+    );
+    expect(right.body.result.structuredContent.retained.volumes).toEqual([
+      { id: svc.vol, sizeGb: 48 },
+    ]);
+    expect(await exists('services', svc.id)).toBe(false);
+    expect(await exists('volumes', svc.vol)).toBe(true);
+  });
+
+  it('deleteVolumes: true destroys the volumes too', async () => {
+    const first = await askDelete();
+    const r = await callTool(
+      url,
+      TOKEN,
+      'delete_service',
+      { serviceId: svc.id, name: svc.name },
+      {
+        inputResponses: typed(svc.name, true),
+        requestState: first.requestState,
+      },
+    );
+    expect(r.body.result.structuredContent.deleted.volumes).toEqual([{ id: svc.vol, sizeGb: 48 }]);
+    expect(await exists('volumes', svc.vol)).toBe(false);
+  });
+
+  it('a service changed since the form was shown is not deleted; a fresh question states the new facts', async () => {
+    const first = await askDelete();
+    await db.query('UPDATE services SET instances = 7, revision = revision + 1 WHERE id = $1', [
+      svc.id,
+    ]);
+    const r = await callTool(
+      url,
+      TOKEN,
+      'delete_service',
+      { serviceId: svc.id, name: svc.name },
+      {
+        inputResponses: typed(svc.name),
+        requestState: first.requestState,
+      },
+    );
+    expect(r.body.result.resultType).toBe('input_required');
+    expect(r.body.result.requestState).not.toBe(first.requestState);
+    expect(r.body.result.inputRequests.confirm_delete.params.message).toContain(
+      '7 running instances',
+    );
+    expect(await exists('services', svc.id)).toBe(true);
+  });
+
+  it('a renamed or deleted service is a complete isError result and nothing happens', async () => {
+    const first = await askDelete();
+    await db.query("UPDATE services SET name = 'renamed', revision = revision + 1 WHERE id = $1", [
+      svc.id,
+    ]);
+    const r = await callTool(
+      url,
+      TOKEN,
+      'delete_service',
+      { serviceId: svc.id, name: svc.name },
+      {
+        inputResponses: typed(svc.name),
+        requestState: first.requestState,
+      },
+    );
+    expect(r.body.result).toMatchObject({ resultType: 'complete', isError: true });
+    expect(await exists('services', svc.id)).toBe(true);
+    const gone = await callTool(url, TOKEN, 'delete_service', { serviceId: 'svc_nope', name: 'x' });
+    expect(gone.body.result).toMatchObject({ resultType: 'complete', isError: true });
+  });
+
+  it('a ticket for a staging service cannot delete another service', async () => {
+    const first = await askDelete();
+    const r = await callTool(
+      url,
+      TOKEN,
+      'delete_service',
+      { serviceId: 'svc_8f21c', name: 'api-prod' },
+      {
+        inputResponses: typed('api-prod'),
+        requestState: first.requestState,
+      },
+    );
+    expect(r.body.error.code).toBe(-32602);
+    expect(await exists('services', 'svc_8f21c')).toBe(true);
+  });
+});
+
+describe('the declared policy', () => {
+  it('delete_service and delete_volume refuse clients without form elicitation (-32021)', async () => {
+    for (const [name, args] of [
+      ['delete_service', { serviceId: svc.id, name: svc.name }],
+      ['delete_volume', { volumeId: svc.vol }],
+    ] as const) {
+      const r = await callTool(url, TOKEN, name, args, {
+        capabilities: { elicitation: { url: {} } },
+      });
+      expect(r.status).toBe(400);
+      expect(r.body.error).toMatchObject({
+        code: -32021,
+        data: { requiredCapabilities: { elicitation: { form: {} } } },
+      });
+    }
+    expect(await exists('services', svc.id)).toBe(true);
+    expect(await exists('volumes', svc.vol)).toBe(true);
+  });
+
+  it('scale_to_zero without elicitation takes the weaker argument confirmation and says so', async () => {
+    const refused = await callTool(
+      url,
+      TOKEN,
+      'scale_to_zero',
+      { serviceId: svc.id },
+      { capabilities: {} },
+    );
+    expect(refused.body.result).toMatchObject({ isError: true });
+    expect(await instances(svc.id)).toBe(3);
+    const wrongName = await callTool(
+      url,
+      TOKEN,
+      'scale_to_zero',
+      { serviceId: svc.id, confirm: 'other' },
+      { capabilities: {} },
+    );
+    expect(wrongName.body.result.isError).toBe(true);
+    expect(await instances(svc.id)).toBe(3);
+    const ok = await callTool(
+      url,
+      TOKEN,
+      'scale_to_zero',
+      { serviceId: svc.id, confirm: svc.name },
+      { capabilities: {} },
+    );
+    expect(ok.body.result.isError).toBe(false);
+    expect(ok.body.result.content[0].text).toMatch(/not by a person/);
+    expect(ok.body.result.structuredContent.confirmedBy).toBe('argument');
+    expect(await instances(svc.id)).toBe(0);
+  });
+
+  it('scale_to_zero with elicitation asks a person', async () => {
+    const first = await callTool(url, TOKEN, 'scale_to_zero', {
+      serviceId: svc.id,
+      confirm: svc.name,
+    });
+    expect(first.body.result.resultType).toBe('input_required');
+    expect(await instances(svc.id)).toBe(3);
+    const r = await callTool(
+      url,
+      TOKEN,
+      'scale_to_zero',
+      { serviceId: svc.id, confirm: svc.name },
+      {
+        inputResponses: { confirm_scale: { action: 'accept', content: { confirm: true } } },
+        requestState: first.body.result.requestState,
+      },
+    );
+    expect(r.body.result.structuredContent.confirmedBy).toBe('person');
+    expect(await instances(svc.id)).toBe(0);
+  });
+
+  it('trigger_deploy is not gated, even for a client that cannot elicit', async () => {
+    const r = await callTool(
+      url,
+      TOKEN,
+      'trigger_deploy',
+      { serviceId: svc.id, ref: 'main' },
+      { capabilities: {} },
+    );
+    expect(r.body.result).toMatchObject({ resultType: 'complete', isError: false });
+    const { rows } = await db.query('SELECT ref, requested_by FROM deploys WHERE service_id = $1', [
+      svc.id,
+    ]);
+    expect(rows).toEqual([{ ref: 'main', requested_by: 'ops' }]);
+  });
+
+  it('delete_volume asks for the typed volume id and destroys only after it matches', async () => {
+    const first = await callTool(url, TOKEN, 'delete_volume', { volumeId: svc.vol });
+    const q = first.body.result.inputRequests.confirm_volume.params;
+    expect(q.message).toContain('48 GB');
+    const wrong = await callTool(
+      url,
+      TOKEN,
+      'delete_volume',
+      { volumeId: svc.vol },
+      {
+        inputResponses: {
+          confirm_volume: { action: 'accept', content: { volumeId: 'vol_other' } },
+        },
+        requestState: first.body.result.requestState,
+      },
+    );
+    expect(wrong.body.result.resultType).toBe('input_required');
+    expect(await exists('volumes', svc.vol)).toBe(true);
+    const right = await callTool(
+      url,
+      TOKEN,
+      'delete_volume',
+      { volumeId: svc.vol },
+      {
+        inputResponses: { confirm_volume: { action: 'accept', content: { volumeId: svc.vol } } },
+        requestState: first.body.result.requestState,
+      },
+    );
+    expect(right.body.result.isError).toBe(false);
+    expect(await exists('volumes', svc.vol)).toBe(false);
+  });
+
+  it('lists the six tools, gated ones marked destructive', async () => {
+    const r = await rpc(url, TOKEN, 'tools/list');
+    const tools = r.body.result.tools as {
+      name: string;
+      annotations?: { destructiveHint?: boolean };
+    }[];
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      [
+        'create_service',
+        'delete_service',
+        'delete_volume',
+        'list_services',
+        'scale_to_zero',
+        'trigger_deploy',
+      ].sort(),
+    );
+    for (const name of ['delete_service', 'delete_volume', 'scale_to_zero']) {
+      expect(tools.find((t) => t.name === name)?.annotations?.destructiveHint).toBe(true);
+    }
+  });
+});
+
+describe('a new database', () => {
+  it('is seeded with svc_8f21c api-prod (3 instances, api.example.com, vol_31ab 48 GB) and a staging service', async () => {
+    const r = await callTool(url, TOKEN, 'list_services', {});
+    const services = r.body.result.structuredContent.services as Record<string, unknown>[];
+    expect(services.find((s) => s.id === 'svc_8f21c')).toMatchObject({
+      name: 'api-prod',
+      instances: 3,
+      dnsRecords: ['api.example.com'],
+      volumes: [{ id: 'vol_31ab', sizeGb: 48 }],
+    });
+    expect(services.some((s) => s.environment === 'staging')).toBe(true);
+  });
+});

@@ -1,0 +1,56 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Principal } from '@mrtr/server';
+
+/**
+ * Parse `MRTR_TOKENS` (`alice:<token>,bob:<token>`) into token → principal id.
+ * @throws on an entry without a principal or a token, or a token used twice.
+ */
+export function parseTokens(value: string): Map<string, string> {
+  const tokens = new Map<string, string>();
+  for (const entry of value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const at = entry.indexOf(':');
+    const principal = entry.slice(0, at).trim();
+    const token = entry.slice(at + 1).trim();
+    if (at <= 0 || !principal || !token) {
+      throw new Error(
+        `MRTR_TOKENS entry must be principal:token, got "${entry.replace(/:.*/, ':…')}"`,
+      );
+    }
+    if (tokens.has(token)) throw new Error('MRTR_TOKENS uses one token twice');
+    tokens.set(token, principal);
+  }
+  return tokens;
+}
+
+const sha = (s: string) => createHash('sha256').update(s).digest();
+
+/**
+ * An `authenticate` hook for `@mrtr/server`: `Authorization: Bearer <token>`
+ * → `{ id }`. Tokens are compared as SHA-256 digests in constant time, and
+ * every entry is compared, so timing says nothing of which token matched.
+ * @returns the principal, or `undefined` (the endpoint then answers 401).
+ */
+export function bearerAuthenticator(tokens: Map<string, string>) {
+  const table = [...tokens].map(([token, id]) => ({ digest: sha(token), id }));
+  return (request: Request): Principal | undefined => {
+    const m = /^Bearer\s+(\S+)$/i.exec(request.headers.get('authorization') ?? '');
+    if (!m) return undefined;
+    const presented = sha(m[1] as string);
+    let found: string | undefined;
+    for (const { digest, id } of table) if (timingSafeEqual(digest, presented)) found = id;
+    return found ? { id: found } : undefined;
+  };
+}
+
+/** A random 32-byte ticket secret, for a server started without `MRTR_SECRET`. */
+export function randomSecret(): Uint8Array {
+  return randomBytes(32);
+}
+
+/** A random bearer token (24 bytes, base64url). */
+export function randomToken(): string {
+  return randomBytes(24).toString('base64url');
+}

@@ -1,0 +1,18 @@
+/**
+ * @mrtr/example-kit: what the example MCP servers (apps/notes-server,
+ * apps/service-deleter) share and none of the published packages should own:
+ * opening PostgreSQL or PGlite, bearer tokens, ticket secrets, listening.
+ *
+ * @example
+ * ```ts
+ * import { bearerAuthenticator, listen, openDatabase, parseTokens } from '@mrtr/example-kit';
+ * const db = await openDatabase(process.env.DATABASE_URL, { dataDir: './.data/my-app' });
+ * const endpoint = createMcpEndpoint({ serverInfo, tools, authenticate: bearerAuthenticator(parseTokens(process.env.MRTR_TOKENS!)) });
+ * const running = await listen(endpoint, { port: 3000 });
+ * ```
+ * @packageDocumentation
+ */
+
+export { bearerAuthenticator, parseTokens, randomSecret, randomToken } from './auth.js';
+export { type Database, openDatabase, type Queryable, type QueryResult } from './db.js';
+export { listen, type RunningServer } from './serve.js';
