@@ -1,3 +1,4 @@
+import { migrateAuditTable, PostgresAuditSink } from '@mrtr/audit';
 import { bearerAuthenticator, listen, type RunningServer } from '@mrtr/example-kit';
 import { type AuditSink, ConfirmationGate } from '@mrtr/gate';
 import type { ReplayStore } from '@mrtr/replay';
@@ -24,8 +25,23 @@ export interface NotesServerOptions {
    * in a transaction of its own after the claim.
    */
   store?: ReplayStore<undefined>;
-  /** Audit sink (optional). */
-  audit?: AuditSink;
+  /**
+   * Audit sinks (optional), e.g. `new JsonLinesAuditSink()` of `@mrtr/audit`: each round of
+   * a gated tool writes its records there (`GateAuditEvent` of `@mrtr/gate`).
+   */
+  audit?: AuditSink<Queryable | undefined> | readonly AuditSink<Queryable | undefined>[];
+  /**
+   * Also write the records to table `mrtr_audit` of `db` (created if missing). With the
+   * default replay store, the `completed` and `declined` rows commit in the transaction that
+   * claims the nonce and deletes the note. Default `false`.
+   */
+  auditTable?: boolean;
+  /**
+   * Clock of the ticket sealer, milliseconds since the epoch (default
+   * `Date.now`): sets `iat`/`exp` of new tickets and judges expiry. For
+   * tests that need a ticket minted in the past.
+   */
+  now?: () => number;
 }
 
 export {
@@ -68,9 +84,12 @@ async function assemble(
     sweep = () => own.sweep();
   }
   const gate = new ConfirmationGate<Queryable | undefined>({
-    sealer: new TicketSealer({ keys: [{ kid: 'k1', secret: options.secret }] }),
+    sealer: new TicketSealer({
+      keys: [{ kid: 'k1', secret: options.secret }],
+      ...(options.now ? { now: options.now } : {}),
+    }),
     store,
-    ...(options.audit ? { audit: options.audit } : {}),
+    audit: await auditSinks(options),
   });
   const endpoint = createMcpEndpoint({
     serverInfo: { name: 'mrtr-notes-server', version: '0.1.0' },
@@ -103,4 +122,16 @@ export async function startNotesServer(
     port: options.port ?? 0,
     onClose: () => clearInterval(sweeper),
   });
+}
+
+/** The sinks of `options`: those given, then table `mrtr_audit` of `db` when `auditTable` is set. */
+async function auditSinks(
+  options: NotesServerOptions,
+): Promise<AuditSink<Queryable | undefined>[]> {
+  const sinks = [options.audit ?? []].flat() as AuditSink<Queryable | undefined>[];
+  if (options.auditTable) {
+    await migrateAuditTable(options.db);
+    sinks.push(new PostgresAuditSink(options.db));
+  }
+  return sinks;
 }

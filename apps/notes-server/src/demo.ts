@@ -12,11 +12,15 @@
  *   form, chooses the first note offered and confirms;
  * - round 2: the client re-sends the call by itself, with the answer in `inputResponses` and
  *   the `requestState` echoed back. The server then deletes the note and answers `complete`;
- * - `notes_list` afterwards: one "Meeting notes" fewer.
+ * - `notes_list` afterwards: one "Meeting notes" fewer;
+ * - the audit trail of the operation: the JSON lines the server wrote (one per record, tied
+ *   together by the ticket nonce) and the same records as rows of table `mrtr_audit`, whose
+ *   `completed` row was committed in the transaction that claimed the nonce and deleted the note.
  *
  * Run it with `pnpm demo` from the repository root.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { JsonLinesAuditSink, readAuditRecords } from '@mrtr/audit';
 import { randomSecret, startNotesServer } from './app.js';
 import { openDatabase } from './db.js';
 
@@ -64,11 +68,16 @@ function step(title: string): void {
 
 async function main(): Promise<void> {
   const db = await openDatabase('memory://');
+  // The audit trail the server writes: kept here to be shown at the end (the app's main writes
+  // it to stdout or MRTR_AUDIT_FILE), and in table mrtr_audit of the notes database.
+  const trail: string[] = [];
   const server = await startNotesServer({
     db,
     tokens: new Map([[TOKEN, 'demo']]),
     secret: randomSecret(),
     port: 0,
+    audit: new JsonLinesAuditSink({ destination: { write: (line) => trail.push(line) } }),
+    auditTable: true,
   });
   console.log(`notes server listening on ${server.url} (${db.description})`);
 
@@ -131,6 +140,20 @@ async function main(): Promise<void> {
     const notes = (listed.structuredContent as { notes: { id: string; title: string }[] }).notes;
     console.log(`\n  ${notes.length} notes left in ${WORKSPACE}:`);
     for (const note of notes) console.log(`    ${note.id}  ${note.title}`);
+
+    step('the audit trail of the operation');
+    const records = trail.map((line) => JSON.parse(line) as { nonce?: string; outcome: string });
+    const nonce = records.find((r) => r.outcome === 'completed')?.nonce;
+    console.log(
+      `\n  JSON lines written by the server for ticket nonce ${nonce} (one line each; indented here):`,
+    );
+    for (const line of trail) console.log(indent(show(JSON.parse(line), 2)));
+    console.log('\n  the same records in table mrtr_audit:');
+    const rows = nonce ? await readAuditRecords(db, { nonce }) : [];
+    for (const r of rows)
+      console.log(
+        `    ${new Date(r.at).toISOString()}  ${r.outcome.padEnd(9)}  ${r.principal}  ${r.client?.name ?? '?'}  ${r.answer ? JSON.stringify(r.answer) : ''}`,
+      );
   } finally {
     await client.close();
     await server.close();

@@ -1,3 +1,4 @@
+import { migrateAuditTable, PostgresAuditSink } from '@mrtr/audit';
 import { bearerAuthenticator, listen, type RunningServer } from '@mrtr/example-kit';
 import { type AuditSink, ConfirmationGate } from '@mrtr/gate';
 import type { ReplayStore } from '@mrtr/replay';
@@ -24,8 +25,23 @@ export interface ServiceDeleterOptions {
    * in `db` (table `mrtr_replay`), claiming inside the mutation's transaction.
    */
   store?: ReplayStore<void> | ReplayStore<Queryable | undefined>;
-  /** Audit sink (optional). */
-  audit?: AuditSink;
+  /**
+   * Audit sinks (optional), e.g. `new JsonLinesAuditSink()` of `@mrtr/audit`: each round of
+   * a gated tool writes its records there (`GateAuditEvent` of `@mrtr/gate`).
+   */
+  audit?: AuditSink<Queryable | undefined> | readonly AuditSink<Queryable | undefined>[];
+  /**
+   * Also write the records to table `mrtr_audit` of `db` (created if missing). With the
+   * default replay store, the `completed` and `declined` rows commit in the transaction that
+   * claims the nonce and performs the mutation. Default `false`.
+   */
+  auditTable?: boolean;
+  /**
+   * Clock of the ticket sealer, milliseconds since the epoch (default
+   * `Date.now`): sets `iat`/`exp` of new tickets and judges expiry. For
+   * tests that need a ticket minted in the past.
+   */
+  now?: () => number;
 }
 
 /**
@@ -59,9 +75,12 @@ export async function createServiceDeleterEndpoint(
   await migrate(options.db);
   const store = options.store ?? (await openReplayStore(options.db, undefined)).store;
   const gate = new ConfirmationGate<Queryable | undefined>({
-    sealer: new TicketSealer({ keys: [{ kid: 'k1', secret: options.secret }] }),
+    sealer: new TicketSealer({
+      keys: [{ kid: 'k1', secret: options.secret }],
+      ...(options.now ? { now: options.now } : {}),
+    }),
     store: store as ReplayStore<Queryable | undefined>,
-    ...(options.audit ? { audit: options.audit } : {}),
+    audit: await auditSinks(options),
   });
   return createMcpEndpoint({
     serverInfo: { name: 'mrtr-service-deleter', version: '0.1.0' },
@@ -78,4 +97,16 @@ export async function startServiceDeleter(
 ): Promise<RunningServer> {
   const endpoint = await createServiceDeleterEndpoint(options);
   return listen(endpoint, { host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+}
+
+/** The sinks of `options`: those given, then table `mrtr_audit` of `db` when `auditTable` is set. */
+async function auditSinks(
+  options: ServiceDeleterOptions,
+): Promise<AuditSink<Queryable | undefined>[]> {
+  const sinks = [options.audit ?? []].flat() as AuditSink<Queryable | undefined>[];
+  if (options.auditTable) {
+    await migrateAuditTable(options.db);
+    sinks.push(new PostgresAuditSink(options.db));
+  }
+  return sinks;
 }

@@ -26,12 +26,20 @@
  * @packageDocumentation
  */
 
-export type { AuditSink, GateAuditEvent, GateOutcome } from './audit.js';
+export {
+  type AuditRecorder,
+  type AuditSink,
+  AuditSinkError,
+  type AuditWriter,
+  type GateAuditEvent,
+  type GateOutcome,
+} from './audit.js';
 export {
   ConfirmationGate,
   type ConfirmationGateOptions,
   FORM_ELICITATION_REQUIRED,
 } from './gate.js';
+export { SpanAttribute, TRACE_META_KEYS, TRACER_NAME } from './trace.js';
 export {
   type GateQuestion,
   type GateRequest,

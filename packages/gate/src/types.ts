@@ -1,5 +1,10 @@
 import type { TicketClaims } from '@mrtr/ticket';
-import type { CallToolResult, ClientCapabilities, RequestedSchema } from '@mrtr/wire';
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  Implementation,
+  RequestedSchema,
+} from '@mrtr/wire';
 
 /**
  * What the gate needs to know about the request it guards. `@mrtr/server`'s
@@ -20,6 +25,18 @@ export interface GateRequest {
   inputResponses: Record<string, unknown> | undefined;
   /** `params.requestState` as received (attacker-controlled). */
   requestState: string | undefined;
+  /** The JSON-RPC id of this request (audit records, span attribute `jsonrpc.request.id`). */
+  requestId?: string | number | undefined;
+  /**
+   * The request `_meta` as received. The gate reads `traceparent`,
+   * `tracestate` and `baggage` (W3C Trace Context and Baggage; MCP
+   * 2026-07-28 `basic/index`, "OpenTelemetry trace context"),
+   * `io.modelcontextprotocol/protocolVersion` and, unless `clientInfo` is
+   * given, `io.modelcontextprotocol/clientInfo`.
+   */
+  meta?: Record<string, unknown> | undefined;
+  /** `io.modelcontextprotocol/clientInfo` of this request: self-reported, recorded in the audit, never trusted. */
+  clientInfo?: Implementation | undefined;
 }
 
 /** The question a gate puts to the person: a form-mode `elicitation/create`. */

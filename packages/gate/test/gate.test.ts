@@ -88,8 +88,8 @@ describe('ConfirmationGate', () => {
     );
     expect(done).toMatchObject({ resultType: 'complete', isError: false });
     expect(t.performed).toEqual(['b']);
-    expect(t.events.map((e) => e.outcome)).toEqual(['asked', 'completed']);
-    expect(t.events[0]?.nonce).toBe(t.events[1]?.nonce);
+    expect(t.events.map((e) => e.outcome)).toEqual(['asked', 'accepted', 'completed']);
+    expect(new Set(t.events.map((e) => e.nonce)).size).toBe(1);
     expect(t.events[0]?.question).toBe('Delete api-prod?');
     expect(JSON.stringify(t.events)).not.toContain(state);
   });
@@ -338,7 +338,11 @@ describe('ConfirmationGate', () => {
         }),
         t.spec,
       ),
-    ).rejects.toThrow('sink down');
+    ).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringMatching(/^Nothing was changed/),
+      cause: { name: 'AuditSinkError', cause: { message: 'sink down' } },
+    });
     expect(t.performed).toEqual([]);
   });
 });

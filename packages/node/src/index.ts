@@ -41,7 +41,10 @@ export function toNodeHandler(
   const principalOf = options.principal;
   const listener = getRequestListener(
     async (request: Request, env: HttpBindings | { incoming: unknown }) => {
-      if (new URL(request.url).pathname !== path) {
+      // The raw request-target equal to the path (query aside) needs no URL parse: the common case.
+      const target = (env.incoming as IncomingMessage).url;
+      const direct = target === path || target?.startsWith(`${path}?`);
+      if (!direct && new URL(request.url).pathname !== path) {
         return new Response('Not Found', { status: 404 });
       }
       const principal = principalOf

@@ -80,4 +80,16 @@ describe('toNodeHandler', () => {
     });
     expect(res.status).toBe(404);
   });
+
+  it('matches the path with a query string, and not a longer path sharing its prefix', async () => {
+    const call = (path: string) =>
+      fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { ...headers, 'x-user': 'dave' },
+        body: JSON.stringify(body),
+      });
+    expect((await call('/api/mcp?trace=1')).status).toBe(200);
+    expect((await call('/api/mcpx')).status).toBe(404);
+    expect((await call('/api/mcp/extra')).status).toBe(404);
+  });
 });

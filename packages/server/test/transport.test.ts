@@ -84,6 +84,27 @@ describe('body size limit (413 before parsing)', () => {
     const res = await endpointWith()(req);
     expect([res.status, (await res.json()).error.code]).toEqual([400, -32700]);
   });
+
+  it('answers invalid UTF-8 with -32700 when the length is declared too', async () => {
+    const req = new Request('http://127.0.0.1/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': '3' },
+      body: new Uint8Array([0x7b, 0xff, 0x7d]),
+    });
+    const res = await endpointWith()(req);
+    expect([res.status, (await res.json()).error.code]).toEqual([400, -32700]);
+  });
+
+  it('refuses a body longer than the limit even when its declared length is within it', async () => {
+    const call = rpc('tools/call', { name: 'echo', arguments: { text: 'x'.repeat(300) } });
+    const req = new Request('http://127.0.0.1/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': '100' },
+      body: JSON.stringify(call),
+    });
+    const res = await endpoint(req);
+    expect([res.status, (await res.json()).error.code]).toEqual([413, -32600]);
+  });
 });
 
 describe('Host and Origin validation (403, DNS rebinding)', () => {

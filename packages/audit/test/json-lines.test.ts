@@ -1,0 +1,86 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { GateAuditEvent } from '@mrtr/gate';
+import { afterAll, describe, expect, it } from 'vitest';
+import { AUDIT_LINE_MESSAGE, JsonLinesAuditSink } from '../src/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'mrtr-jsonl-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const event = (outcome: GateAuditEvent['outcome'], extra: Partial<GateAuditEvent> = {}) =>
+  ({
+    outcome,
+    principal: 'alice',
+    method: 'tools/call',
+    name: 'notes_delete',
+    operation: 'tools/call:notes_delete',
+    arguments: { title: 'Meeting notes', workspaceUri: 'notes://team' },
+    argumentsDigest: 'sha256:abc',
+    phase: 'confirm',
+    key: 'delete_choice',
+    nonce: 'n1',
+    question: 'Delete "Meeting notes"?\nThis cannot be undone.',
+    receivedAt: 1_800_000_000_000,
+    at: 1_800_000_000_005,
+    ...extra,
+  }) as GateAuditEvent;
+
+describe('JsonLinesAuditSink', () => {
+  it('appends one JSON object per record to a file it creates (with its directory, mode 0600)', () => {
+    const file = join(dir, 'nested', 'audit.jsonl');
+    const sink = new JsonLinesAuditSink({ destination: file });
+    sink.write(event('asked'));
+    sink.write(event('declined', { answer: { action: 'decline' } }));
+    sink.close();
+    // A second sink on the same file appends: records of earlier runs stay.
+    const again = new JsonLinesAuditSink({ destination: file, base: { service: 'notes' } });
+    again.write(event('asked', { nonce: 'n2' }));
+    again.close();
+    const text = readFileSync(file, 'utf8');
+    expect(text.endsWith('\n')).toBe(true);
+    const lines = text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatchObject({
+      level: 'info',
+      pid: process.pid,
+      outcome: 'asked',
+      question: 'Delete "Meeting notes"?\nThis cannot be undone.',
+      arguments: { title: 'Meeting notes', workspaceUri: 'notes://team' },
+      msg: AUDIT_LINE_MESSAGE,
+    });
+    expect(new Date(lines[0].time).toISOString()).toBe(lines[0].time);
+    expect(lines[1]).toMatchObject({ outcome: 'declined', answer: { action: 'decline' } });
+    expect(lines[2]).toMatchObject({ service: 'notes', nonce: 'n2' });
+    expect(lines[2].pid).toBeUndefined();
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('throws when the line cannot be written (a full device), instead of buffering it for later', () => {
+    if (!existsSync('/dev/full')) return expect.fail('this test needs /dev/full (Linux)');
+    const sink = new JsonLinesAuditSink({ destination: '/dev/full', fsync: false });
+    expect(() => sink.write(event('accepted'))).toThrow(/ENOSPC/);
+    // Nothing is queued: the next write fails on its own line again, not on a backlog.
+    expect(() => sink.write(event('failed'))).toThrow(/ENOSPC/);
+    sink.close();
+  });
+
+  it('fails at construction when the file cannot be opened', () => {
+    expect(() => new JsonLinesAuditSink({ destination: dir })).toThrow(/EISDIR/);
+  });
+
+  it('hands whole lines to a given destination', () => {
+    const lines: string[] = [];
+    const sink = new JsonLinesAuditSink({
+      destination: { write: (l) => lines.push(l) },
+      base: null,
+    });
+    sink.write(event('completed', { isError: false }));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]?.endsWith('\n')).toBe(true);
+    expect(JSON.parse(lines[0] as string)).toMatchObject({ outcome: 'completed', isError: false });
+  });
+});

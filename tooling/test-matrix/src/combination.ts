@@ -1,0 +1,133 @@
+import { randomBytes } from 'node:crypto';
+import type { Database } from '@mrtr/example-kit';
+import type { McpEndpoint } from '@mrtr/server';
+import { createNotesEndpoint } from '../../../apps/notes-server/src/app.js';
+import { createServiceDeleterEndpoint } from '../../../apps/service-deleter/src/app.js';
+import {
+  ADAPTERS,
+  type AdapterName,
+  appAuthenticates,
+  type Listening,
+  serveWith,
+} from './adapters.js';
+import { type GivenStore, openBackend, STORES, type StoreName } from './backends.js';
+
+/** The example apps under test. */
+export const APPS = ['notes-server', 'service-deleter'] as const;
+export type AppName = (typeof APPS)[number];
+
+/** One cell row of the matrix: an app served by an adapter on a replay store. */
+export interface Combination {
+  app: AppName;
+  adapter: AdapterName;
+  store: StoreName;
+  /** `notes-server · express · redis` */
+  label: string;
+  /** `[a-z0-9_]+`, for schema names and key prefixes. */
+  slug: string;
+}
+
+/** Every app × adapter × store, apps outermost. */
+export const COMBINATIONS: Combination[] = APPS.flatMap((app) =>
+  ADAPTERS.flatMap((adapter) =>
+    STORES.map((store) => ({
+      app,
+      adapter,
+      store,
+      label: `${app} · ${adapter} · ${store}`,
+      slug: `${app.replace(/-.*/, '')}_${adapter}_${store}`,
+    })),
+  ),
+);
+
+/**
+ * The clock both instances mint and open tickets with: `Date.now()` plus
+ * `offsetMs`. A scenario that needs a ticket minted in the past sets a
+ * negative offset for round 1 and puts it back to 0.
+ */
+export interface TestClock {
+  offsetMs: number;
+  now(): number;
+}
+
+/** The principals of the matrix and their bearer tokens (fresh per combination). */
+export interface Principals {
+  alice: { id: 'alice'; token: string };
+  bob: { id: 'bob'; token: string };
+}
+
+/** A combination running: two instances sharing one database and one replay store. */
+export interface RunningCombination {
+  combination: Combination;
+  /** The MCP endpoint URLs of instance A and instance B. */
+  urls: [string, string];
+  /** The app database, to assert what was mutated. */
+  db: Database;
+  clock: TestClock;
+  principals: Principals;
+  close(): Promise<void>;
+}
+
+interface AppOptions {
+  db: Database;
+  tokens: Map<string, string>;
+  secret: Uint8Array;
+  now: () => number;
+  store?: GivenStore;
+}
+
+function createEndpoint(app: AppName, { store, ...options }: AppOptions): Promise<McpEndpoint> {
+  if (app === 'notes-server')
+    return createNotesEndpoint({ ...options, ...(store ? { store } : {}) });
+  return createServiceDeleterEndpoint({ ...options, ...(store ? { store } : {}) });
+}
+
+/**
+ * Start both instances of `c`: one ticket secret, one database, one replay
+ * store, one clock; each instance its own endpoint and HTTP server.
+ * @param run unique to the test run: `[a-z0-9_]+`
+ * @throws when a service cannot be reached or a port bound
+ */
+export async function startCombination(c: Combination, run: string): Promise<RunningCombination> {
+  const backend = await openBackend(c.store, `${run}_${c.slug}`);
+  const principals: Principals = {
+    alice: { id: 'alice', token: `tok-alice-${randomBytes(9).toString('base64url')}` },
+    bob: { id: 'bob', token: `tok-bob-${randomBytes(9).toString('base64url')}` },
+  };
+  const tokens = new Map([
+    [principals.alice.token, principals.alice.id],
+    [principals.bob.token, principals.bob.id],
+  ]);
+  const clock: TestClock = { offsetMs: 0, now: () => Date.now() + clock.offsetMs };
+  const secret = new Uint8Array(randomBytes(32));
+  const instances: Listening[] = [];
+  try {
+    for (const i of [0, 1] as const) {
+      const endpoint = await createEndpoint(c.app, {
+        db: backend.dbs[i],
+        tokens: appAuthenticates(c.adapter) ? tokens : new Map(),
+        secret,
+        now: () => clock.now(),
+        store: backend.stores[i],
+      });
+      instances.push(await serveWith(c.adapter, endpoint, tokens));
+    }
+  } catch (error) {
+    for (const instance of instances) await instance.close();
+    await backend.close();
+    throw error;
+  }
+  const [a, b] = instances as [Listening, Listening];
+  return {
+    combination: c,
+    urls: [a.url, b.url],
+    db: backend.dbs[0],
+    clock,
+    principals,
+    async close() {
+      await a.close();
+      await b.close();
+      await backend.close();
+    },
+  };
+}
