@@ -1,9 +1,9 @@
 import { MemoryReplayStore } from '@mrtr/replay';
 import { callTool } from '@mrtr/spec-schema';
+import { dropSchema, POSTGRES_URL, postgresReachable } from '@mrtr/test-services';
 import { afterAll, describe, expect, it } from 'vitest';
 import { randomSecret, startNotesServer } from '../src/app.js';
 import { type Database, openDatabase } from '../src/db.js';
-import { dropSchema, POSTGRES_URL, postgresReachable } from './services.js';
 
 const reachable = await postgresReachable();
 const schema = `notes_test_${process.pid}_${Date.now().toString(36)}`;

@@ -6,14 +6,20 @@
  */
 import { pgPoolDriver } from '@mrtr/replay-postgres';
 import { RedisReplayStore } from '@mrtr/replay-redis';
+import {
+  deleteKeys,
+  dropSchema,
+  FaultProxy,
+  POSTGRES_URL,
+  postgresReachable,
+  REDIS_URL,
+  redisReachable,
+} from '@mrtr/test-services';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { randomSecret, startNotesServer } from '../src/app.js';
 import { type Database, openDatabase } from '../src/db.js';
 import { ask, confirm, notesLeft, seedWorkspace } from './confirm.js';
-import { deleteKeys, REDIS_URL, redisReachable } from './redis.js';
-import { FaultProxy } from './redis-proxy.js';
-import { dropSchema, POSTGRES_URL, postgresReachable } from './services.js';
 
 const postgres = await postgresReachable();
 const redis = await redisReachable();

@@ -6,12 +6,18 @@
  */
 import { MemoryReplayStore, type ReplayStore } from '@mrtr/replay';
 import { RedisReplayStore } from '@mrtr/replay-redis';
+import {
+  deleteKeys,
+  dropSchema,
+  POSTGRES_URL,
+  postgresReachable,
+  REDIS_URL,
+  redisReachable,
+} from '@mrtr/test-services';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type RunningServer, randomSecret, startNotesServer } from '../src/app.js';
 import { type Database, openDatabase } from '../src/db.js';
 import { ask, confirm, notesLeft, seedWorkspace } from './confirm.js';
-import { deleteKeys, REDIS_URL, redisReachable } from './redis.js';
-import { dropSchema, POSTGRES_URL, postgresReachable } from './services.js';
 
 const postgres = await postgresReachable();
 const redis = await redisReachable();

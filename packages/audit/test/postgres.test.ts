@@ -3,6 +3,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { digestJson } from '@mrtr/digest';
 import type { GateAuditEvent } from '@mrtr/gate';
 import { pgliteDriver, pgPoolDriver, type SqlDriver } from '@mrtr/replay-postgres';
+import { dropSchema, poolInSchema, postgresReachable } from '@mrtr/test-services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   auditTableStatements,
@@ -10,7 +11,6 @@ import {
   PostgresAuditSink,
   readAuditRecords,
 } from '../src/index.js';
-import { dropSchema, poolInSchema, postgresReachable } from './services.js';
 
 const reachable = await postgresReachable();
 const schema = `audit_table_${process.pid}_${Date.now().toString(36)}`;

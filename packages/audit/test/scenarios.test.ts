@@ -18,6 +18,7 @@ import {
   type SqlDriver,
   type SqlQueryable,
 } from '@mrtr/replay-postgres';
+import { dropSchema, poolInSchema, postgresReachable } from '@mrtr/test-services';
 import { TicketSealer } from '@mrtr/ticket';
 import { textResult } from '@mrtr/wire';
 import { SpanStatusCode } from '@opentelemetry/api';
@@ -36,7 +37,6 @@ import {
   PostgresAuditSink,
   readAuditRecords,
 } from '../src/index.js';
-import { dropSchema, poolInSchema, postgresReachable } from './services.js';
 
 const reachable = await postgresReachable();
 const schema = `audit_scenarios_${process.pid}_${Date.now().toString(36)}`;

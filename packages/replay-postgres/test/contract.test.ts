@@ -1,5 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import { describeReplayStoreContract } from '@mrtr/replay/contract-tests';
+import { dropSchema, poolInSchema, postgresReachable } from '@mrtr/test-services';
 import type pg from 'pg';
 import { afterAll } from 'vitest';
 import {
@@ -8,7 +9,6 @@ import {
   pgliteDriver,
   pgPoolDriver,
 } from '../src/index.js';
-import { dropSchema, poolInSchema, postgresReachable } from './services.js';
 
 const reachable = await postgresReachable();
 const schema = `replay_contract_${process.pid}_${Date.now().toString(36)}`;

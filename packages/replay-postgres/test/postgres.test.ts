@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import { type ClaimRequest, ReplayStoreUnavailableError } from '@mrtr/replay';
+import { dropSchema, POSTGRES_URL, poolInSchema, postgresReachable } from '@mrtr/test-services';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -12,7 +13,6 @@ import {
   type SqlDriver,
   type SqlQueryable,
 } from '../src/index.js';
-import { dropSchema, POSTGRES_URL, poolInSchema, postgresReachable } from './services.js';
 
 const reachable = await postgresReachable();
 const schema = `replay_pg_${process.pid}_${Date.now().toString(36)}`;

@@ -1,8 +1,8 @@
 import { describeReplayStoreContract } from '@mrtr/replay/contract-tests';
+import { deleteKeys, inspector, REDIS_URL, redisReachable } from '@mrtr/test-services';
 import { Redis } from 'ioredis';
 import { afterAll } from 'vitest';
 import { FAIL_FAST_REDIS_OPTIONS, RedisReplayStore } from '../src/index.js';
-import { deleteKeys, inspector, REDIS_URL, redisReachable } from './services.js';
 
 const reachable = await redisReachable();
 const prefix = `mrtr:test:${process.pid}:${Date.now().toString(36)}:`;
@@ -10,7 +10,7 @@ const prefix = `mrtr:test:${process.pid}:${Date.now().toString(36)}:`;
 afterAll(async () => {
   if (!reachable) return;
   const client = inspector();
-  await deleteKeys(client, prefix);
+  await deleteKeys(prefix, client);
   client.disconnect();
 });
 

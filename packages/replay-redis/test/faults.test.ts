@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { ReplayStoreUnavailableError } from '@mrtr/replay';
+import { deleteKeys, FaultProxy, inspector, REDIS_URL, redisReachable } from '@mrtr/test-services';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FAIL_FAST_REDIS_OPTIONS, RedisReplayStore } from '../src/index.js';
-import { FaultProxy } from './proxy.js';
-import { deleteKeys, inspector, REDIS_URL, redisReachable } from './services.js';
 
 const reachable = await redisReachable();
 const prefix = `mrtr:test:${process.pid}:${Date.now().toString(36)}:faults:`;
@@ -87,7 +86,7 @@ describe.skipIf(!reachable)('RedisReplayStore against the real Redis', () => {
     await store?.close();
     await proxy?.stop();
     if (look) {
-      await deleteKeys(look, prefix);
+      await deleteKeys(prefix, look);
       look.disconnect();
     }
   });

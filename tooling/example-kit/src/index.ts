@@ -15,4 +15,5 @@
 
 export { bearerAuthenticator, parseTokens, randomSecret, randomToken } from './auth.js';
 export { type Database, openDatabase, type Queryable, type QueryResult } from './db.js';
+export { readServerEnv, runServer, type ServerEnv } from './env.js';
 export { listen, type RunningServer } from './serve.js';

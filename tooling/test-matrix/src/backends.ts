@@ -15,7 +15,7 @@
 import { type Database, openDatabase } from '@mrtr/example-kit';
 import { MemoryReplayStore } from '@mrtr/replay';
 import { RedisReplayStore } from '@mrtr/replay-redis';
-import { deleteKeys, dropSchema, POSTGRES_URL, REDIS_URL } from './services.js';
+import { deleteKeys, dropSchema, POSTGRES_URL, REDIS_URL } from '@mrtr/test-services';
 
 /** The replay stores under test. */
 export const STORES = ['memory', 'redis', 'postgres', 'pglite'] as const;

@@ -27,6 +27,7 @@ import { NOTES_SCENARIOS } from './scenarios/notes.js';
 import { SERVICE_DELETER_SCENARIOS } from './scenarios/service-deleter.js';
 import type { Scenario } from './scenarios/types.js';
 
+export { postgresReachable, redisReachable } from '@mrtr/test-services';
 export { ADAPTERS, type AdapterName } from './adapters.js';
 export { STORES, type StoreName } from './backends.js';
 export {
@@ -38,7 +39,6 @@ export {
   startCombination,
 } from './combination.js';
 export { COLUMNS, type Scenario, type ScenarioId } from './scenarios/types.js';
-export { postgresReachable, redisReachable } from './services.js';
 export { type Cell, ResultTable } from './table.js';
 
 /** The scenarios of `app`, one per column of {@link COLUMNS}, in its order. */

@@ -1,0 +1,77 @@
+import { parseTokens, randomSecret, randomToken } from './auth.js';
+
+/** What an example server reads from its environment. */
+export interface ServerEnv {
+  /** Bearer token → principal id, from `MRTR_TOKENS`, or one random token for `local`. */
+  tokens: Map<string, string>;
+  /** The random token made for `local` when `MRTR_TOKENS` is unset (print it). */
+  generatedToken: string | undefined;
+  /** `MRTR_SECRET`, or a random 32-byte secret (with a warning on stderr). */
+  secret: Uint8Array | string;
+  /** `HOST` (default 127.0.0.1). */
+  host: string;
+  /** `PORT` (default `defaultPort`). */
+  port: number;
+  /** `DATABASE_URL` as given. */
+  databaseUrl: string | undefined;
+  /** `MRTR_AUDIT_FILE`, or `stdout`. */
+  auditTo: string;
+  /** Whether table `mrtr_audit` is written (`MRTR_AUDIT_TABLE` is not `off`). */
+  auditTable: boolean;
+}
+
+/**
+ * Read the conventions every example server shares: `MRTR_TOKENS`,
+ * `MRTR_SECRET`, `HOST`, `PORT`, `DATABASE_URL`, `MRTR_AUDIT_FILE`,
+ * `MRTR_AUDIT_TABLE`.
+ * @throws on malformed `MRTR_TOKENS` or a `PORT` that is not a port number.
+ */
+export function readServerEnv(env: NodeJS.ProcessEnv, defaultPort: number): ServerEnv {
+  const generatedToken = env.MRTR_TOKENS ? undefined : randomToken();
+  const tokens = generatedToken
+    ? new Map([[generatedToken, 'local']])
+    : parseTokens(env.MRTR_TOKENS as string);
+  if (!env.MRTR_SECRET) {
+    console.warn(
+      'warning: MRTR_SECRET is not set; using a random ticket key. Confirmations die with this process and cannot be shared by two instances.',
+    );
+  }
+  const port = env.PORT ? Number(env.PORT) : defaultPort;
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`PORT must be a port number, got ${env.PORT}`);
+  return {
+    tokens,
+    generatedToken,
+    secret: env.MRTR_SECRET || randomSecret(),
+    host: env.HOST ?? '127.0.0.1',
+    port,
+    databaseUrl: env.DATABASE_URL,
+    auditTo: env.MRTR_AUDIT_FILE || 'stdout',
+    auditTable: env.MRTR_AUDIT_TABLE !== 'off',
+  };
+}
+
+/**
+ * Run `main`, then stop cleanly on SIGINT/SIGTERM with the `stop` it returns;
+ * a failure to start prints `<name> failed to start: <reason>` and exits 1.
+ */
+export function runServer(name: string, main: () => Promise<() => Promise<void>>): void {
+  main().then(
+    (stop) => {
+      const end = () => {
+        stop().then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
+      };
+      process.once('SIGINT', end);
+      process.once('SIGTERM', end);
+    },
+    (error: unknown) => {
+      console.error(
+        `${name} failed to start: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      process.exit(1);
+    },
+  );
+}
