@@ -1,6 +1,8 @@
 /**
  * RFC 8785 canonicalization: `@mrtr/digest`'s own `canonicalize` against the
- * `canonicalize` npm package, on the same inputs in the same run.
+ * `canonicalize` npm package, on the same inputs in the same run; and the
+ * whole digest, `digestJson`, against `canonicalize` + `node:crypto` SHA-256
+ * (issue 9), on the seed-003 arguments and a 10 KB argument object among others.
  *
  * The package follows `JSON.stringify` for values JSON cannot carry (drops
  * `undefined` members, calls `toJSON`, writes a `Map` as `{}`), so using it
@@ -9,7 +11,8 @@
  *
  * Run: `npx -y pnpm@12.4.2 --filter @mrtr/bench digest` (after a build).
  */
-import { canonicalize, digestJson } from '@mrtr/digest';
+import { createHash } from 'node:crypto';
+import { canonicalize, DIGEST_DOMAIN, digestJson } from '@mrtr/digest';
 import canonicalizePackage from 'canonicalize';
 import { printTable } from './measure.js';
 
@@ -43,6 +46,20 @@ const workloads: [string, unknown][] = [
         title: pick(),
         size: Math.floor(rand() * 1e6),
         labels: [pick(), pick()],
+      })),
+    },
+  ],
+  [
+    '10 KB argument object',
+    {
+      workspaceUri: 'notes://team',
+      notes: Array.from({ length: 64 }, (_, i) => ({
+        id: `note-${String(i).padStart(4, '0')}`,
+        title: `${pick()} ${i}`,
+        body: `${pick()} ${pick()} ${pick()} ${pick()} ${pick()}`,
+        tags: [pick(), pick(), pick()],
+        size: Math.floor(rand() * 1e6),
+        pinned: rand() < 0.5,
       })),
     },
   ],
@@ -128,6 +145,12 @@ for (const [name, value] of workloads) {
           fn(value),
     ),
     () => digestJson(value),
+    // The baseline digest: the package's canonical text, SHA-256 in OpenSSL, same domain prefix.
+    () =>
+      `sha256:${createHash('sha256')
+        .update(DIGEST_DOMAIN)
+        .update(canonicalizePackage(value) as string)
+        .digest('base64url')}`,
   ];
   for (const fn of fns) slice(fn, 100); // warm up
   // Alternate the candidates round by round so that machine load hits all alike.
@@ -135,9 +158,15 @@ for (const [name, value] of workloads) {
   for (let r = 0; r < ROUNDS; r++) {
     for (let i = 0; i < fns.length; i++) rates[i]?.push(slice(fns[i] as () => unknown, SLICE_MS));
   }
-  const [mine, pkg, guarded, digest] = rates as [number[], number[], number[], number[]];
-  const ratio = (other: number[]) =>
-    `${median(mine.map((m, i) => m / (other[i] as number))).toFixed(2)}×`;
+  const [mine, pkg, guarded, digest, nodeDigest] = rates as number[][] as [
+    number[],
+    number[],
+    number[],
+    number[],
+    number[],
+  ];
+  const ratio = (other: number[], base = mine) =>
+    `${median(base.map((m, i) => m / (other[i] as number))).toFixed(2)}×`;
   rows.push([
     name,
     `${new TextEncoder().encode(ours).length} B`,
@@ -147,6 +176,8 @@ for (const [name, value] of workloads) {
     ratio(pkg),
     ratio(guarded),
     median(digest),
+    median(nodeDigest),
+    ratio(nodeDigest, digest),
   ]);
 }
 
@@ -166,6 +197,8 @@ printTable(
     'ours / package',
     'ours / package+guard',
     'digestJson',
+    'package + node:crypto SHA-256',
+    'digestJson / that',
   ],
   rows,
 );

@@ -1,0 +1,139 @@
+/**
+ * Where the server CPU of one gated flow goes, measured in process (no
+ * sockets, no load generator), so the HTTP table of `flow.ts` can be split:
+ *
+ * - endpoint, canned tool: `@mrtr/server` parsing, validating and answering
+ *   both rounds, the tool returning fixed results of the same shapes;
+ * - endpoint + gate: the benchmark's real tool (`servers/ours-endpoint.ts`);
+ * - gate alone: `ConfirmationGate.run` for both rounds, called directly.
+ *
+ * Requests are shaped like `@hono/node-server`'s lightweight request (real
+ * `Headers`, `arrayBuffer()` from a buffer, a fresh `AbortSignal`), and
+ * responses are its lightweight `Response`, as in the HTTP server. Figures
+ * are CPU microseconds per flow (round 1 + round 2), medians of alternating
+ * slices; the script prints them and asserts nothing.
+ *
+ * Run: `npx -y pnpm@12.4.2 --filter @mrtr/bench endpoint` (after a build).
+ */
+import { getRequestListener } from '@hono/node-server';
+import type { GateRequest } from '@mrtr/gate';
+import {
+  HEADERS,
+  PRINCIPAL,
+  ROUND1,
+  requestStateOf,
+  round2,
+  seedRecords,
+  TOOL,
+  WORKSPACE,
+} from './flow/common.js';
+import { printTable } from './measure.js';
+import { gatedDelete, oursEndpoint } from './servers/ours-endpoint.js';
+
+// Installs @hono/node-server's lightweight Request/Response globals, as toNodeHandler does.
+getRequestListener(() => new Response(null));
+
+const headers = new Headers({ ...HEADERS, host: '127.0.0.1:3000', 'content-length': '512' });
+const encoder = new TextEncoder();
+function request(body: string): Request {
+  const bytes = encoder.encode(body);
+  return {
+    method: 'POST',
+    url: 'http://127.0.0.1:3000/mcp',
+    headers,
+    arrayBuffer: async () => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length),
+    get signal() {
+      return new AbortController().signal;
+    },
+  } as unknown as Request;
+}
+/** The body of a lightweight Response, without turning it into a real one. */
+function bodyOf(response: Response): string {
+  const key = Object.getOwnPropertySymbols(response).find((s) => s.description === 'cache');
+  const cached = key ? (response as unknown as Record<symbol, unknown[]>)[key] : undefined;
+  if (typeof cached?.[1] !== 'string') throw new Error('not a cached JSON response');
+  return cached[1];
+}
+
+function endpointFlow(canned: boolean): () => Promise<void> {
+  const endpoint = oursEndpoint(seedRecords(), { canned });
+  return async () => {
+    const state = requestStateOf(bodyOf(await endpoint(request(ROUND1))));
+    if (!state) throw new Error('round 1 did not ask');
+    const done = bodyOf(await endpoint(request(round2(state))));
+    if (!done.includes('"complete"') || done.includes('"isError":true'))
+      throw new Error(`round 2 did not complete: ${done}`);
+  };
+}
+
+function gateFlow(): () => Promise<void> {
+  const { gate, spec } = gatedDelete(seedRecords());
+  const base: Omit<GateRequest, 'requestState' | 'inputResponses'> = {
+    principal: { id: PRINCIPAL },
+    method: 'tools/call',
+    name: TOOL,
+    arguments: { workspace: WORKSPACE },
+    capabilities: { elicitation: { form: {} } },
+  };
+  return async () => {
+    const asked = await gate.run(
+      { ...base, requestState: undefined, inputResponses: undefined },
+      spec(WORKSPACE),
+    );
+    if (asked.resultType !== 'input_required' || !asked.requestState) throw new Error('no ask');
+    const done = await gate.run(
+      {
+        ...base,
+        requestState: asked.requestState,
+        inputResponses: {
+          confirm_delete: { action: 'accept', content: { record_id: 'rec-03', confirm: true } },
+        },
+      },
+      spec(WORKSPACE),
+    );
+    if (done.resultType === 'input_required' || done.isError) throw new Error('no completion');
+  };
+}
+
+/** CPU microseconds per call of `fn` over one slice of `ms` milliseconds. */
+async function slice(fn: () => Promise<void>, ms: number): Promise<number> {
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  let n = 0;
+  while (performance.now() - t0 < ms) {
+    await fn();
+    n++;
+  }
+  const used = process.cpuUsage(cpu0);
+  return (used.user + used.system) / n;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
+const cases: [string, () => Promise<void>][] = [
+  ['endpoint, canned tool (no gate)', endpointFlow(true)],
+  ['endpoint + gate (the benchmark tool)', endpointFlow(false)],
+  ['gate alone (ConfirmationGate.run, both rounds)', gateFlow()],
+];
+for (const [, fn] of cases) await slice(fn, 1000); // warm up
+const ROUNDS = 9;
+const SLICE_MS = 300;
+const samples: number[][] = cases.map(() => []);
+for (let r = 0; r < ROUNDS; r++)
+  for (let i = 0; i < cases.length; i++)
+    samples[i]?.push(await slice((cases[i] as [string, () => Promise<void>])[1], SLICE_MS));
+
+console.log(
+  `Node ${process.version}; CPU µs per flow (round 1 + round 2) in process, medians of ${ROUNDS} alternating slices of ${SLICE_MS} ms.\n`,
+);
+printTable(
+  ['what runs', 'CPU µs per flow', 'flows per CPU second'],
+  cases.map(([name], i) => {
+    const us = median(samples[i] as number[]);
+    return [name, us, Math.round(1e6 / us)];
+  }),
+);
+console.log(
+  '\nEvery flow claims a fresh nonce, so the replay store grows as it would in a server (entries live until the\n' +
+    "ticket's expiry + 60 s); part of each figure is the garbage collector's work on that heap.",
+);
