@@ -48,9 +48,11 @@ for (const c of COMBINATIONS) {
       const title = COLUMNS.find((col) => col.id === scenario.id)?.title ?? scenario.id;
       if (scenario.na !== undefined) {
         table.set(c, scenario.id, 'n/a');
+        // Listed, not run: the scenario has no meaning for this app (the reason is in the title).
         it.skip(`${title} (n/a: ${scenario.na})`, () => {});
       } else if (unavailable) {
         table.set(c, scenario.id, 'skip');
+        // Only outside CI: under CI=true an unreachable store already failed the run in the probe.
         it.skip(`${title} (${c.store} unreachable)`, () => {});
       } else {
         const go = scenario.run;
