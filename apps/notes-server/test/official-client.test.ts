@@ -9,7 +9,11 @@ import {
   type ElicitResult,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
+import { validatingFetch, wireLog } from '@mrtr/spec-schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const wire = wireLog();
+
 import { type RunningServer, randomSecret, startNotesServer } from '../src/app.js';
 import { type Database, openDatabase } from '../src/db.js';
 
@@ -38,6 +42,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // Every message the official client and our server exchanged is valid 2026-07-28.
+  expect(wire.violations).toEqual([]);
+  expect(wire.checked).toBeGreaterThan(20);
   for (const client of clients) await client.close();
   await server?.close();
   await db?.close();
@@ -62,6 +69,7 @@ async function connect(token: string, person?: Person): Promise<Client> {
   }
   const transport = new StreamableHTTPClientTransport(new URL(server.url), {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    fetch: validatingFetch(wire),
   });
   await client.connect(transport);
   clients.push(client);

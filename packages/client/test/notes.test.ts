@@ -1,4 +1,5 @@
 /** @mrtr/client against the real notes server (in-process, in-memory PGlite), every rule over real HTTP. */
+import { validatingFetch, wireLog } from '@mrtr/spec-schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type RunningServer,
@@ -15,8 +16,10 @@ let server: RunningServer;
 /** Every request the client sent and every response body, in order. */
 const wire: { headers: Headers; body: any; response: any }[] = [];
 
+const schemaLog = wireLog();
+/** Records each exchange, after checking every message against the official schema.json. */
 const recordingFetch: typeof fetch = async (input, init) => {
-  const response = await fetch(input, init);
+  const response = await validatingFetch(schemaLog)(input, init);
   const text = await response.clone().text();
   wire.push({
     headers: new Headers(init?.headers),
@@ -35,6 +38,9 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
+  // Every message @mrtr/client and the notes server exchanged is valid 2026-07-28.
+  expect(schemaLog.violations).toEqual([]);
+  expect(schemaLog.checked).toBeGreaterThan(20);
   await server?.close();
   await db?.close();
 });
@@ -184,6 +190,7 @@ describe('@mrtr/client against the notes server', () => {
     const c = new McpClient({
       url: server.url,
       headers: { Authorization: `Bearer ${TOKEN}` },
+      fetch: recordingFetch,
       answerer: scripted.answerer,
       answerTimeoutMs: 50,
     });

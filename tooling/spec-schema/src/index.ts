@@ -173,4 +173,5 @@ export function assertValidMessage(message: unknown, options: { method?: string 
   if (!outcome.ok) throw new SpecSchemaError(outcome.definitions, outcome.errors, message);
 }
 
+export { validatingFetch, type WireLog, wireLog } from './fetch.js';
 export { type Capabilities, callTool, PROTOCOL, rpc } from './raw-client.js';
