@@ -7,10 +7,9 @@ import {
   digestEquals,
   digestJson,
 } from '../src/index.js';
+import { type Json, shuffled } from './fixtures/shuffle.js';
 
 const FORMAT = /^sha256:[A-Za-z0-9_-]{43}$/;
-
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /** mulberry32: a small seeded PRNG, so every run checks the same values. */
 function prng(seed: number): () => number {
@@ -90,20 +89,6 @@ function randomJson(rand: () => number, depth: number): Json {
       return out;
     }
   }
-}
-
-/** A deep copy whose objects have their keys inserted in a random order. */
-function shuffled(value: Json, rand: () => number): Json {
-  if (Array.isArray(value)) return value.map((v) => shuffled(v, rand));
-  if (value === null || typeof value !== 'object') return value;
-  const keys = Object.keys(value);
-  for (let i = keys.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [keys[i], keys[j]] = [keys[j] as string, keys[i] as string];
-  }
-  const out: Record<string, Json> = {};
-  for (const k of keys) out[k] = shuffled(value[k] as Json, rand);
-  return out;
 }
 
 /** Change exactly one scalar of the value (or an object key, or an array's length). */

@@ -2,8 +2,7 @@ import canonicalizePackage from 'canonicalize';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalize, digestEquals, digestJson } from '../src/index.js';
-
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+import { type Json, shuffled } from './fixtures/shuffle.js';
 
 /** JSON values with any code point (never a lone surrogate) in keys and strings. */
 const json = fc.jsonValue({ maxDepth: 4, stringUnit: 'binary' }) as fc.Arbitrary<Json>;
@@ -20,20 +19,6 @@ function prng(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-/** A deep copy whose objects have their members inserted in a random order. */
-function shuffled(value: Json, rand: () => number): Json {
-  if (Array.isArray(value)) return value.map((v) => shuffled(v, rand));
-  if (value === null || typeof value !== 'object') return value;
-  const keys = Object.keys(value);
-  for (let i = keys.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [keys[i], keys[j]] = [keys[j] as string, keys[i] as string];
-  }
-  const out: Record<string, Json> = {};
-  for (const k of keys) out[k] = shuffled(value[k] as Json, rand);
-  return out;
 }
 
 /** JSON text of the value with whitespace from `ws` around every token. */
