@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMcpEndpoint } from '@mrtr/server';
+import { assertValidMessage } from '@mrtr/spec-schema';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mcpHandler } from '../src/index.js';
@@ -82,7 +83,11 @@ describe('mcpHandler (Express 5)', () => {
       });
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/application\/json/);
-      expect((await res.json()).result.content[0].text).toBe('erin:{"note":"héllo"}');
+      const reply = await res.json();
+      // Both messages of the exchange are valid 2026-07-28 (the official schema.json).
+      assertValidMessage(JSON.parse(body));
+      assertValidMessage(reply, { method: 'tools/call' });
+      expect(reply.result.content[0].text).toBe('erin:{"note":"héllo"}');
     });
   }
 

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { createMcpEndpoint, type Principal } from '@mrtr/server';
+import { assertValidMessage } from '@mrtr/spec-schema';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mcpHandler } from '../src/index.js';
@@ -76,7 +77,11 @@ describe('mcpHandler (Hono 4)', () => {
         body,
       });
       expect(res.status).toBe(200);
-      expect((await res.json()).result.content[0].text).toBe('frank:{"n":1}');
+      const reply = await res.json();
+      // Both messages of the exchange are valid 2026-07-28 (the official schema.json).
+      assertValidMessage(JSON.parse(body));
+      assertValidMessage(reply, { method: 'tools/call' });
+      expect(reply.result.content[0].text).toBe('frank:{"n":1}');
     });
   }
 

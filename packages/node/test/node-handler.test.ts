@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMcpEndpoint } from '@mrtr/server';
+import { assertValidMessage } from '@mrtr/spec-schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toNodeHandler } from '../src/index.js';
 
@@ -60,7 +61,11 @@ describe('toNodeHandler', () => {
       body: JSON.stringify(body),
     });
     expect(res.status).toBe(200);
-    expect((await res.json()).result.content[0].text).toBe('dave');
+    const reply = await res.json();
+    // Both messages of the exchange are valid 2026-07-28 (the official schema.json).
+    assertValidMessage(body);
+    assertValidMessage(reply, { method: 'tools/call' });
+    expect(reply.result.content[0].text).toBe('dave');
   });
 
   it('gives 401 when neither the host nor the endpoint knows the caller', async () => {
