@@ -2,11 +2,12 @@
  * `notes-server` as started by `pnpm start`: the audit trail is on by default,
  * as JSON lines on stdout, or appended to MRTR_AUDIT_FILE when it is set.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { callTool } from '@mrtr/spec-schema';
+import { startServerProcess } from '@mrtr/test-services';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const dir = mkdtempSync(join(tmpdir(), 'notes-main-'));
@@ -16,36 +17,17 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Start `src/main.ts` with `env`; resolves with its URL and a reader of everything it printed. */
+/** Start `src/main.ts` with `env` over a test configuration; remember the child for cleanup. */
 async function start(env: Record<string, string>) {
-  const tsx = new URL('../node_modules/.bin/tsx', import.meta.url).pathname;
-  const child = spawn(tsx, ['src/main.ts'], {
-    cwd: new URL('..', import.meta.url).pathname,
-    env: {
-      ...process.env,
-      DATABASE_URL: 'memory://',
-      PORT: '0',
-      MRTR_TOKENS: 'alice:tok-alice',
-      MRTR_SECRET: 'x'.repeat(32),
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const server = await startServerProcess(new URL('..', import.meta.url).pathname, {
+    DATABASE_URL: 'memory://',
+    PORT: '0',
+    MRTR_TOKENS: 'alice:tok-alice',
+    MRTR_SECRET: 'x'.repeat(32),
+    ...env,
   });
-  children.push(child);
-  let out = '';
-  let err = '';
-  child.stderr?.on('data', (d) => {
-    err += d;
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', (d) => {
-      out += d;
-      const m = /listening on (\S+)/.exec(out);
-      if (m) resolve(m[1] as string);
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
-  });
-  return { url, stdout: () => out };
+  children.push(server.child);
+  return server;
 }
 
 /** Ask and confirm the deletion of one "Meeting notes". */

@@ -48,12 +48,10 @@ for (const c of COMBINATIONS) {
       const title = COLUMNS.find((col) => col.id === scenario.id)?.title ?? scenario.id;
       if (scenario.na !== undefined) {
         table.set(c, scenario.id, 'n/a');
-        // Listed, not run: the scenario has no meaning for this app (the reason is in the title).
-        it.skip(`${title} (n/a: ${scenario.na})`, () => {});
+        it.skip(`${title} (n/a: ${scenario.na})`, () => {}); // not applicable to this app: the reason is in the title
       } else if (unavailable) {
         table.set(c, scenario.id, 'skip');
-        // Only outside CI: under CI=true an unreachable store already failed the run in the probe.
-        it.skip(`${title} (${c.store} unreachable)`, () => {});
+        it.skip(`${title} (${c.store} unreachable)`, () => {}); // outside CI only: under CI=true the probe already failed the run
       } else {
         const go = scenario.run;
         it(title, () =>

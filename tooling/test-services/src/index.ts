@@ -16,6 +16,7 @@
 import { Redis } from 'ioredis';
 import pg from 'pg';
 
+export { type ServerProcess, startServerProcess } from './process.js';
 export { FaultProxy } from './proxy.js';
 
 /** The PostgreSQL server tests use: `DATABASE_URL` when it is a `postgres://` URL, else the local standard port. */
