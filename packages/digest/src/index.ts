@@ -16,4 +16,4 @@ export {
   type CanonicalizeErrorCode,
   canonicalize,
 } from './canonicalize.js';
-export { DIGEST_DOMAIN, digestEquals, digestJson } from './digest.js';
+export { DIGEST_DOMAIN, digestCanonical, digestEquals, digestJson } from './digest.js';

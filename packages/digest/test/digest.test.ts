@@ -4,6 +4,7 @@ import {
   CanonicalizeError,
   canonicalize,
   DIGEST_DOMAIN,
+  digestCanonical,
   digestEquals,
   digestJson,
 } from '../src/index.js';
@@ -155,6 +156,20 @@ describe('digestJson', () => {
     // Domain separated: not the bare SHA-256 of the canonical text.
     const bare = createHash('sha256').update(canonicalize(value), 'utf8').digest('base64url');
     expect(digestJson(value)).not.toBe(`sha256:${bare}`);
+  });
+
+  it('keeps the digest its README documents (a change would orphan every ticket in flight)', () => {
+    expect(digestJson({ serviceId: 'svc_8f21c', name: 'api-prod' })).toBe(
+      'sha256:K8cwMDm1aquZJcBDcBuCGvOJ4GLdCP02GBFwC7WAf7g',
+    );
+  });
+
+  it('equals digestCanonical of the canonical text', () => {
+    const value = { workspaceUri: 'notes://team', title: 'Roadmap €', n: [1e21, -0] };
+    expect(digestCanonical(canonicalize(value))).toBe(digestJson(value));
+    expect(digestCanonical(canonicalize({ ...value, title: 'Roadmap' }))).not.toBe(
+      digestJson(value),
+    );
   });
 
   it('does not depend on key order', () => {

@@ -137,6 +137,11 @@ export class AuditFanout<Tx> {
     return this.#sinks.some(isTransactional);
   }
 
+  /** Whether there is no sink at all: then no record needs to be built. */
+  get empty(): boolean {
+    return this.#sinks.length === 0;
+  }
+
   /**
    * Write `event` to the sinks `which` selects: `all`; `in_tx` (the
    * transactional sinks, with `tx`); `outside_tx` (the others).

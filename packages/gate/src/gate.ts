@@ -1,4 +1,4 @@
-import { CanonicalizeError, canonicalize, digestJson } from '@mrtr/digest';
+import { CanonicalizeError, canonicalize, digestCanonical, digestJson } from '@mrtr/digest';
 import { type Json, type ReplayStore, ReplayStoreUnavailableError } from '@mrtr/replay';
 import type { TicketClaims, TicketFailureReason, TicketSealer } from '@mrtr/ticket';
 import {
@@ -83,12 +83,19 @@ interface Round {
   parent: Context;
   phase: string;
   receivedAt: number;
-  /** The record fields every record of the round shares, once the arguments are digested. */
+  /** The request, once its arguments are digested: records can be written from then on. */
+  request?: GateRequest;
+  /** `request.arguments` as RFC 8785 text. */
+  canonicalArguments?: string;
+  argumentsDigest?: string;
+  /** The record fields every record of the round shares; built by the first record. */
   base?: Omit<GateAuditEvent, keyof RecordFields | 'at' | 'trace'>;
   /** A terminal record (`refused`, `failed`) was written: no `failed` record is added on the way out. */
   closed: boolean;
   /** The mutation committed: an error now must not say that nothing changed. */
   performed: boolean;
+  /** The input key of the spec (`GateSpec.key`). */
+  key?: string;
   /** The nonce of the round, once known (for the `failed` record). */
   nonce?: string;
   answer?: GateAuditEvent['answer'];
@@ -196,7 +203,7 @@ export class ConfirmationGate<Tx = void> {
     } catch (error) {
       span.setAttribute(SpanAttribute.errorType, errorName(error));
       span.setStatus({ code: SpanStatusCode.ERROR, message: errorName(error) });
-      if (round.base && !round.closed) {
+      if (round.request && !round.closed) {
         // Best effort: the round already failed; a sink that cannot write this either changes nothing.
         const reason = error instanceof AuditSinkError ? 'audit_sink_failed' : errorName(error);
         await this.#emit(round, { outcome: 'failed', reason, ...this.#known(round) }).catch(
@@ -217,21 +224,13 @@ export class ConfirmationGate<Tx = void> {
     const principal =
       typeof request.principal === 'string' ? request.principal : request.principal.id;
     const operation = `${request.method}:${request.name}`;
-    const argumentsDigest = argumentsDigestOf(request);
-    round.span.setAttribute(SpanAttribute.argumentsDigest, argumentsDigest);
-    round.base = {
-      principal,
-      ...clientOf(request),
-      method: request.method,
-      name: request.name,
-      operation,
-      arguments: JSON.parse(canonicalize(request.arguments)) as Record<string, unknown>,
-      argumentsDigest,
-      phase: round.phase,
-      key: spec.key,
-      ...(request.requestId !== undefined ? { requestId: request.requestId } : {}),
-      receivedAt: round.receivedAt,
-    };
+    round.canonicalArguments = canonicalArgumentsOf(request);
+    const argumentsDigest = digestCanonical(round.canonicalArguments);
+    round.argumentsDigest = argumentsDigest;
+    round.request = request;
+    round.key = spec.key;
+    if (round.span.isRecording())
+      round.span.setAttribute(SpanAttribute.argumentsDigest, argumentsDigest);
 
     // Capabilities are read from this request only; an earlier declaration never counts.
     if (!supportsFormElicitation(request.capabilities)) {
@@ -471,7 +470,7 @@ export class ConfirmationGate<Tx = void> {
     const claims: Omit<TicketClaims<SealedApp>, 'n' | 'iat' | 'exp'> = {
       sub: principal,
       op: operation,
-      ad: (round.base as { argumentsDigest: string }).argumentsDigest,
+      ad: round.argumentsDigest as string,
       key: spec.key,
       ph: round.phase,
     };
@@ -498,7 +497,7 @@ export class ConfirmationGate<Tx = void> {
     // Outcome and nonce first: what a reader of the trail scans for.
     const { outcome, ...rest } = fields;
     const head = fields.nonce === undefined ? {} : { nonce: fields.nonce };
-    const base = round.base as NonNullable<Round['base']>;
+    const base = round.base ?? this.#base(round);
     const record = { outcome, ...head, ...base, ...rest, at: this.#now() };
     if (round.span.isRecording()) {
       const { traceId, spanId } = round.span.spanContext();
@@ -507,8 +506,33 @@ export class ConfirmationGate<Tx = void> {
     return record as GateAuditEvent;
   }
 
-  /** Build, annotate the span with, and write a record to every sink. */
+  /** The fields every record of the round shares (built once, by the round's first record). */
+  #base(round: Round): NonNullable<Round['base']> {
+    const request = round.request as GateRequest;
+    round.base = {
+      principal: typeof request.principal === 'string' ? request.principal : request.principal.id,
+      ...clientOf(request),
+      method: request.method,
+      name: request.name,
+      operation: `${request.method}:${request.name}`,
+      arguments: JSON.parse(round.canonicalArguments as string) as Record<string, unknown>,
+      argumentsDigest: round.argumentsDigest as string,
+      phase: round.phase,
+      key: round.key as string,
+      ...(request.requestId !== undefined ? { requestId: request.requestId } : {}),
+      receivedAt: round.receivedAt,
+    };
+    return round.base;
+  }
+
+  /**
+   * Build, annotate the span with, and write a record to every sink. With no
+   * sink and a span that records nothing, no record is built: an unaudited,
+   * untraced gate pays nothing for either.
+   */
   async #emit(round: Round, fields: RecordFields): Promise<void> {
+    if (fields.outcome === 'refused' || fields.outcome === 'failed') round.closed = true;
+    if (this.#audit.empty && !round.span.isRecording()) return;
     const record = this.#record(round, fields);
     this.#annotate(round, record);
     await this.#audit.write(record, 'all');
@@ -516,6 +540,7 @@ export class ConfirmationGate<Tx = void> {
 
   #annotate(round: Round, record: GateAuditEvent): void {
     if (record.outcome === 'refused' || record.outcome === 'failed') round.closed = true;
+    if (!round.span.isRecording()) return;
     const attributes: Record<string, string> = { [SpanAttribute.outcome]: record.outcome };
     if (record.reason !== undefined) attributes[SpanAttribute.reason] = record.reason;
     round.span.setAttributes(attributes);
@@ -549,13 +574,13 @@ export class ConfirmationGate<Tx = void> {
 }
 
 /**
- * The RFC 8785 digest the ticket binds. Arguments JSON cannot carry exactly
+ * The RFC 8785 text of the arguments, whose digest the ticket binds. Arguments JSON cannot carry exactly
  * (a lone surrogate from a `\ud800` escape, nesting past the canonicalizer's
  * limit) are the caller's error: -32602, before anything else happens.
  */
-function argumentsDigestOf(request: GateRequest): string {
+function canonicalArgumentsOf(request: GateRequest): string {
   try {
-    return digestJson(request.arguments);
+    return canonicalize(request.arguments);
   } catch (error) {
     if (error instanceof CanonicalizeError) {
       throw new McpError(

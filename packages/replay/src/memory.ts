@@ -30,6 +30,12 @@ export interface MemoryReplayStoreOptions {
  */
 export class MemoryReplayStore implements ReplayStore<void> {
   readonly #entries = new Map<string, Entry>();
+  /**
+   * Nonces by the second their entry expires in: a sweep visits only the
+   * seconds that have passed, not every live entry (a server doing thousands
+   * of claims a second holds hundreds of thousands within a ticket lifetime).
+   */
+  readonly #bySecond = new Map<number, string[]>();
   readonly #now: () => number;
   readonly #sweepEvery: number;
   #claims = 0;
@@ -68,6 +74,10 @@ export class MemoryReplayStore implements ReplayStore<void> {
     // Claim synchronously, before the first await, so concurrent callers see it.
     const entry: Entry = { requestDigest: claim.requestDigest, expiresAt: claim.expiresAt };
     this.#entries.set(claim.nonce, entry);
+    const second = Math.floor(claim.expiresAt / 1000);
+    const due = this.#bySecond.get(second);
+    if (due) due.push(claim.nonce);
+    else this.#bySecond.set(second, [claim.nonce]);
     let outcome: T;
     try {
       outcome = await action(undefined);
@@ -95,11 +105,23 @@ export class MemoryReplayStore implements ReplayStore<void> {
    */
   sweep(now = this.#now()): number {
     let removed = 0;
-    for (const [nonce, entry] of this.#entries)
-      if (entry.expiresAt <= now && entry.settled) {
-        this.#entries.delete(nonce);
-        removed++;
+    for (const [second, nonces] of this.#bySecond) {
+      if (second * 1000 > now) continue;
+      const kept: string[] = [];
+      for (const nonce of nonces) {
+        const entry = this.#entries.get(nonce);
+        // Released, or claimed again under another second: that bucket has it now.
+        if (entry === undefined || Math.floor(entry.expiresAt / 1000) !== second) continue;
+        // Not yet due (later in this second), or still running: never forgotten while it runs.
+        if (entry.expiresAt > now || !entry.settled) kept.push(nonce);
+        else {
+          this.#entries.delete(nonce);
+          removed++;
+        }
       }
+      if (kept.length > 0) this.#bySecond.set(second, kept);
+      else this.#bySecond.delete(second);
+    }
     return removed;
   }
 }

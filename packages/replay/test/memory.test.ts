@@ -300,6 +300,34 @@ describe('MemoryReplayStore.once', () => {
     expect(store.size).toBe(0);
   });
 
+  it('sweep keeps an entry due later in a second that has begun, and sweeps it once due', async () => {
+    const store = new MemoryReplayStore({ now: clock().now });
+    await store.once(claim({ nonce: 'a', expiresAt: T0 + 1_500 }), async () => 1);
+    store.sweep(T0 + 1_200);
+    expect(store.size).toBe(1);
+    store.sweep(T0 + 1_500);
+    expect(store.size).toBe(0);
+  });
+
+  it('sweep follows a nonce released by a failed action and claimed again later', async () => {
+    const store = new MemoryReplayStore({ now: clock().now });
+    const failing = store.once(claim({ nonce: 'b', expiresAt: T0 + 1_000 }), async () => {
+      throw new Error('boom');
+    });
+    await expect(failing).rejects.toThrow('boom');
+    expect(store.size).toBe(0);
+    const again = await store.once(claim({ nonce: 'b', expiresAt: T0 + 5_000 }), async () => 2);
+    expect(again.status).toBe('performed');
+    store.sweep(T0 + 2_000);
+    expect(store.size).toBe(1);
+    const reused = counted('late');
+    expect(
+      (await store.once(claim({ nonce: 'b', expiresAt: T0 + 5_000 }), reused.action)).status,
+    ).toBe('replayed');
+    store.sweep(T0 + 5_000);
+    expect(store.size).toBe(0);
+  });
+
   it('sweep(now) uses the given time', async () => {
     const store = new MemoryReplayStore({ now: clock().now });
     await store.once(claim({ nonce: 'a', expiresAt: T0 + 10 }), async () => 1);

@@ -2,9 +2,6 @@ import {
   ErrorCode,
   errorResponse,
   JSONRPCNotificationSchema,
-  JSONRPCRequestSchema,
-  type LoggingLevel,
-  LoggingLevelSchema,
   McpError,
   MetaKey,
   missingRequiredMetaKeys,
@@ -12,6 +9,7 @@ import {
   RequestMetaSchema,
 } from '@mrtr/wire';
 import { buildCatalog } from './catalog.js';
+import { createRequestContext, RequestAbort } from './context.js';
 import { decodeHeaderValue, NAMED_METHODS } from './headers.js';
 import { DEFAULT_MAX_BODY_BYTES, hostPolicy, originPolicy, readBody, requestHost } from './http.js';
 import { checkInputRequired, MRTR_METHODS } from './input-required.js';
@@ -30,13 +28,30 @@ const CACHEABLE = new Set([
   'resources/templates/list',
   'resources/read',
 ]);
-const LEVELS = LoggingLevelSchema.options;
 
 function idOf(body: unknown): RequestId | undefined {
   const raw = body && typeof body === 'object' ? (body as { id?: unknown }).id : undefined;
   return typeof raw === 'string' || (typeof raw === 'number' && Number.isInteger(raw))
     ? raw
     : undefined;
+}
+
+/**
+ * The members of a `JSONRPCRequest` (`JSONRPCRequestSchema` of `@mrtr/wire`:
+ * `jsonrpc` "2.0", an integer or string `id`, a string `method`, `params` an
+ * object when present), checked in place: a schema parse would copy the
+ * whole body on every request.
+ */
+function requestEnvelope(
+  body: unknown,
+): { id: RequestId; method: string; params: Record<string, unknown> } | undefined {
+  if (body === null || typeof body !== 'object') return undefined;
+  const { jsonrpc, id, method, params } = body as Record<string, unknown>;
+  if (jsonrpc !== '2.0' || typeof method !== 'string') return undefined;
+  if (typeof id !== 'string' && !(typeof id === 'number' && Number.isInteger(id))) return undefined;
+  if (params === undefined) return { id, method, params: {} };
+  if (params === null || typeof params !== 'object' || Array.isArray(params)) return undefined;
+  return { id, method, params: params as Record<string, unknown> };
 }
 
 /**
@@ -174,11 +189,9 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
         return new Response(null, { status: 202 });
       return fail(undefined, ErrorCode.InvalidRequest, 'Invalid JSON-RPC notification');
     }
-    const envelope = JSONRPCRequestSchema.safeParse(body);
-    if (!envelope.success)
-      return fail(idOf(body), ErrorCode.InvalidRequest, 'Invalid JSON-RPC request');
-    const { id, method } = envelope.data;
-    const params = envelope.data.params ?? {};
+    const envelope = requestEnvelope(body);
+    if (!envelope) return fail(idOf(body), ErrorCode.InvalidRequest, 'Invalid JSON-RPC request');
+    const { id, method, params } = envelope;
 
     const version = request.headers.get('mcp-protocol-version');
     if (version === null)
@@ -228,40 +241,10 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     }
 
     const accept = request.headers.get('accept') ?? '';
-    const abort = new AbortController();
-    request.signal?.addEventListener('abort', () => abort.abort(), { once: true });
+    const abort = new RequestAbort(request);
     return respond(/text\/event-stream/i.test(accept), abort, (emit) => {
-      const progressToken = meta.data.progressToken;
-      const logLevel = meta.data[MetaKey.logLevel];
-      const context: RequestContext = {
-        requestId: id,
-        principal,
-        meta: meta.data,
-        capabilities: meta.data[MetaKey.clientCapabilities],
-        clientInfo: meta.data[MetaKey.clientInfo],
-        inputResponses:
-          params.inputResponses && typeof params.inputResponses === 'object'
-            ? (params.inputResponses as Record<string, unknown>)
-            : undefined,
-        requestState: typeof params.requestState === 'string' ? params.requestState : undefined,
-        httpRequest: request,
-        signal: abort.signal,
-        progress(progress, total, message) {
-          if (progressToken === undefined) return;
-          const p: Record<string, unknown> = { progressToken, progress };
-          if (total !== undefined) p.total = total;
-          if (message !== undefined) p.message = message;
-          emit({ jsonrpc: '2.0', method: 'notifications/progress', params: p });
-        },
-        log(level: LoggingLevel, data: unknown, logger?: string) {
-          // No logLevel in _meta: the server MUST NOT send notifications/message.
-          if (logLevel === undefined || LEVELS.indexOf(level) < LEVELS.indexOf(logLevel)) return;
-          const p: Record<string, unknown> = { level, data };
-          if (logger !== undefined) p.logger = logger;
-          emit({ jsonrpc: '2.0', method: 'notifications/message', params: p });
-        },
-      };
-      return run(method, id, params, context);
+      const input = { id, principal, meta: meta.data, params, request, abort };
+      return run(method, id, params, createRequestContext(input, emit));
     });
   };
 }

@@ -10,8 +10,14 @@ import {
   textResult,
 } from '@mrtr/wire';
 import { type Catalog, matchTemplate } from './catalog.js';
+import { extendContext } from './context.js';
 import { checkHeaderParams } from './headers.js';
 import type { McpEndpointOptions, RequestContext, ResourceReadContext } from './types.js';
+
+// The endpoint has validated `_meta` before any method runs; parsing it again per method would copy it again.
+const ToolCallParams = CallToolRequestParamsSchema.omit({ _meta: true });
+const PromptGetParams = GetPromptRequestParamsSchema.omit({ _meta: true });
+const ResourceReadParams = ReadResourceRequestParamsSchema.omit({ _meta: true });
 
 /** Protocol versions this endpoint implements. */
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2026-07-28'] as const;
@@ -63,7 +69,7 @@ export function methodTable(
       tools: [...tools.values()].map((t) => t.listed),
     }));
     table.set('tools/call', async (params, context) => {
-      const parsed = CallToolRequestParamsSchema.safeParse(params);
+      const parsed = ToolCallParams.safeParse(params);
       if (!parsed.success) throw invalid('Invalid tools/call params');
       const entry = tools.get(parsed.data.name);
       if (!entry) throw invalid(`Unknown tool: ${parsed.data.name}`, { name: parsed.data.name });
@@ -80,12 +86,14 @@ export function methodTable(
           return textResult(`Invalid arguments for ${tool.name}: ${detail}`, { isError: true });
         }
       }
-      return tool.handler(args, {
-        ...context,
-        method: 'tools/call',
-        name: tool.name,
-        arguments: rawArgs,
-      });
+      return tool.handler(
+        args,
+        extendContext(context, {
+          method: 'tools/call' as const,
+          name: tool.name,
+          arguments: rawArgs,
+        }),
+      );
     });
   }
 
@@ -96,7 +104,7 @@ export function methodTable(
       prompts: [...prompts.values()].map((p) => p.listed),
     }));
     table.set('prompts/get', async (params, context) => {
-      const parsed = GetPromptRequestParamsSchema.safeParse(params);
+      const parsed = PromptGetParams.safeParse(params);
       if (!parsed.success) throw invalid('Invalid prompts/get params');
       const entry = prompts.get(parsed.data.name);
       if (!entry) throw invalid(`Unknown prompt: ${parsed.data.name}`, { name: parsed.data.name });
@@ -106,12 +114,14 @@ export function methodTable(
         .map((a) => a.name);
       if (missing.length > 0)
         throw invalid(`Missing required prompt arguments: ${missing.join(', ')}`, { missing });
-      return entry.definition.handler(args, {
-        ...context,
-        method: 'prompts/get',
-        name: entry.definition.name,
-        arguments: args,
-      });
+      return entry.definition.handler(
+        args,
+        extendContext(context, {
+          method: 'prompts/get' as const,
+          name: entry.definition.name,
+          arguments: args,
+        }),
+      );
     });
   }
 
@@ -126,14 +136,18 @@ export function methodTable(
       resourceTemplates: (catalog.templates ?? []).map((t) => t.listed),
     }));
     table.set('resources/read', async (params, context) => {
-      const parsed = ReadResourceRequestParamsSchema.safeParse(params);
+      const parsed = ResourceReadParams.safeParse(params);
       if (!parsed.success) throw invalid('Invalid resources/read params');
       const uri = parsed.data.uri;
-      const base = { ...context, method: 'resources/read' as const, uri, name: uri };
       const direct = resources.get(uri);
-      if (direct) return direct.definition.read({ ...base, arguments: {} });
-      const templated = matchTemplate(catalog, uri);
-      const ctx: ResourceReadContext = { ...base, arguments: templated?.variables ?? {} };
+      const templated = direct ? undefined : matchTemplate(catalog, uri);
+      const ctx: ResourceReadContext = extendContext(context, {
+        method: 'resources/read' as const,
+        uri,
+        name: uri,
+        arguments: templated?.variables ?? {},
+      });
+      if (direct) return direct.definition.read(ctx);
       const result = templated
         ? await templated.definition.read(templated.variables, ctx)
         : undefined;

@@ -1,4 +1,5 @@
 import { ErrorCode, errorResponse, type JSONRPCNotification, type RequestId } from '@mrtr/wire';
+import type { RequestAbort } from './context.js';
 
 /**
  * Building HTTP responses: JSON bodies with the status each JSON-RPC error
@@ -9,12 +10,9 @@ import { ErrorCode, errorResponse, type JSONRPCNotification, type RequestId } fr
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 
 /** A JSON response with `status`. */
-export function json(
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): Response {
-  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
+export function json(status: number, body: unknown, headers?: Record<string, string>): Response {
+  const all = headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS;
+  return new Response(JSON.stringify(body), { status, headers: all });
 }
 
 /**
@@ -68,53 +66,53 @@ const event = (message: unknown) =>
  * `streamable` false (the client did not accept `text/event-stream`) emitted
  * notifications are dropped. Closing the stream aborts `abort`.
  */
-export async function respond(
+export function respond(
   streamable: boolean,
-  abort: AbortController,
+  abort: RequestAbort,
   work: (emit: (notification: JSONRPCNotification) => void) => Promise<Outcome>,
 ): Promise<Response> {
-  const queued: Uint8Array[] = [];
-  let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
-  let finished = false;
-  let signalFirst: () => void = () => {};
-  const firstEmit = new Promise<'emit'>((resolve) => {
-    signalFirst = () => resolve('emit');
-  });
-  const emit = (notification: JSONRPCNotification) => {
-    if (!streamable || finished || abort.signal.aborted) return;
-    const chunk = event(notification);
-    if (controller) controller.enqueue(chunk);
-    else queued.push(chunk);
-    signalFirst();
-  };
-  const outcome = work(emit).finally(() => {
-    finished = true;
-  });
-  const first = await Promise.race([outcome.then(() => 'done' as const), firstEmit]);
-  if (first === 'done' && queued.length === 0) {
-    const { status, body } = await outcome;
-    return json(status, body);
-  }
-  const stream = new ReadableStream<Uint8Array>({
-    start(c) {
-      controller = c;
-      for (const chunk of queued.splice(0)) c.enqueue(chunk);
-      outcome.then(({ body }) => {
-        if (abort.signal.aborted) return;
-        c.enqueue(event(body));
-        c.close();
+  // One promise per request: settled by the final outcome, or earlier by the first notification.
+  return new Promise<Response>((resolve, reject) => {
+    let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+    let finished = false;
+    const emit = (notification: JSONRPCNotification) => {
+      if (!streamable || finished || abort.aborted) return;
+      const chunk = event(notification);
+      if (controller) {
+        controller.enqueue(chunk);
+        return;
+      }
+      const stream = new ReadableStream<Uint8Array>({
+        start(c) {
+          controller = c;
+          c.enqueue(chunk);
+        },
+        cancel() {
+          abort.abort();
+        },
       });
-    },
-    cancel() {
-      abort.abort();
-    },
-  });
-  return new Response(stream, {
-    status: 200,
-    headers: {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache',
-      'x-accel-buffering': 'no',
-    },
+      resolve(new Response(stream, { status: 200, headers: SSE_HEADERS }));
+    };
+    work(emit).then(
+      ({ status, body }) => {
+        finished = true;
+        if (!controller) resolve(json(status, body));
+        else if (!abort.aborted) {
+          controller.enqueue(event(body));
+          controller.close();
+        }
+      },
+      (error: unknown) => {
+        finished = true;
+        if (!controller) reject(error);
+        else controller.error(error);
+      },
+    );
   });
 }
+
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+} as const;

@@ -1,4 +1,4 @@
-import { McpError, textResult } from '@mrtr/wire';
+import { JSONRPCRequestSchema, McpError, textResult } from '@mrtr/wire';
 import { describe, expect, it } from 'vitest';
 import { createMcpEndpoint, decodeHeaderValue, type ToolDefinition } from '../src/index.js';
 
@@ -190,6 +190,31 @@ describe('createMcpEndpoint', () => {
     expect(invalid.body.error.code).toBe(-32600);
     const batch = await send(post([call('echo')]));
     expect(batch.body.error.code).toBe(-32600);
+  });
+
+  it('refuses exactly the envelopes JSONRPCRequestSchema refuses, with -32600', async () => {
+    const good = call('echo') as Record<string, unknown>;
+    const envelopes: Record<string, unknown>[] = [
+      good,
+      { ...good, id: 'a-string' },
+      { ...good, id: 0 },
+      { ...good, id: 1.5 },
+      { ...good, id: null },
+      { ...good, id: true },
+      { ...good, jsonrpc: 2 },
+      { ...good, method: 7 },
+      { ...good, params: [] },
+      { ...good, params: null },
+      { ...good, params: 'x' },
+      { jsonrpc: '2.0', id: 9, method: 'tools/list' },
+    ];
+    for (const envelope of envelopes) {
+      const res = await send(post(envelope));
+      const refused = res.body.error?.code === -32600;
+      expect(refused, JSON.stringify(envelope)).toBe(
+        !JSONRPCRequestSchema.safeParse(envelope).success,
+      );
+    }
   });
 
   it('accepts a notification with 202 and no body', async () => {

@@ -12,7 +12,9 @@
  *   (`./servers/bare.ts`);
  * - adapter (diagnostic): the same canned JSON through `@hono/node-server`,
  *   the conversion `@mrtr/node` uses (`./servers/adapter.ts`), so the table
- *   shows what the adapter costs and what the endpoint and gate cost.
+ *   shows what the adapter costs and what the endpoint and gate cost;
+ * - canned (diagnostic): ours with the gate replaced by fixed results of the
+ *   same shapes (`./servers/canned.ts`): the endpoint without the gate.
  *
  * Each server runs in its own child process. Load comes from this process
  * with autocannon: every connection sends round 1, takes `requestState` from
@@ -29,13 +31,13 @@
  *
  * Settings (environment): `BENCH_FLOW_SECONDS`, `BENCH_FLOW_REPEATS`,
  * `BENCH_FLOW_WARMUP_SECONDS` (default 3), `BENCH_FLOW_CONCURRENCY` (default
- * `1,16,64`), `BENCH_FLOW_SERVERS` (default `ours,sdk,bare,adapter`),
+ * `1,16,64`), `BENCH_FLOW_SERVERS` (default `ours,sdk,bare,adapter,canned`),
  * `BENCH_SERVER_NODE_FLAGS` (extra Node flags for every server process, e.g.
  * `--max-semi-space-size=32`), `BENCH_FLOW_MAX_OTHER_CPU` (default 0.25 cores)
  * and `BENCH_FLOW_RETRY_BUDGET` (default 600 s) for re-running disturbed runs.
  *
  * Run: `npx -y pnpm@12.4.2 --filter @mrtr/bench flow` (after a build).
- * `--profile [ours|sdk|bare|adapter]` instead runs one server under `--cpu-prof` at
+ * `--profile [ours|sdk|bare|adapter|canned]` instead runs one server under `--cpu-prof` at
  * concurrency 16 and prints where its time goes.
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -67,12 +69,13 @@ const MAX_OTHER_CPU = Number(process.env.BENCH_FLOW_MAX_OTHER_CPU ?? 0.25);
 /** Total time spent re-running disturbed runs, at most (seconds). */
 const RETRY_BUDGET_SECONDS = Number(process.env.BENCH_FLOW_RETRY_BUDGET ?? 600);
 
-type Name = 'ours' | 'sdk' | 'bare' | 'adapter';
+type Name = 'ours' | 'sdk' | 'bare' | 'adapter' | 'canned';
 const LABELS: Record<Name, string> = {
   ours: '@mrtr/server + /node + /gate',
   sdk: '@modelcontextprotocol/server 2.4.0 + /node 2.1.2',
   bare: 'bare node:http, canned JSON (floor)',
   adapter: 'canned JSON via @hono/node-server (diagnostic)',
+  canned: '@mrtr/server + /node, canned tool (diagnostic)',
 };
 
 interface Server {
@@ -333,7 +336,7 @@ async function main(): Promise<void> {
     await profile((argv[1] as Name | undefined) ?? 'ours');
     return;
   }
-  const names = (process.env.BENCH_FLOW_SERVERS ?? 'ours,sdk,bare,adapter').split(',') as Name[];
+  const names = (process.env.BENCH_FLOW_SERVERS ?? 'ours,sdk,bare,adapter,canned').split(',') as Name[];
   const servers: Server[] = [];
   for (const name of names) servers.push(await start(name));
   try {
@@ -411,7 +414,7 @@ function report(
   );
   const rows: (string | number)[][] = [];
   for (const c of CONCURRENCY) {
-    for (const name of ['ours', 'sdk', 'bare', 'adapter'] as Name[]) {
+    for (const name of ['ours', 'sdk', 'bare', 'adapter', 'canned'] as Name[]) {
       const runs = get(name, c);
       if (runs.length === 0) continue;
       rows.push([

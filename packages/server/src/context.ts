@@ -1,0 +1,100 @@
+/**
+ * The per-request {@link RequestContext} handed to handlers. Its `signal` is
+ * made on first read: an `AbortController` (and, through `@hono/node-server`,
+ * a second one behind `Request.signal`) costs more than the rest of the
+ * context, and most handlers never look at it.
+ */
+import { type LoggingLevel, LoggingLevelSchema, MetaKey, type RequestMeta } from '@mrtr/wire';
+import type { Principal, RequestContext } from './types.js';
+
+const LEVELS = LoggingLevelSchema.options;
+
+/** Cancellation of one request: the client went away, or closed its SSE stream. */
+export class RequestAbort {
+  #controller: AbortController | undefined;
+  #aborted = false;
+
+  constructor(private readonly request: Request) {}
+
+  /** The signal handlers see; follows the HTTP request's own signal once read. */
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      const controller = new AbortController();
+      this.#controller = controller;
+      if (this.#aborted) controller.abort();
+      else this.request.signal?.addEventListener('abort', () => controller.abort(), { once: true });
+    }
+    return this.#controller.signal;
+  }
+
+  /** Whether the request was cancelled (reads the HTTP request's signal). */
+  get aborted(): boolean {
+    return this.#aborted || this.signal.aborted;
+  }
+
+  abort(): void {
+    this.#aborted = true;
+    this.#controller?.abort();
+  }
+}
+
+/** What {@link createRequestContext} needs besides the emitter. */
+export interface ContextInput {
+  id: RequestContext['requestId'];
+  principal: Principal;
+  meta: RequestMeta;
+  params: Record<string, unknown>;
+  request: Request;
+  abort: RequestAbort;
+}
+
+/** The context of one request; `emit` sends a notification on its response stream. */
+export function createRequestContext(
+  { id, principal, meta, params, request, abort }: ContextInput,
+  emit: (notification: { jsonrpc: '2.0'; method: string; params: Record<string, unknown> }) => void,
+): RequestContext {
+  const progressToken = meta.progressToken;
+  const logLevel = meta[MetaKey.logLevel];
+  return {
+    requestId: id,
+    principal,
+    meta,
+    capabilities: meta[MetaKey.clientCapabilities],
+    clientInfo: meta[MetaKey.clientInfo],
+    inputResponses:
+      params.inputResponses && typeof params.inputResponses === 'object'
+        ? (params.inputResponses as Record<string, unknown>)
+        : undefined,
+    requestState: typeof params.requestState === 'string' ? params.requestState : undefined,
+    httpRequest: request,
+    get signal() {
+      return abort.signal;
+    },
+    progress(progress, total, message) {
+      if (progressToken === undefined) return;
+      const p: Record<string, unknown> = { progressToken, progress };
+      if (total !== undefined) p.total = total;
+      if (message !== undefined) p.message = message;
+      emit({ jsonrpc: '2.0', method: 'notifications/progress', params: p });
+    },
+    log(level: LoggingLevel, data: unknown, logger?: string) {
+      // No logLevel in _meta: the server MUST NOT send notifications/message.
+      if (logLevel === undefined || LEVELS.indexOf(level) < LEVELS.indexOf(logLevel)) return;
+      const p: Record<string, unknown> = { level, data };
+      if (logger !== undefined) p.logger = logger;
+      emit({ jsonrpc: '2.0', method: 'notifications/message', params: p });
+    },
+  };
+}
+
+/**
+ * `context` with the method-specific fields added. The context is made for
+ * one request and one handler, so it is extended in place: a copy by spread
+ * would read (and so create) the lazy `signal`.
+ */
+export function extendContext<T extends object>(
+  context: RequestContext,
+  extra: T,
+): RequestContext & T {
+  return Object.assign(context, extra);
+}
