@@ -88,14 +88,14 @@ interface Round {
   /** `request.arguments` as RFC 8785 text. */
   canonicalArguments?: string;
   argumentsDigest?: string;
-  /** The record fields every record of the round shares; built by the first record. */
+  /** The record fields every record of the round shares. */
   base?: Omit<GateAuditEvent, keyof RecordFields | 'at' | 'trace'>;
+  /** `base.arguments` holds the parsed canonical arguments (done once a record is built). */
+  argumentsParsed?: boolean;
   /** A terminal record (`refused`, `failed`) was written: no `failed` record is added on the way out. */
   closed: boolean;
   /** The mutation committed: an error now must not say that nothing changed. */
   performed: boolean;
-  /** The input key of the spec (`GateSpec.key`). */
-  key?: string;
   /** The nonce of the round, once known (for the `failed` record). */
   nonce?: string;
   answer?: GateAuditEvent['answer'];
@@ -228,7 +228,20 @@ export class ConfirmationGate<Tx = void> {
     const argumentsDigest = digestCanonical(round.canonicalArguments);
     round.argumentsDigest = argumentsDigest;
     round.request = request;
-    round.key = spec.key;
+    // What the records say of the request is read now: `prepare` or `perform` may change the object.
+    round.base = {
+      principal,
+      ...clientOf(request),
+      method: request.method,
+      name: request.name,
+      operation,
+      arguments: {}, // parsed from the canonical text when the first record is built
+      argumentsDigest,
+      phase: round.phase,
+      key: spec.key,
+      ...(request.requestId !== undefined ? { requestId: request.requestId } : {}),
+      receivedAt: round.receivedAt,
+    };
     if (round.span.isRecording())
       round.span.setAttribute(SpanAttribute.argumentsDigest, argumentsDigest);
 
@@ -497,7 +510,7 @@ export class ConfirmationGate<Tx = void> {
     // Outcome and nonce first: what a reader of the trail scans for.
     const { outcome, ...rest } = fields;
     const head = fields.nonce === undefined ? {} : { nonce: fields.nonce };
-    const base = round.base ?? this.#base(round);
+    const base = this.#base(round);
     const record = { outcome, ...head, ...base, ...rest, at: this.#now() };
     if (round.span.isRecording()) {
       const { traceId, spanId } = round.span.spanContext();
@@ -506,23 +519,14 @@ export class ConfirmationGate<Tx = void> {
     return record as GateAuditEvent;
   }
 
-  /** The fields every record of the round shares (built once, by the round's first record). */
+  /** The fields every record of the round shares, with the arguments parsed on first use. */
   #base(round: Round): NonNullable<Round['base']> {
-    const request = round.request as GateRequest;
-    round.base = {
-      principal: typeof request.principal === 'string' ? request.principal : request.principal.id,
-      ...clientOf(request),
-      method: request.method,
-      name: request.name,
-      operation: `${request.method}:${request.name}`,
-      arguments: JSON.parse(round.canonicalArguments as string) as Record<string, unknown>,
-      argumentsDigest: round.argumentsDigest as string,
-      phase: round.phase,
-      key: round.key as string,
-      ...(request.requestId !== undefined ? { requestId: request.requestId } : {}),
-      receivedAt: round.receivedAt,
-    };
-    return round.base;
+    const base = round.base as NonNullable<Round['base']>;
+    if (!round.argumentsParsed) {
+      base.arguments = JSON.parse(round.canonicalArguments as string) as Record<string, unknown>;
+      round.argumentsParsed = true;
+    }
+    return base;
   }
 
   /**

@@ -82,7 +82,13 @@ export class MemoryReplayStore implements ReplayStore<void> {
     try {
       outcome = await action(undefined);
     } catch (error) {
-      if (this.#entries.get(claim.nonce) === entry) this.#entries.delete(claim.nonce);
+      if (this.#entries.get(claim.nonce) === entry) {
+        this.#entries.delete(claim.nonce);
+        // Out of the sweep index too, or retries that keep failing would pile up there until expiry.
+        const due = this.#bySecond.get(second);
+        const at = due?.lastIndexOf(claim.nonce) ?? -1;
+        if (due && at !== -1) due.splice(at, 1);
+      }
       throw error;
     }
     let recorded: string | undefined;
@@ -105,6 +111,7 @@ export class MemoryReplayStore implements ReplayStore<void> {
    */
   sweep(now = this.#now()): number {
     let removed = 0;
+    if (Number.isNaN(now)) return removed; // no time is past a broken clock's reading
     for (const [second, nonces] of this.#bySecond) {
       if (second * 1000 > now) continue;
       const kept: string[] = [];

@@ -328,6 +328,18 @@ describe('MemoryReplayStore.once', () => {
     expect(store.size).toBe(0);
   });
 
+  it('sweep(NaN) forgets nothing: no entry is past a broken clock', async () => {
+    const store = new MemoryReplayStore({ now: clock().now });
+    await store.once(claim({ nonce: 'a', expiresAt: T0 + 10 }), async () => 1);
+    expect(store.sweep(Number.NaN)).toBe(0);
+    expect(store.size).toBe(1);
+    const again = counted('again');
+    expect((await store.once(claim({ nonce: 'a', expiresAt: T0 + 10 }), again.action)).status).toBe(
+      'replayed',
+    );
+    expect(again.calls.count).toBe(0);
+  });
+
   it('sweep(now) uses the given time', async () => {
     const store = new MemoryReplayStore({ now: clock().now });
     await store.once(claim({ nonce: 'a', expiresAt: T0 + 10 }), async () => 1);

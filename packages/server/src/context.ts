@@ -21,8 +21,10 @@ export class RequestAbort {
     if (!this.#controller) {
       const controller = new AbortController();
       this.#controller = controller;
-      if (this.#aborted) controller.abort();
-      else this.request.signal?.addEventListener('abort', () => controller.abort(), { once: true });
+      // The request may have ended before anyone asked: an adapter's signal is then born aborted.
+      const upstream = this.request.signal;
+      if (this.#aborted || upstream?.aborted) controller.abort();
+      else upstream?.addEventListener('abort', () => controller.abort(), { once: true });
     }
     return this.#controller.signal;
   }
@@ -69,6 +71,15 @@ export function createRequestContext(
     httpRequest: request,
     get signal() {
       return abort.signal;
+    },
+    // A handler may replace its signal (e.g. with `AbortSignal.any`), as it could a plain property.
+    set signal(value: AbortSignal) {
+      Object.defineProperty(this, 'signal', {
+        value,
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
     },
     progress(progress, total, message) {
       if (progressToken === undefined) return;

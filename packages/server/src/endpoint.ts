@@ -31,7 +31,7 @@ const CACHEABLE = new Set([
 
 function idOf(body: unknown): RequestId | undefined {
   const raw = body && typeof body === 'object' ? (body as { id?: unknown }).id : undefined;
-  return typeof raw === 'string' || (typeof raw === 'number' && Number.isInteger(raw))
+  return typeof raw === 'string' || (typeof raw === 'number' && Number.isSafeInteger(raw))
     ? raw
     : undefined;
 }
@@ -48,7 +48,9 @@ function requestEnvelope(
   if (body === null || typeof body !== 'object') return undefined;
   const { jsonrpc, id, method, params } = body as Record<string, unknown>;
   if (jsonrpc !== '2.0' || typeof method !== 'string') return undefined;
-  if (typeof id !== 'string' && !(typeof id === 'number' && Number.isInteger(id))) return undefined;
+  // A safe integer, as zod's int(): a larger id would not survive the round trip to the client.
+  if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id)))
+    return undefined;
   if (params === undefined) return { id, method, params: {} };
   if (params === null || typeof params !== 'object' || Array.isArray(params)) return undefined;
   return { id, method, params: params as Record<string, unknown> };

@@ -199,6 +199,8 @@ describe('createMcpEndpoint', () => {
       { ...good, id: 'a-string' },
       { ...good, id: 0 },
       { ...good, id: 1.5 },
+      { ...good, id: 2 ** 53 },
+      { ...good, id: -(2 ** 53) },
       { ...good, id: null },
       { ...good, id: true },
       { ...good, jsonrpc: 2 },

@@ -8,6 +8,7 @@ import {
   type PromptDefinition,
   type ResourceDefinition,
   type ResourceTemplateDefinition,
+  type ToolCallContext,
   type ToolDefinition,
 } from '../src/index.js';
 import { META, post, rpc, send } from './helpers.js';
@@ -315,5 +316,64 @@ describe('SSE responses for progress and log notifications', () => {
     const r = await send(endpoint, post(call, { accept: 'application/json' }));
     expect(r.headers.get('content-type')).toBe('application/json');
     expect(r.body.result.content[0].text).toBe('done');
+  });
+});
+
+describe('context.signal', () => {
+  function signalEndpoint(run: (ctx: ToolCallContext) => Promise<void> | void) {
+    return createMcpEndpoint({
+      serverInfo: { name: 'test', version: '1.0.0' },
+      authenticate: () => ({ id: 'alice' }),
+      tools: [
+        {
+          name: 'watch',
+          description: 'Reads its signal.',
+          inputSchema: { type: 'object' },
+          handler: async (_args, ctx) => {
+            await run(ctx);
+            return { resultType: 'complete', content: [] };
+          },
+        },
+      ],
+    });
+  }
+  function aborting(): { request: Request; abort: () => void } {
+    const controller = new AbortController();
+    const base = post(rpc('tools/call', { name: 'watch' }));
+    return {
+      request: new Request(base, { signal: controller.signal }),
+      abort: () => controller.abort(),
+    };
+  }
+
+  it('is aborted when the request ended before the handler first read it', async () => {
+    let seen: boolean | undefined;
+    const { request, abort } = aborting();
+    abort();
+    await signalEndpoint((ctx) => {
+      seen = ctx.signal.aborted;
+    })(request);
+    expect(seen).toBe(true);
+  });
+
+  it('aborts when the request ends after the handler read it', async () => {
+    const { request, abort } = aborting();
+    let signal: AbortSignal | undefined;
+    await signalEndpoint((ctx) => {
+      signal = ctx.signal;
+      expect(signal.aborted).toBe(false);
+      abort();
+    })(request);
+    expect(signal?.aborted).toBe(true);
+  });
+
+  it('can be replaced by the handler, like a plain property', async () => {
+    const mine = new AbortController().signal;
+    let kept: AbortSignal | undefined;
+    await signalEndpoint((ctx) => {
+      ctx.signal = mine;
+      kept = ctx.signal;
+    })(post(rpc('tools/call', { name: 'watch' })));
+    expect(kept).toBe(mine);
   });
 });
