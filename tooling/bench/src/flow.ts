@@ -336,7 +336,9 @@ async function main(): Promise<void> {
     await profile((argv[1] as Name | undefined) ?? 'ours');
     return;
   }
-  const names = (process.env.BENCH_FLOW_SERVERS ?? 'ours,sdk,bare,adapter,canned').split(',') as Name[];
+  const names = (process.env.BENCH_FLOW_SERVERS ?? 'ours,sdk,bare,adapter,canned').split(
+    ',',
+  ) as Name[];
   const servers: Server[] = [];
   for (const name of names) servers.push(await start(name));
   try {
@@ -481,6 +483,32 @@ function report(
   printTable(
     ['conc.', 'flows/s ours / SDK', 'p99 SDK / ours', 'flows/s ours / bare', 'peak RSS SDK / ours'],
     ratioRows,
+  );
+
+  // The diagnostic servers split ours' server CPU per flow into layers, each the difference of two rows.
+  const layered: Name[] = ['bare', 'adapter', 'canned', 'ours'];
+  if (!layered.every((name) => get(name, CONCURRENCY[0] as number).length > 0)) return;
+  console.log('\nServer CPU µs per flow by layer (differences of the medians above):\n');
+  printTable(
+    [
+      'conc.',
+      'node:http + JSON (bare)',
+      '+ @hono/node-server (adapter − bare)',
+      '+ @mrtr/server endpoint (canned − adapter)',
+      '+ @mrtr/gate and the tool (ours − canned)',
+      '= ours',
+    ],
+    CONCURRENCY.map((c) => {
+      const us = (name: Name) => med(name, c, (s) => s.cpuPerFlow);
+      return [
+        c,
+        Math.round(us('bare')),
+        Math.round(us('adapter') - us('bare')),
+        Math.round(us('canned') - us('adapter')),
+        Math.round(us('ours') - us('canned')),
+        Math.round(us('ours')),
+      ];
+    }),
   );
 }
 
