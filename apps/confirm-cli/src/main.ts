@@ -77,7 +77,7 @@ async function tools(url: string, options: Common): Promise<number> {
   const { tools, rejected } = await client.listTools();
   const server = client.server;
   console.log(
-    `${server.name ? `${oneLine(server.name)} at ` : ''}${server.url}: ${tools.length} tools`,
+    `${server.name ? `${oneLine(server.name)} at ` : ''}${server.url}: ${tools.length} ${tools.length === 1 ? 'tool' : 'tools'}`,
   );
   for (const tool of tools) {
     const hints = tool.annotations ?? {};

@@ -148,8 +148,12 @@ async function askField(
       const s = field as Extract<Field, { minLength?: number }>;
       const hints = [
         s.format,
-        s.minLength !== undefined ? `at least ${s.minLength} characters` : '',
-        s.maxLength !== undefined ? `at most ${s.maxLength} characters` : '',
+        s.minLength !== undefined
+          ? `at least ${s.minLength} ${s.minLength === 1 ? 'character' : 'characters'}`
+          : '',
+        s.maxLength !== undefined
+          ? `at most ${s.maxLength} ${s.maxLength === 1 ? 'character' : 'characters'}`
+          : '',
       ].filter(Boolean);
       const initial = typeof current === 'string' ? current : s.default;
       const v = await text({

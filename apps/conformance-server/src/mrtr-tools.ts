@@ -125,6 +125,7 @@ export function mrtrTools(gate: ConfirmationGate, sealer: TicketSealer): AnyTool
           message: notice ? `${notice} Please confirm` : 'Please confirm',
           requestedSchema: formSchema({ ok: field.boolean({ title: 'OK' }) }, { required: ['ok'] }),
         }),
+        consents: (content) => content.ok === true,
         perform: async () => textResult('state-ok: the sealed requestState was verified.'),
       }),
     );

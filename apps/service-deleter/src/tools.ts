@@ -180,6 +180,8 @@ export function serviceTools(
           content.serviceName === app.name
             ? undefined
             : `The name you typed did not match: type ${app.name} exactly to delete it.`,
+        // Typing the service name (checked above) is the consent; deleteVolumes only widens it.
+        consents: () => true,
         declined: ({ app }) =>
           textResult(`Not deleted: deleting ${app.name} was declined. Nothing was changed.`),
         async perform({ content, sealed, tx }): Promise<CallToolResult> {
@@ -199,7 +201,7 @@ export function serviceTools(
                   ? ` Volumes destroyed: ${volumes}.`
                   : ` Volumes retained: ${volumes}.`;
             return textResult(
-              `Deleted ${s.name} (${s.id}): ${s.instances} instances stopped, DNS ${s.dnsRecords.join(', ') || 'none'} removed.${kept}`,
+              `Deleted ${s.name} (${s.id}): ${s.instances} ${s.instances === 1 ? 'instance' : 'instances'} stopped, DNS ${s.dnsRecords.join(', ') || 'none'} removed.${kept}`,
               {
                 structuredContent: {
                   deleted: {
@@ -328,6 +330,8 @@ export function serviceTools(
           content.volumeId === args.volumeId
             ? undefined
             : `The id you typed did not match: type ${args.volumeId} exactly.`,
+        // Typing the volume id (checked above) is the consent: the form has no yes/no box.
+        consents: () => true,
         async perform({ sealed, tx }) {
           return inTx(tx, async (q) => {
             const v = await getVolume(q, args.volumeId, true);

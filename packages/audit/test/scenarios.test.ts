@@ -116,6 +116,7 @@ async function harness(driver: SqlDriver, file: string) {
         }),
         check: (content, { app }) =>
           content.serviceName === app.name ? undefined : 'The name did not match.',
+        consents: () => true, // typing the name (check) is the consent
         async perform({ tx, sealed }) {
           const { rows } = await tx.query(
             'DELETE FROM services WHERE id = $1 AND name = $2 RETURNING id',
@@ -417,6 +418,7 @@ describe('a PostgreSQL replay store that cannot be reached', () => {
         message: 'Delete svc_1?',
         requestedSchema: { type: 'object' as const, properties: {} },
       }),
+      consents: () => true,
       perform: async () => {
         deleted = true;
         return textResult('deleted');

@@ -370,7 +370,9 @@ export class ConfirmationGate<Tx = void> {
     }
     const notice = spec.check?.(content, sealed);
     if (notice !== undefined) return again(notice, 'check_failed');
-    if (spec.consents && !spec.consents(content, sealed)) return refusal();
+    // A spec without `consents` (plain JavaScript, an `as` cast) never consents: fail safe.
+    if (typeof spec.consents !== 'function' || spec.consents(content, sealed) !== true)
+      return refusal();
 
     // Written before the claim: a sink that cannot write it stops the mutation.
     await this.#emit(round, { outcome: 'accepted', ...answeredTo });

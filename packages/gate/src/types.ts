@@ -96,10 +96,15 @@ export interface GateSpec<App, Tx> {
    */
   candidateField?: string;
   /**
-   * Whether an accepted, valid answer gives consent (default: yes). `false`
-   * is treated like `decline`: nothing happens and the ticket is used up.
+   * Whether an accepted, valid answer gives consent, e.g.
+   * `(content) => content.confirm === true`. Required: in form mode `accept`
+   * only means the person submitted the form, so a form with a "yes, delete"
+   * box must say here that the box was ticked. Return `true` only when
+   * submitting the form is itself the consent (a typed name checked by
+   * `check`). `false` is treated like `decline`: nothing happens and the
+   * ticket is used up.
    */
-  consents?(content: PerformInput<App, Tx>['content'], sealed: SealedContext<App>): boolean;
+  consents(content: PerformInput<App, Tx>['content'], sealed: SealedContext<App>): boolean;
   /**
    * Rules a schema cannot say (a typed name equals the target). Return a
    * notice to ask again with the same ticket, or `undefined` to go on.

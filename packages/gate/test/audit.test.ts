@@ -108,6 +108,7 @@ function setup() {
     }),
     check: (content, { app }) =>
       content.serviceName === app.name ? undefined : 'The name did not match.',
+    consents: () => true, // typing the name (check) is the consent
     perform: async ({ tx }) => {
       if (stale) throw new StaleTargetError('changed');
       tx.writes.push('delete:svc_8f21c');

@@ -40,6 +40,7 @@ function setup(overrides: Partial<GateSpec<{ name: string }, void>> = {}) {
     }),
     check: (content, { app }) =>
       content.serviceName === app.name ? undefined : 'The name did not match.',
+    consents: () => true, // typing the name (check) is the consent
     perform: async ({ content }) => {
       if (stale) throw new StaleTargetError('changed');
       performed.push(content.id as string);
@@ -92,6 +93,24 @@ describe('ConfirmationGate', () => {
     expect(new Set(t.events.map((e) => e.nonce)).size).toBe(1);
     expect(t.events[0]?.question).toBe('Delete api-prod?');
     expect(JSON.stringify(t.events)).not.toContain(state);
+  });
+
+  it('performs nothing for a spec without consents (plain JavaScript): an accept is a decline', async () => {
+    const t = setup();
+    const { consents: _dropped, ...unsafe } = t.spec;
+    const spec = unsafe as typeof t.spec;
+    const first = await t.gate.run(t.request(), spec);
+    const state = (first as { requestState: string }).requestState;
+    const done = await t.gate.run(
+      t.request({
+        requestState: state,
+        inputResponses: answer({ id: 'b', serviceName: 'api-prod' }),
+      }),
+      spec,
+    );
+    expect(done.resultType).toBe('complete');
+    expect(t.performed).toEqual([]);
+    expect(t.events.map((e) => e.outcome)).toEqual(['asked', 'declined']);
   });
 
   it('throws -32021 before preparing anything when form elicitation is not declared', async () => {

@@ -46,6 +46,7 @@ describe('with a globally registered SDK and no tracer option', () => {
           message: 'Delete vol_1?',
           requestedSchema: { type: 'object', properties: {} },
         }),
+        consents: () => true,
         perform: async () => textResult('done'),
       },
     );

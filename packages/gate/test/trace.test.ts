@@ -68,6 +68,7 @@ function setup(options: { traced?: boolean } = {}) {
       },
     }),
     check: (content, { app }) => (content.serviceName === app.name ? undefined : 'No match.'),
+    consents: () => true, // typing the name (check) is the consent
     perform: async () => {
       // Runs in the round's context: baggage from _meta, and the round span as parent of child spans.
       seen.baggage = propagation.getBaggage(context.active())?.getEntry('tenant')?.value;
