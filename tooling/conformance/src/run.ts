@@ -126,7 +126,8 @@ async function main() {
   const started = Date.now();
   const code = await runSuite(args, log);
   child.kill('SIGTERM');
-  const logFile = join(tmpdir(), 'mrtr-conformance-output.log');
+  // One file per run: two runs on one machine must not overwrite each other's log.
+  const logFile = join(mkdtempSync(join(tmpdir(), 'mrtr-conformance-')), 'output.log');
   writeFileSync(logFile, log.join(''));
 
   const checks = readResults(outDir);
