@@ -6,13 +6,44 @@ import {
   type ReplayStore,
 } from './contract.js';
 
-interface Entry {
+/** A claim whose action is still running. */
+interface Running {
   requestDigest: string;
   expiresAt: number;
-  /** The outcome as JSON text: a copy that neither the caller nor a replay can change. */
-  outcome?: string;
-  /** The action has finished (with `outcome`, or with a value that is not JSON). */
-  settled?: boolean;
+}
+
+/** A settled claim as it is kept: {@link record} of it, read back by {@link parseRecord}. */
+interface Settled {
+  expiresAt: number;
+  requestDigest: string;
+  /** The outcome as JSON text; `''` when the action returned something JSON cannot hold. */
+  outcome: string;
+}
+
+/**
+ * One flat string per settled claim: `<expiresAt> <digest length> <digest><outcome>`.
+ * A server keeps one per confirmation for the ticket's lifetime; an object
+ * holding two strings took about 490 bytes each, and the heap they fill is
+ * what the garbage collector walks. `join` builds a flat string, where `+`
+ * would keep the pieces.
+ */
+function record(expiresAt: number, requestDigest: string, outcome: string): string {
+  return [expiresAt, requestDigest.length, requestDigest + outcome].join(' ');
+}
+
+function expiresAtOf(kept: string): number {
+  return Number(kept.slice(0, kept.indexOf(' ')));
+}
+
+function parseRecord(kept: string): Settled {
+  const first = kept.indexOf(' ');
+  const second = kept.indexOf(' ', first + 1);
+  const length = Number(kept.slice(first + 1, second));
+  return {
+    expiresAt: Number(kept.slice(0, first)),
+    requestDigest: kept.slice(second + 1, second + 1 + length),
+    outcome: kept.slice(second + 1 + length),
+  };
 }
 
 /** Options of {@link MemoryReplayStore}. */
@@ -29,7 +60,10 @@ export interface MemoryReplayStoreOptions {
  * are forgotten after `expiresAt`.
  */
 export class MemoryReplayStore implements ReplayStore<void> {
-  readonly #entries = new Map<string, Entry>();
+  /** Claims whose action runs: never forgotten, whatever their `expiresAt`. */
+  readonly #running = new Map<string, Running>();
+  /** Settled claims, as {@link record} strings. */
+  readonly #settled = new Map<string, string>();
   /**
    * Nonces by the second their entry expires in: a sweep visits only the
    * seconds that have passed, not every live entry (a server doing thousands
@@ -47,7 +81,7 @@ export class MemoryReplayStore implements ReplayStore<void> {
 
   /** Number of live entries (for tests and metrics). */
   get size(): number {
-    return this.#entries.size;
+    return this.#running.size + this.#settled.size;
   }
 
   /**
@@ -60,34 +94,43 @@ export class MemoryReplayStore implements ReplayStore<void> {
     action: (tx: undefined) => Promise<T>,
   ): Promise<OnceResult<T>> {
     assertClaimRequest(claim);
+    const { nonce, requestDigest, expiresAt } = claim;
     const now = this.#now();
     if (++this.#claims % this.#sweepEvery === 0) this.sweep(now);
-    const existing = this.#entries.get(claim.nonce);
     // A claim still running never expires: forgetting it would let a second caller run the action.
-    if (existing && (existing.expiresAt > now || !existing.settled)) {
-      if (existing.requestDigest !== claim.requestDigest)
-        return { status: 'refused', reason: 'used' };
-      if (!existing.settled) return { status: 'refused', reason: 'in_progress' };
-      if (existing.outcome === undefined) return { status: 'refused', reason: 'used' };
-      return { status: 'replayed', outcome: JSON.parse(existing.outcome) as T };
+    const running = this.#running.get(nonce);
+    if (running) {
+      return running.requestDigest === requestDigest
+        ? { status: 'refused', reason: 'in_progress' }
+        : { status: 'refused', reason: 'used' };
+    }
+    const kept = this.#settled.get(nonce);
+    if (kept !== undefined) {
+      const settled = parseRecord(kept);
+      if (settled.expiresAt > now) {
+        if (settled.requestDigest !== requestDigest || settled.outcome === '')
+          return { status: 'refused', reason: 'used' };
+        return { status: 'replayed', outcome: JSON.parse(settled.outcome) as T };
+      }
+      this.#settled.delete(nonce); // expired: the nonce may be claimed again
     }
     // Claim synchronously, before the first await, so concurrent callers see it.
-    const entry: Entry = { requestDigest: claim.requestDigest, expiresAt: claim.expiresAt };
-    this.#entries.set(claim.nonce, entry);
-    const second = Math.floor(claim.expiresAt / 1000);
+    const entry: Running = { requestDigest, expiresAt };
+    this.#running.set(nonce, entry);
+    const second = Math.floor(expiresAt / 1000);
     const due = this.#bySecond.get(second);
-    if (due) due.push(claim.nonce);
-    else this.#bySecond.set(second, [claim.nonce]);
+    if (due) due.push(nonce);
+    else this.#bySecond.set(second, [nonce]);
     let outcome: T;
     try {
       outcome = await action(undefined);
     } catch (error) {
-      if (this.#entries.get(claim.nonce) === entry) {
-        this.#entries.delete(claim.nonce);
+      if (this.#running.get(nonce) === entry) {
+        this.#running.delete(nonce);
         // Out of the sweep index too, or retries that keep failing would pile up there until expiry.
-        const due = this.#bySecond.get(second);
-        const at = due?.lastIndexOf(claim.nonce) ?? -1;
-        if (due && at !== -1) due.splice(at, 1);
+        const list = this.#bySecond.get(second);
+        const index = list ? list.lastIndexOf(nonce) : -1;
+        if (list && index !== -1) list.splice(index, 1);
       }
       throw error;
     }
@@ -97,10 +140,10 @@ export class MemoryReplayStore implements ReplayStore<void> {
     } catch {
       recorded = undefined; // BigInt or a cycle
     }
-    entry.settled = true;
-    // The action ran, so the nonce stays used; there is just no outcome to replay.
+    this.#running.delete(nonce);
+    // The action ran, so the nonce stays used even with no outcome to replay ('').
+    this.#settled.set(nonce, record(expiresAt, requestDigest, recorded ?? ''));
     if (recorded === undefined) throw new TypeError('the action must return a JSON value');
-    entry.outcome = recorded;
     return { status: 'performed', outcome };
   }
 
@@ -116,13 +159,21 @@ export class MemoryReplayStore implements ReplayStore<void> {
       if (second * 1000 > now) continue;
       const kept: string[] = [];
       for (const nonce of nonces) {
-        const entry = this.#entries.get(nonce);
-        // Released, or claimed again under another second: that bucket has it now.
-        if (entry === undefined || Math.floor(entry.expiresAt / 1000) !== second) continue;
-        // Not yet due (later in this second), or still running: never forgotten while it runs.
-        if (entry.expiresAt > now || !entry.settled) kept.push(nonce);
+        const running = this.#running.get(nonce);
+        if (running !== undefined) {
+          // Still running: never forgotten; kept in the bucket of its own second.
+          if (Math.floor(running.expiresAt / 1000) === second) kept.push(nonce);
+          continue;
+        }
+        const settled = this.#settled.get(nonce);
+        if (settled === undefined) continue; // released, or already forgotten
+        const expiresAt = expiresAtOf(settled);
+        // Claimed again under another second: that bucket has it now.
+        if (Math.floor(expiresAt / 1000) !== second) continue;
+        if (expiresAt > now)
+          kept.push(nonce); // later in this second
         else {
-          this.#entries.delete(nonce);
+          this.#settled.delete(nonce);
           removed++;
         }
       }
