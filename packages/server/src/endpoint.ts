@@ -1,12 +1,12 @@
 import {
   ErrorCode,
   errorResponse,
+  isRequestMeta,
   JSONRPCNotificationSchema,
   McpError,
   MetaKey,
   missingRequiredMetaKeys,
   type RequestId,
-  RequestMetaSchema,
 } from '@mrtr/wire';
 import { buildCatalog } from './catalog.js';
 import { createRequestContext, RequestAbort } from './context.js';
@@ -234,10 +234,10 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       const message = `Invalid params: _meta lacks ${missing.join(' and ')}`;
       return fail(id, ErrorCode.InvalidParams, message, { missing }, 400);
     }
-    const meta = RequestMetaSchema.safeParse(params._meta);
-    if (!meta.success)
+    const meta = params._meta;
+    if (!isRequestMeta(meta))
       return fail(id, ErrorCode.InvalidParams, 'Invalid params: malformed _meta', undefined, 400);
-    if (meta.data[MetaKey.protocolVersion] !== version) {
+    if (meta[MetaKey.protocolVersion] !== version) {
       const message = 'Header mismatch: MCP-Protocol-Version does not match _meta protocolVersion';
       return fail(id, ErrorCode.HeaderMismatch, message);
     }
@@ -245,7 +245,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     const accept = request.headers.get('accept') ?? '';
     const abort = new RequestAbort(request);
     return respond(/text\/event-stream/i.test(accept), abort, (emit) => {
-      const input = { id, principal, meta: meta.data, params, request, abort };
+      const input = { id, principal, meta, params, request, abort };
       return run(method, id, params, createRequestContext(input, emit));
     });
   };

@@ -1,9 +1,9 @@
 import {
-  CallToolRequestParamsSchema,
   CompleteRequestParamsSchema,
   type DiscoverResult,
   ErrorCode,
   GetPromptRequestParamsSchema,
+  isCallToolParams,
   McpError,
   ReadResourceRequestParamsSchema,
   type ServerCapabilities,
@@ -15,7 +15,7 @@ import { checkHeaderParams } from './headers.js';
 import type { McpEndpointOptions, RequestContext, ResourceReadContext } from './types.js';
 
 // The endpoint has validated `_meta` before any method runs; parsing it again per method would copy it again.
-const ToolCallParams = CallToolRequestParamsSchema.omit({ _meta: true });
+// tools/call, the hot path, is checked in place (`isCallToolParams`).
 const PromptGetParams = GetPromptRequestParamsSchema.omit({ _meta: true });
 const ResourceReadParams = ReadResourceRequestParamsSchema.omit({ _meta: true });
 
@@ -69,11 +69,10 @@ export function methodTable(
       tools: [...tools.values()].map((t) => t.listed),
     }));
     table.set('tools/call', async (params, context) => {
-      const parsed = ToolCallParams.safeParse(params);
-      if (!parsed.success) throw invalid('Invalid tools/call params');
-      const entry = tools.get(parsed.data.name);
-      if (!entry) throw invalid(`Unknown tool: ${parsed.data.name}`, { name: parsed.data.name });
-      const rawArgs = parsed.data.arguments ?? {};
+      if (!isCallToolParams(params)) throw invalid('Invalid tools/call params');
+      const entry = tools.get(params.name);
+      if (!entry) throw invalid(`Unknown tool: ${params.name}`, { name: params.name });
+      const rawArgs = params.arguments ?? {};
       const mismatch = checkHeaderParams(entry.headers, rawArgs, context.httpRequest.headers);
       if (mismatch) throw new McpError(ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);
       const tool = entry.definition;

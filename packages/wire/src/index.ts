@@ -20,6 +20,7 @@
  * @packageDocumentation
  */
 
+export * from './checks.js';
 export * from './content.js';
 export * from './errors.js';
 export * from './form.js';
