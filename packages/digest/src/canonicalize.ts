@@ -57,6 +57,27 @@ function pointer(path: readonly (string | number)[]): string {
   return out;
 }
 
+/**
+ * The member names of `record` in UTF-16 code-unit order (RFC 8785 §3.2.3),
+ * which is how both `<` and `Array.prototype.sort` compare strings. Small
+ * objects, the usual tool arguments, are sorted in place by insertion: V8's
+ * `sort` allocates a work array on every call.
+ */
+function sortedKeys(record: object): string[] {
+  const keys = Object.keys(record);
+  if (keys.length > 16) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i] as string;
+    let j = i - 1;
+    while (j >= 0 && (keys[j] as string) > key) {
+      keys[j + 1] = keys[j] as string;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
+  return keys;
+}
+
 function fail(code: CanonicalizeErrorCode, path: readonly (string | number)[]): never {
   throw new CanonicalizeError(code, pointer(path));
 }
@@ -114,8 +135,7 @@ function serialize(value: unknown, walk: Walk): string {
     const proto = Object.getPrototypeOf(obj);
     if (proto !== Object.prototype && proto !== null) fail('unsupported_object', walk.path);
     const record = obj as Record<string, unknown>;
-    // Array.prototype.sort compares strings by UTF-16 code units: exactly RFC 8785 §3.2.3.
-    const keys = Object.keys(record).sort();
+    const keys = sortedKeys(record);
     out = '{';
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i] as string;

@@ -62,6 +62,35 @@ function mutated(value: Json, rand: () => number): Json {
 const runs = { numRuns: 1000 };
 
 describe('digest properties (fast-check, 1,000 values each)', { timeout: 60_000 }, () => {
+  it('orders members by UTF-16 code units, for small and large objects alike', () => {
+    const unit = fc.constantFrom(
+      'a',
+      'b',
+      '€',
+      '\r',
+      '\ufb33',
+      '\u{1f600}',
+      '\u0080',
+      'ö',
+      '1',
+      '10',
+      '2',
+    );
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string({ unit, maxLength: 4 }), fc.integer(), { maxKeys: 40 }),
+        (record) => {
+          const expected = `{${Object.keys(record)
+            .sort()
+            .map((k) => `${JSON.stringify(k)}:${record[k]}`)
+            .join(',')}}`;
+          expect(canonicalize(record)).toBe(expected);
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+  });
+
   it('member order never changes the canonical form or the digest', () => {
     fc.assert(
       fc.property(json, fc.integer(), (value, seed) => {
