@@ -6,7 +6,7 @@
  * were most of a request's garbage. `test/checks.test.ts` compares each check
  * with its schema on generated input.
  */
-import type { RequestMeta } from './meta.js';
+import { LoggingLevelSchema, type RequestMeta } from './meta.js';
 
 type Obj = Record<string, unknown>;
 
@@ -67,16 +67,7 @@ export function isClientCapabilities(v: unknown): boolean {
   );
 }
 
-const LOGGING_LEVELS = new Set([
-  'debug',
-  'info',
-  'notice',
-  'warning',
-  'error',
-  'critical',
-  'alert',
-  'emergency',
-]);
+const LOGGING_LEVELS = new Set<string>(LoggingLevelSchema.options);
 
 /**
  * Whether `v` is a valid request `_meta` (`RequestMetaObject`, the rules of
