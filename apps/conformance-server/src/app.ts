@@ -14,10 +14,8 @@
  * @packageDocumentation
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen, type RunningServer } from '@mrtr/example-kit';
 import { ConfirmationGate } from '@mrtr/gate';
-import { toNodeHandler } from '@mrtr/node';
 import { MemoryReplayStore } from '@mrtr/replay';
 import { createMcpEndpoint, type McpEndpoint } from '@mrtr/server';
 import { TicketSealer } from '@mrtr/ticket';
@@ -50,33 +48,12 @@ export function createConformanceEndpoint(options: { secret?: Uint8Array } = {})
   });
 }
 
-/** A running conformance server. */
-export interface RunningConformanceServer {
-  server: Server;
-  /** The MCP endpoint URL, e.g. `http://127.0.0.1:3100/mcp`. */
-  url: string;
-  close(): Promise<void>;
-}
+/** A running conformance server (`server`, `url`, `close()`). */
+export type RunningConformanceServer = RunningServer;
 
 /** Start on `host:port` (default `127.0.0.1`, port 0 picks a free one) at path `/mcp`. */
-export async function startConformanceServer(
+export function startConformanceServer(
   options: { host?: string; port?: number } = {},
 ): Promise<RunningConformanceServer> {
-  const server = createServer(toNodeHandler(createConformanceEndpoint(), { path: '/mcp' }));
-  const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  const shown = host.includes(':') ? `[${host}]` : host;
-  return {
-    server,
-    url: `http://${shown}:${port}/mcp`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return listen(createConformanceEndpoint(), options);
 }

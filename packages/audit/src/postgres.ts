@@ -1,21 +1,9 @@
 import { canonicalize } from '@mrtr/digest';
 import type { AuditWriter, GateAuditEvent, GateOutcome } from '@mrtr/gate';
-import type { SqlDriver, SqlQueryable } from '@mrtr/replay-postgres';
+import { type SqlDriver, type SqlQueryable, sqlTableName } from '@mrtr/replay-postgres';
 
 /** Default table of the audit records. */
 export const DEFAULT_AUDIT_TABLE = 'mrtr_audit';
-
-const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
-
-/** `name` or `schema.name` → its quoted SQL form and the bare table name. */
-function tableName(table: string): { sql: string; bare: string } {
-  const parts = table.split('.');
-  if (parts.length > 2 || !parts.every((p) => IDENTIFIER.test(p)))
-    throw new TypeError(
-      `table must be a lower-case identifier or schema.identifier (letters, digits, _), got ${JSON.stringify(table)}`,
-    );
-  return { sql: parts.map((p) => `"${p}"`).join('.'), bare: parts[parts.length - 1] as string };
-}
 
 /**
  * The statements that create the audit table and its indexes if missing
@@ -28,7 +16,7 @@ function tableName(table: string): { sql: string; bare: string } {
  * @throws {TypeError} for a table name that is not a plain identifier.
  */
 export function auditTableStatements(table: string = DEFAULT_AUDIT_TABLE): string[] {
-  const t = tableName(table);
+  const t = sqlTableName(table);
   return [
     `CREATE TABLE IF NOT EXISTS ${t.sql} (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -116,7 +104,7 @@ export class PostgresAuditSink implements AuditWriter<SqlQueryable | undefined> 
    * @throws {TypeError} for a bad table name.
    */
   constructor(driver: SqlQueryable, options: { table?: string } = {}) {
-    const t = tableName(options.table ?? DEFAULT_AUDIT_TABLE).sql;
+    const t = sqlTableName(options.table ?? DEFAULT_AUDIT_TABLE).sql;
     this.#driver = driver;
     this.#insert = `INSERT INTO ${t} (nonce, outcome, reason, principal, client, method, name,
       arguments, arguments_digest, phase, input_key, question, requested_schema, answer_action,
@@ -194,7 +182,7 @@ export async function readAuditRecords(
   q: SqlQueryable,
   options: { nonce?: string; table?: string } = {},
 ): Promise<GateAuditEvent[]> {
-  const t = tableName(options.table ?? DEFAULT_AUDIT_TABLE).sql;
+  const t = sqlTableName(options.table ?? DEFAULT_AUDIT_TABLE).sql;
   const where = options.nonce === undefined ? '' : ' WHERE nonce = $1';
   const params = options.nonce === undefined ? [] : [options.nonce];
   const { rows } = await q.query<AuditRow>(`SELECT * FROM ${t}${where} ORDER BY id`, params);

@@ -545,7 +545,6 @@ export class ConfirmationGate<Tx = void> {
   }
 
   #annotate(round: Round, record: GateAuditEvent): void {
-    if (record.outcome === 'refused' || record.outcome === 'failed') round.closed = true;
     if (!round.span.isRecording()) return;
     const attributes: Record<string, string> = { [SpanAttribute.outcome]: record.outcome };
     if (record.reason !== undefined) attributes[SpanAttribute.reason] = record.reason;

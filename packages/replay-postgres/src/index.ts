@@ -45,3 +45,4 @@ export {
   PostgresReplayStore,
   type PostgresReplayStoreOptions,
 } from './store.js';
+export { sqlTableName } from './table-name.js';

@@ -7,21 +7,10 @@ import {
   ReplayStoreUnavailableError,
 } from '@mrtr/replay';
 import type { SqlDriver, SqlQueryable } from './driver.js';
+import { sqlTableName } from './table-name.js';
 
 /** Default table of the replay entries. */
 export const DEFAULT_REPLAY_TABLE = 'mrtr_replay';
-
-const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
-
-/** `name` or `schema.name` → its quoted SQL form and the bare table name. */
-function tableName(table: string): { sql: string; bare: string } {
-  const parts = table.split('.');
-  if (parts.length > 2 || !parts.every((p) => IDENTIFIER.test(p)))
-    throw new TypeError(
-      `table must be a lower-case identifier or schema.identifier (letters, digits, _), got ${JSON.stringify(table)}`,
-    );
-  return { sql: parts.map((p) => `"${p}"`).join('.'), bare: parts[parts.length - 1] as string };
-}
 
 /**
  * Create the replay table and its expiry index if they are missing
@@ -45,7 +34,7 @@ export async function migrateReplayTable(
   driver: SqlDriver,
   options: { table?: string } = {},
 ): Promise<void> {
-  const t = tableName(options.table ?? DEFAULT_REPLAY_TABLE);
+  const t = sqlTableName(options.table ?? DEFAULT_REPLAY_TABLE);
   await driver.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`mrtr-replay-migrate:${t.sql}`]);
     await tx.query(`CREATE TABLE IF NOT EXISTS ${t.sql} (
@@ -108,7 +97,7 @@ export class PostgresReplayStore implements ReplayStore<SqlQueryable> {
    * @throws {TypeError} for a table name that is not a plain identifier.
    */
   constructor(driver: SqlDriver, options: PostgresReplayStoreOptions = {}) {
-    const t = tableName(options.table ?? DEFAULT_REPLAY_TABLE).sql;
+    const t = sqlTableName(options.table ?? DEFAULT_REPLAY_TABLE).sql;
     this.#driver = driver;
     this.#now = options.now ?? Date.now;
     this.#sql = {

@@ -176,3 +176,34 @@ export async function serveChild(
   process.on('disconnect', exit);
   process.send?.({ type: 'ready', port: address.port } satisfies ServerMessage);
 }
+
+/**
+ * The fixed results the diagnostic and floor servers answer with: round 1's
+ * `InputRequiredResult` (the same form ours asks, and a `requestState` as
+ * long as @mrtr/ticket's for this call, 212 characters, with no sealing) and
+ * round 2's `CallToolResult`. Shared so that every canned server sends the
+ * same bytes as ours.
+ */
+export function cannedResults() {
+  const candidates = candidatesOf(seedRecords(), WORKSPACE);
+  const ask = {
+    resultType: 'input_required' as const,
+    inputRequests: {
+      [KEY]: {
+        method: 'elicitation/create' as const,
+        params: {
+          mode: 'form' as const,
+          message: question(WORKSPACE, candidates.length),
+          requestedSchema: formSchema(candidates),
+        },
+      },
+    },
+    requestState: 'v1.k1.'.padEnd(212, 'x'),
+  };
+  const done = {
+    resultType: 'complete' as const,
+    content: [{ type: 'text' as const, text: `Deleted rec-03 from ${WORKSPACE}.` }],
+    isError: false,
+  };
+  return { ask, done };
+}

@@ -7,37 +7,11 @@
  * `../flow.ts` when `BENCH_FLOW_SERVERS` names it.
  */
 import { getRequestListener } from '@hono/node-server';
-import {
-  candidatesOf,
-  formSchema,
-  KEY,
-  question,
-  seedRecords,
-  serveChild,
-  TOKEN,
-  WORKSPACE,
-} from '../flow/common.js';
+import { cannedResults, serveChild, TOKEN } from '../flow/common.js';
 
-const candidates = candidatesOf(seedRecords(), WORKSPACE);
-const ask = JSON.stringify({
-  resultType: 'input_required',
-  inputRequests: {
-    [KEY]: {
-      method: 'elicitation/create',
-      params: {
-        mode: 'form',
-        message: question(WORKSPACE, candidates.length),
-        requestedSchema: formSchema(candidates),
-      },
-    },
-  },
-  requestState: 'v1.k1.'.padEnd(212, 'x'),
-});
-const done = JSON.stringify({
-  resultType: 'complete',
-  content: [{ type: 'text', text: `Deleted rec-03 from ${WORKSPACE}.` }],
-  isError: false,
-});
+const canned = cannedResults();
+const ask = JSON.stringify(canned.ask);
+const done = JSON.stringify(canned.done);
 const bearer = `Bearer ${TOKEN}`;
 
 const listener = getRequestListener(async (request: Request) => {

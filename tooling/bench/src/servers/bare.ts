@@ -6,38 +6,11 @@
  * validation. Run as a child process by `../flow.ts`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  candidatesOf,
-  formSchema,
-  KEY,
-  question,
-  seedRecords,
-  serveChild,
-  TOKEN,
-  WORKSPACE,
-} from '../flow/common.js';
+import { cannedResults, serveChild, TOKEN } from '../flow/common.js';
 
-const candidates = candidatesOf(seedRecords(), WORKSPACE);
-const ask = JSON.stringify({
-  resultType: 'input_required',
-  inputRequests: {
-    [KEY]: {
-      method: 'elicitation/create',
-      params: {
-        mode: 'form',
-        message: question(WORKSPACE, candidates.length),
-        requestedSchema: formSchema(candidates),
-      },
-    },
-  },
-  // A fixed value as long as @mrtr/ticket's for this call (212 characters): the floor does no sealing.
-  requestState: 'v1.k1.'.padEnd(212, 'x'),
-});
-const done = JSON.stringify({
-  resultType: 'complete',
-  content: [{ type: 'text', text: `Deleted rec-03 from ${WORKSPACE}.` }],
-  isError: false,
-});
+const canned = cannedResults();
+const ask = JSON.stringify(canned.ask);
+const done = JSON.stringify(canned.done);
 const bearer = `Bearer ${TOKEN}`;
 
 function listener(req: IncomingMessage, res: ServerResponse): void {

@@ -12,6 +12,7 @@ import { textResult } from '@mrtr/wire';
 import {
   type BenchRecord,
   candidatesOf,
+  cannedResults,
   deleteRecord,
   formSchema,
   KEY,
@@ -63,20 +64,7 @@ export function oursEndpoint(
 ): McpEndpoint {
   const { gate, spec } = gatedDelete(records);
   const bearer = `Bearer ${TOKEN}`;
-  const asked = {
-    resultType: 'input_required' as const,
-    inputRequests: {
-      [KEY]: {
-        method: 'elicitation/create' as const,
-        params: {
-          mode: 'form' as const,
-          message: question('team', 8),
-          requestedSchema: formSchema(candidatesOf(records, 'team')),
-        },
-      },
-    },
-    requestState: 'v1.k1.'.padEnd(212, 'x'),
-  };
+  const canned = cannedResults();
   return createMcpEndpoint({
     serverInfo: { name: 'bench-ours', version: '0.0.0' },
     authenticate: (request) =>
@@ -97,9 +85,7 @@ export function oursEndpoint(
         },
         handler: ({ workspace }: { workspace: string }, context) => {
           if (!options.canned) return gate.run(context, spec(workspace));
-          return context.requestState === undefined
-            ? asked
-            : textResult(`Deleted rec-03 from ${workspace}.`);
+          return context.requestState === undefined ? canned.ask : canned.done;
         },
       },
     ],
