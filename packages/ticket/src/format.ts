@@ -1,32 +1,42 @@
 /**
  * The v1 byte layouts: the plaintext of a ticket and the associated data it
  * is sealed under. Binary rather than JSON because every byte travels twice
- * in every retry: the delete_service claims of seed 003 take 57 bytes here
+ * in every retry: the claims of a delete_service ticket take 57 bytes here
  * (plus `op` and `ad` as associated data, which cost nothing on the wire)
  * against 211 as JSON.
  *
  * Plaintext (all integers unsigned LEB128, minimal, below 2^53; `str` is a
  * byte length followed by that many bytes of UTF-8):
  *
- *     flags   1 byte: bit 0 cand present, bit 1 app present, others zero
- *     n       16 bytes
- *     iat     uint, Unix seconds
- *     ttl     uint, exp − iat in seconds
- *     sub     str
- *     key     str
- *     ph      str
- *     cand    (if flagged) uint count, then count × str
- *     app     (if flagged) str holding JSON text
+ *     flags           1 byte: bit 0 candidates, bit 1 data, bit 2
+ *                     questionDigest, bit 3 approvalId present; others zero
+ *     nonce           16 bytes
+ *     iat             uint, Unix seconds
+ *     ttl             uint, exp − iat in seconds
+ *     sub             str
+ *     inputKey        str
+ *     phase           str
+ *     questionDigest  (if flagged) 32 bytes: the SHA-256 of a `sha256:` digest
+ *     approvalId      (if flagged) 16 bytes
+ *     candidates      (if flagged) uint count, then count × str
+ *     data            (if flagged) str holding JSON text
  *
- * Associated data: `str("v1.<kid>") ‖ str(op) ‖ str(ad)`. The length
+ * Associated data: `str("v1.<kid>") ‖ str(op) ‖ str(argsDigest)`. The length
  * prefixes make the concatenation unambiguous.
  */
 import type { TicketClaims } from './claims.js';
 
 /** Length of the claim nonce `n`, bytes (128 bits). */
 export const CLAIM_NONCE_BYTES = 16;
-const FLAG_CAND = 1;
-const FLAG_APP = 2;
+/** Length of an approval id, bytes (128 bits). */
+export const APPROVAL_ID_BYTES = 16;
+const DIGEST_BYTES = 32;
+const DIGEST_PREFIX = 'sha256:';
+const FLAG_CANDIDATES = 1;
+const FLAG_DATA = 2;
+const FLAG_QUESTION = 4;
+const FLAG_APPROVAL = 8;
+const FLAGS = FLAG_CANDIDATES | FLAG_DATA | FLAG_QUESTION | FLAG_APPROVAL;
 const MAX_UINT_BYTES = 8; // 8 × 7 bits covers every safe integer
 
 const encoder = new TextEncoder();
@@ -159,69 +169,110 @@ export function wellFormed(...values: string[]): boolean {
   return true;
 }
 
-/** The associated data a ticket under `kid` is sealed with for operation `op` and argument digest `ad`. */
-export function associatedData(version: string, kid: string, op: string, ad: string): Uint8Array {
-  const w = new Writer(version.length + kid.length + op.length + ad.length + 24);
+/** The 32 bytes of a `sha256:<43 base64url>` digest, or `undefined` when it is not one. */
+export function digestBytes(digest: string): Uint8Array | undefined {
+  if (typeof digest !== 'string' || digest.length !== DIGEST_PREFIX.length + 43) return undefined;
+  if (!digest.startsWith(DIGEST_PREFIX)) return undefined;
+  const text = digest.slice(DIGEST_PREFIX.length);
+  const bytes = Buffer.from(text, 'base64url');
+  if (bytes.length !== DIGEST_BYTES || bytes.toString('base64url') !== text) return undefined;
+  return bytes;
+}
+
+/** The 16 bytes of a 22-character base64url approval id, or `undefined` when it is not one. */
+export function approvalIdBytes(id: string): Uint8Array | undefined {
+  if (typeof id !== 'string' || id.length !== 22) return undefined;
+  const bytes = Buffer.from(id, 'base64url');
+  if (bytes.length !== APPROVAL_ID_BYTES || bytes.toString('base64url') !== id) return undefined;
+  return bytes;
+}
+
+/** The associated data a ticket under `kid` is sealed with for operation `op` and argument digest `argsDigest`. */
+export function associatedData(
+  version: string,
+  kid: string,
+  op: string,
+  argsDigest: string,
+): Uint8Array {
+  const w = new Writer(version.length + kid.length + op.length + argsDigest.length + 24);
   w.str(`${version}.${kid}`);
   w.str(op);
-  w.str(ad);
+  w.str(argsDigest);
   return w.done();
 }
 
-/** Encode the sealed part of the claims: everything but `op` and `ad`, which travel as associated data. */
+/** What {@link encodeClaims} seals besides the claims themselves: binary forms checked by the sealer. */
+export interface SealedExtras {
+  question?: Uint8Array | undefined;
+  approval?: Uint8Array | undefined;
+  dataJson?: string | undefined;
+}
+
+/** Encode the sealed part of the claims: everything but `op` and `argsDigest`, which travel as associated data. */
 export function encodeClaims(
   nonce: Uint8Array,
-  claims: Omit<TicketClaims, 'n' | 'op' | 'ad'>,
-  appJson: string | undefined,
+  claims: Omit<TicketClaims, 'nonce' | 'op' | 'argsDigest'>,
+  extras: SealedExtras,
 ): Uint8Array {
-  const w = new Writer(96 + (appJson?.length ?? 0));
-  w.byte((claims.cand ? FLAG_CAND : 0) | (appJson !== undefined ? FLAG_APP : 0));
+  const w = new Writer(128 + (extras.dataJson?.length ?? 0));
+  w.byte(
+    (claims.candidates ? FLAG_CANDIDATES : 0) |
+      (extras.dataJson !== undefined ? FLAG_DATA : 0) |
+      (extras.question ? FLAG_QUESTION : 0) |
+      (extras.approval ? FLAG_APPROVAL : 0),
+  );
   w.bytes(nonce);
   w.uint(claims.iat);
   w.uint(claims.exp - claims.iat);
   w.str(claims.sub);
-  w.str(claims.key);
-  w.str(claims.ph);
-  if (claims.cand) {
-    w.uint(claims.cand.length);
-    for (const c of claims.cand) w.str(c);
+  w.str(claims.inputKey);
+  w.str(claims.phase);
+  if (extras.question) w.bytes(extras.question);
+  if (extras.approval) w.bytes(extras.approval);
+  if (claims.candidates) {
+    w.uint(claims.candidates.length);
+    for (const c of claims.candidates) w.str(c);
   }
-  if (appJson !== undefined) w.str(appJson);
+  if (extras.dataJson !== undefined) w.str(extras.dataJson);
   return w.done();
 }
 
 /**
- * Decode an authenticated plaintext; `op` and `ad` come from the binding it
- * was opened with. Returns `null` for any layout a v1 sealer never writes.
+ * Decode an authenticated plaintext; `op` and `argsDigest` come from the
+ * binding it was opened with. Returns `null` for any layout a v1 sealer never writes.
  */
 export function decodeClaims(
   plain: Uint8Array,
   op: string,
-  ad: string,
+  argsDigest: string,
 ): TicketClaims<unknown> | null {
   try {
     const r = new Reader(plain);
     const flags = r.byte();
-    if ((flags & ~(FLAG_CAND | FLAG_APP)) !== 0) return null;
-    const n = Buffer.from(r.bytes(CLAIM_NONCE_BYTES)).toString('base64url');
+    if ((flags & ~FLAGS) !== 0) return null;
+    const nonce = Buffer.from(r.bytes(CLAIM_NONCE_BYTES)).toString('base64url');
     const iat = r.uint();
     const exp = iat + r.uint();
     if (!Number.isSafeInteger(exp)) return null;
     const sub = r.str();
-    const key = r.str();
-    const ph = r.str();
-    const claims: TicketClaims<unknown> = { sub, op, ad, key, ph, n, iat, exp };
-    if (flags & FLAG_CAND) {
+    const inputKey = r.str();
+    const phase = r.str();
+    const claims: TicketClaims<unknown> = { sub, op, argsDigest, inputKey, phase, nonce, iat, exp };
+    if (flags & FLAG_QUESTION)
+      claims.questionDigest = DIGEST_PREFIX + Buffer.from(r.bytes(DIGEST_BYTES)).toString('base64url');
+    if (flags & FLAG_APPROVAL)
+      claims.approvalId = Buffer.from(r.bytes(APPROVAL_ID_BYTES)).toString('base64url');
+    if (flags & FLAG_CANDIDATES) {
       const count = r.uint();
-      const cand: string[] = [];
-      for (let i = 0; i < count; i++) cand.push(r.str());
-      claims.cand = cand;
+      const candidates: string[] = [];
+      for (let i = 0; i < count; i++) candidates.push(r.str());
+      claims.candidates = candidates;
     }
-    if (flags & FLAG_APP) claims.app = JSON.parse(r.str());
+    if (flags & FLAG_DATA) claims.data = JSON.parse(r.str());
     r.end();
     return claims;
   } catch {
-    // Malformed, or the app field's JSON failed to parse: either way not a v1 plaintext.
+    // Malformed, or the data field's JSON failed to parse: either way not a v1 plaintext.
     return null;
   }
 }

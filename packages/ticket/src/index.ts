@@ -15,13 +15,13 @@
  * const binding = {
  *   sub: 'user_5f2a',
  *   op: 'tools/call:delete_service',
- *   ad: digestJson({ serviceId: 'svc_8f21c', name: 'api-prod' }),
+ *   argsDigest: digestJson({ serviceId: 'svc_8f21c', name: 'api-prod' }),
  * };
  * // Round 1: mint, and send `ticket` as requestState.
- * const { ticket } = sealer.seal({ ...binding, key: 'confirm_delete', ph: 'confirm' });
+ * const { ticket } = sealer.seal({ ...binding, inputKey: 'confirm_delete', phase: 'confirm' });
  * // Round 2: open with what the retry establishes.
  * const opened = sealer.open(ticket, binding);
- * if (opened.ok) console.log(opened.claims.n); // the nonce to claim in the replay store
+ * if (opened.ok) console.log(opened.claims.nonce); // the nonce to claim in the replay store
  * else console.log(opened.reason); // 'mac', 'principal', 'expired', …
  * ```
  * @packageDocumentation

@@ -4,9 +4,11 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { aead, NONCE_BYTES, TAG_BYTES } from './aead.js';
 import type { TicketBinding, TicketClaims, TicketClaimsInput } from './claims.js';
 import {
+  approvalIdBytes,
   associatedData,
   CLAIM_NONCE_BYTES,
   decodeClaims,
+  digestBytes,
   encodeClaims,
   wellFormed,
 } from './format.js';
@@ -156,15 +158,15 @@ function sameString(a: string, b: string): boolean {
  * padding. AEAD: XChaCha20-Poly1305 (draft-irtf-cfrg-xchacha) with a fresh
  * random 24-byte nonce per ticket, under the subkey
  * `HKDF-SHA256(secret, TICKET_HKDF_SALT, TICKET_HKDF_INFO + "/" + kid, 32)`
- * (RFC 5869). Associated data: the version, the kid, `op` and `ad`; the
+ * (RFC 5869). Associated data: the version, the kid, `op` and `argsDigest`; the
  * plaintext is the binary layout of the other claims (`src/format.ts`).
  *
  * @example
  * ```ts
  * const sealer = new TicketSealer({ keys: [{ kid: 'k1', secret: process.env.MRTR_SECRET! }] });
- * const { ticket } = sealer.seal({ sub: 'alice', op: 'tools/call:notes_delete', ad, key: 'confirm', ph: 'confirm' });
- * const opened = sealer.open(ticket, { sub: 'alice', op: 'tools/call:notes_delete', ad });
- * if (opened.ok) opened.claims.n; else opened.reason; // 'mac', 'expired', …
+ * const { ticket } = sealer.seal({ sub: 'alice', op: 'tools/call:notes_delete', argsDigest, inputKey: 'confirm', phase: 'confirm' });
+ * const opened = sealer.open(ticket, { sub: 'alice', op: 'tools/call:notes_delete', argsDigest });
+ * if (opened.ok) opened.claims.nonce; else opened.reason; // 'mac', 'expired', …
  * ```
  */
 export class TicketSealer {
@@ -221,69 +223,98 @@ export class TicketSealer {
   }
 
   /**
-   * Seal new claims under the newest key, adding a fresh 128-bit nonce `n`,
-   * `iat` = now and `exp` = now + TTL (Unix seconds). Any `n`, `iat` or `exp`
-   * in the input is ignored.
+   * Until when a ticket with these claims still opens: `exp` plus the
+   * tolerated skew, in milliseconds since the epoch. A replay record of the
+   * ticket's nonce must live at least this long, or an identical re-send
+   * after the record is forgotten would open and run again.
+   */
+  acceptedUntil(claims: Pick<TicketClaims, 'exp'>): number {
+    return (claims.exp + this.#skew) * 1000;
+  }
+
+  /** The clock skew tolerated on `iat` and `exp`, seconds. */
+  get maxSkewSeconds(): number {
+    return this.#skew;
+  }
+
+  /**
+   * Seal new claims under the newest key, adding a fresh 128-bit `nonce`,
+   * `iat` = now and `exp` = now + TTL (Unix seconds). Any `nonce`, `iat` or
+   * `exp` in the input is ignored.
    *
-   * @param input `sub`, `op`, `ad`, `key`, `ph` (strings), optional `cand`
-   *   (strings) and `app` (JSON data, sealed as `JSON.stringify(app)`).
+   * @param input `sub`, `op`, `argsDigest`, `inputKey`, `phase` (strings);
+   *   optional `questionDigest` (a `sha256:` digest of `@mrtr/digest`),
+   *   `approvalId` (22 base64url characters), `candidates` (strings) and
+   *   `data` (JSON data, sealed as `JSON.stringify(data)`).
    * @returns the ticket string and the claims it carries.
-   * @throws {TypeError} for a claim of the wrong type, a string with a lone
-   *   surrogate (UTF-8 would silently change it), or an `app` JSON cannot hold.
+   * @throws {TypeError} for a claim of the wrong type or form, a string with
+   *   a lone surrogate (UTF-8 would silently change it), or `data` JSON cannot hold.
    * @throws {RangeError} when the ticket would exceed `maxTicketLength`: it
    *   could never be opened.
    */
-  seal<App>(input: TicketClaimsInput<App>): { ticket: string; claims: TicketClaims<App> } {
-    const { sub, op, ad, key, ph, cand, app } = input;
+  seal<Data>(input: TicketClaimsInput<Data>): { ticket: string; claims: TicketClaims<Data> } {
+    const { sub, op, argsDigest, inputKey, phase, questionDigest, approvalId, candidates, data } =
+      input;
     for (const [name, v] of [
       ['sub', sub],
       ['op', op],
-      ['ad', ad],
-      ['key', key],
-      ['ph', ph],
+      ['argsDigest', argsDigest],
+      ['inputKey', inputKey],
+      ['phase', phase],
     ] as const) {
       if (typeof v !== 'string' || !v.isWellFormed())
         throw new TypeError(`ticket claim ${name} must be a well-formed string`);
     }
+    const question = questionDigest === undefined ? undefined : digestBytes(questionDigest);
+    if (questionDigest !== undefined && !question)
+      throw new TypeError('ticket claim questionDigest must be a sha256: digest of @mrtr/digest');
+    const approval = approvalId === undefined ? undefined : approvalIdBytes(approvalId);
+    if (approvalId !== undefined && !approval)
+      throw new TypeError('ticket claim approvalId must be 22 base64url characters (16 bytes)');
     if (
-      cand !== undefined &&
-      !(Array.isArray(cand) && cand.every((c) => typeof c === 'string' && c.isWellFormed()))
+      candidates !== undefined &&
+      !(
+        Array.isArray(candidates) &&
+        candidates.every((c) => typeof c === 'string' && c.isWellFormed())
+      )
     )
-      throw new TypeError('ticket claim cand must be an array of well-formed strings');
-    let appJson: string | undefined;
-    if (app !== undefined) {
-      appJson = JSON.stringify(app) as string | undefined;
-      if (typeof appJson !== 'string' || !appJson.isWellFormed())
-        throw new TypeError('ticket claim app must be JSON data');
+      throw new TypeError('ticket claim candidates must be an array of well-formed strings');
+    let dataJson: string | undefined;
+    if (data !== undefined) {
+      dataJson = JSON.stringify(data) as string | undefined;
+      if (typeof dataJson !== 'string' || !dataJson.isWellFormed())
+        throw new TypeError('ticket claim data must be JSON data');
     }
 
     const iat = Math.floor(this.#now() / 1000);
     const random = fresh(NONCE_BYTES + CLAIM_NONCE_BYTES);
-    const nonce = random.subarray(0, NONCE_BYTES);
-    const n = random.subarray(NONCE_BYTES);
-    const claims: TicketClaims<App> = {
+    const aeadNonce = random.subarray(0, NONCE_BYTES);
+    const nonce = random.subarray(NONCE_BYTES);
+    const claims: TicketClaims<Data> = {
       sub,
       op,
-      ad,
-      key,
-      ph,
-      n: Buffer.from(n.buffer, n.byteOffset, n.byteLength).toString('base64url'),
+      argsDigest,
+      inputKey,
+      phase,
+      nonce: Buffer.from(nonce.buffer, nonce.byteOffset, nonce.byteLength).toString('base64url'),
       iat,
       exp: iat + this.#ttl,
     };
-    if (cand !== undefined) claims.cand = [...cand];
-    if (app !== undefined) claims.app = app;
+    if (questionDigest !== undefined) claims.questionDigest = questionDigest;
+    if (approvalId !== undefined) claims.approvalId = approvalId;
+    if (candidates !== undefined) claims.candidates = [...candidates];
+    if (data !== undefined) claims.data = data;
 
-    const plain = encodeClaims(n, claims, appJson);
+    const plain = encodeClaims(nonce, claims, { question, approval, dataJson });
     const body = new Uint8Array(NONCE_BYTES + plain.length + TAG_BYTES);
-    body.set(nonce, 0);
-    const aad = associatedData(TICKET_VERSION, this.#sealKid, op, ad);
+    body.set(aeadNonce, 0);
+    const aad = associatedData(TICKET_VERSION, this.#sealKid, op, argsDigest);
     const key32 = this.#keys.get(this.#sealKid) as Uint8Array;
-    aead.seal(key32, nonce, aad, plain, body.subarray(NONCE_BYTES));
+    aead.seal(key32, aeadNonce, aad, plain, body.subarray(NONCE_BYTES));
     const ticket = `${TICKET_VERSION}.${this.#sealKid}.${Buffer.from(body.buffer, 0, body.length).toString('base64url')}`;
     if (ticket.length > this.#maxLength)
       throw new RangeError(
-        `ticket of ${ticket.length} characters exceeds maxTicketLength ${this.#maxLength}; seal less in cand and app`,
+        `ticket of ${ticket.length} characters exceeds maxTicketLength ${this.#maxLength}; seal less in candidates and data`,
       );
     return { ticket, claims };
   }
@@ -296,8 +327,8 @@ export class TicketSealer {
    * never returns anything decoded from a ticket that failed.
    *
    * @param ticket the `requestState` as received (any value).
-   * @param binding what this request establishes: principal, `method:name`
-   *   and argument digest.
+   * @param binding what this request establishes: principal (`sub`),
+   *   `method:name` (`op`) and argument digest (`argsDigest`).
    * @returns `{ ok: true, claims, kid }` or `{ ok: false, reason }`.
    * @throws {TypeError} only when `binding` itself is not three strings (a
    *   programming error, not hostile input).
@@ -306,9 +337,9 @@ export class TicketSealer {
     if (
       typeof binding?.sub !== 'string' ||
       typeof binding.op !== 'string' ||
-      typeof binding.ad !== 'string'
+      typeof binding.argsDigest !== 'string'
     )
-      throw new TypeError('open needs a binding of sub, op and ad strings');
+      throw new TypeError('open needs a binding of sub, op and argsDigest strings');
     if (typeof ticket !== 'string') return fail('malformed');
     if (ticket.length > this.#maxLength) return fail('too_large');
     const dot1 = ticket.indexOf('.');
@@ -326,11 +357,11 @@ export class TicketSealer {
     const bytes = Buffer.from(text, 'base64url');
     if (bytes.length < NONCE_BYTES + TAG_BYTES + 1) return fail('malformed');
     // No ticket is ever sealed with a binding UTF-8 cannot carry unchanged; such a binding matches none.
-    if (!wellFormed(binding.op, binding.ad)) return fail('mac');
-    const aad = associatedData(TICKET_VERSION, kid, binding.op, binding.ad);
+    if (!wellFormed(binding.op, binding.argsDigest)) return fail('mac');
+    const aad = associatedData(TICKET_VERSION, kid, binding.op, binding.argsDigest);
     const plain = aead.open(key, bytes.subarray(0, NONCE_BYTES), aad, bytes.subarray(NONCE_BYTES));
     if (!plain) return fail('mac');
-    const claims = decodeClaims(plain, binding.op, binding.ad);
+    const claims = decodeClaims(plain, binding.op, binding.argsDigest);
     if (!claims) return fail('malformed');
     if (!sameString(claims.sub, binding.sub)) return fail('principal');
     const now = Math.floor(this.#now() / 1000);

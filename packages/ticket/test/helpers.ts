@@ -30,13 +30,13 @@ export const ALL_REASONS: TicketFailureReason[] = [
 export const INPUT: TicketClaimsInput<{ noteId: string; size: number }> = {
   sub: 'principal-alice-7f3e9c',
   op: 'tools/call:notes_delete',
-  ad: 'sha256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
-  key: 'delete_choice',
-  cand: ['note-1', 'note-2'],
-  ph: 'confirm',
-  app: { noteId: 'note-1', size: 1234 },
+  argsDigest: 'sha256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+  inputKey: 'delete_choice',
+  candidates: ['note-1', 'note-2'],
+  phase: 'confirm',
+  data: { noteId: 'note-1', size: 1234 },
 };
-export const BINDING: TicketBinding = { sub: INPUT.sub, op: INPUT.op, ad: INPUT.ad };
+export const BINDING: TicketBinding = { sub: INPUT.sub, op: INPUT.op, argsDigest: INPUT.argsDigest };
 
 /** A clock the test moves by hand, in milliseconds. */
 export function clock(startMs: number) {
@@ -86,34 +86,42 @@ export function str(s: string): number[] {
   return [...uvarint(b.length), ...b];
 }
 
-/** `str("v1.<kid>") ‖ str(op) ‖ str(ad)`. */
-export function handAad(version: string, kid: string, op: string, ad: string): Uint8Array {
-  return Uint8Array.from([...str(`${version}.${kid}`), ...str(op), ...str(ad)]);
+/** `str("v1.<kid>") ‖ str(op) ‖ str(argsDigest)`. */
+export function handAad(version: string, kid: string, op: string, argsDigest: string): Uint8Array {
+  return Uint8Array.from([...str(`${version}.${kid}`), ...str(op), ...str(argsDigest)]);
 }
 
 /** The documented plaintext layout, written out by hand. */
 export function handPlaintext(c: {
-  n: Uint8Array;
+  nonce: Uint8Array;
   iat: number;
   exp: number;
   sub: string;
-  key: string;
-  ph: string;
-  cand?: string[];
-  app?: unknown;
+  inputKey: string;
+  phase: string;
+  question?: Uint8Array;
+  approval?: Uint8Array;
+  candidates?: string[];
+  data?: unknown;
 }): Uint8Array {
-  const flags = (c.cand ? 1 : 0) | (c.app !== undefined ? 2 : 0);
+  const flags =
+    (c.candidates ? 1 : 0) |
+    (c.data !== undefined ? 2 : 0) |
+    (c.question ? 4 : 0) |
+    (c.approval ? 8 : 0);
   const bytes = [
     flags,
-    ...c.n,
+    ...c.nonce,
     ...uvarint(c.iat),
     ...uvarint(c.exp - c.iat),
     ...str(c.sub),
-    ...str(c.key),
-    ...str(c.ph),
+    ...str(c.inputKey),
+    ...str(c.phase),
   ];
-  if (c.cand) bytes.push(...uvarint(c.cand.length), ...c.cand.flatMap(str));
-  if (c.app !== undefined) bytes.push(...str(JSON.stringify(c.app)));
+  if (c.question) bytes.push(...c.question);
+  if (c.approval) bytes.push(...c.approval);
+  if (c.candidates) bytes.push(...uvarint(c.candidates.length), ...c.candidates.flatMap(str));
+  if (c.data !== undefined) bytes.push(...str(JSON.stringify(c.data)));
   return Uint8Array.from(bytes);
 }
 
@@ -124,16 +132,22 @@ export function handSealed(
     kid?: string;
     secret?: string | Uint8Array;
     op?: string;
-    ad?: string;
+    argsDigest?: string;
     version?: string;
   } = {},
 ): string {
-  const { kid = 'k1', secret = SECRET_1, op = INPUT.op, ad = INPUT.ad, version = 'v1' } = options;
+  const {
+    kid = 'k1',
+    secret = SECRET_1,
+    op = INPUT.op,
+    argsDigest = INPUT.argsDigest,
+    version = 'v1',
+  } = options;
   const nonce = new Uint8Array(24).fill(7);
   const sealed = xchacha20poly1305(
     subkey(secret, kid),
     nonce,
-    handAad(version, kid, op, ad),
+    handAad(version, kid, op, argsDigest),
   ).encrypt(plaintext);
   return `${version}.${kid}.${Buffer.concat([nonce, sealed]).toString('base64url')}`;
 }

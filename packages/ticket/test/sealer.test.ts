@@ -27,10 +27,10 @@ describe('seal and open', () => {
   it('round-trips the claims, adds n, iat and exp, and names the kid', () => {
     const s = sealer({ now: () => T * 1000 + 500 });
     const { ticket, claims } = s.seal(INPUT);
-    expect(claims).toEqual({ ...INPUT, n: claims.n, iat: T, exp: T + DEFAULT_TTL_SECONDS });
+    expect(claims).toEqual({ ...INPUT, nonce: claims.nonce, iat: T, exp: T + DEFAULT_TTL_SECONDS });
     const opened = s.open<{ noteId: string; size: number }>(ticket, BINDING);
     expect(opened).toEqual({ ok: true, claims, kid: 'k1' });
-    if (opened.ok) expect(opened.claims.app?.noteId).toBe('note-1');
+    if (opened.ok) expect(opened.claims.data?.noteId).toBe('note-1');
   });
 
   it('has the compact form v1.<kid>.<base64url> and no padding', () => {
@@ -44,9 +44,9 @@ describe('seal and open', () => {
     const binding = {
       sub: 'user_5f2a',
       op: 'tools/call:delete_service',
-      ad: 'sha256:K8cwMDm1aquZJcBDcBuCGvOJ4GLdCP02GBFwC7WAf7g',
+      argsDigest: 'sha256:K8cwMDm1aquZJcBDcBuCGvOJ4GLdCP02GBFwC7WAf7g',
     };
-    const { ticket } = s.seal({ ...binding, key: 'confirm_delete', ph: 'confirm' });
+    const { ticket } = s.seal({ ...binding, inputKey: 'confirm_delete', phase: 'confirm' });
     expect(Buffer.from(parts(ticket).body, 'base64url')).toHaveLength(24 + 57 + 16);
     expect(ticket).toHaveLength(136);
     expect(s.open(ticket, binding).ok).toBe(true);
@@ -54,11 +54,11 @@ describe('seal and open', () => {
 
   it('does not grow with op or ad, which travel as associated data', () => {
     const s = sealer();
-    const short = s.seal({ ...INPUT, op: 'x', ad: 'y' }).ticket;
+    const short = s.seal({ ...INPUT, op: 'x', argsDigest: 'y' }).ticket;
     const long = s.seal({
       ...INPUT,
       op: `tools/call:${'x'.repeat(500)}`,
-      ad: 'y'.repeat(500),
+      argsDigest: 'y'.repeat(500),
     }).ticket;
     expect(long).toHaveLength(short.length);
   });
@@ -66,21 +66,21 @@ describe('seal and open', () => {
   it('round-trips claims without the optional cand and app, and with empty and non-ASCII ones', () => {
     const s = sealer();
     for (const input of [
-      { sub: 'bob', op: 'tools/call:x', ad: 'sha256:x', key: 'k', ph: 'p' },
-      { ...INPUT, cand: [], app: null },
+      { sub: 'bob', op: 'tools/call:x', argsDigest: 'sha256:x', inputKey: 'k', phase: 'p' },
+      { ...INPUT, candidates: [], data: null },
       {
         ...INPUT,
         sub: 'zoë@example.com',
-        key: 'ключ',
-        ph: '確認',
-        cand: ['😀', ''],
-        app: ['é', 1.5, { a: [] }],
+        inputKey: 'ключ',
+        phase: '確認',
+        candidates: ['😀', ''],
+        data: ['é', 1.5, { a: [] }],
       },
-      { ...INPUT, sub: '', key: '', ph: '' },
-      { ...INPUT, app: 'x'.repeat(300) },
+      { ...INPUT, sub: '', inputKey: '', phase: '' },
+      { ...INPUT, data: 'x'.repeat(300) },
     ] as TicketClaimsInput[]) {
       const { ticket, claims } = s.seal(input);
-      expect(s.open(ticket, { sub: input.sub, op: input.op, ad: input.ad })).toEqual({
+      expect(s.open(ticket, { sub: input.sub, op: input.op, argsDigest: input.argsDigest })).toEqual({
         ok: true,
         claims,
         kid: 'k1',
@@ -94,9 +94,9 @@ describe('seal and open', () => {
     const bodies = new Set<string>();
     for (let i = 0; i < 500; i++) {
       const { ticket, claims } = s.seal(INPUT);
-      expect(claims.n).toMatch(/^[A-Za-z0-9_-]{22}$/);
-      expect(Buffer.from(claims.n, 'base64url')).toHaveLength(16);
-      nonces.add(claims.n);
+      expect(claims.nonce).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      expect(Buffer.from(claims.nonce, 'base64url')).toHaveLength(16);
+      nonces.add(claims.nonce);
       // The 24-byte AEAD nonce leads the body: 32 base64url characters.
       bodies.add(parts(ticket).body.slice(0, 32));
     }
@@ -113,7 +113,7 @@ describe('seal and open', () => {
       exp: 9_999_999_999,
     } as TicketClaimsInput;
     const { claims } = s.seal(smuggled);
-    expect(claims.n).not.toBe('chosen-by-caller');
+    expect(claims.nonce).not.toBe('chosen-by-caller');
     expect(claims.iat).toBe(T);
     expect(claims.exp).toBe(T + DEFAULT_TTL_SECONDS);
   });
@@ -127,20 +127,20 @@ describe('seal and open', () => {
   it('opens a ticket built independently from the documented format (HKDF, layout, XChaCha20-Poly1305)', () => {
     const n = Uint8Array.from({ length: 16 }, (_, i) => i * 11);
     const fields = {
-      n,
+      nonce: n,
       iat: T,
       exp: T + 300,
       sub: INPUT.sub,
-      key: INPUT.key,
-      ph: INPUT.ph,
-      cand: INPUT.cand,
-      app: INPUT.app,
+      inputKey: INPUT.inputKey,
+      phase: INPUT.phase,
+      candidates: INPUT.candidates,
+      data: INPUT.data,
     };
     const ticket = handSealed(handPlaintext(fields));
     const s = sealer({ now: () => (T + 100) * 1000 });
     expect(s.open(ticket, BINDING)).toEqual({
       ok: true,
-      claims: { ...INPUT, n: Buffer.from(n).toString('base64url'), iat: T, exp: T + 300 },
+      claims: { ...INPUT, nonce: Buffer.from(n).toString('base64url'), iat: T, exp: T + 300 },
       kid: 'k1',
     });
   });
@@ -148,16 +148,16 @@ describe('seal and open', () => {
   it('reports an authentic plaintext that is not the v1 layout as malformed', () => {
     const s = sealer({ now: () => (T + 100) * 1000 });
     const good = handPlaintext({
-      n: new Uint8Array(16),
+      nonce: new Uint8Array(16),
       iat: T,
       exp: T + 300,
       sub: INPUT.sub,
-      key: 'k',
-      ph: 'p',
+      inputKey: 'k',
+      phase: 'p',
     });
     const bad: Uint8Array[] = [
       new Uint8Array(0),
-      Uint8Array.from([4, ...good.subarray(1)]), // an unknown flag bit
+      Uint8Array.from([16, ...good.subarray(1)]), // an unknown flag bit
       Uint8Array.from([1, ...good.subarray(1)]), // cand flagged but absent
       Uint8Array.from([2, ...good.subarray(1)]), // app flagged but absent
       good.subarray(0, good.length - 1), // truncated
@@ -190,26 +190,26 @@ describe('seal and open', () => {
     const cases: unknown[] = [
       { ...INPUT, sub: 42 },
       { ...INPUT, op: undefined },
-      { ...INPUT, ad: null },
-      { ...INPUT, key: ['k'] },
-      { ...INPUT, ph: undefined },
+      { ...INPUT, argsDigest: null },
+      { ...INPUT, inputKey: ['k'] },
+      { ...INPUT, phase: undefined },
       { ...INPUT, sub: 'alice\ud800' },
       { ...INPUT, op: '\udc00' },
-      { ...INPUT, cand: 'note-1' },
-      { ...INPUT, cand: ['note-1', 2] },
-      { ...INPUT, cand: ['\ud83d'] },
-      { ...INPUT, app: () => 1 },
-      { ...INPUT, app: Symbol('x') },
+      { ...INPUT, candidates: 'note-1' },
+      { ...INPUT, candidates: ['note-1', 2] },
+      { ...INPUT, candidates: ['\ud83d'] },
+      { ...INPUT, data: () => 1 },
+      { ...INPUT, data: Symbol('x') },
     ];
     for (const input of cases) expect(() => s.seal(input as TicketClaimsInput)).toThrow(TypeError);
-    expect(() => s.seal({ ...INPUT, app: 1n } as TicketClaimsInput)).toThrow(TypeError);
+    expect(() => s.seal({ ...INPUT, data: 1n } as TicketClaimsInput)).toThrow(TypeError);
     // JSON.stringify escapes a lone surrogate in app (\ud800), so app carries it unchanged.
-    const { ticket, claims } = s.seal({ ...INPUT, app: { s: '\ud800' } });
+    const { ticket, claims } = s.seal({ ...INPUT, data: { s: '\ud800' } });
     expect(s.open(ticket, BINDING)).toEqual({ ok: true, claims, kid: 'k1' });
   });
 
   it('refuses to mint a ticket longer than maxTicketLength, with RangeError: it could never be opened', () => {
-    expect(() => sealer().seal({ ...INPUT, app: 'x'.repeat(4000) })).toThrow(RangeError);
+    expect(() => sealer().seal({ ...INPUT, data: 'x'.repeat(4000) })).toThrow(RangeError);
     expect(() => sealer({ maxTicketLength: 100 }).seal(INPUT)).toThrow(RangeError);
   });
 });
@@ -223,23 +223,23 @@ describe('binding to the request', () => {
     expectFailure(s.open(ticket, { ...BINDING, sub: '' }), ['principal']);
     expectFailure(s.open(ticket, { ...BINDING, op: 'tools/call:notes_delete2' }), ['mac']);
     expectFailure(s.open(ticket, { ...BINDING, op: 'prompts/get:notes_delete' }), ['mac']);
-    expectFailure(s.open(ticket, { ...BINDING, ad: `${BINDING.ad.slice(0, -1)}B` }), ['mac']);
-    expectFailure(s.open(ticket, { ...BINDING, op: BINDING.ad, ad: BINDING.op }), ['mac']);
+    expectFailure(s.open(ticket, { ...BINDING, argsDigest: `${BINDING.argsDigest.slice(0, -1)}B` }), ['mac']);
+    expectFailure(s.open(ticket, { ...BINDING, op: BINDING.argsDigest, argsDigest: BINDING.op }), ['mac']);
     expect(s.open(ticket, BINDING).ok).toBe(true);
   });
 
   it('moving bytes between op and ad does not collide (length-prefixed associated data)', () => {
     const s = sealer();
-    const { ticket } = s.seal({ ...INPUT, op: 'ab', ad: 'c' });
-    expectFailure(s.open(ticket, { ...BINDING, op: 'a', ad: 'bc' }), ['mac']);
-    expect(s.open(ticket, { ...BINDING, op: 'ab', ad: 'c' }).ok).toBe(true);
+    const { ticket } = s.seal({ ...INPUT, op: 'ab', argsDigest: 'c' });
+    expectFailure(s.open(ticket, { ...BINDING, op: 'a', argsDigest: 'bc' }), ['mac']);
+    expect(s.open(ticket, { ...BINDING, op: 'ab', argsDigest: 'c' }).ok).toBe(true);
   });
 
   it('a binding with a lone surrogate matches no ticket (mac, or principal for sub)', () => {
     const s = sealer();
     const { ticket } = s.seal(INPUT);
     expectFailure(s.open(ticket, { ...BINDING, op: `${BINDING.op}\ud800` }), ['mac']);
-    expectFailure(s.open(ticket, { ...BINDING, ad: '\udfff' }), ['mac']);
+    expectFailure(s.open(ticket, { ...BINDING, argsDigest: '\udfff' }), ['mac']);
     expectFailure(s.open(ticket, { ...BINDING, sub: `${BINDING.sub}\ud800` }), ['principal']);
   });
 
@@ -259,7 +259,7 @@ describe('binding to the request', () => {
       null,
       {},
       { ...BINDING, sub: 1 },
-      { ...BINDING, ad: undefined },
+      { ...BINDING, argsDigest: undefined },
     ]) {
       expect(() => s.open(ticket, binding as never)).toThrow(TypeError);
     }
@@ -352,12 +352,12 @@ describe('expiry with an injected clock', () => {
   it('never overflows: an authentic ticket with the largest iat and ttl is refused, not accepted', () => {
     const s = sealer({ now: () => T * 1000 });
     const huge = handPlaintext({
-      n: new Uint8Array(16),
+      nonce: new Uint8Array(16),
       iat: 2 ** 52,
       exp: 2 ** 53 - 1,
       sub: INPUT.sub,
-      key: 'k',
-      ph: 'p',
+      inputKey: 'k',
+      phase: 'p',
     });
     expectFailure(s.open(handSealed(huge), BINDING), ['not_yet_valid']);
   });
@@ -547,7 +547,7 @@ describe('confidentiality', () => {
     for (const secret of [
       INPUT.sub,
       INPUT.op,
-      INPUT.ad,
+      INPUT.argsDigest,
       'note-1',
       'delete_choice',
       'notes_delete',
@@ -571,7 +571,7 @@ describe('confidentiality', () => {
     const late = sealer({ now: () => (T + 10_000) * 1000 });
     for (const result of [
       s.open(ticket, { ...BINDING, sub: 'mallory' }),
-      s.open(ticket, { ...BINDING, ad: 'x' }),
+      s.open(ticket, { ...BINDING, argsDigest: 'x' }),
       late.open(ticket, BINDING),
     ]) {
       expect(JSON.stringify(result)).not.toMatch(/note-1|delete_choice|alice|confirm/);
