@@ -33,6 +33,8 @@ export type CanonicalizeErrorCode =
  */
 export const CANONICALIZE_MAX_DEPTH = 1000;
 
+const CANONICALIZE_ERROR = Symbol.for('@mrtr/digest/CanonicalizeError');
+
 /** Thrown by {@link canonicalize} for input that JSON cannot represent exactly. */
 export class CanonicalizeError extends Error {
   override readonly name = 'CanonicalizeError';
@@ -42,6 +44,12 @@ export class CanonicalizeError extends Error {
     readonly path: string,
   ) {
     super(`cannot canonicalize value at ${path || '/'}: ${code.replace(/_/g, ' ')}`);
+    Object.defineProperty(this, CANONICALIZE_ERROR, { value: true });
+  }
+
+  /** Brand check behind `instanceof`: recognised across copies of this package in one process. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && CANONICALIZE_ERROR in value;
   }
 }
 

@@ -1,16 +1,15 @@
 import type { RequestedSchema } from '@mrtr/wire';
+import type { GateReason } from './reasons.js';
 
 /**
  * How one round of a gated operation ended.
  * - `asked`: a question was put (`InputRequiredResult` with a new ticket).
- * - `asked_again`: the same ticket was handed back with a notice (`reason`
- *   says why: `no_answer`, `invalid_content`, `not_a_candidate`,
- *   `check_failed`), or the target changed and a fresh question follows
- *   (`stale_target`).
- * - `refused`: nothing was asked or done (`reason`: `capability_missing`,
- *   `ticket_<reason>`, `ticket_operation`, `nonce_used`, `nonce_in_progress`,
- *   `not_asked` when `prepare` answered without a question).
- * - `declined`: the person declined (or accepted without consent); the nonce is used up.
+ * - `asked_again`: the person is asked again, nothing consumed (`reason`:
+ *   an `AskAgainReason`, e.g. `check_failed`, `question_changed`).
+ * - `refused`: nothing was asked or done (`reason`: a `RefusalReason`, e.g.
+ *   `capability_missing`, `ticket_expired`, `nonce_used`, `not_asked`).
+ * - `declined`: the person declined (or accepted without consent, or denied
+ *   on the approval page); the nonce is used up.
  * - `cancelled`: the person dismissed the question; nothing is used up.
  * - `accepted`: a valid, consenting answer; written before the claim and the
  *   mutation, so a sink that cannot write stops the mutation.
@@ -40,8 +39,8 @@ export type GateOutcome =
 export interface GateAuditEvent {
   /** How the round ended (see {@link GateOutcome}). */
   outcome: GateOutcome;
-  /** Why, for `asked_again`, `refused` and `failed` (a fixed reason code). */
-  reason?: string;
+  /** Why, for `asked_again`, `refused` and `failed`: a {@link GateReason}, or on `failed` the error's `name`. */
+  reason?: GateReason | (string & {});
   /** Principal id of the authenticated caller. */
   principal: string;
   /**
@@ -59,7 +58,13 @@ export interface GateAuditEvent {
    * The arguments in RFC 8785 canonical form (numbers normalized, keys
    * sorted): `digestJson(arguments)` of `@mrtr/digest` equals `argumentsDigest`.
    */
-  arguments: Record<string, unknown>;
+  arguments?: Record<string, unknown>;
+  /**
+   * Length of the canonical arguments in UTF-16 code units, given instead of
+   * `arguments` when they are longer than 16 KiB: a record never grows with
+   * what a caller chose to send.
+   */
+  argumentsLength?: number;
   /** `sha256:` digest of the canonical arguments, as bound into the ticket. */
   argumentsDigest: string;
   /** The ticket nonce that ties the rounds of one operation together, once a ticket was minted or opened. */
@@ -76,8 +81,14 @@ export interface GateAuditEvent {
   requestedSchema?: RequestedSchema;
   /** The `inputRequests` key of the question. */
   key: string;
-  /** The action and content answered, once an answer was read. */
-  answer?: { action: string; content?: Record<string, unknown> };
+  /**
+   * The action and content answered, once an answer was read: strings made
+   * well-formed (a lone surrogate recorded as U+FFFD); `contentLength` (of its
+   * JSON, in UTF-16 code units) instead of `content` when it is over 8 KiB.
+   */
+  answer?: { action: string; content?: Record<string, unknown>; contentLength?: number };
+  /** How the person was asked or confirmed: `form`, `url` or `presence` (URL mode with a passkey). */
+  level?: 'form' | 'url' | 'presence';
   /** `isError` of the tool result, on `completed`, `replayed`, `declined`, `cancelled` and `refused` / `not_asked`. */
   isError?: boolean;
   /** The JSON-RPC id of the request of this round. */
@@ -119,8 +130,19 @@ export type AuditSink<Tx = unknown> = AuditRecorder | AuditWriter<Tx>;
  * Thrown by `ConfirmationGate.run` (as the `cause` of its JSON-RPC error)
  * when an audit sink failed; `cause` is the sink's own error.
  */
+const AUDITSINKERROR_BRAND = Symbol.for('@mrtr/gate/AuditSinkError');
+
+/** Recognised by brand: `instanceof` works across copies of this package in one process. */
 export class AuditSinkError extends Error {
   override readonly name = 'AuditSinkError';
+  constructor(message?: string, options?: ErrorOptions) {
+    super(message, options);
+    Object.defineProperty(this, AUDITSINKERROR_BRAND, { value: true });
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && AUDITSINKERROR_BRAND in value;
+  }
 }
 
 /** Hands records to sinks in order; every sink is tried, and the first failure is thrown. */

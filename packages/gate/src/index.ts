@@ -6,26 +6,35 @@
  *
  * @example
  * ```ts
- * import { ConfirmationGate } from '@mrtr/gate';
- * import { TicketSealer } from '@mrtr/ticket';
+ * import { ConfirmationGate, confirm } from '@mrtr/gate';
  * import { MemoryReplayStore } from '@mrtr/replay';
+ * import { TicketSealer } from '@mrtr/ticket';
+ * import { textResult } from '@mrtr/wire';
+ * import { z } from 'zod';
  *
  * const gate = new ConfirmationGate({
- *   sealer: new TicketSealer({ keys: [{ kid: 'k1', secret: process.env.MRTR_SECRET! }] }),
+ *   sealer: new TicketSealer({ keys: [{ kid: 'k1', secret: process.env.MRTR_SECRET as string }] }),
  *   store: new MemoryReplayStore(),
  * });
- * // inside a tools/call handler:
- * return gate.run(request, {
- *   key: 'delete_choice',
- *   candidateField: 'note_id',
- *   prepare: async () => ({ candidates: ids, app: null }),
- *   question: ({ candidates }) => ({ message: 'Choose the note to delete.', requestedSchema: { type: 'object', properties: { note_id: { type: 'string', enum: candidates! } }, required: ['note_id'] } }),
- *   perform: async ({ content }) => { await remove(content.note_id as string); return textResult('Deleted.'); },
+ * export const deleteThing = gate.tool({
+ *   name: 'delete_thing',
+ *   description: 'Delete a thing; a person confirms.',
+ *   args: z.object({ id: z.string() }),
+ *   form: { confirm: confirm({ title: 'Yes, delete it' }) },
+ *   ask: async ({ args }) => ({ message: `Delete ${args.id}? This cannot be undone.`, view: args.id }),
+ *   perform: async ({ view }) => textResult(`Deleted ${view}.`),
  * });
  * ```
  * @packageDocumentation
  */
 
+export type {
+  ApprovalBinding,
+  ApprovalChannel,
+  ApprovalDecision,
+  ConfirmationLevel,
+  PendingApproval,
+} from './approval.js';
 export {
   type AuditRecorder,
   type AuditSink,
@@ -35,17 +44,46 @@ export {
   type GateOutcome,
 } from './audit.js';
 export {
-  ConfirmationGate,
-  type ConfirmationGateOptions,
-  FORM_ELICITATION_REQUIRED,
-} from './gate.js';
+  type AnswerOf,
+  type Choice,
+  type ChooseField,
+  type ConfirmField,
+  choose,
+  confirm,
+  type FieldLabels,
+  type FlagField,
+  type FormField,
+  type FormFields,
+  flag,
+  preview,
+  type TextField,
+  type TypedField,
+  text,
+  typeToConfirm,
+} from './fields.js';
+export { FORM_ELICITATION_REQUIRED, REQUIRED_CAPABILITIES } from './flow.js';
+export { ConfirmationGate, type ConfirmationGateOptions } from './gate.js';
+export type { AskAgainReason, GateReason, RefusalReason } from './reasons.js';
+export { MAX_RECORDED_ANSWER, MAX_RECORDED_ARGUMENTS } from './round.js';
+export {
+  type ArgsSchema,
+  type Asking,
+  type CallInput,
+  type GatedTool,
+  type GatedToolDeclaration,
+  gatedTool,
+  type PerformCall,
+} from './tool.js';
 export { SpanAttribute, TRACE_META_KEYS, TRACER_NAME } from './trace.js';
 export {
+  type AskContext,
+  type Confirmation,
+  type FormContent,
   type GateQuestion,
   type GateRequest,
   type GateSpec,
+  type LevelPolicy,
   type PerformInput,
   type Preparation,
-  type SealedContext,
   StaleTargetError,
 } from './types.js';

@@ -5,6 +5,7 @@ import type {
   Implementation,
   RequestedSchema,
 } from '@mrtr/wire';
+import type { ConfirmationLevel } from './approval.js';
 
 /**
  * What the gate needs to know about the request it guards. `@mrtr/server`'s
@@ -17,7 +18,7 @@ export interface GateRequest {
   method: string;
   /** The tool or prompt name, or the resource URI. */
   name: string;
-  /** The request arguments as received (bound into the ticket by digest). */
+  /** The request arguments, validated (bound into the ticket by digest). */
   arguments: Record<string, unknown>;
   /** `io.modelcontextprotocol/clientCapabilities` of this request's `_meta`, as received. */
   capabilities: ClientCapabilities | undefined;
@@ -39,95 +40,152 @@ export interface GateRequest {
   clientInfo?: Implementation | undefined;
 }
 
-/** The question a gate puts to the person: a form-mode `elicitation/create`. */
+/**
+ * The question a gate puts to the person. In form mode both members are
+ * sent (`elicitation/create`, `mode: "form"`); in URL mode the `message` is
+ * sent and the approval page shows it, with the fields of `requestedSchema`
+ * that are not consent (see {@link GateSpec.consentFields}).
+ */
 export interface GateQuestion {
-  /** Text shown to the person; say exactly what will happen. */
+  /** Text shown to the person; say exactly what will happen, to what, and that it cannot be undone. */
   message: string;
   /** The flat form schema (`requestedSchema`). */
   requestedSchema: RequestedSchema;
 }
 
-/** Data sealed in the ticket at round 1 and handed back on every later round. */
-export interface SealedContext<App> {
-  /** Candidate ids offered in the form (signed). */
+/**
+ * How a gated operation must be confirmed: one {@link ConfirmationLevel}, or
+ * `form-or-url`: a form where this request's client declared form
+ * elicitation, else the approval page where it declared only URL elicitation.
+ */
+export type LevelPolicy = ConfirmationLevel | 'form-or-url';
+
+/** What the tool found about its target this round, from live data. */
+export interface AskContext<View> {
+  /** Candidate ids offered in the form, when the person chooses among several. */
   candidates: string[] | undefined;
-  /** Application data sealed at round 1. */
-  app: App;
+  /** What the question shows about the target, read from live data (the tool's own shape). */
+  view: View;
 }
 
-/** What `prepare` returns: the sealed context of a question, or a final result (e.g. nothing matched). */
-export type Preparation<App> =
-  | { candidates?: string[]; app: App; result?: undefined }
+/**
+ * What `prepare` returns: the live view a question is built from, or a final
+ * result (nothing matched, no access) that ends the round without asking.
+ */
+export type Preparation<View> =
+  | { candidates?: string[]; view: View; result?: undefined }
   | { result: CallToolResult };
 
-/** What `perform` receives once every check passed. */
-export interface PerformInput<App, Tx> {
+/** How the "yes" that lets an operation run was given. */
+export type Confirmation =
+  /** A client answered the form (`accept`). */
+  | { level: 'form' }
+  /** The principal approved on the server's page, signed in; `credentialId` names the passkey of a `presence` approval. */
+  | { level: 'url' | 'presence'; approvalId: string; credentialId?: string };
+
+/** A form answer, validated against the requested schema. */
+export type FormContent = Record<string, string | number | boolean | string[]>;
+
+/** What `perform` receives once every check passed, inside the replay store's claim. */
+export interface PerformInput<View, Tx> {
   /** The accepted content, validated against the schema, the candidates and `check`. */
-  content: Record<string, string | number | boolean | string[]>;
-  /** The verified ticket claims. */
-  claims: TicketClaims<App>;
-  /** Sealed candidates and application data. */
-  sealed: SealedContext<App>;
-  /** What the replay store hands over, e.g. a database transaction. */
+  content: FormContent;
+  /**
+   * The target as read again by `prepare(tx)` inside the claim's transaction,
+   * after the gate checked that it still yields the question the person
+   * answered.
+   */
+  view: View;
+  /** The live candidates, equal to those the person chose among. */
+  candidates: string[] | undefined;
+  /** The verified ticket claims (`nonce` is the single-use identity just claimed). */
+  claims: TicketClaims;
+  /** How the person confirmed. */
+  confirmation: Confirmation;
+  /** What the replay store hands over: the transaction the claim commits in, when it has one. */
   tx: Tx;
 }
 
 /**
- * One gated operation, as a tool author declares it.
- * `App` is the application data sealed in the ticket; `Tx` the replay store's transaction type.
+ * One gated operation, as the low-level {@link ConfirmationGate.run} takes
+ * it (the one-declaration `gate.tool()` builds one). `View` is what the
+ * question shows about the target; `Tx` the replay store's transaction type.
  */
-export interface GateSpec<App, Tx> {
+export interface GateSpec<View, Tx> {
   /** The `inputRequests` key of the question, e.g. `delete_choice`. */
   key: string;
   /** Phase label sealed in the ticket (default `confirm`). */
   phase?: string;
   /**
-   * Round 1: compute what only the server knows (the candidates and what the
-   * form will state). Also called for a fresh question when the target changed.
+   * Read the target from live data and decide what to ask: called at round 1,
+   * at every retry (a question whose digest changed is asked afresh), and
+   * once more inside the replay store's claim with its transaction `tx`
+   * (read with it, and lock what will change: `SELECT … FOR UPDATE`), so the
+   * mutation acts on what the person saw. Re-authorize here: a result means
+   * nothing is asked or done.
    */
-  prepare(): Promise<Preparation<App>>;
+  prepare(tx: Tx | undefined): Promise<Preparation<View>>;
   /**
-   * Build the question from sealed data. Pure: called at round 1 and again,
-   * with a `notice`, whenever the person must be asked again.
+   * Build the question from the live view. Pure: the same view must give the
+   * same question, whose digest the ticket seals; a `notice` (why the person
+   * is asked again) is shown before it and is not part of the digest.
    */
-  question(sealed: SealedContext<App>, notice?: string): GateQuestion;
+  question(context: AskContext<View>, notice?: string): GateQuestion;
   /**
-   * The form field whose value must be one of the sealed candidates, if any.
+   * How the person must confirm (default `form`); a function decides from
+   * the live view (e.g. `url` for production services only).
    */
+  level?: LevelPolicy | ((context: AskContext<View>) => LevelPolicy);
+  /** The form field whose value must be one of the live candidates, if any. */
   candidateField?: string;
   /**
-   * Whether an accepted, valid answer gives consent, e.g.
+   * Fields that only say yes (a confirm box, a typed name): left out of the
+   * approval page in URL mode, where approving is the consent.
+   */
+  consentFields?: readonly string[];
+  /**
+   * Whether an accepted, valid form answer gives consent, e.g.
    * `(content) => content.confirm === true`. Required: in form mode `accept`
-   * only means the person submitted the form, so a form with a "yes, delete"
-   * box must say here that the box was ticked. Return `true` only when
-   * submitting the form is itself the consent (a typed name checked by
-   * `check`). `false` is treated like `decline`: nothing happens and the
-   * ticket is used up.
+   * only means the person submitted the form. `false` is treated like
+   * `decline`: nothing happens and the ticket is used up. Not consulted for
+   * an approval on the page (URL mode), where Approve is the consent.
    */
-  consents(content: PerformInput<App, Tx>['content'], sealed: SealedContext<App>): boolean;
+  consents(content: FormContent, context: AskContext<View>): boolean;
   /**
-   * Rules a schema cannot say (a typed name equals the target). Return a
-   * notice to ask again with the same ticket, or `undefined` to go on.
+   * Rules a schema cannot say (a typed name equals the target), for form
+   * answers. Return a notice to ask again with the same ticket, or
+   * `undefined` to go on.
    */
-  check?(content: PerformInput<App, Tx>['content'], sealed: SealedContext<App>): string | undefined;
+  check?(content: FormContent, context: AskContext<View>): string | undefined;
   /**
-   * Re-authorize, re-read the live record and mutate, inside the replay
-   * store's claim. Throw {@link StaleTargetError} when the record changed
-   * since the question was asked: the claim is released and a fresh question
+   * Mutate, inside the replay store's claim (on `tx` when the store hands a
+   * transaction). Throw {@link StaleTargetError} when the record changed in a
+   * way `prepare` could not see: the claim is released and a fresh question
    * is put.
    */
-  perform(input: PerformInput<App, Tx>): Promise<CallToolResult>;
-  /** Result for `decline` or a non-consenting accept (default: a plain refusal). */
-  declined?(sealed: SealedContext<App>): CallToolResult;
+  perform(input: PerformInput<View, Tx>): Promise<CallToolResult>;
+  /** Result for `decline`, a denial on the page, or a non-consenting accept (default: a plain refusal). */
+  declined?(context: AskContext<View> | undefined): CallToolResult;
   /** Result for `cancel` (default: says nothing was done). */
-  cancelled?(sealed: SealedContext<App>): CallToolResult;
+  cancelled?(context: AskContext<View> | undefined): CallToolResult;
 }
+
+const STALE_TARGET = Symbol.for('@mrtr/gate/StaleTargetError');
 
 /**
  * Thrown from `perform` when the live target no longer matches what the
  * person was shown (gone, moved, renamed, changed). Nothing is mutated and a
- * fresh question is put.
+ * fresh question is put. Recognised by brand (`instanceof` works across
+ * copies of this package).
  */
 export class StaleTargetError extends Error {
   override readonly name = 'StaleTargetError';
+  constructor(message?: string, options?: ErrorOptions) {
+    super(message, options);
+    Object.defineProperty(this, STALE_TARGET, { value: true });
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && STALE_TARGET in value;
+  }
 }

@@ -97,17 +97,17 @@ function setup() {
   });
   const spec: GateSpec<{ name: string }, Tx> = {
     key: 'confirm_delete',
-    prepare: async () => ({ app: { name: 'api-prod' } }),
-    question: ({ app }, notice) => ({
-      message: `${notice ? `${notice} ` : ''}Delete ${app.name} (svc_8f21c)? Type the service name to confirm.`,
+    prepare: async () => ({ view: { name: 'api-prod' } }),
+    question: ({ view }, notice) => ({
+      message: `${notice ? `${notice} ` : ''}Delete ${view.name} (svc_8f21c)? Type the service name to confirm.`,
       requestedSchema: {
         type: 'object',
         properties: { serviceName: { type: 'string', title: 'Service name' } },
         required: ['serviceName'],
       },
     }),
-    check: (content, { app }) =>
-      content.serviceName === app.name ? undefined : 'The name did not match.',
+    check: (content, { view }) =>
+      content.serviceName === view.name ? undefined : 'The name did not match.',
     consents: () => true, // typing the name (check) is the consent
     perform: async ({ tx }) => {
       if (stale) throw new StaleTargetError('changed');

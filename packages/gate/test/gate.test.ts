@@ -26,9 +26,9 @@ function setup(overrides: Partial<GateSpec<{ name: string }, void>> = {}) {
   const spec: GateSpec<{ name: string }, void> = {
     key: 'confirm_delete',
     candidateField: 'id',
-    prepare: async () => ({ candidates: ['a', 'b'], app: { name: 'api-prod' } }),
-    question: ({ candidates, app }, notice) => ({
-      message: `${notice ? `${notice} ` : ''}Delete ${app.name}?`,
+    prepare: async () => ({ candidates: ['a', 'b'], view: { name: 'api-prod' } }),
+    question: ({ candidates, view }, notice) => ({
+      message: `${notice ? `${notice} ` : ''}Delete ${view.name}?`,
       requestedSchema: {
         type: 'object',
         properties: {
@@ -38,8 +38,8 @@ function setup(overrides: Partial<GateSpec<{ name: string }, void>> = {}) {
         required: ['id', 'serviceName'],
       },
     }),
-    check: (content, { app }) =>
-      content.serviceName === app.name ? undefined : 'The name did not match.',
+    check: (content, { view }) =>
+      content.serviceName === view.name ? undefined : 'The name did not match.',
     consents: () => true, // typing the name (check) is the consent
     perform: async ({ content }) => {
       if (stale) throw new StaleTargetError('changed');
@@ -95,30 +95,22 @@ describe('ConfirmationGate', () => {
     expect(JSON.stringify(t.events)).not.toContain(state);
   });
 
-  it('performs nothing for a spec without consents (plain JavaScript): an accept is a decline', async () => {
+  it('refuses to run a spec without consents (plain JavaScript): a programming error, never a silent decline', async () => {
     const t = setup();
     const { consents: _dropped, ...unsafe } = t.spec;
     const spec = unsafe as typeof t.spec;
-    const first = await t.gate.run(t.request(), spec);
-    const state = (first as { requestState: string }).requestState;
-    const done = await t.gate.run(
-      t.request({
-        requestState: state,
-        inputResponses: answer({ id: 'b', serviceName: 'api-prod' }),
-      }),
-      spec,
-    );
-    expect(done.resultType).toBe('complete');
+    await expect(t.gate.run(t.request(), spec)).rejects.toThrow(/consents must be a function/);
     expect(t.performed).toEqual([]);
-    expect(t.events.map((e) => e.outcome)).toEqual(['asked', 'declined']);
+    expect(t.events).toEqual([]);
   });
+
 
   it('throws -32021 before preparing anything when form elicitation is not declared', async () => {
     let prepared = false;
     const t = setup({
       prepare: async () => {
         prepared = true;
-        return { candidates: [], app: { name: 'x' } };
+        return { candidates: [], view: { name: 'x' } };
       },
     });
     const error = await t.gate
@@ -275,7 +267,7 @@ describe('ConfirmationGate', () => {
     const t = setup({
       prepare: async () => {
         prepared = true;
-        return { candidates: [], app: { name: 'x' } };
+        return { candidates: [], view: { name: 'x' } };
       },
     });
     for (const args of [

@@ -41,7 +41,7 @@ describe('with a globally registered SDK and no tracer option', () => {
       },
       {
         key: 'confirm',
-        prepare: async () => ({ app: undefined }),
+        prepare: async () => ({ view: undefined }),
         question: () => ({
           message: 'Delete vol_1?',
           requestedSchema: { type: 'object', properties: {} },

@@ -58,16 +58,16 @@ function setup(options: { traced?: boolean } = {}) {
   });
   const spec: GateSpec<{ name: string }, void> = {
     key: 'confirm_delete',
-    prepare: async () => ({ app: { name: 'api-prod' } }),
-    question: ({ app }) => ({
-      message: `Delete ${app.name}?`,
+    prepare: async () => ({ view: { name: 'api-prod' } }),
+    question: ({ view }) => ({
+      message: `Delete ${view.name}?`,
       requestedSchema: {
         type: 'object',
         properties: { serviceName: { type: 'string' } },
         required: ['serviceName'],
       },
     }),
-    check: (content, { app }) => (content.serviceName === app.name ? undefined : 'No match.'),
+    check: (content, { view }) => (content.serviceName === view.name ? undefined : 'No match.'),
     consents: () => true, // typing the name (check) is the consent
     perform: async () => {
       // Runs in the round's context: baggage from _meta, and the round span as parent of child spans.
@@ -232,20 +232,21 @@ describe('round spans', () => {
   it('the ticket carries the asking span only when a span records: no SDK, no extra bytes', async () => {
     const traced = setup();
     const untraced = setup({ traced: false });
-    const binding = { sub: 'alice', op: 'tools/call:delete_service', ad: '' };
+    const binding = { sub: 'alice', op: 'tools/call:delete_service' };
     const open = async (s: ReturnType<typeof setup>) => {
       const r = (await s.gate.run(s.request(CLIENT_1), s.spec)) as { requestState: string };
-      const ad = s.events[0]?.argumentsDigest as string;
-      const opened = s.sealer.open<{ a?: unknown; t?: string }>(r.requestState, { ...binding, ad });
+      const argsDigest = s.events[0]?.argumentsDigest as string;
+      const opened = s.sealer.open<string>(r.requestState, { ...binding, argsDigest });
       if (!opened.ok) throw new Error(opened.reason);
-      return { app: opened.claims.app, length: r.requestState.length };
+      return { data: opened.claims.data, length: r.requestState.length };
     };
     const withSpan = await open(traced);
     const without = await open(untraced);
-    expect(withSpan.app?.t).toBe(
+    expect(withSpan.data).toBe(
       `${gateSpans()[0]?.spanContext().traceId}${gateSpans()[0]?.spanContext().spanId}01`,
     );
-    expect(without.app).toEqual({ a: { name: 'api-prod' } });
+    expect(without.data).toBeUndefined();
+    expect(withSpan.length).toBeGreaterThan(without.length);
     expect(untraced.events[0]?.trace).toBeUndefined();
   });
 });

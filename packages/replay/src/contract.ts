@@ -87,8 +87,19 @@ export interface ReplayStore<Tx = void> {
 }
 
 /** Thrown by a store when its backend cannot be reached or fails; the operation did not run. */
+const REPLAYSTOREUNAVAILABLEERROR_BRAND = Symbol.for('@mrtr/replay/ReplayStoreUnavailableError');
+
+/** Recognised by brand: `instanceof` works across copies of this package in one process. */
 export class ReplayStoreUnavailableError extends Error {
   override readonly name = 'ReplayStoreUnavailableError';
+  constructor(message?: string, options?: ErrorOptions) {
+    super(message, options);
+    Object.defineProperty(this, REPLAYSTOREUNAVAILABLEERROR_BRAND, { value: true });
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && REPLAYSTOREUNAVAILABLEERROR_BRAND in value;
+  }
 }
 
 /** Longest `nonce` and `requestDigest` a store accepts, in characters. */

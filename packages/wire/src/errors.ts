@@ -121,9 +121,17 @@ export function headerMismatchError(message: string): JSONRPCErrorObject {
   return { code: ErrorCode.HeaderMismatch, message: `Header mismatch: ${message}` };
 }
 
+/** The brand every {@link McpError} carries, registered globally so every copy of this package shares it. */
+const MCP_ERROR = Symbol.for('@mrtr/wire/McpError');
+
 /**
  * An error thrown inside a request handler that the endpoint turns into a
  * JSON-RPC error response with the given code, message and data.
+ *
+ * `instanceof McpError` tests a brand (`Symbol.for('@mrtr/wire/McpError')`),
+ * not the prototype chain: an error thrown by another copy of this package
+ * (an ESM gate next to a CommonJS server, two installed versions) is still
+ * recognised, so it still becomes its JSON-RPC error instead of `-32603`.
  */
 export class McpError extends Error {
   override readonly name = 'McpError';
@@ -133,6 +141,12 @@ export class McpError extends Error {
     readonly data?: unknown,
   ) {
     super(message);
+    Object.defineProperty(this, MCP_ERROR, { value: true });
+  }
+
+  /** Brand check behind `instanceof`: any object carrying the brand, from any copy of this package. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && MCP_ERROR in value;
   }
 
   /** The JSON-RPC `error` member this error becomes on the wire. */

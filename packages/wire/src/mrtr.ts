@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RoleSchema, SamplingMessageContentBlockSchema, SamplingMessageSchema } from './content.js';
-import { RequestedSchemaSchema } from './form.js';
+import { type RequestedSchema, RequestedSchemaSchema } from './form.js';
 import { JSONObjectSchema } from './jsonrpc.js';
 import { RequestMetaSchema, ResultMetaObjectSchema } from './meta.js';
 
@@ -184,6 +184,48 @@ export const InputRequiredResultSchema = z
   .refine((r) => r.inputRequests !== undefined || r.requestState !== undefined, {
     message: 'an InputRequiredResult needs inputRequests or requestState',
   });
+
+/**
+ * Build an {@link InputRequiredResult} (`basic/patterns/mrtr`): the input
+ * requests to put to the client, keyed as the retry's `inputResponses` will
+ * be, and the `requestState` the client must echo unchanged.
+ * @param inputRequests server-chosen keys to `elicitation/create`, `sampling/createMessage` or `roots/list` requests.
+ * @param requestState opaque state for the retry (e.g. a sealed ticket).
+ * @throws {TypeError} when both are absent: the spec requires at least one.
+ */
+export function inputRequired(
+  inputRequests: InputRequests | undefined,
+  requestState?: string,
+): InputRequiredResult {
+  if (inputRequests === undefined && requestState === undefined)
+    throw new TypeError('an InputRequiredResult needs inputRequests or requestState');
+  const result: InputRequiredResult = { resultType: 'input_required' };
+  if (inputRequests !== undefined) result.inputRequests = inputRequests;
+  if (requestState !== undefined) result.requestState = requestState;
+  return result;
+}
+
+/**
+ * A form-mode `elicitation/create` request (`client/elicitation`), for
+ * {@link inputRequired}. Never ask for secrets in form mode.
+ */
+export function formElicitation(
+  message: string,
+  requestedSchema: RequestedSchema,
+): ElicitRequest {
+  return { method: 'elicitation/create', params: { mode: 'form', message, requestedSchema } };
+}
+
+/**
+ * A URL-mode `elicitation/create` request (`client/elicitation`, "URL Mode"):
+ * the person is sent to `url`, a page of the server's own origin.
+ */
+export function urlElicitation(
+  message: string,
+  url: string,
+): ElicitRequest {
+  return { method: 'elicitation/create', params: { mode: 'url', message, url } };
+}
 
 /** `InputResponseRequestParams`: the MRTR members of a retried request, and its required `_meta`. */
 const MrtrParams = {

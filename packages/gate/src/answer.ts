@@ -1,0 +1,169 @@
+import { digestEquals } from '@mrtr/digest';
+import type { TicketClaims } from '@mrtr/ticket';
+import {
+  type CallToolResult,
+  ErrorCode,
+  type InputRequiredResult,
+  textResult,
+  validateFormContent,
+} from '@mrtr/wire';
+import { askAfresh, askAgain, contextOf } from './ask.js';
+import { canonicalizable, refusal } from './errors.js';
+import { type Asked, allows, asked, type Flow, modeFor, policyOf } from './flow.js';
+import { decline, perform } from './perform.js';
+import type { FormContent } from './types.js';
+
+type Action = 'accept' | 'decline' | 'cancel';
+
+/**
+ * A retry whose ticket opened: read the answer under the question's key and
+ * act on it. `cancel` changes nothing; `decline` uses the ticket up, whatever
+ * else the answer carries; anything else is judged against the live question,
+ * which must still be the one the ticket sealed (else it is asked afresh):
+ * a missing or malformed answer is asked again; an `accept` is validated
+ * (form mode) or its decision read (URL mode) before the claim.
+ */
+export async function answer<View, Tx>(
+  flow: Flow<View, Tx>,
+  claims: TicketClaims,
+): Promise<CallToolResult | InputRequiredResult> {
+  const { round, spec } = flow;
+  const raw = flow.request.inputResponses?.[spec.key];
+  const action = actionOf(raw);
+  if (action !== undefined)
+    round.setAnswer(action, action === 'accept' ? (raw as { content?: unknown }).content : undefined);
+
+  if (action === 'cancel') {
+    const result = spec.cancelled?.(undefined) ?? textResult('Cancelled. Nothing was changed.');
+    await round.emit({ outcome: 'cancelled', ...round.known(), isError: !!result.isError });
+    return result;
+  }
+  const prepared = await spec.prepare(undefined);
+  const context = prepared.result ? undefined : contextOf(prepared);
+  const policy = policyOf(spec, context);
+  const mode = claims.approvalId === undefined ? 'form' : policy === 'presence' ? 'presence' : 'url';
+  const live = context && asked(spec, context, mode);
+  const same = live !== undefined && digestEquals(live.digest, claims.questionDigest as string);
+  // A decline stays a decline whatever changed; the record names the question when it is still the one shown.
+  if (action === 'decline') return decline(flow, claims, same ? live : undefined);
+  if (!context || !live) {
+    await round.emit({ outcome: 'refused', reason: 'target_unavailable', ...round.known() });
+    return prepared.result as CallToolResult;
+  }
+  if (!allows(policy, mode) || !same) {
+    const fresh = asked(spec, context, modeFor(flow, policy));
+    return askAfresh(flow, fresh, {
+      reason: 'question_changed',
+      notice: 'What you were asked about has changed since; here is the question as it stands now.',
+    });
+  }
+  // The same question again needs this request to declare its mode too.
+  modeFor(flow, mode);
+  if (action === undefined)
+    return askAgain(
+      flow,
+      live,
+      'no_answer',
+      'No valid answer was received; please answer the question.',
+      claims.approvalId,
+    );
+  if (claims.approvalId !== undefined) return approved(flow, claims, live, claims.approvalId);
+  return accepted(flow, claims, live, (raw as { content?: unknown }).content);
+}
+
+/** A form `accept`: schema, text, candidates, rules, consent; then the claim. */
+async function accepted<View, Tx>(
+  flow: Flow<View, Tx>,
+  claims: TicketClaims,
+  live: Asked<View>,
+  content: unknown,
+): Promise<CallToolResult | InputRequiredResult> {
+  const { spec } = flow;
+  const invalid = (detail: string) =>
+    askAgain(flow, live, 'invalid_content', `The answer was not valid: ${detail}.`);
+  const valid = validateFormContent(live.schema, content);
+  if (!valid.ok)
+    return invalid(valid.issues.map((i) => (i.field ? `${i.field} ${i.reason}` : i.reason)).join('; '));
+  if (!canonicalizable(valid.value)) return invalid('it holds text that is not valid Unicode');
+  const values = valid.value as FormContent;
+  const chosen = candidateError(spec.candidateField, values, live.context.candidates);
+  if (chosen) return askAgain(flow, live, 'not_a_candidate', chosen);
+  const notice = spec.check?.(values, live.context);
+  if (notice !== undefined) return askAgain(flow, live, 'check_failed', notice);
+  if (spec.consents(values, live.context) !== true) return decline(flow, claims, live);
+  return perform(flow, claims, live, values, { level: 'form' });
+}
+
+/** A URL-mode `accept` (the person agreed to open the page): the page's decision says what happens. */
+async function approved<View, Tx>(
+  flow: Flow<View, Tx>,
+  claims: TicketClaims,
+  live: Asked<View>,
+  approvalId: string,
+): Promise<CallToolResult | InputRequiredResult> {
+  const approvals = flow.parts.approvals;
+  if (!approvals) throw new TypeError('a URL-mode ticket reached a gate without an approvals channel');
+  const decision = await approvals.decision(approvalId, {
+    nonce: claims.nonce,
+    principal: flow.principal,
+    operation: flow.operation,
+    argumentsDigest: flow.argsDigest,
+    questionDigest: live.digest,
+  });
+  const pending = () =>
+    askAgain(
+      flow,
+      live,
+      'approval_pending',
+      'Nothing was decided on the approval page yet: open the link, sign in, and approve or deny; then answer again.',
+      approvalId,
+    );
+  switch (decision.status) {
+    case 'pending':
+      return pending();
+    case 'denied':
+      return decline(flow, claims, live);
+    case 'unknown':
+      await flow.round.emit({ outcome: 'refused', reason: 'approval_unknown', ...flow.round.known() });
+      throw refusal(
+        ErrorCode.InvalidParams,
+        'approval_unknown',
+        'The approval this confirmation names is gone or belongs to another request; call the tool again.',
+      );
+  }
+  // A presence policy takes a passkey approval only.
+  if (live.mode === 'presence' && decision.via !== 'passkey') return pending();
+  const content = decision.content ?? {};
+  const valid = validateFormContent(live.schema, content);
+  const values = (valid.ok ? valid.value : {}) as FormContent;
+  if (!valid.ok || candidateError(flow.spec.candidateField, values, live.context.candidates))
+    return askAfresh(flow, live, {
+      reason: 'invalid_content',
+      notice: 'The approval did not fit the question; please approve again.',
+    });
+  flow.round.setAnswer('accept', values);
+  return perform(flow, claims, live, values, {
+    level: live.mode === 'presence' ? 'presence' : 'url',
+    approvalId,
+    ...(decision.credentialId !== undefined ? { credentialId: decision.credentialId } : {}),
+  });
+}
+
+/** Why the chosen candidate is not acceptable, or `undefined` when it is (or no field chooses). */
+function candidateError(
+  field: string | undefined,
+  content: FormContent,
+  candidates: string[] | undefined,
+): string | undefined {
+  if (field === undefined) return undefined;
+  const chosen = content[field];
+  if (typeof chosen === 'string' && (candidates ?? []).includes(chosen)) return undefined;
+  return `${field} must be one of the offered choices.`;
+}
+
+/** The action of an answer, read on its own so that a decline or cancel stays one whatever else it carries. */
+function actionOf(raw: unknown): Action | undefined {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+  const action = (raw as { action?: unknown }).action;
+  return action === 'accept' || action === 'decline' || action === 'cancel' ? action : undefined;
+}

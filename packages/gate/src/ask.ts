@@ -1,0 +1,127 @@
+import { randomBytes } from 'node:crypto';
+import type { TicketClaimsInput } from '@mrtr/ticket';
+import {
+  type CallToolResult,
+  formElicitation,
+  type InputRequiredResult,
+  inputRequired,
+  urlElicitation,
+} from '@mrtr/wire';
+import { type Asked, asked, type Flow, modeFor, policyOf, withNotice } from './flow.js';
+import type { AskAgainReason } from './reasons.js';
+import { sealTraceContext } from './trace.js';
+import type { AskContext, Preparation } from './types.js';
+
+/**
+ * Ask: read the live target, choose the mode this request's client can show
+ * under the operation's policy, mint a ticket that seals the question's
+ * digest (and, in URL mode, the approval's id), record the question, and
+ * answer `input_required`. Round 1, and every fresh question after a change.
+ * @param again why a fresh question replaces an earlier one (audited as `asked_again` first).
+ */
+export async function ask<View, Tx>(
+  flow: Flow<View, Tx>,
+  again?: { reason: AskAgainReason; notice: string },
+): Promise<CallToolResult | InputRequiredResult> {
+  const prepared = await flow.spec.prepare(undefined);
+  if (prepared.result) {
+    await flow.round.emit({
+      outcome: 'refused',
+      reason: again ? 'target_unavailable' : 'not_asked',
+      isError: !!prepared.result.isError,
+    });
+    return prepared.result;
+  }
+  const context = contextOf(prepared);
+  const mode = modeFor(flow, policyOf(flow.spec, context));
+  return askAfresh(flow, asked(flow.spec, context, mode), again);
+}
+
+/** Mint a new ticket for the live question `live` and put it. */
+export async function askAfresh<View, Tx>(
+  flow: Flow<View, Tx>,
+  live: Asked<View>,
+  again?: { reason: AskAgainReason; notice: string },
+): Promise<InputRequiredResult> {
+  const { round, spec } = flow;
+  if (again) await round.emit({ outcome: 'asked_again', reason: again.reason, ...round.known() });
+  const claims: TicketClaimsInput<string> = {
+    sub: flow.principal,
+    op: flow.operation,
+    argsDigest: flow.argsDigest,
+    inputKey: spec.key,
+    phase: flow.phase,
+    questionDigest: live.digest,
+  };
+  const approvalId = live.mode === 'form' ? undefined : randomBytes(16).toString('base64url');
+  if (approvalId !== undefined) claims.approvalId = approvalId;
+  const traced = sealTraceContext(round.span);
+  if (traced !== undefined) claims.data = traced;
+  const { ticket, claims: minted } = flow.parts.sealer.seal(claims);
+  round.setNonce(minted.nonce);
+  const shown = again ? withNotice(spec, live.context, again.notice) : live.question;
+  let request: ReturnType<typeof formElicitation>;
+  if (approvalId === undefined) {
+    request = formElicitation(shown.message, shown.requestedSchema);
+  } else {
+    const approvals = flow.parts.approvals;
+    if (!approvals)
+      throw new TypeError(
+        `${flow.request.name} asks for URL-mode confirmation but the gate has no approvals channel`,
+      );
+    const url = await approvals.open({
+      id: approvalId,
+      nonce: minted.nonce,
+      principal: flow.principal,
+      operation: flow.operation,
+      argumentsDigest: flow.argsDigest,
+      questionDigest: live.digest,
+      message: shown.message,
+      ...(Object.keys(live.schema.properties).length > 0
+        ? { requestedSchema: live.schema }
+        : {}),
+      level: live.mode === 'presence' ? 'presence' : 'url',
+      expiresAt: flow.parts.sealer.acceptedUntil(minted),
+    });
+    request = urlElicitation(shown.message, url);
+  }
+  await round.emit({
+    outcome: 'asked',
+    nonce: minted.nonce,
+    question: shown.message,
+    requestedSchema: live.mode === 'form' ? shown.requestedSchema : live.schema,
+    level: live.mode,
+  });
+  return inputRequired({ [spec.key]: request }, ticket);
+}
+
+/** The same question again, on the same ticket, with a notice before it (nothing consumed). */
+export async function askAgain<View, Tx>(
+  flow: Flow<View, Tx>,
+  live: Asked<View>,
+  reason: AskAgainReason,
+  notice: string | undefined,
+  approvalId?: string,
+): Promise<InputRequiredResult> {
+  const { round, spec } = flow;
+  const shown = notice === undefined ? live.question : withNotice(spec, live.context, notice);
+  await round.emit({
+    outcome: 'asked_again',
+    reason,
+    ...round.known(),
+    question: shown.message,
+    requestedSchema: live.mode === 'form' ? shown.requestedSchema : live.schema,
+    level: live.mode,
+  });
+  const request =
+    approvalId === undefined
+      ? formElicitation(shown.message, shown.requestedSchema)
+      : urlElicitation(shown.message, (flow.parts.approvals as { url(id: string): string }).url(approvalId));
+  return inputRequired({ [spec.key]: request }, flow.request.requestState as string);
+}
+
+/** The ask context of a preparation that asks. */
+export function contextOf<View>(prepared: Preparation<View>): AskContext<View> {
+  const p = prepared as { candidates?: string[]; view: View };
+  return { candidates: p.candidates, view: p.view };
+}

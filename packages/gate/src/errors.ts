@@ -1,0 +1,87 @@
+import { CanonicalizeError, canonicalize } from '@mrtr/digest';
+import { ReplayStoreUnavailableError } from '@mrtr/replay';
+import { ErrorCode, McpError } from '@mrtr/wire';
+import { AuditSinkError } from './audit.js';
+import type { RefusalReason } from './reasons.js';
+import type { GateRequest } from './types.js';
+
+/** A refusal as the JSON-RPC error it is, with its reason code in `data.reason`. */
+export function refusal(code: number, reason: RefusalReason, message: string): McpError {
+  return new McpError(code, message, { reason });
+}
+
+/**
+ * The RFC 8785 text of the arguments, whose digest the ticket binds.
+ * Arguments JSON cannot carry exactly (a lone surrogate from a `\ud800`
+ * escape, nesting past the canonicalizer's limit) are the caller's error:
+ * `-32602`, before anything else happens.
+ */
+export function canonicalArgumentsOf(request: GateRequest): string {
+  try {
+    return canonicalize(request.arguments);
+  } catch (error) {
+    if (error instanceof CanonicalizeError) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `arguments cannot be confirmed: ${error.code.replace(/_/g, ' ')} at ${error.path || '/'}`,
+      );
+    }
+    throw error;
+  }
+}
+
+/** Whether `value` is JSON RFC 8785 can canonicalize (well-formed strings, finite numbers, bounded depth). */
+export function canonicalizable(value: unknown): boolean {
+  try {
+    canonicalize(value);
+    return true;
+  } catch (error) {
+    if (error instanceof CanonicalizeError) return false;
+    throw error;
+  }
+}
+
+/** The `name` of an error, for records and spans. */
+export function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : 'unknown_error';
+}
+
+/**
+ * The JSON-RPC error a failure becomes. A replay store that cannot be
+ * reached, or an audit sink that failed, gets `-32603` with a message the
+ * caller can act on instead of the server's generic internal error. Errors
+ * are recognised by brand or name, not prototype: another copy of a package
+ * in the process throws its own classes.
+ */
+export function toMcpError(error: unknown, performed: boolean): unknown {
+  if (error instanceof McpError) return error;
+  if (error instanceof ReplayStoreUnavailableError || isNamed(error, 'ReplayStoreUnavailableError'))
+    return withCause(
+      new McpError(
+        ErrorCode.InternalError,
+        'Nothing was changed: the store that keeps each confirmation single-use is unavailable. Retry the same confirmation later; it still runs at most once.',
+      ),
+      error,
+    );
+  if (error instanceof AuditSinkError)
+    return withCause(
+      new McpError(
+        ErrorCode.InternalError,
+        performed
+          ? 'The operation was carried out, but its audit record could not be written. Retrying the same confirmation returns its result without repeating it.'
+          : 'Nothing was changed: the audit trail could not be written. Retry the same request later.',
+      ),
+      error,
+    );
+  return error;
+}
+
+/** `error` with `cause` set (ES2022 `Error.cause`), for logs; never sent on the wire. */
+function withCause(error: McpError, cause: unknown): McpError {
+  Object.defineProperty(error, 'cause', { value: cause, enumerable: false, configurable: true });
+  return error;
+}
+
+function isNamed(error: unknown, name: string): boolean {
+  return error instanceof Error && error.name === name;
+}

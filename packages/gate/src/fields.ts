@@ -1,0 +1,144 @@
+import { field, type PrimitiveSchemaDefinition } from '@mrtr/wire';
+
+/**
+ * Field kinds of a gated tool's form (`gate.tool({ form })`). Each kind
+ * becomes a field of the flat form subset of `client/elicitation` and brings
+ * the check that goes with it, so a tool never writes one by hand:
+ * {@link choose} implies "the answer is one of the live choices",
+ * {@link confirm} and {@link typeToConfirm} imply consent (a form needs one
+ * of them), {@link typeToConfirm} implies "the typed text equals the target".
+ */
+export type FormField = ChooseField | ConfirmField | TypedField | TextField | FlagField;
+
+/** Title and description the person sees. */
+export interface FieldLabels {
+  title: string;
+  description?: string;
+}
+
+/** A choice among candidates the tool finds at ask time (`ask` returns them in `choices`). */
+export interface ChooseField extends FieldLabels {
+  readonly kind: 'choose';
+}
+/** A yes box: the answer must be `true` to consent; `false` is a refusal that uses the ticket up. */
+export interface ConfirmField extends FieldLabels {
+  readonly kind: 'confirm';
+}
+/** Type the name of the target to consent (`ask` returns the expected text in `expect`). */
+export interface TypedField extends FieldLabels {
+  readonly kind: 'typed';
+}
+/** Free text, e.g. a reason recorded in the audit trail; never ask for a secret here. */
+export interface TextField extends FieldLabels {
+  readonly kind: 'text';
+  minLength?: number;
+  maxLength?: number;
+  /** Whether the person may leave it empty (default `false`: required). */
+  optional?: boolean;
+}
+/** An option (e.g. "also destroy the volumes"); never read as consent. */
+export interface FlagField extends FieldLabels {
+  readonly kind: 'flag';
+  default: boolean;
+}
+
+/** Choose one of the candidates `ask` returns under this field's name in `choices`. */
+export const choose = (labels: FieldLabels): ChooseField => ({ kind: 'choose', ...labels });
+/** A "yes, do it" box the person must tick. */
+export const confirm = (labels: FieldLabels): ConfirmField => ({ kind: 'confirm', ...labels });
+/** The person types the target's name (`ask` returns it in `expect`); a mismatch is asked again. */
+export const typeToConfirm = (labels: FieldLabels): TypedField => ({ kind: 'typed', ...labels });
+/** Free text with optional length bounds (in code points). */
+export const text = (labels: FieldLabels & Omit<TextField, 'kind' | keyof FieldLabels>): TextField =>
+  ({ kind: 'text', ...labels });
+/** A boolean option with its default. */
+export const flag = (labels: FieldLabels & { default: boolean }): FlagField => ({
+  kind: 'flag',
+  ...labels,
+});
+
+/** The fields of a form, by name (the order is the order shown). */
+export type FormFields = Record<string, FormField>;
+
+/** The value `perform` receives for each field. */
+export type AnswerOf<F extends FormFields> = {
+  [K in keyof F]: F[K] extends ChooseField
+    ? string
+    : F[K] extends ConfirmField
+      ? true
+      : F[K] extends FlagField
+        ? boolean
+        : F[K] extends TextField
+          ? F[K]['optional'] extends true
+            ? string | undefined
+            : string
+          : string;
+};
+
+/** A candidate of a {@link choose} field: the value sent back, and the label the person reads. */
+export interface Choice {
+  value: string;
+  label: string;
+}
+
+/**
+ * The field's schema in the form subset, with the live `choices` of a
+ * choose field.
+ * @throws {TypeError} for a choose field without choices, or bounds out of order.
+ */
+export function fieldSchema(f: FormField, choices: readonly Choice[] | undefined): PrimitiveSchemaDefinition {
+  const labels = { title: f.title, ...(f.description !== undefined ? { description: f.description } : {}) };
+  switch (f.kind) {
+    case 'choose':
+      if (!choices || choices.length === 0) throw new TypeError(`choose field "${f.title}" has no choices`);
+      return field.select(
+        choices.map((c) => ({ const: c.value, title: c.label })),
+        labels,
+      );
+    case 'confirm':
+      return field.boolean(labels);
+    case 'typed':
+      return field.string({ ...labels, minLength: 1 });
+    case 'text':
+      return field.string({
+        ...labels,
+        ...(f.minLength !== undefined ? { minLength: f.minLength } : {}),
+        ...(f.maxLength !== undefined ? { maxLength: f.maxLength } : {}),
+      });
+    case 'flag':
+      return field.boolean({ ...labels, default: f.default });
+  }
+}
+
+/** Whether the person must answer the field. */
+export function isRequired(f: FormField): boolean {
+  return f.kind === 'flag' ? false : f.kind === 'text' ? f.optional !== true : true;
+}
+
+/** Whether the field only says yes (left out of the approval page, where Approve is the consent). */
+export function isConsent(f: FormField): boolean {
+  return f.kind === 'confirm' || f.kind === 'typed';
+}
+
+/**
+ * A text cut to at most `max` user-perceived characters (grapheme clusters,
+ * `Intl.Segmenter`), with `…` when cut: never in the middle of a character,
+ * an emoji or a combining sequence, so a preview stays valid Unicode.
+ */
+export function preview(value: string, max: number): string {
+  const clean = value.toWellFormed();
+  if (clean.length <= max) return clean;
+  const parts: string[] = [];
+  for (const { segment } of segmenter().segment(clean)) {
+    parts.push(segment);
+    if (parts.length > max) break;
+  }
+  if (parts.length <= max) return clean;
+  return `${parts.slice(0, Math.max(0, max - 1)).join('')}…`;
+}
+
+let cached: Intl.Segmenter | undefined;
+function segmenter(): Intl.Segmenter {
+  cached ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  return cached;
+}

@@ -1,0 +1,128 @@
+import { digestJson } from '@mrtr/digest';
+import type { ReplayStore } from '@mrtr/replay';
+import type { TicketSealer } from '@mrtr/ticket';
+import {
+  ErrorCode,
+  McpError,
+  type RequestedSchema,
+  supportsFormElicitation,
+  supportsUrlElicitation,
+} from '@mrtr/wire';
+import type { ApprovalChannel, ConfirmationLevel } from './approval.js';
+import type { Round } from './round.js';
+import type { AskContext, GateQuestion, GateRequest, GateSpec, LevelPolicy } from './types.js';
+
+/** What a gate lends every round. */
+export interface GateParts<Tx> {
+  sealer: TicketSealer;
+  store: ReplayStore<Tx>;
+  approvals: ApprovalChannel | undefined;
+}
+
+/** One run of the gate: the request, the operation it names, and the round's records. */
+export interface Flow<View, Tx> {
+  readonly parts: GateParts<Tx>;
+  readonly request: GateRequest;
+  readonly spec: GateSpec<View, Tx>;
+  readonly round: Round;
+  readonly principal: string;
+  /** `method:name`, the ticket's `op`. */
+  readonly operation: string;
+  readonly argsDigest: string;
+  readonly phase: string;
+}
+
+/** The live view of the target, with the question it gives (without a notice) in the mode chosen. */
+export interface Asked<View> {
+  context: AskContext<View>;
+  mode: ConfirmationLevel;
+  question: GateQuestion;
+  /** The form the person fills in: the whole schema in form mode; without consent fields on the page. */
+  schema: RequestedSchema;
+  digest: string;
+}
+
+/** The `_meta`-declared capability each mode needs (`data.requiredCapabilities` of `-32021`). */
+export const REQUIRED_CAPABILITIES = {
+  form: { elicitation: { form: {} } },
+  url: { elicitation: { url: {} } },
+} as const;
+
+/** The capability a gated request needs in form mode. */
+export const FORM_ELICITATION_REQUIRED = REQUIRED_CAPABILITIES.form;
+
+/** The level policy of `spec` for this live view. */
+export function policyOf<View, Tx>(spec: GateSpec<View, Tx>, context?: AskContext<View>): LevelPolicy {
+  const level = spec.level ?? 'form';
+  if (typeof level !== 'function') return level;
+  return context === undefined ? 'form-or-url' : level(context);
+}
+
+/**
+ * The mode this request can be asked in under `policy`, from this request's
+ * capabilities only (an earlier declaration never counts).
+ * @throws {McpError} `-32021` with `data.requiredCapabilities` when the client declared no usable mode.
+ */
+export function modeFor(flow: { request: GateRequest }, policy: LevelPolicy): ConfirmationLevel {
+  const caps = flow.request.capabilities;
+  const form = supportsFormElicitation(caps);
+  const url = supportsUrlElicitation(caps);
+  if (policy === 'form' && form) return 'form';
+  if ((policy === 'url' || policy === 'presence') && url) return policy;
+  if (policy === 'form-or-url' && (form || url)) return form ? 'form' : 'url';
+  const needs = policy === 'url' || policy === 'presence' ? 'url' : 'form';
+  const how =
+    needs === 'url'
+      ? 'on the server’s approval page through URL elicitation; declare elicitation.url'
+      : 'through form elicitation; declare elicitation.form';
+  throw new McpError(
+    ErrorCode.MissingRequiredClientCapability,
+    `${flow.request.name} needs a person to confirm it ${how} in _meta clientCapabilities`,
+    { requiredCapabilities: REQUIRED_CAPABILITIES[needs] },
+  );
+}
+
+/** Whether a ticket asked in `mode` may still be answered under `policy`. */
+export function allows(policy: LevelPolicy, mode: ConfirmationLevel): boolean {
+  return policy === mode || (policy === 'form-or-url' && (mode === 'form' || mode === 'url'));
+}
+
+/**
+ * The live question of `context` in `mode`, and its digest: what the ticket
+ * seals so that a retry can tell whether the target still asks the same.
+ * Text is made well-formed (a lone surrogate becomes U+FFFD) before it is
+ * sent or digested.
+ */
+export function asked<View, Tx>(
+  spec: GateSpec<View, Tx>,
+  context: AskContext<View>,
+  mode: ConfirmationLevel,
+): Asked<View> {
+  const q = spec.question(context);
+  const question = { ...q, message: q.message.toWellFormed() };
+  const schema = mode === 'form' ? question.requestedSchema : pageSchema(spec, question);
+  const digest = digestJson({ mode, message: question.message, requestedSchema: schema });
+  return { context, mode, question, schema, digest };
+}
+
+/** The question with a notice before it, for asking again. */
+export function withNotice<View, Tx>(
+  spec: GateSpec<View, Tx>,
+  context: AskContext<View>,
+  notice: string | undefined,
+): GateQuestion {
+  const q = spec.question(context, notice);
+  return { ...q, message: q.message.toWellFormed() };
+}
+
+/** The form of the approval page: the question's fields without those that only say yes. */
+function pageSchema<View, Tx>(spec: GateSpec<View, Tx>, q: GateQuestion): RequestedSchema {
+  const consent = new Set(spec.consentFields ?? []);
+  const properties = Object.fromEntries(
+    Object.entries(q.requestedSchema.properties).filter(([name]) => !consent.has(name)),
+  );
+  const required = (q.requestedSchema.required ?? []).filter((name) => !consent.has(name));
+  return required.length > 0
+    ? { type: 'object', properties, required }
+    : { type: 'object', properties };
+}

@@ -1,0 +1,49 @@
+import type { TicketClaims } from '@mrtr/ticket';
+import { ErrorCode } from '@mrtr/wire';
+import { refusal } from './errors.js';
+import type { Flow } from './flow.js';
+import { TICKET_REFUSAL_DETAIL } from './reasons.js';
+import { previousRoundLink } from './trace.js';
+
+/**
+ * Open the ticket presented as `requestState`: it opens only for this
+ * principal, operation and argument digest (see `@mrtr/ticket`), and must
+ * have been minted for this question key and phase of the tool.
+ * @returns the verified claims; the round's nonce is set and its span linked to the asking round.
+ * @throws {McpError} `-32602` with `data.reason` `ticket_<reason>` or `ticket_operation`, after a `refused` record.
+ */
+export async function openTicket<View, Tx>(flow: Flow<View, Tx>): Promise<TicketClaims> {
+  const { round } = flow;
+  const opened = flow.parts.sealer.open(flow.request.requestState, {
+    sub: flow.principal,
+    op: flow.operation,
+    argsDigest: flow.argsDigest,
+  });
+  if (!opened.ok) {
+    const reason = `ticket_${opened.reason}` as const;
+    await round.emit({ outcome: 'refused', reason });
+    throw refusal(
+      ErrorCode.InvalidParams,
+      reason,
+      `requestState rejected (${opened.reason})${TICKET_REFUSAL_DETAIL[opened.reason] ?? ''}`,
+    );
+  }
+  const claims = opened.claims;
+  round.setNonce(claims.nonce);
+  const link = typeof claims.data === 'string' ? previousRoundLink(claims.data) : undefined;
+  if (link) round.span.addLink(link);
+  // What the sealer cannot know: which question and phase of this tool the ticket was for.
+  if (
+    claims.inputKey !== flow.spec.key ||
+    claims.phase !== flow.phase ||
+    claims.questionDigest === undefined
+  ) {
+    await round.emit({ outcome: 'refused', reason: 'ticket_operation', nonce: claims.nonce });
+    throw refusal(
+      ErrorCode.InvalidParams,
+      'ticket_operation',
+      'requestState rejected (operation): it was issued for another request',
+    );
+  }
+  return claims;
+}

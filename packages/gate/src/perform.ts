@@ -1,0 +1,183 @@
+import { digestEquals, digestJson } from '@mrtr/digest';
+import type { ClaimRequest, Json, OnceResult } from '@mrtr/replay';
+import type { TicketClaims } from '@mrtr/ticket';
+import { type CallToolResult, type InputRequiredResult, textResult } from '@mrtr/wire';
+import type { ConfirmationLevel } from './approval.js';
+import { askAfresh, contextOf } from './ask.js';
+import type { GateAuditEvent } from './audit.js';
+import { type Asked, asked, type Flow } from './flow.js';
+import { type Confirmation, type FormContent, StaleTargetError } from './types.js';
+
+/** Thrown inside the claim when the target is gone or no longer accessible: rolls the claim back. */
+class TargetUnavailable {
+  constructor(readonly result: CallToolResult) {}
+}
+
+/**
+ * Claim the ticket's nonce and, inside the claim, read the target again
+ * (`prepare(tx)`), check it still gives the question the person answered,
+ * and `perform`; the outcome is recorded under the nonce. A target that
+ * changed is asked afresh, one that is gone refused; both roll the claim back.
+ */
+export async function perform<View, Tx>(
+  flow: Flow<View, Tx>,
+  claims: TicketClaims,
+  live: Asked<View>,
+  content: FormContent,
+  confirmation: Confirmation,
+): Promise<CallToolResult | InputRequiredResult> {
+  const { round, spec } = flow;
+  const answer: Json =
+    confirmation.level === 'form'
+      ? { action: 'accept', content }
+      : { action: 'accept', approval: confirmation.approvalId, content };
+  // Written before the claim: a sink that cannot write it stops the mutation.
+  await round.emit({ outcome: 'accepted', ...round.known(), level: confirmation.level });
+  let written: GateAuditEvent | undefined;
+  let result: OnceResult<Json>;
+  try {
+    result = await flow.parts.store.once(claimOf(flow, claims, answer), async (tx: Tx) => {
+      const again = await spec.prepare(tx);
+      if (again.result) throw new TargetUnavailable(again.result);
+      const now = asked(spec, contextOf(again), live.mode);
+      if (!digestEquals(now.digest, live.digest))
+        throw new StaleTargetError('the target changed while the answer was on its way');
+      const done = toJson(
+        await spec.perform({
+          content,
+          view: now.context.view,
+          candidates: now.context.candidates,
+          claims,
+          confirmation,
+          tx,
+        }),
+      );
+      // Inside the store's transaction: a failed write rolls back the claim and the mutation.
+      written = await round.inTransaction(tx, {
+        outcome: 'completed',
+        ...round.known(),
+        question: live.question.message,
+        level: confirmation.level,
+        isError: isErrorOf(done),
+      });
+      return done;
+    });
+  } catch (error) {
+    if (error instanceof TargetUnavailable) {
+      await round.emit({ outcome: 'refused', reason: 'target_unavailable', ...round.known() });
+      return error.result;
+    }
+    if (error instanceof StaleTargetError) {
+      const prepared = await spec.prepare(undefined);
+      if (prepared.result) {
+        await round.emit({ outcome: 'refused', reason: 'target_unavailable', ...round.known() });
+        return prepared.result;
+      }
+      return askAfresh(flow, asked(spec, contextOf(prepared), live.mode), {
+        reason: 'stale_target',
+        notice: 'What you were asked about changed before it could be done; here is the question as it stands now.',
+      });
+    }
+    throw error;
+  }
+  return settle(flow, result, 'completed', written, live.question.message, confirmation.level);
+}
+
+/**
+ * A refusal by the person (`decline`, a denial on the page, an accept
+ * without consent): claim the nonce so the ticket is used up, and answer a
+ * complete, non-error result.
+ */
+export async function decline<View, Tx>(
+  flow: Flow<View, Tx>,
+  claims: TicketClaims,
+  live: Asked<View> | undefined,
+): Promise<CallToolResult> {
+  const { round, spec } = flow;
+  const context = live?.context;
+  const level = live?.mode ?? (claims.approvalId === undefined ? 'form' : 'url');
+  const question = live?.question.message;
+  let written: GateAuditEvent | undefined;
+  const result = await flow.parts.store.once(
+    claimOf(flow, claims, { action: 'decline' }),
+    async (tx: Tx) => {
+      const declined = toJson(
+        spec.declined?.(context) ?? textResult('Declined. Nothing was changed.'),
+      );
+      written = await round.inTransaction(tx, {
+        outcome: 'declined',
+        ...round.known(),
+        ...(question !== undefined ? { question } : {}),
+        level,
+        isError: isErrorOf(declined),
+      });
+      return declined;
+    },
+  );
+  return settle(flow, result, 'declined', written, question, level);
+}
+
+/**
+ * What the replay store keys and compares: the nonce, and the digest of
+ * everything the answer bound, so an identical re-issue gets the recorded
+ * outcome. The record lives as long as the ticket can still open
+ * (`TicketSealer.acceptedUntil`): never shorter, or a re-send after it was
+ * forgotten would run again.
+ */
+function claimOf<View, Tx>(flow: Flow<View, Tx>, claims: TicketClaims, answer: Json): ClaimRequest {
+  return {
+    nonce: claims.nonce,
+    requestDigest: digestJson({
+      sub: claims.sub,
+      op: claims.op,
+      argsDigest: claims.argsDigest,
+      inputKey: claims.inputKey,
+      answer,
+    }),
+    expiresAt: flow.parts.sealer.acceptedUntil(claims),
+  };
+}
+
+/** The end of a claim: the store's verdict, audited (a record written in the transaction goes to the other sinks now). */
+async function settle<View, Tx>(
+  flow: Flow<View, Tx>,
+  result: OnceResult<Json>,
+  performed: 'completed' | 'declined',
+  written: GateAuditEvent | undefined,
+  question: string | undefined,
+  level: ConfirmationLevel,
+): Promise<CallToolResult> {
+  const { round } = flow;
+  const about = { ...round.known(), level, ...(question !== undefined ? { question } : {}) };
+  switch (result.status) {
+    case 'performed':
+      // Committed: from here on an error must not claim that nothing changed.
+      round.performed = true;
+      round.closed = true;
+      if (written) await round.afterCommit(written);
+      else await round.emit({ outcome: performed, ...about, isError: isErrorOf(result.outcome) });
+      return result.outcome as unknown as CallToolResult;
+    case 'replayed':
+      await round.emit({ outcome: 'replayed', ...about, isError: isErrorOf(result.outcome) });
+      return result.outcome as unknown as CallToolResult;
+    case 'refused':
+      await round.emit({ outcome: 'refused', reason: `nonce_${result.reason}`, ...about });
+      return textResult(
+        result.reason === 'in_progress'
+          ? 'This confirmation is being carried out by another request; nothing more was done.'
+          : 'This confirmation was already used. Nothing was changed; call the tool again for a new confirmation.',
+        { isError: true },
+      );
+  }
+}
+
+function toJson(result: CallToolResult): Json {
+  return JSON.parse(JSON.stringify(result)) as Json;
+}
+
+/** `isError` of a recorded `CallToolResult`. */
+function isErrorOf(result: Json): boolean {
+  return typeof result === 'object' && result !== null && !Array.isArray(result)
+    ? result.isError === true
+    : false;
+}

@@ -1,0 +1,59 @@
+import type { TicketFailureReason } from '@mrtr/ticket';
+
+/**
+ * Why a round refused: nothing was asked or done. The audit record's
+ * `reason`, the span's `mrtr.gate.reason`, and `data.reason` of the JSON-RPC
+ * error where the refusal is one.
+ * - `capability_missing`: this request's `_meta` declares no elicitation mode the operation can use (`-32021`);
+ * - `ticket_<reason>`: `requestState` did not open for this principal, operation and arguments (`-32602`;
+ *   `ticket_mac` covers altered tickets and tickets of other operations or arguments alike);
+ * - `ticket_operation`: the ticket was minted for another question or phase of this tool (`-32602`);
+ * - `nonce_used`: the ticket was already used for another answer (an `isError` result);
+ * - `nonce_in_progress`: an identical confirmation is being carried out right now (an `isError` result);
+ * - `not_asked`: the tool answered at once without a question (nothing matched, no access);
+ * - `target_unavailable`: on a retry, the tool answered without a question: the target is gone or no longer accessible;
+ * - `approval_unknown`: the approval the ticket names is gone (expired or swept) or bound to something else (`-32602`).
+ */
+export type RefusalReason =
+  | 'capability_missing'
+  | `ticket_${TicketFailureReason}`
+  | 'ticket_operation'
+  | 'nonce_used'
+  | 'nonce_in_progress'
+  | 'not_asked'
+  | 'target_unavailable'
+  | 'approval_unknown';
+
+/**
+ * Why the person is asked again, nothing consumed:
+ * - `no_answer`: no valid answer under the question's key;
+ * - `invalid_content`: the content does not fit the requested schema, or is text Unicode cannot carry;
+ * - `not_a_candidate`: the chosen id is not one of those offered;
+ * - `check_failed`: a rule the schema cannot say failed (a typed name differs);
+ * - `question_changed`: the live target no longer gives the question the ticket sealed: asked afresh, new ticket;
+ * - `stale_target`: the target changed inside the claim: the claim was rolled back and a fresh question follows;
+ * - `approval_pending`: the approval page has no decision yet: the same URL again.
+ */
+export type AskAgainReason =
+  | 'no_answer'
+  | 'invalid_content'
+  | 'not_a_candidate'
+  | 'check_failed'
+  | 'question_changed'
+  | 'stale_target'
+  | 'approval_pending';
+
+/**
+ * Every reason code a gate writes: refusals, asks again, and
+ * `audit_sink_failed` on a `failed` record (other `failed` records carry the
+ * error's `name`).
+ */
+export type GateReason = RefusalReason | AskAgainReason | 'audit_sink_failed';
+
+/** What a ticket refusal tells the caller beyond its reason; never anything from inside the ticket. */
+export const TICKET_REFUSAL_DETAIL: Partial<Record<TicketFailureReason, string>> = {
+  principal: ': it was issued for another caller',
+  mac: ': it was altered, or issued for another operation or other arguments',
+  expired: ': the confirmation expired; call the tool again',
+  kid: ': it was sealed under a key this server no longer holds; call the tool again',
+};

@@ -1,0 +1,271 @@
+import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
+import {
+  type CallToolResult,
+  ErrorCode,
+  type InputRequiredResult,
+  McpError,
+  type RequestedSchema,
+  type ToolAnnotations,
+} from '@mrtr/wire';
+import type { ConfirmationGate } from './gate.js';
+import {
+  type AnswerOf,
+  type Choice,
+  type FormFields,
+  fieldSchema,
+  isConsent,
+  isRequired,
+} from './fields.js';
+import type { Confirmation, GateRequest, GateSpec, LevelPolicy } from './types.js';
+
+/** An argument schema: Standard Schema for validation and Standard JSON Schema for `inputSchema` (zod 4 is both). */
+export type ArgsSchema<Args> = StandardSchemaV1<unknown, Args> & StandardJSONSchemaV1<unknown, Args>;
+
+/** What `ask` found: the question to put, or a final result instead (nothing matched, no access). */
+export type Asking<View, F extends FormFields> =
+  | {
+      /** What the person reads: what will happen, to what, and that it cannot be undone. */
+      message: string;
+      /** What `perform` needs of the target; the question is a function of it and the message. */
+      view: View;
+      /** The live candidates of each `choose` field. */
+      choices?: { [K in keyof F]?: readonly Choice[] };
+      /** The text each `typeToConfirm` field must equal. */
+      expect?: { [K in keyof F]?: string };
+    }
+  | { result: CallToolResult };
+
+/** What `ask` and `perform` receive about the call. */
+export interface CallInput<Args, Tx> {
+  /** The validated arguments. */
+  args: Args;
+  /** The authenticated principal's id. */
+  principal: string;
+  /**
+   * `undefined` when asking; inside the replay store's claim, its
+   * transaction: read with it and lock what will change (`FOR UPDATE`).
+   */
+  tx: Tx | undefined;
+}
+
+/** What `perform` receives: the call, the live view, the typed answer, and the claim's transaction. */
+export interface PerformCall<Args, View, F extends FormFields, Tx> {
+  args: Args;
+  principal: string;
+  /** The target as read inside the claim, unchanged from what the person was asked about. */
+  view: View;
+  /** The person's answer, one value per form field (consent fields are `true` or the typed text). */
+  answer: AnswerOf<F>;
+  /** The transaction the nonce is claimed in: mutate on it, so both commit or neither does. */
+  tx: Tx;
+  /** How the person confirmed (form, or approval page with `approvalId` and a passkey's `credentialId`). */
+  confirmation: Confirmation;
+  /** The ticket nonce just claimed: key an idempotent mutation on it. */
+  nonce: string;
+}
+
+/** One gated tool, declared once: arguments, form, what to ask, what to do. */
+export interface GatedToolDeclaration<Args, View, F extends FormFields, Tx> {
+  name: string;
+  title?: string;
+  description: string;
+  /** The arguments, declared once: validation and `inputSchema` both come from it. */
+  args: ArgsSchema<Args>;
+  /** `tools/list` annotations (default `destructiveHint: true`, `idempotentHint: false`). */
+  annotations?: ToolAnnotations;
+  /** The form, by field kind (`choose`, `confirm`, `typeToConfirm`, `text`, `flag`); at least one consent field. */
+  form: F;
+  /** The `inputRequests` key of the question (default `confirm`). */
+  key?: string;
+  /** How the person must confirm (default `form`), or a function of the live view and arguments. */
+  level?: LevelPolicy | ((view: View, args: Args) => LevelPolicy);
+  /** Read the target (re-authorize too) and say what to ask; called every round and again inside the claim. */
+  ask(call: CallInput<Args, Tx>): Promise<Asking<View, F>>;
+  /** Mutate, on `tx`. Runs at most once per confirmation. */
+  perform(call: PerformCall<Args, View, F, Tx>): Promise<CallToolResult>;
+  /** Result when the person declines (default: a plain refusal that says nothing changed). */
+  declined?(args: Args): CallToolResult;
+  /** Result when the person dismisses the question (default: says nothing changed). */
+  cancelled?(args: Args): CallToolResult;
+}
+
+/**
+ * A gated tool as an MCP server lists and calls it: the shape of
+ * `@mrtr/server`'s `ToolDefinition` (and what the SDK bridge registers).
+ */
+export interface GatedTool<Args> {
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema: { type: 'object'; [key: string]: unknown };
+  annotations: ToolAnnotations;
+  /**
+   * Validate raw arguments: undeclared ones and invalid values are refused.
+   * @throws {McpError} `-32602` naming the argument (never echoing its value).
+   */
+  parse(raw: unknown): Args;
+  /** One round of the confirmation for `args` (already parsed). */
+  handler(args: Args, request: GateRequest): Promise<CallToolResult | InputRequiredResult>;
+}
+
+/** The low-level view a declaration's question is built from. */
+interface Shown<View> {
+  message: string;
+  view: View;
+  choices: Record<string, readonly Choice[]>;
+  expect: Record<string, string>;
+}
+
+/**
+ * Build the {@link GatedTool} of `declaration` on `gate`.
+ * @throws {TypeError} at once when the form has no consent field (`confirm` or `typeToConfirm`),
+ *   or the argument schema gives no object JSON Schema.
+ */
+export function gatedTool<Args, View, F extends FormFields, Tx>(
+  gate: ConfirmationGate<Tx>,
+  declaration: GatedToolDeclaration<Args, View, F, Tx>,
+): GatedTool<Args> {
+  const form = Object.entries(declaration.form);
+  if (!form.some(([, f]) => isConsent(f)))
+    throw new TypeError(
+      `gated tool ${declaration.name} needs a consent field in its form (confirm or typeToConfirm): in form mode accept only means the form was submitted`,
+    );
+  const inputSchema = objectSchema(declaration);
+  const declared = new Set(Object.keys((inputSchema.properties as object | undefined) ?? {}));
+  const chooser = form.find(([, f]) => f.kind === 'choose')?.[0];
+  const consentFields = form.filter(([, f]) => isConsent(f)).map(([name]) => name);
+  const level = declaration.level;
+
+  return {
+    name: declaration.name,
+    ...(declaration.title !== undefined ? { title: declaration.title } : {}),
+    description: declaration.description,
+    inputSchema,
+    annotations: { destructiveHint: true, idempotentHint: false, ...declaration.annotations },
+    parse(raw) {
+      return parseArgs(declaration, declared, raw);
+    },
+    handler(args, request) {
+      const principal = typeof request.principal === 'string' ? request.principal : request.principal.id;
+      const spec: GateSpec<Shown<View>, Tx> = {
+        key: declaration.key ?? 'confirm',
+        ...(level === undefined
+          ? {}
+          : { level: typeof level === 'function' ? ({ view }) => level(view.view, args) : level }),
+        ...(chooser !== undefined ? { candidateField: chooser } : {}),
+        consentFields,
+        async prepare(tx) {
+          const asking = await declaration.ask({ args, principal, tx });
+          if ('result' in asking) return { result: asking.result };
+          const shown: Shown<View> = {
+            message: asking.message,
+            view: asking.view,
+            choices: (asking.choices ?? {}) as Record<string, readonly Choice[]>,
+            expect: (asking.expect ?? {}) as Record<string, string>,
+          };
+          const candidates = chooser === undefined ? undefined : (shown.choices[chooser] ?? []).map((c) => c.value);
+          return candidates === undefined ? { view: shown } : { view: shown, candidates };
+        },
+        question({ view }, notice) {
+          return {
+            message: notice ? `${notice}\n\n${view.message}` : view.message,
+            requestedSchema: requestedSchemaOf(declaration.form, view.choices),
+          };
+        },
+        consents: (content) =>
+          form.every(([name, f]) => f.kind !== 'confirm' || content[name] === true),
+        check(content, { view }) {
+          for (const [name, f] of form) {
+            if (f.kind !== 'typed') continue;
+            const expected = view.expect[name];
+            if (expected === undefined || content[name] !== expected)
+              return `Confirmation did not match: you typed "${String(content[name])}", expected "${expected ?? ''}". Type it exactly to confirm.`;
+          }
+          return undefined;
+        },
+        perform: ({ content, view, tx, confirmation, claims }) =>
+          declaration.perform({
+            args,
+            principal,
+            view: view.view,
+            answer: answerOf(declaration.form, content, view.expect) as AnswerOf<F>,
+            tx,
+            confirmation,
+            nonce: claims.nonce,
+          }),
+        ...(declaration.declined ? { declined: () => (declaration.declined as (a: Args) => CallToolResult)(args) } : {}),
+        ...(declaration.cancelled
+          ? { cancelled: () => (declaration.cancelled as (a: Args) => CallToolResult)(args) }
+          : {}),
+      };
+      return gate.run({ ...request, arguments: args as Record<string, unknown> }, spec);
+    },
+  };
+}
+
+/** The tool's `inputSchema`: the Standard JSON Schema of its arguments, closed to undeclared properties. */
+function objectSchema(declaration: { name: string; args: StandardJSONSchemaV1 }): GatedTool<unknown>['inputSchema'] {
+  const { $schema: _dialect, ...schema } = declaration.args['~standard'].jsonSchema.input({
+    target: 'draft-2020-12',
+  });
+  if (schema.type !== 'object')
+    throw new TypeError(`gated tool ${declaration.name}: args must be an object schema`);
+  if (schema.additionalProperties === undefined) schema.additionalProperties = false;
+  return schema as GatedTool<unknown>['inputSchema'];
+}
+
+function parseArgs<Args>(
+  declaration: { name: string; args: StandardSchemaV1<unknown, Args> },
+  declared: ReadonlySet<string>,
+  raw: unknown,
+): Args {
+  const invalid = (where: string, why: string) =>
+    new McpError(ErrorCode.InvalidParams, `Invalid arguments for ${declaration.name}: ${where}${why}`);
+  if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
+    for (const name of Object.keys(raw))
+      if (!declared.has(name)) throw invalid(`"${name.slice(0, 64).toWellFormed()}": `, 'not an argument of this tool');
+  }
+  const result = declaration.args['~standard'].validate(raw);
+  if (result instanceof Promise)
+    throw new TypeError(`gated tool ${declaration.name}: argument validation must be synchronous`);
+  if (result.issues) {
+    const issue = result.issues[0];
+    const path = (issue?.path ?? [])
+      .map((p) => String(typeof p === 'object' ? p.key : p))
+      .join('.');
+    throw invalid(path ? `${path}: ` : '', issue?.message ?? 'invalid');
+  }
+  return result.value;
+}
+
+/** The requested schema of `form` with the live choices. */
+function requestedSchemaOf(form: FormFields, choices: Record<string, readonly Choice[]>): RequestedSchema {
+  const properties: RequestedSchema['properties'] = {};
+  const required: string[] = [];
+  for (const [name, f] of Object.entries(form)) {
+    properties[name] = fieldSchema(f, choices[name]);
+    if (isRequired(f)) required.push(name);
+  }
+  return { type: 'object', properties, required };
+}
+
+/**
+ * The typed answer: each form field's value, flags with their defaults,
+ * consent fields as given (on the approval page, where Approve is the
+ * consent, `true` and the expected text).
+ */
+function answerOf(
+  form: FormFields,
+  content: Record<string, unknown>,
+  expect: Record<string, string>,
+): Record<string, unknown> {
+  const answer: Record<string, unknown> = {};
+  for (const [name, f] of Object.entries(form)) {
+    const value = content[name];
+    if (f.kind === 'flag') answer[name] = typeof value === 'boolean' ? value : f.default;
+    else if (f.kind === 'confirm') answer[name] = true;
+    else if (f.kind === 'typed') answer[name] = expect[name];
+    else answer[name] = value;
+  }
+  return answer;
+}
