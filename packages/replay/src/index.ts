@@ -27,4 +27,5 @@ export {
   type ReplayStore,
   ReplayStoreUnavailableError,
 } from './contract.js';
+export { LedgerReplayStore } from './ledger.js';
 export { MemoryReplayStore, type MemoryReplayStoreOptions } from './memory.js';
