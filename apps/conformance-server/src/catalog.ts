@@ -4,7 +4,7 @@ import type {
   ResourceTemplateDefinition,
 } from '@mrtr/server';
 import type { CompleteRequestParams, CompleteResult, GetPromptResult } from '@mrtr/wire';
-import { ElicitResultSchema, field, formSchema } from '@mrtr/wire';
+import { ElicitResultSchema, field, formElicitation, formSchema, inputRequired } from '@mrtr/wire';
 import { RED_PIXEL_PNG } from './media.js';
 
 /** The prompts, resources and completions of the conformance server scenarios. */
@@ -87,18 +87,12 @@ export const prompts: PromptDefinition[] = [
           { role: 'user', content: { type: 'text', text: `Use this context: ${context}` } },
         ]);
       }
-      return {
-        resultType: 'input_required',
-        inputRequests: {
-          user_context: {
-            method: 'elicitation/create',
-            params: {
-              message: 'What context should the prompt use?',
-              requestedSchema: formSchema({ context: field.string() }, { required: ['context'] }),
-            },
-          },
-        },
-      };
+      return inputRequired({
+        user_context: formElicitation(
+          'What context should the prompt use?',
+          formSchema({ context: field.string() }, { required: ['context'] }),
+        ),
+      });
     },
   },
 ];

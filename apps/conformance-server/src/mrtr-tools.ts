@@ -11,6 +11,7 @@ import {
   type InputRequest,
   type InputRequests,
   type InputRequiredResult,
+  inputRequired,
   ListRootsResultSchema,
   McpError,
   textResult,
@@ -58,12 +59,6 @@ const askGreeting: InputRequest = {
 };
 const askRoots: InputRequest = { method: 'roots/list', params: {} };
 
-function inputRequired(inputRequests: InputRequests, requestState?: string): InputRequiredResult {
-  return requestState === undefined
-    ? { resultType: 'input_required', inputRequests }
-    : { resultType: 'input_required', inputRequests, requestState };
-}
-
 /** The accepted `content[field]` of an elicitation answer, if it is a string. */
 function acceptedString(answer: unknown, name: string): string | undefined {
   const parsed = ElicitResultSchema.safeParse(answer);
@@ -97,18 +92,18 @@ function stateCodec(sealer: TicketSealer) {
   const binding = (ctx: ToolCallContext) => ({
     sub: ctx.principal.id,
     op: `tools/call:${ctx.name}`,
-    ad: digestJson(ctx.arguments),
+    argsDigest: digestJson(ctx.arguments),
   });
   return {
-    seal(ctx: ToolCallContext, phase: string, app: Record<string, string> = {}): string {
-      return sealer.seal({ ...binding(ctx), key: phase, ph: phase, app }).ticket;
+    seal(ctx: ToolCallContext, phase: string, data: Record<string, string> = {}): string {
+      return sealer.seal({ ...binding(ctx), inputKey: phase, phase, data }).ticket;
     },
     /** The sealed phase and data; a state that fails to open is refused (`-32602`), never trusted. */
-    open(ctx: ToolCallContext): { phase: string; app: Record<string, string> } {
+    open(ctx: ToolCallContext): { phase: string; data: Record<string, string> } {
       const opened = sealer.open<Record<string, string>>(ctx.requestState ?? '', binding(ctx));
       if (!opened.ok)
         throw new McpError(ErrorCode.InvalidParams, `requestState rejected (${opened.reason})`);
-      return { phase: opened.claims.ph, app: opened.claims.app ?? {} };
+      return { phase: opened.claims.phase, data: opened.claims.data ?? {} };
     },
   };
 }
@@ -120,7 +115,7 @@ export function mrtrTools(gate: ConfirmationGate, sealer: TicketSealer): AnyTool
     tool(name, description, (ctx) =>
       gate.run(ctx, {
         key: 'confirm',
-        prepare: async () => ({ app: undefined }),
+        prepare: async () => ({ view: undefined }),
         question: (_sealed, notice) => ({
           message: notice ? `${notice} Please confirm` : 'Please confirm',
           requestedSchema: formSchema({ ok: field.boolean({ title: 'OK' }) }, { required: ['ok'] }),
@@ -188,7 +183,7 @@ export function mrtrTools(gate: ConfirmationGate, sealer: TicketSealer): AnyTool
           { step1: askName('Step 1: What is your name?') },
           state.seal(ctx, 'step1'),
         );
-      const { phase, app } = state.open(ctx);
+      const { phase, data } = state.open(ctx);
       if (phase === 'step1') {
         const name = acceptedString(ctx.inputResponses?.step1, 'name');
         if (name === undefined)
@@ -197,7 +192,7 @@ export function mrtrTools(gate: ConfirmationGate, sealer: TicketSealer): AnyTool
       }
       const color = acceptedString(ctx.inputResponses?.step2, 'color');
       if (color === undefined) return inputRequired({ step2: askColor }, ctx.requestState);
-      return textResult(`${app.name ?? 'Someone'} likes ${color}.`);
+      return textResult(`${data.name ?? 'Someone'} likes ${color}.`);
     }),
     tool(
       'test_input_required_result_capabilities',

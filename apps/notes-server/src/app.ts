@@ -1,7 +1,7 @@
 import { migrateAuditTable, PostgresAuditSink } from '@mrtr/audit';
 import { bearerAuthenticator, listen, type RunningServer } from '@mrtr/example-kit';
 import { type AuditSink, ConfirmationGate } from '@mrtr/gate';
-import type { ReplayStore } from '@mrtr/replay';
+import { LedgerReplayStore, type ReplayStore } from '@mrtr/replay';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
 import { createMcpEndpoint, type McpEndpoint } from '@mrtr/server';
 import { TicketSealer } from '@mrtr/ticket';
@@ -18,18 +18,18 @@ export interface NotesServerOptions {
   /** Master secret for tickets, at least 32 bytes. */
   secret: Uint8Array | string;
   /**
-   * Replay store shared by every instance. Default: a `PostgresReplayStore`
-   * on `db` (table `mrtr_replay`), whose claim runs inside the transaction
-   * that deletes the note. A store given here (e.g. `MemoryReplayStore`,
-   * `RedisReplayStore`) cannot share that transaction: the delete then runs
-   * in a transaction of its own after the claim.
+   * A faster replay store shared by every instance (e.g. `RedisReplayStore`,
+   * `MemoryReplayStore`), put in front of the ledger. The ledger is always a
+   * `PostgresReplayStore` on `db` (table `mrtr_replay`) whose claim commits
+   * in the transaction that deletes the note, so a store here that forgets
+   * a record (Redis restarted empty) can never make a deletion run twice.
    */
-  store?: ReplayStore<undefined>;
+  store?: ReplayStore<void> | ReplayStore<undefined>;
   /**
    * Audit sinks (optional), e.g. `new JsonLinesAuditSink()` of `@mrtr/audit`: each round of
    * a gated tool writes its records there (`GateAuditEvent` of `@mrtr/gate`).
    */
-  audit?: AuditSink<Queryable | undefined> | readonly AuditSink<Queryable | undefined>[];
+  audit?: AuditSink<Queryable> | readonly AuditSink<Queryable>[];
   /**
    * Also write the records to table `mrtr_audit` of `db` (created if missing). With the
    * default replay store, the `completed` and `declined` rows commit in the transaction that
@@ -72,18 +72,14 @@ export async function createNotesEndpoint(options: NotesServerOptions): Promise<
 /** The endpoint, and the sweep of the default replay store when it is the one in use. */
 async function assemble(
   options: NotesServerOptions,
-): Promise<{ endpoint: McpEndpoint; sweep?: () => Promise<number> }> {
+): Promise<{ endpoint: McpEndpoint; sweep: () => Promise<number> }> {
   await migrate(options.db, [...new Set(options.tokens.values())]);
-  let store: ReplayStore<Queryable | undefined>;
-  let sweep: (() => Promise<number>) | undefined;
-  if (options.store) {
-    store = options.store;
-  } else {
-    const own = await openReplayStore(options.db);
-    store = own;
-    sweep = () => own.sweep();
-  }
-  const gate = new ConfirmationGate<Queryable | undefined>({
+  const ledger = await openReplayStore(options.db);
+  const store: ReplayStore<Queryable> = options.store
+    ? new LedgerReplayStore(options.store, ledger)
+    : ledger;
+  const sweep = () => ledger.sweep();
+  const gate = new ConfirmationGate<Queryable>({
     sealer: new TicketSealer({
       keys: [{ kid: 'k1', secret: options.secret }],
       ...(options.now ? { now: options.now } : {}),
@@ -98,25 +94,22 @@ async function assemble(
     tools: notesTools(options.db, gate),
     authenticate: bearerAuthenticator(options.tokens),
   });
-  return sweep ? { endpoint, sweep } : { endpoint };
+  return { endpoint, sweep };
 }
 
 /**
  * Start the notes server on `host:port` (port 0 picks a free one) at path
- * `/mcp`. With the default replay store, expired `mrtr_replay` rows are
- * swept every `sweepIntervalMs` milliseconds (default 60 000) until `close()`.
+ * `/mcp`. Expired `mrtr_replay` rows are swept every `sweepIntervalMs`
+ * milliseconds (default 60 000) until `close()`.
  */
 export async function startNotesServer(
   options: NotesServerOptions & { host?: string; port?: number; sweepIntervalMs?: number },
 ): Promise<RunningServer> {
   const { endpoint, sweep } = await assemble(options);
-  let sweeper: NodeJS.Timeout | undefined;
-  if (sweep) {
-    sweeper = setInterval(() => {
-      sweep().catch((error: unknown) => console.warn(`replay sweep failed: ${String(error)}`));
-    }, options.sweepIntervalMs ?? 60_000);
-    sweeper.unref();
-  }
+  const sweeper = setInterval(() => {
+    sweep().catch((error: unknown) => console.warn(`replay sweep failed: ${String(error)}`));
+  }, options.sweepIntervalMs ?? 60_000);
+  sweeper.unref();
   return listen(endpoint, {
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 0,
@@ -125,10 +118,8 @@ export async function startNotesServer(
 }
 
 /** The sinks of `options`: those given, then table `mrtr_audit` of `db` when `auditTable` is set. */
-async function auditSinks(
-  options: NotesServerOptions,
-): Promise<AuditSink<Queryable | undefined>[]> {
-  const sinks = [options.audit ?? []].flat() as AuditSink<Queryable | undefined>[];
+async function auditSinks(options: NotesServerOptions): Promise<AuditSink<Queryable>[]> {
+  const sinks = [options.audit ?? []].flat() as AuditSink<Queryable>[];
   if (options.auditTable) {
     await migrateAuditTable(options.db);
     sinks.push(new PostgresAuditSink(options.db));

@@ -21,6 +21,7 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { JsonLinesAuditSink, readAuditRecords } from '@mrtr/audit';
+import { fieldOptions } from '@mrtr/wire';
 import { randomSecret, startNotesServer } from './app.js';
 import { openDatabase } from './db.js';
 
@@ -100,7 +101,7 @@ async function main(): Promise<void> {
     console.log('\n  [person] the form, as received:');
     console.log(indent(params.message, '    | '));
     console.log(indent(`requestedSchema: ${show(params.requestedSchema, 2)}`));
-    const noteId = params.requestedSchema.properties.note_id?.enum?.[0];
+    const noteId = fieldOptions(params.requestedSchema.properties.note_id)[0];
     if (noteId === undefined) {
       console.log('  [person] no note to choose: declining');
       return { action: 'decline' };

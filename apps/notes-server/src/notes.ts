@@ -130,19 +130,16 @@ export async function listNotes(q: Queryable, workspaceUri: string): Promise<Not
   return rows.map(toNote);
 }
 
-/** The notes of a workspace whose title is exactly `title`. */
-export async function findByTitle(q: Queryable, workspaceUri: string, title: string) {
+/**
+ * The notes of a workspace whose title is exactly `title`; with `lock`, their
+ * rows stay locked until the transaction `q` ends (`FOR UPDATE`).
+ */
+export async function findByTitle(q: Queryable, workspaceUri: string, title: string, lock = false) {
   const { rows } = await q.query<NoteRow>(
-    'SELECT * FROM notes WHERE workspace_uri = $1 AND title = $2 ORDER BY created_at, id',
+    `SELECT * FROM notes WHERE workspace_uri = $1 AND title = $2 ORDER BY created_at, id${lock ? ' FOR UPDATE' : ''}`,
     [workspaceUri, title],
   );
   return rows.map(toNote);
-}
-
-/** Read one note and lock its row until the transaction ends. */
-export async function lockNote(tx: Queryable, id: string): Promise<Note | undefined> {
-  const { rows } = await tx.query<NoteRow>('SELECT * FROM notes WHERE id = $1 FOR UPDATE', [id]);
-  return rows[0] ? toNote(rows[0]) : undefined;
 }
 
 /** Delete one note by id. */

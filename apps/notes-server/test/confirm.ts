@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { callTool } from '@mrtr/spec-schema';
+import { fieldOptions } from '@mrtr/wire';
 import { expect } from 'vitest';
 import type { Queryable } from '../src/db.js';
 
@@ -38,8 +39,9 @@ export async function ask(url: string, token: string, uri: string) {
   expect(r.body.result?.resultType).toBe('input_required');
   return {
     requestState: r.body.result.requestState as string,
-    candidates: r.body.result.inputRequests.delete_choice.params.requestedSchema.properties.note_id
-      .enum as string[],
+    candidates: fieldOptions(
+      r.body.result.inputRequests.delete_choice.params.requestedSchema.properties.note_id,
+    ),
   };
 }
 

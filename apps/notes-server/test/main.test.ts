@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { callTool } from '@mrtr/spec-schema';
 import { startServerProcess } from '@mrtr/test-services';
+import { fieldOptions } from '@mrtr/wire';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const dir = mkdtempSync(join(tmpdir(), 'notes-main-'));
@@ -35,7 +36,9 @@ async function deleteOne(url: string) {
   const args = { workspaceUri: 'notes://team', title: 'Meeting notes' };
   const first = await callTool(url, 'tok-alice', 'notes_delete', args);
   const { requestState, inputRequests } = first.body.result;
-  const noteId = inputRequests.delete_choice.params.requestedSchema.properties.note_id.enum[0];
+  const noteId = fieldOptions(
+    inputRequests.delete_choice.params.requestedSchema.properties.note_id,
+  )[0];
   const done = await callTool(url, 'tok-alice', 'notes_delete', args, {
     requestState,
     inputResponses: {

@@ -1,6 +1,7 @@
 import { MemoryReplayStore } from '@mrtr/replay';
 import { callTool } from '@mrtr/spec-schema';
 import { dropSchema, POSTGRES_URL, postgresReachable } from '@mrtr/test-services';
+import { fieldOptions } from '@mrtr/wire';
 import { afterAll, describe, expect, it } from 'vitest';
 import { randomSecret, startNotesServer } from '../src/app.js';
 import { type Database, openDatabase } from '../src/db.js';
@@ -33,8 +34,9 @@ describe.skipIf(!reachable)('notes server on a PostgreSQL server', () => {
       const args = { workspaceUri: 'notes://team', title: 'Meeting notes' };
       const first = await callTool(a.url, 'tok-alice', 'notes_delete', args);
       const { requestState, inputRequests } = first.body.result;
-      const candidates: string[] =
-        inputRequests.delete_choice.params.requestedSchema.properties.note_id.enum;
+      const candidates: string[] = fieldOptions(
+        inputRequests.delete_choice.params.requestedSchema.properties.note_id,
+      );
       expect([...candidates].sort()).toEqual(seeded.rows.map((r) => r.id).sort());
       const responses = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>

@@ -1,5 +1,6 @@
 import { MemoryReplayStore } from '@mrtr/replay';
 import { callTool } from '@mrtr/spec-schema';
+import { fieldOptions } from '@mrtr/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, randomSecret, startNotesServer } from '../src/app.js';
 import { type Database, openDatabase } from '../src/db.js';
@@ -77,7 +78,7 @@ describe('notes_delete over raw HTTP', () => {
     const form = first.inputRequests.delete_choice;
     expect(form.method).toBe('elicitation/create');
     expect(form.params.mode).toBe('form');
-    expect([...form.params.requestedSchema.properties.note_id.enum].sort()).toEqual(
+    expect([...fieldOptions(form.params.requestedSchema.properties.note_id)].sort()).toEqual(
       [...ws.dups].sort(),
     );
     expect(form.params.requestedSchema.required).toEqual(['note_id', 'confirm']);
@@ -104,7 +105,7 @@ describe('notes_delete over raw HTTP', () => {
     const ws = await workspace();
     const first = await ask(ws.uri, ALICE, 'Other');
     expect(
-      first.inputRequests.delete_choice.params.requestedSchema.properties.note_id.enum,
+      fieldOptions(first.inputRequests.delete_choice.params.requestedSchema.properties.note_id),
     ).toEqual([ws.other]);
     expect(await remaining(ws.uri)).toHaveLength(4);
   });
@@ -383,7 +384,9 @@ describe('notes_delete over raw HTTP', () => {
     expect(r.body.result.resultType).toBe('input_required');
     expect(r.body.result.requestState).not.toBe(first.requestState);
     expect(
-      r.body.result.inputRequests.delete_choice.params.requestedSchema.properties.note_id.enum,
+      fieldOptions(
+        r.body.result.inputRequests.delete_choice.params.requestedSchema.properties.note_id,
+      ),
     ).not.toContain(moved);
     expect(await remaining(elsewhere.uri)).toContain(moved);
     expect(await remaining(ws.uri)).toHaveLength(3);

@@ -10,6 +10,7 @@ import {
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import { validatingFetch, wireLog } from '@mrtr/spec-schema';
+import { fieldOptions } from '@mrtr/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const wire = wireLog();
@@ -109,7 +110,7 @@ describe('notes_delete with the official client', () => {
     const { uri, ids } = await dupWorkspace();
     let chosen: string | undefined;
     const alice = await connect('tok-alice', ({ requestedSchema }) => {
-      chosen = requestedSchema.properties.note_id?.enum?.[0];
+      chosen = fieldOptions(requestedSchema.properties.note_id)[0];
       return { action: 'accept', content: { note_id: chosen as string, confirm: true } };
     });
 
@@ -145,7 +146,7 @@ describe('notes_delete with the official client', () => {
       'SELECT id FROM notes WHERE workspace_uri = $1 AND title = $2',
       [uri, 'Dup'],
     );
-    const offered = seen[0]?.requestedSchema.properties.note_id?.enum ?? [];
+    const offered = fieldOptions(seen[0]?.requestedSchema.properties.note_id) ?? [];
     expect([...offered].sort()).toEqual(rows.map((r) => r.id).sort());
     expect(offered).toHaveLength(3);
   });
@@ -165,7 +166,7 @@ describe('notes_delete with the official client', () => {
     const { uri, ids } = await dupWorkspace();
     const alice = await connect('tok-alice', ({ requestedSchema }) => ({
       action: 'accept',
-      content: { note_id: requestedSchema.properties.note_id?.enum?.[0] as string, confirm: false },
+      content: { note_id: fieldOptions(requestedSchema.properties.note_id)[0] as string, confirm: false },
     }));
 
     const result = await deleteDup(alice, uri);
@@ -206,7 +207,7 @@ describe('notes_delete with the official client', () => {
       return {
         action: 'accept',
         content: {
-          note_id: requestedSchema.properties.note_id?.enum?.[0] ?? noteId,
+          note_id: fieldOptions(requestedSchema.properties.note_id)[0] ?? noteId,
           confirm: true,
         },
       };

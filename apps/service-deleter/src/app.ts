@@ -1,7 +1,7 @@
 import { migrateAuditTable, PostgresAuditSink } from '@mrtr/audit';
 import { bearerAuthenticator, listen, type RunningServer } from '@mrtr/example-kit';
-import { type AuditSink, ConfirmationGate } from '@mrtr/gate';
-import type { ReplayStore } from '@mrtr/replay';
+import { type ApprovalChannel, type AuditSink, ConfirmationGate } from '@mrtr/gate';
+import { LedgerReplayStore, type ReplayStore } from '@mrtr/replay';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
 import { RedisReplayStore } from '@mrtr/replay-redis';
 import { createMcpEndpoint, type McpEndpoint } from '@mrtr/server';
@@ -21,15 +21,19 @@ export interface ServiceDeleterOptions {
   /** Master secret for tickets, at least 32 bytes. */
   secret: Uint8Array | string;
   /**
-   * Replay store shared by every instance. Default: a `PostgresReplayStore`
-   * in `db` (table `mrtr_replay`), claiming inside the mutation's transaction.
+   * A faster replay store shared by every instance (e.g. `RedisReplayStore`),
+   * put in front of the ledger: a `PostgresReplayStore` in `db` (table
+   * `mrtr_replay`) whose claim commits in the mutation's transaction, so a
+   * front store that forgets a record can never make an operation run twice.
    */
-  store?: ReplayStore<void> | ReplayStore<Queryable | undefined>;
+  store?: ReplayStore<void> | ReplayStore<undefined>;
+  /** The approval page's channel (`@mrtr/approval-page`); without it, URL-level confirmations fall back to form. */
+  approvals?: ApprovalChannel;
   /**
    * Audit sinks (optional), e.g. `new JsonLinesAuditSink()` of `@mrtr/audit`: each round of
    * a gated tool writes its records there (`GateAuditEvent` of `@mrtr/gate`).
    */
-  audit?: AuditSink<Queryable | undefined> | readonly AuditSink<Queryable | undefined>[];
+  audit?: AuditSink<Queryable> | readonly AuditSink<Queryable>[];
   /**
    * Also write the records to table `mrtr_audit` of `db` (created if missing). With the
    * default replay store, the `completed` and `declined` rows commit in the transaction that
@@ -45,24 +49,16 @@ export interface ServiceDeleterOptions {
 }
 
 /**
- * Choose the replay store: Redis when `redisUrl` is given, else PostgreSQL
- * in the services database. Both are shared by every instance that points at
- * the same Redis or database.
- * @throws when Redis or the database cannot be reached.
+ * The front replay store: Redis when `redisUrl` is given (shared by every
+ * instance on that Redis), else none (the PostgreSQL ledger alone).
+ * @throws when Redis cannot be reached.
  */
 export async function openReplayStore(
-  db: Database,
   redisUrl: string | undefined,
-): Promise<{
-  store: ReplayStore<void> | ReplayStore<Queryable | undefined>;
-  close: () => Promise<void>;
-}> {
-  if (redisUrl) {
-    const store = await RedisReplayStore.connect(redisUrl, { keyPrefix: 'mrtr:service-deleter:' });
-    return { store, close: () => store.close() };
-  }
-  await migrateReplayTable(db);
-  return { store: new PostgresReplayStore(db), close: async () => {} };
+): Promise<{ store: ReplayStore<void> | undefined; close: () => Promise<void> }> {
+  if (!redisUrl) return { store: undefined, close: async () => {} };
+  const store = await RedisReplayStore.connect(redisUrl, { keyPrefix: 'mrtr:service-deleter:' });
+  return { store, close: () => store.close() };
 }
 
 /**
@@ -72,14 +68,19 @@ export async function openReplayStore(
 export async function createServiceDeleterEndpoint(
   options: ServiceDeleterOptions,
 ): Promise<McpEndpoint> {
-  await migrate(options.db);
-  const store = options.store ?? (await openReplayStore(options.db, undefined)).store;
-  const gate = new ConfirmationGate<Queryable | undefined>({
+  await migrate(options.db, [...new Set(options.tokens.values())]);
+  await migrateReplayTable(options.db);
+  const ledger = new PostgresReplayStore(options.db);
+  const store: ReplayStore<Queryable> = options.store
+    ? new LedgerReplayStore(options.store, ledger)
+    : ledger;
+  const gate = new ConfirmationGate<Queryable>({
     sealer: new TicketSealer({
       keys: [{ kid: 'k1', secret: options.secret }],
       ...(options.now ? { now: options.now } : {}),
     }),
-    store: store as ReplayStore<Queryable | undefined>,
+    store,
+    ...(options.approvals ? { approvals: options.approvals } : {}),
     audit: await auditSinks(options),
   });
   return createMcpEndpoint({
@@ -100,10 +101,8 @@ export async function startServiceDeleter(
 }
 
 /** The sinks of `options`: those given, then table `mrtr_audit` of `db` when `auditTable` is set. */
-async function auditSinks(
-  options: ServiceDeleterOptions,
-): Promise<AuditSink<Queryable | undefined>[]> {
-  const sinks = [options.audit ?? []].flat() as AuditSink<Queryable | undefined>[];
+async function auditSinks(options: ServiceDeleterOptions): Promise<AuditSink<Queryable>[]> {
+  const sinks = [options.audit ?? []].flat() as AuditSink<Queryable>[];
   if (options.auditTable) {
     await migrateAuditTable(options.db);
     sinks.push(new PostgresAuditSink(options.db));

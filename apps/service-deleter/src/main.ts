@@ -7,14 +7,14 @@ import { openDatabase } from './db.js';
 runServer('service-deleter', async () => {
   const env = readServerEnv(process.env, 3001);
   const db = await openDatabase(env.databaseUrl);
-  const replay = await openReplayStore(db, process.env.REDIS_URL);
+  const replay = await openReplayStore(process.env.REDIS_URL);
   // The audit trail: JSON lines on stdout, or appended to MRTR_AUDIT_FILE; and table mrtr_audit.
   const trail = new JsonLinesAuditSink({ destination: env.auditTo });
   const running = await startServiceDeleter({
     db,
     tokens: env.tokens,
     secret: env.secret,
-    store: replay.store,
+    ...(replay.store ? { store: replay.store } : {}),
     audit: trail,
     auditTable: env.auditTable,
     host: env.host,

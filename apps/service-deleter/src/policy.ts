@@ -1,11 +1,14 @@
+import type { LevelPolicy } from '@mrtr/gate';
+
 /**
  * Which tools need a person's confirmation, and how: one declared policy, so
  * the rule for each tool sits in one place and can be reviewed as a table.
  *
  * The axis is irreversibility × blast radius, not the verb in the name:
- * - `person`: only a person can say yes, through a form. A client that
- *   cannot show a form (no form elicitation in this request's capabilities)
- *   gets `-32021` and nothing happens.
+ * - `person`: only a person can say yes, at the `level` given per
+ *   environment (`form`: a form the client shows; `url`: this server's
+ *   approval page, signed in as the caller). A client that cannot show the
+ *   mode the level needs gets `-32021` and nothing happens.
  * - `person-or-argument`: a person through a form when the client can show
  *   one; otherwise the caller may confirm by repeating the target in an
  *   argument. That proves intent, not consent (a model can fill the argument
@@ -14,7 +17,7 @@
  *   yes without reading.
  */
 export type ConfirmationMode =
-  | { mode: 'person'; why: string }
+  | { mode: 'person'; level: { production: LevelPolicy; other: LevelPolicy }; why: string }
   | { mode: 'person-or-argument'; argument: string; why: string }
   | { mode: 'none'; why: string };
 
@@ -22,10 +25,12 @@ export type ConfirmationMode =
 export const POLICY = {
   delete_service: {
     mode: 'person',
+    level: { production: 'url', other: 'form' },
     why: 'Irreversible: stops every instance, removes DNS, and may destroy volumes.',
   },
   delete_volume: {
     mode: 'person',
+    level: { production: 'url', other: 'url' },
     why: 'Irreversible: the data on the volume is gone.',
   },
   scale_to_zero: {

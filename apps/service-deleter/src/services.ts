@@ -16,21 +16,43 @@ export interface Service {
   volumes: Volume[];
   /** Bumped on every change, so a confirmation can tell it still looks at the same service. */
   revision: number;
+  /** The team that owns the service; only its members may operate it. */
+  teamId: string;
 }
+
+/** The team that owns the seeded services, and every service created without a team. */
+export const DEFAULT_TEAM = 'platform';
 
 /**
  * Create the schema if missing and seed a new database with `svc_8f21c`
  * "api-prod" (3 instances, api.example.com, `vol_31ab` of 48 GB) and a
- * staging service.
+ * staging service, both owned by team `platform`; every principal in
+ * `members` is made a member of `platform` (on every start, so new tokens
+ * can operate the demo services).
  */
-export async function migrate(db: Database): Promise<void> {
+export async function migrate(db: Database, members: readonly string[] = []): Promise<void> {
   await db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['mrtr-service-deleter-migrate']);
+    await tx.query(`CREATE TABLE IF NOT EXISTS teams (id text PRIMARY KEY)`);
+    await tx.query(`CREATE TABLE IF NOT EXISTS team_members (
+      team_id text NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+      principal text NOT NULL,
+      PRIMARY KEY (team_id, principal))`);
+    await tx.query('INSERT INTO teams (id) VALUES ($1) ON CONFLICT DO NOTHING', [DEFAULT_TEAM]);
+    for (const m of members)
+      await tx.query(
+        'INSERT INTO team_members (team_id, principal) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+        [DEFAULT_TEAM, m],
+      );
     await tx.query(`CREATE TABLE IF NOT EXISTS services (
       id text PRIMARY KEY,
       name text NOT NULL,
       environment text NOT NULL,
       instances integer NOT NULL CHECK (instances >= 0),
       revision integer NOT NULL DEFAULT 1)`);
+    await tx.query(
+      `ALTER TABLE services ADD COLUMN IF NOT EXISTS team_id text NOT NULL DEFAULT '${DEFAULT_TEAM}' REFERENCES teams(id)`,
+    );
     await tx.query(`CREATE TABLE IF NOT EXISTS dns_records (
       service_id text NOT NULL REFERENCES services(id) ON DELETE CASCADE,
       hostname text NOT NULL,
@@ -70,11 +92,14 @@ export async function migrate(db: Database): Promise<void> {
   });
 }
 
-/** Insert a service with its DNS records and volumes. */
-export async function insertService(tx: Queryable, s: Omit<Service, 'revision'>): Promise<void> {
+/** Insert a service with its DNS records and volumes (team `platform` unless `teamId` says otherwise). */
+export async function insertService(
+  tx: Queryable,
+  s: Omit<Service, 'revision' | 'teamId'> & { teamId?: string },
+): Promise<void> {
   await tx.query(
-    'INSERT INTO services (id, name, environment, instances) VALUES ($1, $2, $3, $4)',
-    [s.id, s.name, s.environment, s.instances],
+    'INSERT INTO services (id, name, environment, instances, team_id) VALUES ($1, $2, $3, $4, $5)',
+    [s.id, s.name, s.environment, s.instances, s.teamId ?? DEFAULT_TEAM],
   );
   for (const h of s.dnsRecords) {
     await tx.query('INSERT INTO dns_records (service_id, hostname) VALUES ($1, $2)', [s.id, h]);
@@ -94,6 +119,7 @@ interface ServiceRow {
   environment: string;
   instances: number;
   revision: number;
+  team_id: string;
 }
 
 async function hydrate(q: Queryable, row: ServiceRow): Promise<Service> {
@@ -105,17 +131,59 @@ async function hydrate(q: Queryable, row: ServiceRow): Promise<Service> {
     'SELECT id, size_gb FROM volumes WHERE service_id = $1 ORDER BY id',
     [row.id],
   );
+  const { team_id, ...rest } = row;
   return {
-    ...row,
+    ...rest,
+    teamId: team_id,
     dnsRecords: dns.rows.map((r) => r.hostname),
     volumes: vols.rows.map((v) => ({ id: v.id, sizeGb: Number(v.size_gb) })),
   };
 }
 
-/** All services, by name. */
-export async function listServices(q: Queryable): Promise<Service[]> {
-  const { rows } = await q.query<ServiceRow>('SELECT * FROM services ORDER BY name, id');
+/** The services of the teams `principal` belongs to, by name. */
+export async function listServices(q: Queryable, principal: string): Promise<Service[]> {
+  const { rows } = await q.query<ServiceRow>(
+    `SELECT s.* FROM services s JOIN team_members m ON m.team_id = s.team_id AND m.principal = $1
+     ORDER BY s.name, s.id`,
+    [principal],
+  );
   return Promise.all(rows.map((r) => hydrate(q, r)));
+}
+
+/** Whether `principal` is a member of team `teamId`. */
+export async function isTeamMember(
+  q: Queryable,
+  principal: string,
+  teamId: string,
+): Promise<boolean> {
+  const { rows } = await q.query(
+    'SELECT 1 FROM team_members WHERE team_id = $1 AND principal = $2',
+    [teamId, principal],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Make sure team `teamId` exists; a new team gets `principal` as its only
+ * member. @returns whether `principal` is (now) a member.
+ */
+export async function joinOrCreateTeam(
+  q: Queryable,
+  principal: string,
+  teamId: string,
+): Promise<boolean> {
+  const created = await q.query(
+    'INSERT INTO teams (id) VALUES ($1) ON CONFLICT DO NOTHING RETURNING id',
+    [teamId],
+  );
+  if (created.rows.length > 0) {
+    await q.query('INSERT INTO team_members (team_id, principal) VALUES ($1, $2)', [
+      teamId,
+      principal,
+    ]);
+    return true;
+  }
+  return isTeamMember(q, principal, teamId);
 }
 
 /** One service, optionally locking its row until the transaction ends. */
@@ -131,18 +199,39 @@ export async function getService(
   return rows[0] ? hydrate(q, rows[0]) : undefined;
 }
 
-/** The volume and the service it is attached to, if any. */
+/** A volume, the service it is attached to (if any), and the team that owns it (the service's, or `platform` when detached). */
+export interface VolumeRecord {
+  id: string;
+  sizeGb: number;
+  serviceId: string | null;
+  teamId: string;
+}
+
+/** The volume with its service and owning team. */
 export async function getVolume(
   q: Queryable,
   id: string,
   lock = false,
-): Promise<{ id: string; sizeGb: number; serviceId: string | null } | undefined> {
-  const { rows } = await q.query<{ id: string; size_gb: number; service_id: string | null }>(
-    `SELECT * FROM volumes WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
+): Promise<VolumeRecord | undefined> {
+  const { rows } = await q.query<{
+    id: string;
+    size_gb: number;
+    service_id: string | null;
+    team_id: string | null;
+  }>(
+    `SELECT v.id, v.size_gb, v.service_id, s.team_id FROM volumes v LEFT JOIN services s ON s.id = v.service_id
+     WHERE v.id = $1${lock ? ' FOR UPDATE OF v' : ''}`,
     [id],
   );
   const v = rows[0];
-  return v ? { id: v.id, sizeGb: Number(v.size_gb), serviceId: v.service_id } : undefined;
+  return v
+    ? {
+        id: v.id,
+        sizeGb: Number(v.size_gb),
+        serviceId: v.service_id,
+        teamId: v.team_id ?? DEFAULT_TEAM,
+      }
+    : undefined;
 }
 
 /**

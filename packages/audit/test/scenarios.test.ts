@@ -97,33 +97,33 @@ async function harness(driver: SqlDriver, file: string) {
       },
       {
         key: 'confirm_delete',
-        async prepare() {
-          const { rows } = await driver.query<{ name: string }>(
+        async prepare(tx) {
+          const { rows } = await (tx ?? driver).query<{ name: string }>(
             'SELECT name FROM services WHERE id = $1',
             [serviceId],
           );
           if (!rows[0])
             return { result: textResult(`No service ${serviceId}.`, { isError: true }) };
-          return { app: { name: rows[0].name } };
+          return { view: { name: rows[0].name } };
         },
-        question: ({ app }) => ({
-          message: `Delete ${app.name} (${serviceId})? It cannot be undone. Type the service name to confirm.`,
+        question: ({ view }) => ({
+          message: `Delete ${view.name} (${serviceId})? It cannot be undone. Type the service name to confirm.`,
           requestedSchema: {
             type: 'object',
             properties: { serviceName: { type: 'string', title: 'Service name' } },
             required: ['serviceName'],
           },
         }),
-        check: (content, { app }) =>
-          content.serviceName === app.name ? undefined : 'The name did not match.',
+        check: (content, { view }) =>
+          content.serviceName === view.name ? undefined : 'The name did not match.',
         consents: () => true, // typing the name (check) is the consent
-        async perform({ tx, sealed }) {
+        async perform({ tx, view }) {
           const { rows } = await tx.query(
             'DELETE FROM services WHERE id = $1 AND name = $2 RETURNING id',
-            [serviceId, sealed.app.name],
+            [serviceId, view.name],
           );
           if (rows.length === 0) throw new StaleTargetError('gone');
-          return textResult(`Deleted ${sealed.app.name} (${serviceId}).`);
+          return textResult(`Deleted ${view.name} (${serviceId}).`);
         },
       },
     );
@@ -413,7 +413,7 @@ describe('a PostgreSQL replay store that cannot be reached', () => {
     });
     const spec = {
       key: 'confirm',
-      prepare: async () => ({ app: undefined }),
+      prepare: async () => ({ view: undefined }),
       question: () => ({
         message: 'Delete svc_1?',
         requestedSchema: { type: 'object' as const, properties: {} },

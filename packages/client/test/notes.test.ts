@@ -1,5 +1,6 @@
 /** @mrtr/client against the real notes server (in-process, in-memory PGlite), every rule over real HTTP. */
 import { validatingFetch, wireLog } from '@mrtr/spec-schema';
+import { fieldOptions } from '@mrtr/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type RunningServer,
@@ -80,7 +81,7 @@ function client(answerer?: Parameters<typeof scriptedAnswerer>[0]) {
 const choose =
   (n: number, confirm = true) =>
   async (q: FormQuestion) => {
-    const options = (q.requestedSchema.properties.note_id as { enum: string[] }).enum;
+    const options = fieldOptions(q.requestedSchema.properties.note_id);
     return { action: 'accept' as const, content: { note_id: options[n] as string, confirm } };
   };
 
@@ -103,7 +104,7 @@ describe('@mrtr/client against the notes server', () => {
     expect(out.result.isError).toBe(false);
     expect(out.rounds).toBe(2);
     const asked = questions[0] as FormQuestion;
-    const chosen = (asked.requestedSchema.properties.note_id as { enum: string[] }).enum[1];
+    const chosen = fieldOptions(asked.requestedSchema.properties.note_id)[1];
     expect(out.result.content[0]?.text).toContain(`Deleted ${chosen}`);
     expect((await remaining(ws.uri)).sort()).toEqual(ws.ids.filter((id) => id !== chosen).sort());
 

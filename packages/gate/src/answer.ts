@@ -31,7 +31,10 @@ export async function answer<View, Tx>(
   const raw = flow.request.inputResponses?.[spec.key];
   const action = actionOf(raw);
   if (action !== undefined)
-    round.setAnswer(action, action === 'accept' ? (raw as { content?: unknown }).content : undefined);
+    round.setAnswer(
+      action,
+      action === 'accept' ? (raw as { content?: unknown }).content : undefined,
+    );
 
   if (action === 'cancel') {
     const result = spec.cancelled?.(undefined) ?? textResult('Cancelled. Nothing was changed.');
@@ -41,7 +44,8 @@ export async function answer<View, Tx>(
   const prepared = await spec.prepare(undefined);
   const context = prepared.result ? undefined : contextOf(prepared);
   const policy = policyOf(spec, context);
-  const mode = claims.approvalId === undefined ? 'form' : policy === 'presence' ? 'presence' : 'url';
+  const mode =
+    claims.approvalId === undefined ? 'form' : policy === 'presence' ? 'presence' : 'url';
   const live = context && asked(spec, context, mode);
   const same = live !== undefined && digestEquals(live.digest, claims.questionDigest as string);
   // A decline stays a decline whatever changed; the record names the question when it is still the one shown.
@@ -83,7 +87,9 @@ async function accepted<View, Tx>(
     askAgain(flow, live, 'invalid_content', `The answer was not valid: ${detail}.`);
   const valid = validateFormContent(live.schema, content);
   if (!valid.ok)
-    return invalid(valid.issues.map((i) => (i.field ? `${i.field} ${i.reason}` : i.reason)).join('; '));
+    return invalid(
+      valid.issues.map((i) => (i.field ? `${i.field} ${i.reason}` : i.reason)).join('; '),
+    );
   if (!canonicalizable(valid.value)) return invalid('it holds text that is not valid Unicode');
   const values = valid.value as FormContent;
   const chosen = candidateError(spec.candidateField, values, live.context.candidates);
@@ -102,7 +108,8 @@ async function approved<View, Tx>(
   approvalId: string,
 ): Promise<CallToolResult | InputRequiredResult> {
   const approvals = flow.parts.approvals;
-  if (!approvals) throw new TypeError('a URL-mode ticket reached a gate without an approvals channel');
+  if (!approvals)
+    throw new TypeError('a URL-mode ticket reached a gate without an approvals channel');
   const decision = await approvals.decision(approvalId, {
     nonce: claims.nonce,
     principal: flow.principal,
@@ -124,7 +131,11 @@ async function approved<View, Tx>(
     case 'denied':
       return decline(flow, claims, live);
     case 'unknown':
-      await flow.round.emit({ outcome: 'refused', reason: 'approval_unknown', ...flow.round.known() });
+      await flow.round.emit({
+        outcome: 'refused',
+        reason: 'approval_unknown',
+        ...flow.round.known(),
+      });
       throw refusal(
         ErrorCode.InvalidParams,
         'approval_unknown',

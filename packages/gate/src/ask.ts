@@ -77,9 +77,7 @@ export async function askAfresh<View, Tx>(
       argumentsDigest: flow.argsDigest,
       questionDigest: live.digest,
       message: shown.message,
-      ...(Object.keys(live.schema.properties).length > 0
-        ? { requestedSchema: live.schema }
-        : {}),
+      ...(Object.keys(live.schema.properties).length > 0 ? { requestedSchema: live.schema } : {}),
       level: live.mode === 'presence' ? 'presence' : 'url',
       expiresAt: flow.parts.sealer.acceptedUntil(minted),
     });
@@ -116,7 +114,10 @@ export async function askAgain<View, Tx>(
   const request =
     approvalId === undefined
       ? formElicitation(shown.message, shown.requestedSchema)
-      : urlElicitation(shown.message, (flow.parts.approvals as { url(id: string): string }).url(approvalId));
+      : urlElicitation(
+          shown.message,
+          (flow.parts.approvals as { url(id: string): string }).url(approvalId),
+        );
   return inputRequired({ [spec.key]: request }, flow.request.requestState as string);
 }
 

@@ -49,8 +49,9 @@ export const confirm = (labels: FieldLabels): ConfirmField => ({ kind: 'confirm'
 /** The person types the target's name (`ask` returns it in `expect`); a mismatch is asked again. */
 export const typeToConfirm = (labels: FieldLabels): TypedField => ({ kind: 'typed', ...labels });
 /** Free text with optional length bounds (in code points). */
-export const text = (labels: FieldLabels & Omit<TextField, 'kind' | keyof FieldLabels>): TextField =>
-  ({ kind: 'text', ...labels });
+export const text = (
+  labels: FieldLabels & Omit<TextField, 'kind' | keyof FieldLabels>,
+): TextField => ({ kind: 'text', ...labels });
 /** A boolean option with its default. */
 export const flag = (labels: FieldLabels & { default: boolean }): FlagField => ({
   kind: 'flag',
@@ -86,11 +87,18 @@ export interface Choice {
  * choose field.
  * @throws {TypeError} for a choose field without choices, or bounds out of order.
  */
-export function fieldSchema(f: FormField, choices: readonly Choice[] | undefined): PrimitiveSchemaDefinition {
-  const labels = { title: f.title, ...(f.description !== undefined ? { description: f.description } : {}) };
+export function fieldSchema(
+  f: FormField,
+  choices: readonly Choice[] | undefined,
+): PrimitiveSchemaDefinition {
+  const labels = {
+    title: f.title,
+    ...(f.description !== undefined ? { description: f.description } : {}),
+  };
   switch (f.kind) {
     case 'choose':
-      if (!choices || choices.length === 0) throw new TypeError(`choose field "${f.title}" has no choices`);
+      if (!choices || choices.length === 0)
+        throw new TypeError(`choose field "${f.title}" has no choices`);
       return field.select(
         choices.map((c) => ({ const: c.value, title: c.label })),
         labels,

@@ -52,7 +52,10 @@ export const REQUIRED_CAPABILITIES = {
 export const FORM_ELICITATION_REQUIRED = REQUIRED_CAPABILITIES.form;
 
 /** The level policy of `spec` for this live view. */
-export function policyOf<View, Tx>(spec: GateSpec<View, Tx>, context?: AskContext<View>): LevelPolicy {
+export function policyOf<View, Tx>(
+  spec: GateSpec<View, Tx>,
+  context?: AskContext<View>,
+): LevelPolicy {
   const level = spec.level ?? 'form';
   if (typeof level !== 'function') return level;
   return context === undefined ? 'form-or-url' : level(context);

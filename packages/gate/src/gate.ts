@@ -2,16 +2,22 @@ import { digestCanonical } from '@mrtr/digest';
 import type { ReplayStore } from '@mrtr/replay';
 import type { TicketSealer } from '@mrtr/ticket';
 import type { CallToolResult, InputRequiredResult } from '@mrtr/wire';
-import { context, SpanStatusCode, type TextMapPropagator, type Tracer, trace } from '@opentelemetry/api';
+import {
+  context,
+  SpanStatusCode,
+  type TextMapPropagator,
+  type Tracer,
+  trace,
+} from '@opentelemetry/api';
 import { answer } from './answer.js';
 import type { ApprovalChannel } from './approval.js';
 import { ask } from './ask.js';
 import { AuditFanout, type AuditSink, AuditSinkError } from './audit.js';
 import { canonicalArgumentsOf, errorName, toMcpError } from './errors.js';
+import type { FormFields } from './fields.js';
 import { type Flow, type GateParts, modeFor, policyOf } from './flow.js';
 import { openTicket } from './open.js';
 import { Round } from './round.js';
-import type { FormFields } from './fields.js';
 import { type GatedTool, type GatedToolDeclaration, gatedTool } from './tool.js';
 import { defaultTracer, parentContext, SpanAttribute, startRoundSpan } from './trace.js';
 import type { GateRequest, GateSpec } from './types.js';
@@ -122,7 +128,7 @@ export class ConfirmationGate<Tx = void> {
    *   form: { confirm: confirm({ title: 'Yes, delete it permanently' }) },
    *   async ask({ args, tx }) {
    *     const note = await findNote(tx ?? db, args.id);
-   *     if (!note) return { result: textResult(`No note ${args.id}.`, { isError: true }) };
+   *     if (!note) return withoutAsking(textResult(`No note ${args.id}.`, { isError: true }));
    *     return { message: `Delete "${note.title}"? This cannot be undone.`, view: note };
    *   },
    *   async perform({ view, tx }) {
@@ -198,7 +204,8 @@ export class ConfirmationGate<Tx = void> {
     phase: string,
     receivedAt: number,
   ): Flow<View, Tx> {
-    const principal = typeof request.principal === 'string' ? request.principal : request.principal.id;
+    const principal =
+      typeof request.principal === 'string' ? request.principal : request.principal.id;
     const operation = `${request.method}:${request.name}`;
     round.canonicalArguments = canonicalArgumentsOf(request);
     const argsDigest = digestCanonical(round.canonicalArguments);
@@ -215,7 +222,8 @@ export class ConfirmationGate<Tx = void> {
       ...(request.requestId !== undefined ? { requestId: request.requestId } : {}),
       receivedAt,
     };
-    if (round.span.isRecording()) round.span.setAttribute(SpanAttribute.argumentsDigest, argsDigest);
+    if (round.span.isRecording())
+      round.span.setAttribute(SpanAttribute.argumentsDigest, argsDigest);
     return { parts: this.#parts, request, spec, round, principal, operation, argsDigest, phase };
   }
 
@@ -239,7 +247,9 @@ function assertSpec<View, Tx>(spec: GateSpec<View, Tx>): void {
 }
 
 /** The `client` of a record: `clientInfo` (given, or read from `_meta`), reduced to name, version and title. */
-function clientOf(request: GateRequest): { client?: { name: string; version: string; title?: string } } {
+function clientOf(request: GateRequest): {
+  client?: { name: string; version: string; title?: string };
+} {
   const info =
     request.clientInfo ??
     (request.meta as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/clientInfo'];

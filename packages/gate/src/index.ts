@@ -73,6 +73,8 @@ export {
   type GatedToolDeclaration,
   gatedTool,
   type PerformCall,
+  WithoutAsking,
+  withoutAsking,
 } from './tool.js';
 export { SpanAttribute, TRACE_META_KEYS, TRACER_NAME } from './trace.js';
 export {

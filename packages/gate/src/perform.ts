@@ -75,7 +75,8 @@ export async function perform<View, Tx>(
       }
       return askAfresh(flow, asked(spec, contextOf(prepared), live.mode), {
         reason: 'stale_target',
-        notice: 'What you were asked about changed before it could be done; here is the question as it stands now.',
+        notice:
+          'What you were asked about changed before it could be done; here is the question as it stands now.',
       });
     }
     throw error;

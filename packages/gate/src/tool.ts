@@ -1,4 +1,3 @@
-import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
 import {
   type CallToolResult,
   ErrorCode,
@@ -7,7 +6,7 @@ import {
   type RequestedSchema,
   type ToolAnnotations,
 } from '@mrtr/wire';
-import type { ConfirmationGate } from './gate.js';
+import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
 import {
   type AnswerOf,
   type Choice,
@@ -16,12 +15,31 @@ import {
   isConsent,
   isRequired,
 } from './fields.js';
+import type { ConfirmationGate } from './gate.js';
 import type { Confirmation, GateRequest, GateSpec, LevelPolicy } from './types.js';
 
 /** An argument schema: Standard Schema for validation and Standard JSON Schema for `inputSchema` (zod 4 is both). */
-export type ArgsSchema<Args> = StandardSchemaV1<unknown, Args> & StandardJSONSchemaV1<unknown, Args>;
+export type ArgsSchema<Args> = StandardSchemaV1<unknown, Args> &
+  StandardJSONSchemaV1<unknown, Args>;
 
-/** What `ask` found: the question to put, or a final result instead (nothing matched, no access). */
+const WITHOUT_ASKING = Symbol('withoutAsking');
+
+/** A result `ask` answers at once, without a question: build it with {@link withoutAsking}. */
+export class WithoutAsking {
+  readonly [WITHOUT_ASKING] = true;
+  constructor(readonly result: CallToolResult) {}
+}
+
+/**
+ * End the call at once with `result`, asking nothing (nothing matched, no
+ * access, the target is gone). On a retry or inside the claim, nothing is
+ * performed and the ticket stays unused.
+ */
+export function withoutAsking(result: CallToolResult): WithoutAsking {
+  return new WithoutAsking(result);
+}
+
+/** What `ask` found: the question to put, or {@link withoutAsking} a final result instead. */
 export type Asking<View, F extends FormFields> =
   | {
       /** What the person reads: what will happen, to what, and that it cannot be undone. */
@@ -33,7 +51,7 @@ export type Asking<View, F extends FormFields> =
       /** The text each `typeToConfirm` field must equal. */
       expect?: { [K in keyof F]?: string };
     }
-  | { result: CallToolResult };
+  | WithoutAsking;
 
 /** What `ask` and `perform` receive about the call. */
 export interface CallInput<Args, Tx> {
@@ -64,7 +82,11 @@ export interface PerformCall<Args, View, F extends FormFields, Tx> {
   nonce: string;
 }
 
-/** One gated tool, declared once: arguments, form, what to ask, what to do. */
+/**
+ * One gated tool, declared once: arguments, form, what to ask, what to do.
+ * Declare `ask` before `level` and `perform`: TypeScript infers the view
+ * they receive from what `ask` returns, in the order written.
+ */
 export interface GatedToolDeclaration<Args, View, F extends FormFields, Tx> {
   name: string;
   title?: string;
@@ -78,11 +100,11 @@ export interface GatedToolDeclaration<Args, View, F extends FormFields, Tx> {
   /** The `inputRequests` key of the question (default `confirm`). */
   key?: string;
   /** How the person must confirm (default `form`), or a function of the live view and arguments. */
-  level?: LevelPolicy | ((view: View, args: Args) => LevelPolicy);
+  level?: LevelPolicy | ((view: NoInfer<View>, args: NoInfer<Args>) => LevelPolicy);
   /** Read the target (re-authorize too) and say what to ask; called every round and again inside the claim. */
   ask(call: CallInput<Args, Tx>): Promise<Asking<View, F>>;
   /** Mutate, on `tx`. Runs at most once per confirmation. */
-  perform(call: PerformCall<Args, View, F, Tx>): Promise<CallToolResult>;
+  perform(call: PerformCall<Args, NoInfer<View>, F, Tx>): Promise<CallToolResult>;
   /** Result when the person declines (default: a plain refusal that says nothing changed). */
   declined?(args: Args): CallToolResult;
   /** Result when the person dismisses the question (default: says nothing changed). */
@@ -146,7 +168,8 @@ export function gatedTool<Args, View, F extends FormFields, Tx>(
       return parseArgs(declaration, declared, raw);
     },
     handler(args, request) {
-      const principal = typeof request.principal === 'string' ? request.principal : request.principal.id;
+      const principal =
+        typeof request.principal === 'string' ? request.principal : request.principal.id;
       const spec: GateSpec<Shown<View>, Tx> = {
         key: declaration.key ?? 'confirm',
         ...(level === undefined
@@ -156,14 +179,15 @@ export function gatedTool<Args, View, F extends FormFields, Tx>(
         consentFields,
         async prepare(tx) {
           const asking = await declaration.ask({ args, principal, tx });
-          if ('result' in asking) return { result: asking.result };
+          if (asking instanceof WithoutAsking) return { result: asking.result };
           const shown: Shown<View> = {
             message: asking.message,
             view: asking.view,
             choices: (asking.choices ?? {}) as Record<string, readonly Choice[]>,
             expect: (asking.expect ?? {}) as Record<string, string>,
           };
-          const candidates = chooser === undefined ? undefined : (shown.choices[chooser] ?? []).map((c) => c.value);
+          const candidates =
+            chooser === undefined ? undefined : (shown.choices[chooser] ?? []).map((c) => c.value);
           return candidates === undefined ? { view: shown } : { view: shown, candidates };
         },
         question({ view }, notice) {
@@ -193,7 +217,9 @@ export function gatedTool<Args, View, F extends FormFields, Tx>(
             confirmation,
             nonce: claims.nonce,
           }),
-        ...(declaration.declined ? { declined: () => (declaration.declined as (a: Args) => CallToolResult)(args) } : {}),
+        ...(declaration.declined
+          ? { declined: () => (declaration.declined as (a: Args) => CallToolResult)(args) }
+          : {}),
         ...(declaration.cancelled
           ? { cancelled: () => (declaration.cancelled as (a: Args) => CallToolResult)(args) }
           : {}),
@@ -204,7 +230,10 @@ export function gatedTool<Args, View, F extends FormFields, Tx>(
 }
 
 /** The tool's `inputSchema`: the Standard JSON Schema of its arguments, closed to undeclared properties. */
-function objectSchema(declaration: { name: string; args: StandardJSONSchemaV1 }): GatedTool<unknown>['inputSchema'] {
+function objectSchema(declaration: {
+  name: string;
+  args: StandardJSONSchemaV1;
+}): GatedTool<unknown>['inputSchema'] {
   const { $schema: _dialect, ...schema } = declaration.args['~standard'].jsonSchema.input({
     target: 'draft-2020-12',
   });
@@ -220,10 +249,14 @@ function parseArgs<Args>(
   raw: unknown,
 ): Args {
   const invalid = (where: string, why: string) =>
-    new McpError(ErrorCode.InvalidParams, `Invalid arguments for ${declaration.name}: ${where}${why}`);
+    new McpError(
+      ErrorCode.InvalidParams,
+      `Invalid arguments for ${declaration.name}: ${where}${why}`,
+    );
   if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
     for (const name of Object.keys(raw))
-      if (!declared.has(name)) throw invalid(`"${name.slice(0, 64).toWellFormed()}": `, 'not an argument of this tool');
+      if (!declared.has(name))
+        throw invalid(`"${name.slice(0, 64).toWellFormed()}": `, 'not an argument of this tool');
   }
   const result = declaration.args['~standard'].validate(raw);
   if (result instanceof Promise)
@@ -239,7 +272,10 @@ function parseArgs<Args>(
 }
 
 /** The requested schema of `form` with the live choices. */
-function requestedSchemaOf(form: FormFields, choices: Record<string, readonly Choice[]>): RequestedSchema {
+function requestedSchemaOf(
+  form: FormFields,
+  choices: Record<string, readonly Choice[]>,
+): RequestedSchema {
   const properties: RequestedSchema['properties'] = {};
   const required: string[] = [];
   for (const [name, f] of Object.entries(form)) {

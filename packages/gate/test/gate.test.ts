@@ -104,7 +104,6 @@ describe('ConfirmationGate', () => {
     expect(t.events).toEqual([]);
   });
 
-
   it('throws -32021 before preparing anything when form elicitation is not declared', async () => {
     let prepared = false;
     const t = setup({

@@ -98,7 +98,9 @@ export class ReplayStoreUnavailableError extends Error {
   }
 
   static override [Symbol.hasInstance](value: unknown): boolean {
-    return typeof value === 'object' && value !== null && REPLAYSTOREUNAVAILABLEERROR_BRAND in value;
+    return (
+      typeof value === 'object' && value !== null && REPLAYSTOREUNAVAILABLEERROR_BRAND in value
+    );
   }
 }
 

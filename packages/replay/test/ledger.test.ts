@@ -23,7 +23,10 @@ describe('LedgerReplayStore when the front store forgets', () => {
       runs++;
       return { deleted: 'svc_1', run: runs };
     };
-    const first = await new LedgerReplayStore(new MemoryReplayStore(), ledger).once(claim(), action);
+    const first = await new LedgerReplayStore(new MemoryReplayStore(), ledger).once(
+      claim(),
+      action,
+    );
     expect(first).toEqual({ status: 'performed', outcome: { deleted: 'svc_1', run: 1 } });
     // A new, empty front store: what a Redis restarted without persistence looks like.
     const forgetful = new LedgerReplayStore(new MemoryReplayStore(), ledger);
@@ -50,10 +53,12 @@ describe('LedgerReplayStore when the front store forgets', () => {
     expect(other).toEqual({ status: 'refused', reason: 'used' });
     expect(ran).toBe(false);
     // Released in front: the front store holds no outcome that never happened.
-    expect(await front.once(claim({ requestDigest: 'sha256:other' }), async () => 'probe')).toEqual({
-      status: 'performed',
-      outcome: 'probe',
-    });
+    expect(await front.once(claim({ requestDigest: 'sha256:other' }), async () => 'probe')).toEqual(
+      {
+        status: 'performed',
+        outcome: 'probe',
+      },
+    );
   });
 
   it('releases both claims when the action throws, so a retry may perform', async () => {
@@ -63,6 +68,9 @@ describe('LedgerReplayStore when the front store forgets', () => {
         throw new Error('boom');
       }),
     ).rejects.toThrow('boom');
-    expect(await store.once(claim(), async () => 'ok')).toEqual({ status: 'performed', outcome: 'ok' });
+    expect(await store.once(claim(), async () => 'ok')).toEqual({
+      status: 'performed',
+      outcome: 'ok',
+    });
   });
 });

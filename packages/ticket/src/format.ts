@@ -259,7 +259,8 @@ export function decodeClaims(
     const phase = r.str();
     const claims: TicketClaims<unknown> = { sub, op, argsDigest, inputKey, phase, nonce, iat, exp };
     if (flags & FLAG_QUESTION)
-      claims.questionDigest = DIGEST_PREFIX + Buffer.from(r.bytes(DIGEST_BYTES)).toString('base64url');
+      claims.questionDigest =
+        DIGEST_PREFIX + Buffer.from(r.bytes(DIGEST_BYTES)).toString('base64url');
     if (flags & FLAG_APPROVAL)
       claims.approvalId = Buffer.from(r.bytes(APPROVAL_ID_BYTES)).toString('base64url');
     if (flags & FLAG_CANDIDATES) {

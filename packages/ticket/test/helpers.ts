@@ -36,7 +36,11 @@ export const INPUT: TicketClaimsInput<{ noteId: string; size: number }> = {
   phase: 'confirm',
   data: { noteId: 'note-1', size: 1234 },
 };
-export const BINDING: TicketBinding = { sub: INPUT.sub, op: INPUT.op, argsDigest: INPUT.argsDigest };
+export const BINDING: TicketBinding = {
+  sub: INPUT.sub,
+  op: INPUT.op,
+  argsDigest: INPUT.argsDigest,
+};
 
 /** A clock the test moves by hand, in milliseconds. */
 export function clock(startMs: number) {

@@ -80,7 +80,9 @@ describe('seal and open', () => {
       { ...INPUT, data: 'x'.repeat(300) },
     ] as TicketClaimsInput[]) {
       const { ticket, claims } = s.seal(input);
-      expect(s.open(ticket, { sub: input.sub, op: input.op, argsDigest: input.argsDigest })).toEqual({
+      expect(
+        s.open(ticket, { sub: input.sub, op: input.op, argsDigest: input.argsDigest }),
+      ).toEqual({
         ok: true,
         claims,
         kid: 'k1',
@@ -223,8 +225,13 @@ describe('binding to the request', () => {
     expectFailure(s.open(ticket, { ...BINDING, sub: '' }), ['principal']);
     expectFailure(s.open(ticket, { ...BINDING, op: 'tools/call:notes_delete2' }), ['mac']);
     expectFailure(s.open(ticket, { ...BINDING, op: 'prompts/get:notes_delete' }), ['mac']);
-    expectFailure(s.open(ticket, { ...BINDING, argsDigest: `${BINDING.argsDigest.slice(0, -1)}B` }), ['mac']);
-    expectFailure(s.open(ticket, { ...BINDING, op: BINDING.argsDigest, argsDigest: BINDING.op }), ['mac']);
+    expectFailure(
+      s.open(ticket, { ...BINDING, argsDigest: `${BINDING.argsDigest.slice(0, -1)}B` }),
+      ['mac'],
+    );
+    expectFailure(s.open(ticket, { ...BINDING, op: BINDING.argsDigest, argsDigest: BINDING.op }), [
+      'mac',
+    ]);
     expect(s.open(ticket, BINDING).ok).toBe(true);
   });
 

@@ -221,3 +221,24 @@ export function validateFormContent(schema: RequestedSchema, content: unknown): 
     ? { ok: false, issues }
     : { ok: true, value: record as Record<string, FormValue> };
 }
+
+/**
+ * The values a person may choose in an enum field, whatever its form
+ * (`enum`, titled `oneOf`, or a multi-select's `items`); `[]` for a field
+ * that is not an enum. Takes any value (a field as a client received it).
+ */
+export function fieldOptions(definition: unknown): string[] {
+  const d = definition as
+    | {
+        enum?: unknown;
+        oneOf?: { const: string }[];
+        items?: { enum?: unknown; anyOf?: { const: string }[] };
+      }
+    | undefined;
+  if (d === undefined) return [];
+  if (Array.isArray(d.enum)) return [...(d.enum as string[])];
+  if (Array.isArray(d.oneOf)) return d.oneOf.map((o) => o.const);
+  if (Array.isArray(d.items?.enum)) return [...(d.items.enum as string[])];
+  if (Array.isArray(d.items?.anyOf)) return d.items.anyOf.map((o) => o.const);
+  return [];
+}

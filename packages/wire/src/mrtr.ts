@@ -209,10 +209,7 @@ export function inputRequired(
  * A form-mode `elicitation/create` request (`client/elicitation`), for
  * {@link inputRequired}. Never ask for secrets in form mode.
  */
-export function formElicitation(
-  message: string,
-  requestedSchema: RequestedSchema,
-): ElicitRequest {
+export function formElicitation(message: string, requestedSchema: RequestedSchema): ElicitRequest {
   return { method: 'elicitation/create', params: { mode: 'form', message, requestedSchema } };
 }
 
@@ -220,10 +217,7 @@ export function formElicitation(
  * A URL-mode `elicitation/create` request (`client/elicitation`, "URL Mode"):
  * the person is sent to `url`, a page of the server's own origin.
  */
-export function urlElicitation(
-  message: string,
-  url: string,
-): ElicitRequest {
+export function urlElicitation(message: string, url: string): ElicitRequest {
   return { method: 'elicitation/create', params: { mode: 'url', message, url } };
 }
 

@@ -24,9 +24,15 @@ const SECRET = 'bench-master-secret-0123456789abcdefghijklmnop';
 const binding = {
   sub: 'user_5f2a',
   op: 'tools/call:delete_service',
-  ad: digestJson({ serviceId: 'svc_8f21c', name: 'api-prod' }),
+  argsDigest: digestJson({ serviceId: 'svc_8f21c', name: 'api-prod' }),
 };
-const input = { ...binding, key: 'confirm_delete', ph: 'confirm' };
+// The gate seals the digest of the question shown, not the question itself.
+const input = {
+  ...binding,
+  inputKey: 'confirm_delete',
+  phase: 'confirm',
+  questionDigest: digestJson({ message: 'Delete api-prod (svc_8f21c)?' }),
+};
 
 const sealer = new TicketSealer({ keys: [{ kid: 'k1', secret: SECRET }], ttlSeconds: 300 });
 
@@ -38,18 +44,19 @@ const sealer = new TicketSealer({ keys: [{ kid: 'k1', secret: SECRET }], ttlSeco
 interface SdkClaims {
   sub: string;
   op: string;
-  ad: string;
-  key: string;
-  ph: string;
-  n: string;
+  argsDigest: string;
+  inputKey: string;
+  phase: string;
+  questionDigest: string;
+  nonce: string;
   iat: number;
   exp: number;
 }
 const codec = createRequestStateCodec<SdkClaims>({ key: SECRET, ttlSeconds: 300 });
 function sdkClaims(): SdkClaims {
-  const n = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64url');
+  const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64url');
   const iat = Math.floor(Date.now() / 1000);
-  return { ...input, n, iat, exp: iat + 300 };
+  return { ...input, nonce, iat, exp: iat + 300 };
 }
 
 function oursOnce(): void {
@@ -62,7 +69,7 @@ async function sdkOnce(): Promise<void> {
   const state = await codec.mint(sdkClaims());
   const p = await codec.verify(state, undefined as never);
   // The checks `open` makes with the binding, made by hand after the SDK's verify.
-  if (p.sub !== binding.sub || p.op !== binding.op || p.ad !== binding.ad)
+  if (p.sub !== binding.sub || p.op !== binding.op || p.argsDigest !== binding.argsDigest)
     throw new Error('binding mismatch');
 }
 

@@ -36,7 +36,7 @@ export function gatedDelete(records: Map<string, BenchRecord>) {
       const candidates = candidatesOf(records, workspace);
       if (candidates.length === 0)
         return { result: textResult(`Workspace "${workspace}" has no records.`) };
-      return { candidates, app: undefined };
+      return { candidates, view: undefined };
     },
     question: ({ candidates }, notice) => ({
       message: `${notice ? `${notice} ` : ''}${question(workspace, candidates?.length ?? 0)}`,

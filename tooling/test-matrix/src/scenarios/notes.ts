@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Database } from '@mrtr/example-kit';
+import { fieldOptions } from '@mrtr/wire';
 import { expect } from 'vitest';
 import type { RunningCombination } from '../combination.js';
 import { withOfficialClient } from '../official-client.js';
@@ -69,7 +70,7 @@ const without = (ids: string[], id: string) => ids.filter((x) => x !== id);
 /** Round 1 on instance A as alice: the ticket and the offered note ids, which must be exactly `ids`. */
 async function ask(h: RunningCombination, uri: string, ids: string[]) {
   const q = asked(await call(h.urls[0], h.principals.alice.token, TOOL, args(uri)), KEY);
-  const candidates = q.form.requestedSchema.properties.note_id?.enum ?? [];
+  const candidates = fieldOptions(q.form.requestedSchema.properties.note_id) ?? [];
   expect([...candidates].sort()).toEqual(ids);
   return { requestState: q.requestState, candidates, message: q.form.message };
 }
@@ -320,7 +321,7 @@ export const NOTES_SCENARIOS: Scenario[] = [
         h.urls[0],
         h.principals.alice.token,
         ({ requestedSchema }) => {
-          const choices = requestedSchema.properties.note_id?.enum ?? [];
+          const choices = fieldOptions(requestedSchema.properties.note_id) ?? [];
           offered.push(choices);
           return { action: 'accept', content: { note_id: choices[1] as string, confirm: true } };
         },

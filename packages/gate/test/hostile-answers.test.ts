@@ -1,0 +1,164 @@
+import type { ClaimRequest, Json, OnceResult, ReplayStore } from '@mrtr/replay';
+import { MemoryReplayStore } from '@mrtr/replay';
+import { MAX_SKEW_SECONDS, TicketSealer } from '@mrtr/ticket';
+import { textResult } from '@mrtr/wire';
+import { describe, expect, it } from 'vitest';
+import {
+  ConfirmationGate,
+  type GateAuditEvent,
+  type GateRequest,
+  type GateSpec,
+  MAX_RECORDED_ARGUMENTS,
+  preview,
+} from '../src/index.js';
+
+/** A memory store that remembers the claims it was given. */
+class Recording implements ReplayStore<void> {
+  readonly claims: ClaimRequest[] = [];
+  readonly #inner = new MemoryReplayStore();
+  once<T extends Json>(claim: ClaimRequest, action: () => Promise<T>): Promise<OnceResult<T>> {
+    this.claims.push(claim);
+    return this.#inner.once(claim, action);
+  }
+}
+
+function setup(options: { maxSkewSeconds?: number } = {}) {
+  const events: GateAuditEvent[] = [];
+  const performed: string[] = [];
+  const store = new Recording();
+  const sealer = new TicketSealer({ keys: [{ kid: 'k1', secret: 'q'.repeat(32) }], ...options });
+  const gate = new ConfirmationGate({ sealer, store, audit: (e) => void events.push(e) });
+  const spec: GateSpec<null, void> = {
+    key: 'confirm',
+    prepare: async () => ({ view: null }),
+    question: (_c, notice) => ({
+      message: `${notice ?? ''}Delete it?`,
+      requestedSchema: {
+        type: 'object',
+        properties: { confirm: { type: 'boolean' }, note: { type: 'string' } },
+        required: ['confirm'],
+      },
+    }),
+    consents: (c) => c.confirm === true,
+    perform: async () => {
+      performed.push('x');
+      return textResult('deleted');
+    },
+  };
+  const request = (extra: Partial<GateRequest> = {}): GateRequest => ({
+    principal: 'alice',
+    method: 'tools/call',
+    name: 'delete_it',
+    arguments: { id: 'a' },
+    capabilities: { elicitation: {} },
+    inputResponses: undefined,
+    requestState: undefined,
+    ...extra,
+  });
+  const asked = async (extra: Partial<GateRequest> = {}) =>
+    ((await gate.run(request(extra), spec)) as { requestState: string }).requestState;
+  return { gate, spec, request, asked, events, performed, store, sealer };
+}
+
+describe('answers no other layer cleaned', () => {
+  it.each([
+    ['a lone surrogate', { note: '\ud800', confirm: true }],
+    ['a nested object', { deep: { a: [1, { b: '\udfff' }] } }],
+    ['a huge string', { note: 'x'.repeat(200_000) }],
+  ])('a decline carrying %s stays a decline: the ticket is used up, nothing done', async (_what, content) => {
+    const t = setup();
+    const state = await t.asked();
+    const result = await t.gate.run(
+      t.request({ requestState: state, inputResponses: { confirm: { action: 'decline', content } } }),
+      t.spec,
+    );
+    expect(result).toMatchObject({ resultType: 'complete', isError: false });
+    expect(t.events.at(-1)).toMatchObject({ outcome: 'declined', answer: { action: 'decline' } });
+    expect(t.events.at(-1)?.answer?.content).toBeUndefined();
+    const accept = await t.gate.run(
+      t.request({ requestState: state, inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } }),
+      t.spec,
+    );
+    expect(accept).toMatchObject({ isError: true });
+    expect(t.performed).toEqual([]);
+  });
+
+  it('a cancel carrying a lone surrogate stays a cancel: nothing used up', async () => {
+    const t = setup();
+    const state = await t.asked();
+    const cancelled = await t.gate.run(
+      t.request({ requestState: state, inputResponses: { confirm: { action: 'cancel', content: { note: '\ud83d' } } } }),
+      t.spec,
+    );
+    expect(cancelled).toMatchObject({ resultType: 'complete', isError: false });
+    expect(t.store.claims).toEqual([]);
+  });
+
+  it('an accept with text Unicode cannot carry is asked again; the record holds it made well-formed', async () => {
+    const t = setup();
+    const state = await t.asked();
+    const again = (await t.gate.run(
+      t.request({ requestState: state, inputResponses: { confirm: { action: 'accept', content: { confirm: true, note: 'a\ud800b' } } } }),
+      t.spec,
+    )) as { resultType: string; inputRequests: any };
+    expect(again.resultType).toBe('input_required');
+    expect(again.inputRequests.confirm.params.message).toMatch(/not valid Unicode/);
+    expect(t.events.at(-1)).toMatchObject({ outcome: 'asked_again', reason: 'invalid_content' });
+    expect(t.events.at(-1)?.answer?.content).toEqual({ confirm: true, note: 'a\ufffdb' });
+    expect(t.performed).toEqual([]);
+  });
+
+  it('a record holds arguments up to 16 KiB, and only their digest and length beyond', async () => {
+    const t = setup();
+    await t.asked({ arguments: { id: 'a', blob: 'y'.repeat(MAX_RECORDED_ARGUMENTS) } });
+    const big = t.events.at(-1) as GateAuditEvent;
+    expect(big.arguments).toBeUndefined();
+    expect(big.argumentsLength).toBeGreaterThan(MAX_RECORDED_ARGUMENTS);
+    expect(big.argumentsDigest).toMatch(/^sha256:/);
+    await t.asked();
+    expect(t.events.at(-1)?.arguments).toEqual({ id: 'a' });
+  });
+
+  it('the message sent is well-formed even when the tool wrote a lone surrogate', async () => {
+    const t = setup();
+    const spec = { ...t.spec, question: () => ({ message: 'Delete 🙂\ud83d?', requestedSchema: { type: 'object' as const, properties: { confirm: { type: 'boolean' as const } } } }) };
+    const asked = (await t.gate.run(t.request(), spec)) as { inputRequests: any };
+    const message = asked.inputRequests.confirm.params.message as string;
+    expect(message.isWellFormed()).toBe(true);
+  });
+});
+
+describe('the replay record outlives the ticket', () => {
+  it.each([0, 30, MAX_SKEW_SECONDS])('with a skew of %i s, the record lives until exp + skew', async (maxSkewSeconds) => {
+    const t = setup({ maxSkewSeconds });
+    const state = await t.asked();
+    await t.gate.run(
+      t.request({ requestState: state, inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } }),
+      t.spec,
+    );
+    const opened = t.sealer.open(state, { sub: 'alice', op: 'tools/call:delete_it', argsDigest: t.events[0]?.argumentsDigest as string });
+    if (!opened.ok) throw new Error(opened.reason);
+    expect(t.store.claims[0]?.expiresAt).toBe((opened.claims.exp + maxSkewSeconds) * 1000);
+    expect(t.store.claims[0]?.expiresAt).toBe(t.sealer.acceptedUntil(opened.claims));
+  });
+});
+
+describe('preview', () => {
+  it.each([
+    ['emoji', '😀'.repeat(50), 10],
+    ['flags', '🇫🇷🇩🇪'.repeat(20), 5],
+    ['combining marks', 'é'.repeat(60), 7],
+    ['family emoji', '👨‍👩‍👧‍👦'.repeat(30), 4],
+  ])('cuts %s on a grapheme boundary and stays well-formed', (_what, value, max) => {
+    const cut = preview(value, max);
+    expect(cut.isWellFormed()).toBe(true);
+    expect(cut.endsWith('…')).toBe(true);
+    const graphemes = [...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(cut)];
+    expect(graphemes).toHaveLength(max);
+  });
+
+  it('leaves short text alone and repairs a lone surrogate', () => {
+    expect(preview('short', 40)).toBe('short');
+    expect(preview('a\ud800', 40)).toBe('a\ufffd');
+  });
+});

@@ -1,0 +1,225 @@
+import { MemoryReplayStore } from '@mrtr/replay';
+import { TicketSealer } from '@mrtr/ticket';
+import { fieldOptions, McpError, textResult } from '@mrtr/wire';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  ConfirmationGate,
+  choose,
+  confirm,
+  flag,
+  type GateAuditEvent,
+  type GateRequest,
+  text,
+  typeToConfirm,
+  withoutAsking,
+} from '../src/index.js';
+
+const sealer = () => new TicketSealer({ keys: [{ kid: 'k1', secret: 's'.repeat(32) }] });
+
+interface Row {
+  id: string;
+  title: string;
+}
+
+function setup() {
+  const rows = new Map<string, Row>([
+    ['n1', { id: 'n1', title: 'Dup' }],
+    ['n2', { id: 'n2', title: 'Dup' }],
+  ]);
+  const events: GateAuditEvent[] = [];
+  const deleted: string[] = [];
+  const gate = new ConfirmationGate({ sealer: sealer(), store: new MemoryReplayStore(), audit: (e) => void events.push(e) });
+  const tool = gate.tool({
+    name: 'notes_delete',
+    description: 'Delete a note; a person confirms.',
+    args: z.object({ title: z.string().min(1) }),
+    form: {
+      note_id: choose({ title: 'Note to delete' }),
+      confirm: confirm({ title: 'Yes, delete it' }),
+      keep_copy: flag({ title: 'Keep a copy', default: false }),
+    },
+    async ask({ args }) {
+      const matches = [...rows.values()].filter((r) => r.title === args.title);
+      if (matches.length === 0) return withoutAsking(textResult('No such note.', { isError: true }));
+      return {
+        message: `Delete one of ${matches.length} notes titled ${args.title}?`,
+        view: matches,
+        choices: { note_id: matches.map((r) => ({ value: r.id, label: `${r.id}: ${r.title}` })) },
+      };
+    },
+    async perform({ answer, view }) {
+      const row = view.find((r) => r.id === answer.note_id);
+      if (!row) throw new Error('not among the asked');
+      rows.delete(row.id);
+      deleted.push(`${row.id}${answer.keep_copy ? '+copy' : ''}`);
+      return textResult(`Deleted ${row.id}.`);
+    },
+  });
+  const request = (extra: Partial<GateRequest> = {}): GateRequest => ({
+    principal: { id: 'alice' },
+    method: 'tools/call',
+    name: 'notes_delete',
+    arguments: { title: 'Dup' },
+    capabilities: { elicitation: {} },
+    inputResponses: undefined,
+    requestState: undefined,
+    ...extra,
+  });
+  return { tool, rows, deleted, events, request };
+}
+
+describe('gate.tool(): one declaration per gated tool', () => {
+  it('derives inputSchema from the argument schema, closed to undeclared arguments', () => {
+    const { tool } = setup();
+    expect(tool.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { title: { type: 'string', minLength: 1 } },
+      required: ['title'],
+      additionalProperties: false,
+    });
+    expect(tool.annotations).toEqual({ destructiveHint: true, idempotentHint: false });
+  });
+
+  it('refuses undeclared and invalid arguments with -32602 naming the argument, never echoing the value', () => {
+    const { tool } = setup();
+    const secretish = 'x'.repeat(900_000);
+    const undeclared = (() => {
+      try {
+        tool.parse({ title: 'Dup', blob: secretish });
+      } catch (e) {
+        return e;
+      }
+    })() as McpError;
+    expect(undeclared).toBeInstanceOf(McpError);
+    expect(undeclared.code).toBe(-32602);
+    expect(undeclared.message).toContain('"blob"');
+    expect(undeclared.message.length).toBeLessThan(200);
+    expect(() => tool.parse({ title: '' })).toThrow(/title/);
+    expect(tool.parse({ title: 'Dup' })).toEqual({ title: 'Dup' });
+  });
+
+  it('asks with titled options (each candidate labelled), a consent box and an option', async () => {
+    const t = setup();
+    const asked = await t.tool.handler({ title: 'Dup' }, t.request());
+    expect(asked.resultType).toBe('input_required');
+    const params = (asked as { inputRequests: Record<string, { params: Record<string, unknown>; method: string }> })
+      .inputRequests.confirm?.params as { requestedSchema: { properties: Record<string, unknown>; required: string[] } };
+    expect(params.requestedSchema.properties.note_id).toEqual({
+      type: 'string',
+      title: 'Note to delete',
+      oneOf: [
+        { const: 'n1', title: 'n1: Dup' },
+        { const: 'n2', title: 'n2: Dup' },
+      ],
+    });
+    expect(params.requestedSchema.properties.keep_copy).toEqual({ type: 'boolean', title: 'Keep a copy', default: false });
+    expect(params.requestedSchema.required).toEqual(['note_id', 'confirm']);
+  });
+
+  it('performs once on an accept with the box ticked; a candidate not offered is asked again', async () => {
+    const t = setup();
+    const asked = (await t.tool.handler({ title: 'Dup' }, t.request())) as { requestState: string; inputRequests: any };
+    const ids = fieldOptions(asked.inputRequests.confirm.params.requestedSchema.properties.note_id);
+    const retry = (content: Record<string, unknown>) =>
+      t.tool.handler({ title: 'Dup' }, t.request({ requestState: asked.requestState, inputResponses: { confirm: { action: 'accept', content } } }));
+    const forged = await retry({ note_id: 'n9', confirm: true });
+    expect(forged.resultType).toBe('input_required');
+    expect(t.deleted).toEqual([]);
+    const done = await retry({ note_id: ids[1], confirm: true, keep_copy: true });
+    expect(done).toMatchObject({ resultType: 'complete', isError: false });
+    expect(t.deleted).toEqual(['n2+copy']);
+  });
+
+  it('an unticked box is a decline that uses the ticket up', async () => {
+    const t = setup();
+    const asked = (await t.tool.handler({ title: 'Dup' }, t.request())) as { requestState: string };
+    const no = await t.tool.handler(
+      { title: 'Dup' },
+      t.request({ requestState: asked.requestState, inputResponses: { confirm: { action: 'accept', content: { note_id: 'n1', confirm: false } } } }),
+    );
+    expect(no).toMatchObject({ resultType: 'complete', isError: false });
+    const yes = await t.tool.handler(
+      { title: 'Dup' },
+      t.request({ requestState: asked.requestState, inputResponses: { confirm: { action: 'accept', content: { note_id: 'n1', confirm: true } } } }),
+    );
+    expect(yes).toMatchObject({ isError: true });
+    expect(t.deleted).toEqual([]);
+  });
+
+  it('a question whose live data changed is asked afresh under a new ticket, nothing consumed', async () => {
+    const t = setup();
+    const asked = (await t.tool.handler({ title: 'Dup' }, t.request())) as { requestState: string };
+    t.rows.set('n3', { id: 'n3', title: 'Dup' }); // a third match appears: the question changes
+    const again = (await t.tool.handler(
+      { title: 'Dup' },
+      t.request({ requestState: asked.requestState, inputResponses: { confirm: { action: 'accept', content: { note_id: 'n1', confirm: true } } } }),
+    )) as { requestState: string; inputRequests: any };
+    expect(again.requestState).not.toBe(asked.requestState);
+    expect(fieldOptions(again.inputRequests.confirm.params.requestedSchema.properties.note_id)).toHaveLength(3);
+    expect(again.inputRequests.confirm.params.message).toMatch(/has changed/);
+    expect(t.deleted).toEqual([]);
+    expect(t.events.map((e) => [e.outcome, e.reason])).toContainEqual(['asked_again', 'question_changed']);
+  });
+
+  it('a target gone by the retry is refused without a claim: the ticket stays unused', async () => {
+    const t = setup();
+    const asked = (await t.tool.handler({ title: 'Dup' }, t.request())) as { requestState: string };
+    t.rows.clear();
+    const gone = await t.tool.handler(
+      { title: 'Dup' },
+      t.request({ requestState: asked.requestState, inputResponses: { confirm: { action: 'accept', content: { note_id: 'n1', confirm: true } } } }),
+    );
+    expect(gone).toMatchObject({ isError: true, content: [{ text: 'No such note.' }] });
+    expect(t.events.at(-1)).toMatchObject({ outcome: 'refused', reason: 'target_unavailable' });
+  });
+
+  it('fails at construction for a form without a consent field', () => {
+    const gate = new ConfirmationGate({ sealer: sealer(), store: new MemoryReplayStore() });
+    expect(() =>
+      gate.tool({
+        name: 'x',
+        description: 'x',
+        args: z.object({}),
+        form: { reason: text({ title: 'Why', minLength: 5 }) },
+        ask: async () => ({ message: 'm', view: null }),
+        perform: async () => textResult('done'),
+      }),
+    ).toThrow(/consent field/);
+  });
+
+  it('typeToConfirm: a mismatch is asked again saying what was typed and what is expected', async () => {
+    const gate = new ConfirmationGate({ sealer: sealer(), store: new MemoryReplayStore() });
+    const done: string[] = [];
+    const tool = gate.tool({
+      name: 'delete_file',
+      description: 'Delete a file.',
+      args: z.object({ path: z.string() }),
+      form: { confirm_name: typeToConfirm({ title: 'Type the path' }), reason: text({ title: 'Why', minLength: 5, maxLength: 200 }) },
+      ask: async ({ args }) => ({ message: `Delete ${args.path}?`, view: args.path, expect: { confirm_name: args.path } }),
+      perform: async ({ view, answer }) => {
+        done.push(`${view}:${answer.reason}`);
+        return textResult('deleted');
+      },
+    });
+    const request = (extra: Partial<GateRequest> = {}): GateRequest => ({
+      principal: 'alice',
+      method: 'tools/call',
+      name: 'delete_file',
+      arguments: { path: 'notes.txt' },
+      capabilities: { elicitation: { form: {} } },
+      inputResponses: undefined,
+      requestState: undefined,
+      ...extra,
+    });
+    const asked = (await tool.handler({ path: 'notes.txt' }, request())) as { requestState: string };
+    const answer = (content: Record<string, unknown>) =>
+      tool.handler({ path: 'notes.txt' }, request({ requestState: asked.requestState, inputResponses: { confirm: { action: 'accept', content } } }));
+    const typo = (await answer({ confirm_name: 'note.txt', reason: 'cleanup' })) as { inputRequests: any };
+    expect(typo.inputRequests.confirm.params.message).toMatch(/you typed "note.txt", expected "notes.txt"/);
+    const short = (await answer({ confirm_name: 'notes.txt', reason: 'no' })) as { resultType: string };
+    expect(short.resultType).toBe('input_required');
+    expect(await answer({ confirm_name: 'notes.txt', reason: 'cleanup' })).toMatchObject({ isError: false });
+    expect(done).toEqual(['notes.txt:cleanup']);
+  });
+});
