@@ -88,7 +88,7 @@ export async function askAfresh<View, Tx>(
     nonce: minted.nonce,
     question: shown.message,
     requestedSchema: live.mode === 'form' ? shown.requestedSchema : live.schema,
-    level: live.mode,
+    confirmation: live.mode,
   });
   return inputRequired({ [spec.key]: request }, ticket);
 }
@@ -109,7 +109,7 @@ export async function askAgain<View, Tx>(
     ...round.known(),
     question: shown.message,
     requestedSchema: live.mode === 'form' ? shown.requestedSchema : live.schema,
-    level: live.mode,
+    confirmation: live.mode,
   });
   const request =
     approvalId === undefined

@@ -87,8 +87,12 @@ export interface GateAuditEvent {
    * JSON, in UTF-16 code units) instead of `content` when it is over 8 KiB.
    */
   answer?: { action: string; content?: Record<string, unknown>; contentLength?: number };
-  /** How the person was asked or confirmed: `form`, `url` or `presence` (URL mode with a passkey). */
-  level?: 'form' | 'url' | 'presence';
+  /**
+   * How the person was asked or confirmed: `form` (an `elicitation/create`
+   * form), `url` (this server's approval page) or `presence` (the page, with
+   * a passkey). Not named `level`: JSON-lines loggers use that name.
+   */
+  confirmation?: 'form' | 'url' | 'presence';
   /** `isError` of the tool result, on `completed`, `replayed`, `declined`, `cancelled` and `refused` / `not_asked`. */
   isError?: boolean;
   /** The JSON-RPC id of the request of this round. */

@@ -32,7 +32,11 @@ export async function perform<View, Tx>(
       ? { action: 'accept', content }
       : { action: 'accept', approval: confirmation.approvalId, content };
   // Written before the claim: a sink that cannot write it stops the mutation.
-  await round.emit({ outcome: 'accepted', ...round.known(), level: confirmation.level });
+  await round.emit({
+    outcome: 'accepted',
+    ...round.known(),
+    confirmation: confirmation.level,
+  });
   let written: GateAuditEvent | undefined;
   let result: OnceResult<Json>;
   try {
@@ -57,7 +61,7 @@ export async function perform<View, Tx>(
         outcome: 'completed',
         ...round.known(),
         question: live.question.message,
-        level: confirmation.level,
+        confirmation: confirmation.level,
         isError: isErrorOf(done),
       });
       return done;
@@ -109,7 +113,7 @@ export async function decline<View, Tx>(
         outcome: 'declined',
         ...round.known(),
         ...(question !== undefined ? { question } : {}),
-        level,
+        confirmation: level,
         isError: isErrorOf(declined),
       });
       return declined;
@@ -149,7 +153,11 @@ async function settle<View, Tx>(
   level: ConfirmationLevel,
 ): Promise<CallToolResult> {
   const { round } = flow;
-  const about = { ...round.known(), level, ...(question !== undefined ? { question } : {}) };
+  const about = {
+    ...round.known(),
+    confirmation: level,
+    ...(question !== undefined ? { question } : {}),
+  };
   switch (result.status) {
     case 'performed':
       // Committed: from here on an error must not claim that nothing changed.

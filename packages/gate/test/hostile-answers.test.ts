@@ -69,14 +69,20 @@ describe('answers no other layer cleaned', () => {
     const t = setup();
     const state = await t.asked();
     const result = await t.gate.run(
-      t.request({ requestState: state, inputResponses: { confirm: { action: 'decline', content } } }),
+      t.request({
+        requestState: state,
+        inputResponses: { confirm: { action: 'decline', content } },
+      }),
       t.spec,
     );
     expect(result).toMatchObject({ resultType: 'complete', isError: false });
     expect(t.events.at(-1)).toMatchObject({ outcome: 'declined', answer: { action: 'decline' } });
     expect(t.events.at(-1)?.answer?.content).toBeUndefined();
     const accept = await t.gate.run(
-      t.request({ requestState: state, inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } }),
+      t.request({
+        requestState: state,
+        inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+      }),
       t.spec,
     );
     expect(accept).toMatchObject({ isError: true });
@@ -87,7 +93,10 @@ describe('answers no other layer cleaned', () => {
     const t = setup();
     const state = await t.asked();
     const cancelled = await t.gate.run(
-      t.request({ requestState: state, inputResponses: { confirm: { action: 'cancel', content: { note: '\ud83d' } } } }),
+      t.request({
+        requestState: state,
+        inputResponses: { confirm: { action: 'cancel', content: { note: '\ud83d' } } },
+      }),
       t.spec,
     );
     expect(cancelled).toMatchObject({ resultType: 'complete', isError: false });
@@ -98,7 +107,12 @@ describe('answers no other layer cleaned', () => {
     const t = setup();
     const state = await t.asked();
     const again = (await t.gate.run(
-      t.request({ requestState: state, inputResponses: { confirm: { action: 'accept', content: { confirm: true, note: 'a\ud800b' } } } }),
+      t.request({
+        requestState: state,
+        inputResponses: {
+          confirm: { action: 'accept', content: { confirm: true, note: 'a\ud800b' } },
+        },
+      }),
       t.spec,
     )) as { resultType: string; inputRequests: any };
     expect(again.resultType).toBe('input_required');
@@ -121,7 +135,16 @@ describe('answers no other layer cleaned', () => {
 
   it('the message sent is well-formed even when the tool wrote a lone surrogate', async () => {
     const t = setup();
-    const spec = { ...t.spec, question: () => ({ message: 'Delete 🙂\ud83d?', requestedSchema: { type: 'object' as const, properties: { confirm: { type: 'boolean' as const } } } }) };
+    const spec = {
+      ...t.spec,
+      question: () => ({
+        message: 'Delete 🙂\ud83d?',
+        requestedSchema: {
+          type: 'object' as const,
+          properties: { confirm: { type: 'boolean' as const } },
+        },
+      }),
+    };
     const asked = (await t.gate.run(t.request(), spec)) as { inputRequests: any };
     const message = asked.inputRequests.confirm.params.message as string;
     expect(message.isWellFormed()).toBe(true);
@@ -129,14 +152,25 @@ describe('answers no other layer cleaned', () => {
 });
 
 describe('the replay record outlives the ticket', () => {
-  it.each([0, 30, MAX_SKEW_SECONDS])('with a skew of %i s, the record lives until exp + skew', async (maxSkewSeconds) => {
+  it.each([
+    0,
+    30,
+    MAX_SKEW_SECONDS,
+  ])('with a skew of %i s, the record lives until exp + skew', async (maxSkewSeconds) => {
     const t = setup({ maxSkewSeconds });
     const state = await t.asked();
     await t.gate.run(
-      t.request({ requestState: state, inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } }),
+      t.request({
+        requestState: state,
+        inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+      }),
       t.spec,
     );
-    const opened = t.sealer.open(state, { sub: 'alice', op: 'tools/call:delete_it', argsDigest: t.events[0]?.argumentsDigest as string });
+    const opened = t.sealer.open(state, {
+      sub: 'alice',
+      op: 'tools/call:delete_it',
+      argsDigest: t.events[0]?.argumentsDigest as string,
+    });
     if (!opened.ok) throw new Error(opened.reason);
     expect(t.store.claims[0]?.expiresAt).toBe((opened.claims.exp + maxSkewSeconds) * 1000);
     expect(t.store.claims[0]?.expiresAt).toBe(t.sealer.acceptedUntil(opened.claims));

@@ -29,7 +29,11 @@ function setup() {
   ]);
   const events: GateAuditEvent[] = [];
   const deleted: string[] = [];
-  const gate = new ConfirmationGate({ sealer: sealer(), store: new MemoryReplayStore(), audit: (e) => void events.push(e) });
+  const gate = new ConfirmationGate({
+    sealer: sealer(),
+    store: new MemoryReplayStore(),
+    audit: (e) => void events.push(e),
+  });
   const tool = gate.tool({
     name: 'notes_delete',
     description: 'Delete a note; a person confirms.',
@@ -41,7 +45,8 @@ function setup() {
     },
     async ask({ args }) {
       const matches = [...rows.values()].filter((r) => r.title === args.title);
-      if (matches.length === 0) return withoutAsking(textResult('No such note.', { isError: true }));
+      if (matches.length === 0)
+        return withoutAsking(textResult('No such note.', { isError: true }));
       return {
         message: `Delete one of ${matches.length} notes titled ${args.title}?`,
         view: matches,
@@ -103,8 +108,13 @@ describe('gate.tool(): one declaration per gated tool', () => {
     const t = setup();
     const asked = await t.tool.handler({ title: 'Dup' }, t.request());
     expect(asked.resultType).toBe('input_required');
-    const params = (asked as { inputRequests: Record<string, { params: Record<string, unknown>; method: string }> })
-      .inputRequests.confirm?.params as { requestedSchema: { properties: Record<string, unknown>; required: string[] } };
+    const params = (
+      asked as {
+        inputRequests: Record<string, { params: Record<string, unknown>; method: string }>;
+      }
+    ).inputRequests.confirm?.params as {
+      requestedSchema: { properties: Record<string, unknown>; required: string[] };
+    };
     expect(params.requestedSchema.properties.note_id).toEqual({
       type: 'string',
       title: 'Note to delete',
@@ -113,16 +123,29 @@ describe('gate.tool(): one declaration per gated tool', () => {
         { const: 'n2', title: 'n2: Dup' },
       ],
     });
-    expect(params.requestedSchema.properties.keep_copy).toEqual({ type: 'boolean', title: 'Keep a copy', default: false });
+    expect(params.requestedSchema.properties.keep_copy).toEqual({
+      type: 'boolean',
+      title: 'Keep a copy',
+      default: false,
+    });
     expect(params.requestedSchema.required).toEqual(['note_id', 'confirm']);
   });
 
   it('performs once on an accept with the box ticked; a candidate not offered is asked again', async () => {
     const t = setup();
-    const asked = (await t.tool.handler({ title: 'Dup' }, t.request())) as { requestState: string; inputRequests: any };
+    const asked = (await t.tool.handler({ title: 'Dup' }, t.request())) as {
+      requestState: string;
+      inputRequests: any;
+    };
     const ids = fieldOptions(asked.inputRequests.confirm.params.requestedSchema.properties.note_id);
     const retry = (content: Record<string, unknown>) =>
-      t.tool.handler({ title: 'Dup' }, t.request({ requestState: asked.requestState, inputResponses: { confirm: { action: 'accept', content } } }));
+      t.tool.handler(
+        { title: 'Dup' },
+        t.request({
+          requestState: asked.requestState,
+          inputResponses: { confirm: { action: 'accept', content } },
+        }),
+      );
     const forged = await retry({ note_id: 'n9', confirm: true });
     expect(forged.resultType).toBe('input_required');
     expect(t.deleted).toEqual([]);
@@ -136,12 +159,22 @@ describe('gate.tool(): one declaration per gated tool', () => {
     const asked = (await t.tool.handler({ title: 'Dup' }, t.request())) as { requestState: string };
     const no = await t.tool.handler(
       { title: 'Dup' },
-      t.request({ requestState: asked.requestState, inputResponses: { confirm: { action: 'accept', content: { note_id: 'n1', confirm: false } } } }),
+      t.request({
+        requestState: asked.requestState,
+        inputResponses: {
+          confirm: { action: 'accept', content: { note_id: 'n1', confirm: false } },
+        },
+      }),
     );
     expect(no).toMatchObject({ resultType: 'complete', isError: false });
     const yes = await t.tool.handler(
       { title: 'Dup' },
-      t.request({ requestState: asked.requestState, inputResponses: { confirm: { action: 'accept', content: { note_id: 'n1', confirm: true } } } }),
+      t.request({
+        requestState: asked.requestState,
+        inputResponses: {
+          confirm: { action: 'accept', content: { note_id: 'n1', confirm: true } },
+        },
+      }),
     );
     expect(yes).toMatchObject({ isError: true });
     expect(t.deleted).toEqual([]);
@@ -153,13 +186,23 @@ describe('gate.tool(): one declaration per gated tool', () => {
     t.rows.set('n3', { id: 'n3', title: 'Dup' }); // a third match appears: the question changes
     const again = (await t.tool.handler(
       { title: 'Dup' },
-      t.request({ requestState: asked.requestState, inputResponses: { confirm: { action: 'accept', content: { note_id: 'n1', confirm: true } } } }),
+      t.request({
+        requestState: asked.requestState,
+        inputResponses: {
+          confirm: { action: 'accept', content: { note_id: 'n1', confirm: true } },
+        },
+      }),
     )) as { requestState: string; inputRequests: any };
     expect(again.requestState).not.toBe(asked.requestState);
-    expect(fieldOptions(again.inputRequests.confirm.params.requestedSchema.properties.note_id)).toHaveLength(3);
+    expect(
+      fieldOptions(again.inputRequests.confirm.params.requestedSchema.properties.note_id),
+    ).toHaveLength(3);
     expect(again.inputRequests.confirm.params.message).toMatch(/has changed/);
     expect(t.deleted).toEqual([]);
-    expect(t.events.map((e) => [e.outcome, e.reason])).toContainEqual(['asked_again', 'question_changed']);
+    expect(t.events.map((e) => [e.outcome, e.reason])).toContainEqual([
+      'asked_again',
+      'question_changed',
+    ]);
   });
 
   it('a target gone by the retry is refused without a claim: the ticket stays unused', async () => {
@@ -168,7 +211,12 @@ describe('gate.tool(): one declaration per gated tool', () => {
     t.rows.clear();
     const gone = await t.tool.handler(
       { title: 'Dup' },
-      t.request({ requestState: asked.requestState, inputResponses: { confirm: { action: 'accept', content: { note_id: 'n1', confirm: true } } } }),
+      t.request({
+        requestState: asked.requestState,
+        inputResponses: {
+          confirm: { action: 'accept', content: { note_id: 'n1', confirm: true } },
+        },
+      }),
     );
     expect(gone).toMatchObject({ isError: true, content: [{ text: 'No such note.' }] });
     expect(t.events.at(-1)).toMatchObject({ outcome: 'refused', reason: 'target_unavailable' });
@@ -195,8 +243,15 @@ describe('gate.tool(): one declaration per gated tool', () => {
       name: 'delete_file',
       description: 'Delete a file.',
       args: z.object({ path: z.string() }),
-      form: { confirm_name: typeToConfirm({ title: 'Type the path' }), reason: text({ title: 'Why', minLength: 5, maxLength: 200 }) },
-      ask: async ({ args }) => ({ message: `Delete ${args.path}?`, view: args.path, expect: { confirm_name: args.path } }),
+      form: {
+        confirm_name: typeToConfirm({ title: 'Type the path' }),
+        reason: text({ title: 'Why', minLength: 5, maxLength: 200 }),
+      },
+      ask: async ({ args }) => ({
+        message: `Delete ${args.path}?`,
+        view: args.path,
+        expect: { confirm_name: args.path },
+      }),
       perform: async ({ view, answer }) => {
         done.push(`${view}:${answer.reason}`);
         return textResult('deleted');
@@ -212,14 +267,30 @@ describe('gate.tool(): one declaration per gated tool', () => {
       requestState: undefined,
       ...extra,
     });
-    const asked = (await tool.handler({ path: 'notes.txt' }, request())) as { requestState: string };
+    const asked = (await tool.handler({ path: 'notes.txt' }, request())) as {
+      requestState: string;
+    };
     const answer = (content: Record<string, unknown>) =>
-      tool.handler({ path: 'notes.txt' }, request({ requestState: asked.requestState, inputResponses: { confirm: { action: 'accept', content } } }));
-    const typo = (await answer({ confirm_name: 'note.txt', reason: 'cleanup' })) as { inputRequests: any };
-    expect(typo.inputRequests.confirm.params.message).toMatch(/you typed "note.txt", expected "notes.txt"/);
-    const short = (await answer({ confirm_name: 'notes.txt', reason: 'no' })) as { resultType: string };
+      tool.handler(
+        { path: 'notes.txt' },
+        request({
+          requestState: asked.requestState,
+          inputResponses: { confirm: { action: 'accept', content } },
+        }),
+      );
+    const typo = (await answer({ confirm_name: 'note.txt', reason: 'cleanup' })) as {
+      inputRequests: any;
+    };
+    expect(typo.inputRequests.confirm.params.message).toMatch(
+      /you typed "note.txt", expected "notes.txt"/,
+    );
+    const short = (await answer({ confirm_name: 'notes.txt', reason: 'no' })) as {
+      resultType: string;
+    };
     expect(short.resultType).toBe('input_required');
-    expect(await answer({ confirm_name: 'notes.txt', reason: 'cleanup' })).toMatchObject({ isError: false });
+    expect(await answer({ confirm_name: 'notes.txt', reason: 'cleanup' })).toMatchObject({
+      isError: false,
+    });
     expect(done).toEqual(['notes.txt:cleanup']);
   });
 });

@@ -1,0 +1,221 @@
+import { MemoryReplayStore } from '@mrtr/replay';
+import { TicketSealer } from '@mrtr/ticket';
+import { textResult } from '@mrtr/wire';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  type ApprovalBinding,
+  type ApprovalChannel,
+  type ApprovalDecision,
+  ConfirmationGate,
+  choose,
+  type GateAuditEvent,
+  type GateRequest,
+  type PendingApproval,
+  typeToConfirm,
+} from '../src/index.js';
+
+/** An approval channel in memory, whose decisions the test sets as the page would. */
+class FakeChannel implements ApprovalChannel {
+  readonly opened = new Map<string, PendingApproval>();
+  readonly decided = new Map<string, ApprovalDecision>();
+  async open(approval: PendingApproval): Promise<string> {
+    this.opened.set(approval.id, approval);
+    return this.url(approval.id);
+  }
+  url(id: string): string {
+    return `http://127.0.0.1:3000/approve/${id}`;
+  }
+  async decision(id: string, binding: ApprovalBinding): Promise<ApprovalDecision> {
+    const a = this.opened.get(id);
+    if (!a) return { status: 'unknown' };
+    for (const k of [
+      'nonce',
+      'principal',
+      'operation',
+      'argumentsDigest',
+      'questionDigest',
+    ] as const)
+      if (a[k] !== binding[k]) return { status: 'unknown' };
+    return this.decided.get(id) ?? { status: 'pending' };
+  }
+}
+
+function setup(level: 'url' | 'form-or-url' | 'presence' = 'url') {
+  const channel = new FakeChannel();
+  const events: GateAuditEvent[] = [];
+  const done: string[] = [];
+  const gate = new ConfirmationGate({
+    sealer: new TicketSealer({ keys: [{ kid: 'k1', secret: 'u'.repeat(32) }] }),
+    store: new MemoryReplayStore(),
+    approvals: channel,
+    audit: (e) => void events.push(e),
+  });
+  const tool = gate.tool({
+    name: 'delete_volume',
+    description: 'Destroy a volume.',
+    args: z.object({ volumeId: z.string() }),
+    form: {
+      target: choose({ title: 'Which copy' }),
+      volumeId: typeToConfirm({ title: 'Volume id' }),
+    },
+    ask: async ({ args }) => ({
+      message: `Destroy volume ${args.volumeId} <script>alert(1)</script>? Its data cannot be recovered.`,
+      view: args.volumeId,
+      choices: { target: [{ value: 'primary', label: 'Primary' }] },
+      expect: { volumeId: args.volumeId },
+    }),
+    level,
+    perform: async ({ view, confirmation, answer }) => {
+      done.push(`${view}:${confirmation.level}:${answer.target}`);
+      return textResult(`Destroyed ${view}.`);
+    },
+  });
+  const request = (extra: Partial<GateRequest> = {}): GateRequest => ({
+    principal: 'alice',
+    method: 'tools/call',
+    name: 'delete_volume',
+    arguments: { volumeId: 'vol_1' },
+    capabilities: { elicitation: { url: {} } },
+    inputResponses: undefined,
+    requestState: undefined,
+    ...extra,
+  });
+  const call = (extra: Partial<GateRequest> = {}) =>
+    tool.handler({ volumeId: 'vol_1' }, request(extra));
+  return { channel, events, done, call };
+}
+
+type Asked = {
+  requestState: string;
+  inputRequests: { confirm: { params: { mode: string; url: string; message: string } } };
+};
+
+describe('URL mode', () => {
+  it('asks with a URL on the server origin that carries only an opaque id, and records the pending approval', async () => {
+    const t = setup();
+    const asked = (await t.call()) as unknown as Asked;
+    const params = asked.inputRequests.confirm.params;
+    expect(params.mode).toBe('url');
+    const id = params.url.split('/').at(-1) as string;
+    expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(params.url).not.toContain('alice');
+    expect(params.url).not.toContain('vol_1');
+    const pending = t.channel.opened.get(id) as PendingApproval;
+    expect(pending).toMatchObject({
+      principal: 'alice',
+      operation: 'tools/call:delete_volume',
+      level: 'url',
+    });
+    expect(pending.message).toBe(params.message);
+    // The page asks only what is not consent: the choice, not the typed id.
+    expect(Object.keys(pending.requestedSchema?.properties ?? {})).toEqual(['target']);
+    expect(asked.requestState.length).toBeLessThanOrEqual(240);
+  });
+
+  it('before a decision, a retry gets the same URL and ticket again; approved, it performs once', async () => {
+    const t = setup();
+    const asked = (await t.call()) as unknown as Asked;
+    const accept = { confirm: { action: 'accept' } };
+    const waiting = (await t.call({
+      requestState: asked.requestState,
+      inputResponses: accept,
+    })) as unknown as Asked;
+    expect(waiting.requestState).toBe(asked.requestState);
+    expect(waiting.inputRequests.confirm.params.url).toBe(asked.inputRequests.confirm.params.url);
+    expect(t.done).toEqual([]);
+    const id = asked.inputRequests.confirm.params.url.split('/').at(-1) as string;
+    t.channel.decided.set(id, {
+      status: 'approved',
+      via: 'url',
+      content: { target: 'primary' },
+      decidedAt: Date.now(),
+    });
+    expect(
+      await t.call({ requestState: asked.requestState, inputResponses: accept }),
+    ).toMatchObject({ isError: false });
+    expect(
+      await t.call({ requestState: asked.requestState, inputResponses: accept }),
+    ).toMatchObject({ isError: false });
+    expect(t.done).toEqual(['vol_1:url:primary']);
+    expect(t.events.filter((e) => e.outcome === 'completed')).toHaveLength(1);
+    expect(t.events.find((e) => e.outcome === 'completed')?.confirmation).toBe('url');
+  });
+
+  it('denied on the page: a complete refusal that uses the ticket up', async () => {
+    const t = setup();
+    const asked = (await t.call()) as unknown as Asked;
+    const id = asked.inputRequests.confirm.params.url.split('/').at(-1) as string;
+    t.channel.decided.set(id, { status: 'denied', decidedAt: Date.now() });
+    const accept = { confirm: { action: 'accept' } };
+    expect(
+      await t.call({ requestState: asked.requestState, inputResponses: accept }),
+    ).toMatchObject({ isError: false });
+    t.channel.decided.set(id, {
+      status: 'approved',
+      via: 'url',
+      content: { target: 'primary' },
+      decidedAt: Date.now(),
+    });
+    expect(
+      await t.call({ requestState: asked.requestState, inputResponses: accept }),
+    ).toMatchObject({ isError: true });
+    expect(t.done).toEqual([]);
+  });
+
+  it('a client that declares only form gets -32021 naming URL elicitation', async () => {
+    const t = setup();
+    await expect(t.call({ capabilities: { elicitation: { form: {} } } })).rejects.toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { elicitation: { url: {} } } },
+    });
+  });
+
+  it('form-or-url: a form for a client that can show one, the page for a URL-only client', async () => {
+    const t = setup('form-or-url');
+    const form = (await t.call({ capabilities: { elicitation: {} } })) as unknown as Asked;
+    expect(form.inputRequests.confirm.params.mode).toBe('form');
+    const url = (await t.call({ capabilities: { elicitation: { url: {} } } })) as unknown as Asked;
+    expect(url.inputRequests.confirm.params.mode).toBe('url');
+  });
+
+  it('presence: an approval by the button alone is not enough; a passkey approval is', async () => {
+    const t = setup('presence');
+    const asked = (await t.call()) as unknown as Asked;
+    const id = asked.inputRequests.confirm.params.url.split('/').at(-1) as string;
+    expect(t.channel.opened.get(id)?.level).toBe('presence');
+    const accept = { confirm: { action: 'accept' } };
+    t.channel.decided.set(id, {
+      status: 'approved',
+      via: 'url',
+      content: { target: 'primary' },
+      decidedAt: Date.now(),
+    });
+    expect(
+      (await t.call({ requestState: asked.requestState, inputResponses: accept })).resultType,
+    ).toBe('input_required');
+    t.channel.decided.set(id, {
+      status: 'approved',
+      via: 'passkey',
+      credentialId: 'cred-1',
+      content: { target: 'primary' },
+      decidedAt: Date.now(),
+    });
+    expect(
+      await t.call({ requestState: asked.requestState, inputResponses: accept }),
+    ).toMatchObject({ isError: false });
+    expect(t.done).toEqual(['vol_1:presence:primary']);
+  });
+
+  it('an approval id that is not bound to this ticket is refused with -32602', async () => {
+    const t = setup();
+    const asked = (await t.call()) as unknown as Asked;
+    t.channel.opened.clear();
+    await expect(
+      t.call({
+        requestState: asked.requestState,
+        inputResponses: { confirm: { action: 'accept' } },
+      }),
+    ).rejects.toMatchObject({ code: -32602, data: { reason: 'approval_unknown' } });
+  });
+});
