@@ -1,0 +1,87 @@
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { MAX_RECEIPT_LENGTH, type ReceiptClaims, receiptClaimsOf } from './claims.js';
+import { ReceiptError } from './errors.js';
+
+/** What {@link describeReceipt} decodes and says; nothing of it is verified. */
+export interface ReceiptDescription {
+  /** The protected header as decoded. */
+  header: { alg: string; kid: string; typ: string };
+  /** The claims as decoded. */
+  claims: ReceiptClaims;
+  /** What the receipt proves once its signature verifies under the issuer's key, one sentence each. */
+  proves: string[];
+  /** What it never proves, one sentence each. */
+  doesNotProve: string[];
+}
+
+/**
+ * Characters a terminal or a page might act on (C0 and C1 controls, DEL,
+ * bidirectional overrides and isolates): claim values are shown escaped so a
+ * crafted `sub` cannot rewrite the lines around it.
+ */
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** A claim value as shown: quoted, with anything unsafe escaped. */
+function quote(value: string): string {
+  return JSON.stringify(value).replace(
+    UNSAFE,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+function time(seconds: number): string {
+  return new Date(seconds * 1000).toISOString();
+}
+
+const HOW: Record<ReceiptClaims['lvl'], (claims: ReceiptClaims) => string> = {
+  form: () =>
+    'by an answer to an elicitation form, sent by a client bound to that principal (level form)',
+  url: () =>
+    "on the issuer's own page, by a person signed in as that principal (level url, URL-mode elicitation)",
+  passkey: (c) =>
+    `with a WebAuthn assertion over this action, user present and verified, by the principal's passkey credential ${quote(c.cred ?? '')} (level passkey)`,
+};
+
+/**
+ * Decode a receipt WITHOUT verifying it, to show what it claims and what it
+ * would prove (for `mrtr receipt verify`, after `verifyReceiptSignature`).
+ * Never use it to decide anything: anyone can write a receipt that decodes.
+ * Claim values in the sentences are JSON-quoted, with control and
+ * bidirectional characters escaped.
+ *
+ * @param receipt a compact JWS.
+ * @returns the decoded header and claims, and sentences for a person.
+ * @throws {ReceiptError} `malformed` when it is not a compact JWS whose
+ *   header has string `alg`, `kid` and `typ` and whose payload holds the
+ *   claims of a receipt.
+ */
+export function describeReceipt(receipt: string): ReceiptDescription {
+  let header: Record<string, unknown>;
+  let payload: Record<string, unknown>;
+  try {
+    if (typeof receipt !== 'string' || receipt.length > MAX_RECEIPT_LENGTH) throw new Error();
+    header = decodeProtectedHeader(receipt) as Record<string, unknown>;
+    payload = decodeJwt(receipt);
+  } catch {
+    throw new ReceiptError('malformed');
+  }
+  const { alg, kid, typ } = header;
+  if (typeof alg !== 'string' || typeof kid !== 'string' || typeof typ !== 'string')
+    throw new ReceiptError('malformed');
+  const claims = receiptClaimsOf(payload);
+  const proves = [
+    `${quote(claims.iss)} attests that principal ${quote(claims.sub)} approved ${quote(claims.op)}`,
+    `for exactly the arguments whose RFC 8785 digest is ${claims.ad}`,
+    `after being shown the question whose digest is ${claims.qd}`,
+    HOW[claims.lvl](claims),
+    `once: confirmation (ticket nonce) ${quote(claims.n)}, receipt id ${quote(claims.jti)}`,
+    `issued ${time(claims.iat)}, valid until ${time(claims.exp)}`,
+  ];
+  const doesNotProve = [
+    ...(claims.lvl === 'form' ? ['that a person, rather than the client or its model, answered'] : []),
+    'that the action was not already performed: single use is kept by the executor’s replay store',
+    'that the target is unchanged since the approval: re-read it before acting',
+    'anything, until its signature is verified with the issuer’s published keys',
+  ];
+  return { header: { alg, kid, typ }, claims, proves, doesNotProve };
+}
