@@ -13,6 +13,19 @@ export const RECEIPT_ALGORITHM = 'EdDSA';
 /** Longest receipt string a verifier decodes, characters (8 KiB); longer ones are `malformed` at once. */
 export const MAX_RECEIPT_LENGTH = 8192;
 
+/** Three base64url segments; the signature may be empty here so that `alg: none` can be named as such. */
+const COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+/**
+ * Whether `value` has the shape of a compact JWS (RFC 7515 §7.1) of at most
+ * {@link MAX_RECEIPT_LENGTH} characters: three unpadded base64url segments,
+ * nothing around them. Decoders are lenient (padding, whitespace); a
+ * receipt has one spelling.
+ */
+export function isCompactShape(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= MAX_RECEIPT_LENGTH && COMPACT.test(value);
+}
+
 /** Longest receipt lifetime (`exp - iat`), seconds (one day): a signer refuses a longer `ttlSeconds`, a verifier a longer-lived receipt. */
 export const MAX_RECEIPT_TTL_SECONDS = 86_400;
 

@@ -1,5 +1,5 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { MAX_RECEIPT_LENGTH, type ReceiptClaims, receiptClaimsOf } from './claims.js';
+import { isCompactShape, type ReceiptClaims, receiptClaimsOf } from './claims.js';
 import { ReceiptError } from './errors.js';
 
 /** What {@link describeReceipt} decodes and says; nothing of it is verified. */
@@ -15,18 +15,29 @@ export interface ReceiptDescription {
 }
 
 /**
- * Characters a terminal or a page might act on (C0 and C1 controls, DEL,
- * bidirectional overrides and isolates): claim values are shown escaped so a
- * crafted `sub` cannot rewrite the lines around it.
+ * Whether a terminal or a page might act on `code`: C0 and C1 controls, DEL,
+ * bidirectional marks, overrides and isolates. Claim values are shown with
+ * these escaped, so a crafted `sub` cannot rewrite the lines around it.
  */
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-/** A claim value as shown: quoted, with anything unsafe escaped. */
-function quote(value: string): string {
-  return JSON.stringify(value).replace(
-    UNSAFE,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+function unsafe(code: number): boolean {
+  return (
+    code < 0x20 ||
+    (code >= 0x7f && code <= 0x9f) ||
+    code === 0x200e ||
+    code === 0x200f ||
+    (code >= 0x202a && code <= 0x202e) ||
+    (code >= 0x2066 && code <= 0x2069)
   );
+}
+
+/** A claim value as shown: JSON-quoted, with anything {@link unsafe} escaped as `\uXXXX`. */
+function quote(value: string): string {
+  let out = '';
+  for (const c of JSON.stringify(value)) {
+    const code = c.charCodeAt(0);
+    out += unsafe(code) ? `\\u${code.toString(16).padStart(4, '0')}` : c;
+  }
+  return out;
 }
 
 function time(seconds: number): string {
@@ -59,7 +70,7 @@ export function describeReceipt(receipt: string): ReceiptDescription {
   let header: Record<string, unknown>;
   let payload: Record<string, unknown>;
   try {
-    if (typeof receipt !== 'string' || receipt.length > MAX_RECEIPT_LENGTH) throw new Error();
+    if (!isCompactShape(receipt)) throw new Error('not a compact JWS');
     header = decodeProtectedHeader(receipt) as Record<string, unknown>;
     payload = decodeJwt(receipt);
   } catch {
@@ -78,7 +89,9 @@ export function describeReceipt(receipt: string): ReceiptDescription {
     `issued ${time(claims.iat)}, valid until ${time(claims.exp)}`,
   ];
   const doesNotProve = [
-    ...(claims.lvl === 'form' ? ['that a person, rather than the client or its model, answered'] : []),
+    ...(claims.lvl === 'form'
+      ? ['that a person, rather than the client or its model, answered']
+      : []),
     'that the action was not already performed: single use is kept by the executor’s replay store',
     'that the target is unchanged since the approval: re-read it before acting',
     'anything, until its signature is verified with the issuer’s published keys',

@@ -61,8 +61,7 @@ async function importKey(
           ? await importPKCS8(key, RECEIPT_ALGORITHM, { extractable: true })
           : await importSPKI(key, RECEIPT_ALGORITHM, { extractable: true });
     else if (typeof key === 'object' && key !== null) {
-      if (type === 'public' && 'd' in key)
-        throw new TypeError('a public JWK must not hold "d"');
+      if (type === 'public' && 'd' in key) throw new TypeError('a public JWK must not hold "d"');
       imported = await importJWK(key, RECEIPT_ALGORITHM, { extractable: true });
     } else throw new TypeError('not a CryptoKey, JWK or PEM string');
   } catch (error) {

@@ -1,6 +1,6 @@
 import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import {
-  MAX_RECEIPT_LENGTH,
+  isCompactShape,
   RECEIPT_ALGORITHM,
   RECEIPT_TYPE,
   type ReceiptClaims,
@@ -34,7 +34,6 @@ export interface VerifiedReceipt {
   kid: string;
 }
 
-const COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const KID = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /** The time and tolerance of `options`, checked. @throws {TypeError} */
@@ -60,8 +59,7 @@ export function clockOf(options: VerifyReceiptSignatureOptions): {
  * @returns the `kid`.
  */
 function checkHeader(receipt: unknown): string {
-  if (typeof receipt !== 'string' || receipt.length > MAX_RECEIPT_LENGTH || !COMPACT.test(receipt))
-    throw new ReceiptError('malformed');
+  if (!isCompactShape(receipt)) throw new ReceiptError('malformed');
   let header: Record<string, unknown>;
   try {
     header = decodeProtectedHeader(receipt) as Record<string, unknown>;
@@ -72,6 +70,7 @@ function checkHeader(receipt: unknown): string {
   if (header.typ !== RECEIPT_TYPE) throw new ReceiptError('wrong_type');
   if (typeof header.kid !== 'string' || !KID.test(header.kid) || 'crit' in header)
     throw new ReceiptError('malformed');
+  if (receipt.endsWith('.')) throw new ReceiptError('malformed'); // no signature at all
   return header.kid;
 }
 

@@ -1,16 +1,12 @@
 import { digestJson } from '@mrtr/digest';
 import { describe, expect, it } from 'vitest';
-import {
-  RECEIPT_TYPE,
-  verifyReceipt,
-  verifyReceiptSignature,
-} from '../src/index.js';
+import { RECEIPT_TYPE, verifyReceipt, verifyReceiptSignature } from '../src/index.js';
 import {
   ARGS_A,
   ARGS_B,
   expectRefused,
-  inputFor,
   ISSUER,
+  inputFor,
   NOW,
   newKey,
   OPERATION,
@@ -31,7 +27,12 @@ describe('ReceiptSigner.sign', () => {
   it('adds iss, iat, exp = iat + ttl and a fresh 128-bit jti to what it is given', async () => {
     const a = await signer.sign(inputFor());
     const b = await signer.sign(inputFor());
-    expect(a.claims).toMatchObject({ ...inputFor(), iss: ISSUER, iat: NOW / 1000, exp: NOW / 1000 + 300 });
+    expect(a.claims).toMatchObject({
+      ...inputFor(),
+      iss: ISSUER,
+      iat: NOW / 1000,
+      exp: NOW / 1000 + 300,
+    });
     expect(a.claims.jti).toMatch(/^[A-Za-z0-9_-]{22}$/);
     expect(b.claims.jti).not.toBe(a.claims.jti);
     expect(partsOf(a.receipt).payload).toEqual(a.claims);
@@ -69,8 +70,21 @@ describe('ReceiptSigner.sign', () => {
   it('publishes the public keys only, as a JWKS of Ed25519 keys', () => {
     const jwks = signer.jwks();
     expect(jwks.keys).toHaveLength(1);
-    expect(Object.keys(jwks.keys[0] ?? {}).sort()).toEqual(['alg', 'crv', 'kid', 'kty', 'use', 'x']);
-    expect(jwks.keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519', kid: 'r1', alg: 'EdDSA', use: 'sig' });
+    expect(Object.keys(jwks.keys[0] ?? {}).sort()).toEqual([
+      'alg',
+      'crv',
+      'kid',
+      'kty',
+      'use',
+      'x',
+    ]);
+    expect(jwks.keys[0]).toMatchObject({
+      kty: 'OKP',
+      crv: 'Ed25519',
+      kid: 'r1',
+      alg: 'EdDSA',
+      use: 'sig',
+    });
     (jwks.keys[0] as { x: string }).x = 'changed';
     expect(signer.jwks().keys[0]?.x).not.toBe('changed'); // a copy each call
   });
@@ -93,7 +107,10 @@ describe('verifyReceipt', () => {
 
   it('refuses a receipt for svc A presented to delete svc B', async () => {
     const { receipt } = await signer.sign(inputFor());
-    await expectRefused(verifyReceipt(receipt, { ...expected, arguments: ARGS_B }), 'arguments_mismatch');
+    await expectRefused(
+      verifyReceipt(receipt, { ...expected, arguments: ARGS_B }),
+      'arguments_mismatch',
+    );
   });
 
   it('refuses arguments with one more member, or one value of another type', async () => {
@@ -103,7 +120,10 @@ describe('verifyReceipt', () => {
       { ...ARGS_A, serviceId: ['svc_a1'] },
       { serviceId: 'svc_a1' },
     ])
-      await expectRefused(verifyReceipt(receipt, { ...expected, arguments: args }), 'arguments_mismatch');
+      await expectRefused(
+        verifyReceipt(receipt, { ...expected, arguments: args }),
+        'arguments_mismatch',
+      );
   });
 
   it('refuses arguments that cannot be canonicalized as arguments_mismatch, not a crash', async () => {
@@ -111,34 +131,55 @@ describe('verifyReceipt', () => {
     const cyclic: Record<string, unknown> = { ...ARGS_A };
     cyclic.self = cyclic;
     for (const args of [{ n: Number.NaN }, { s: '\ud800' }, cyclic, undefined])
-      await expectRefused(verifyReceipt(receipt, { ...expected, arguments: args }), 'arguments_mismatch');
+      await expectRefused(
+        verifyReceipt(receipt, { ...expected, arguments: args }),
+        'arguments_mismatch',
+      );
   });
 
   it('refuses another operation, even one differing only in the method', async () => {
     const { receipt } = await signer.sign(inputFor());
-    for (const operation of ['tools/call:delete_volume', 'prompts/get:delete_service', 'tools/call:Delete_service'])
+    for (const operation of [
+      'tools/call:delete_volume',
+      'prompts/get:delete_service',
+      'tools/call:Delete_service',
+    ])
       await expectRefused(verifyReceipt(receipt, { ...expected, operation }), 'operation_mismatch');
   });
 
   it('refuses another principal when the executor names one', async () => {
     const { receipt } = await signer.sign(inputFor());
-    await expectRefused(verifyReceipt(receipt, { ...expected, principal: 'user_other' }), 'principal_mismatch');
-    await expect(verifyReceipt(receipt, { ...expected, principal: 'user_5f2a' })).resolves.toBeDefined();
+    await expectRefused(
+      verifyReceipt(receipt, { ...expected, principal: 'user_other' }),
+      'principal_mismatch',
+    );
+    await expect(
+      verifyReceipt(receipt, { ...expected, principal: 'user_5f2a' }),
+    ).resolves.toBeDefined();
   });
 
   it('refuses a level below minLevel and accepts one at or above it', async () => {
     const form = (await signer.sign(inputFor())).receipt;
     const url = (await signer.sign(inputFor({ lvl: 'url' }))).receipt;
     const passkey = (await signer.sign(inputFor({ lvl: 'passkey', cred: 'AQID' }))).receipt;
-    await expectRefused(verifyReceipt(form, { ...expected, minLevel: 'url' }), 'insufficient_level');
-    await expectRefused(verifyReceipt(url, { ...expected, minLevel: 'passkey' }), 'insufficient_level');
+    await expectRefused(
+      verifyReceipt(form, { ...expected, minLevel: 'url' }),
+      'insufficient_level',
+    );
+    await expectRefused(
+      verifyReceipt(url, { ...expected, minLevel: 'passkey' }),
+      'insufficient_level',
+    );
     await expect(verifyReceipt(url, { ...expected, minLevel: 'url' })).resolves.toBeDefined();
     await expect(verifyReceipt(passkey, { ...expected, minLevel: 'url' })).resolves.toBeDefined();
   });
 
   it('refuses another issuer when one is expected', async () => {
     const { receipt } = await signer.sign(inputFor());
-    await expectRefused(verifyReceipt(receipt, { ...expected, issuer: 'https://other.example' }), 'wrong_issuer');
+    await expectRefused(
+      verifyReceipt(receipt, { ...expected, issuer: 'https://other.example' }),
+      'wrong_issuer',
+    );
     await expect(verifyReceipt(receipt, { ...expected, issuer: ISSUER })).resolves.toBeDefined();
   });
 
@@ -156,8 +197,13 @@ describe('verifyReceipt', () => {
 
   it('refuses a receipt issued further ahead than the clock tolerance', async () => {
     const { receipt, claims } = await signer.sign(inputFor());
-    await expect(verifyReceipt(receipt, { ...expected, now: (claims.iat - 30) * 1000 })).resolves.toBeDefined();
-    await expectRefused(verifyReceipt(receipt, { ...expected, now: (claims.iat - 31) * 1000 }), 'not_yet_valid');
+    await expect(
+      verifyReceipt(receipt, { ...expected, now: (claims.iat - 30) * 1000 }),
+    ).resolves.toBeDefined();
+    await expectRefused(
+      verifyReceipt(receipt, { ...expected, now: (claims.iat - 31) * 1000 }),
+      'not_yet_valid',
+    );
   });
 
   it('checks authenticity before the action: a forged receipt for the right action is bad_signature', async () => {
@@ -187,7 +233,9 @@ describe('verifyReceipt', () => {
 describe('verifyReceiptSignature', () => {
   it('checks authenticity and time but not the action: for display, not for acting', async () => {
     const { receipt, claims } = await signer.sign(inputFor());
-    await expect(verifyReceiptSignature(receipt, { keys: signer.jwks(), now: NOW })).resolves.toEqual({
+    await expect(
+      verifyReceiptSignature(receipt, { keys: signer.jwks(), now: NOW }),
+    ).resolves.toEqual({
       claims,
       kid: 'r1',
     });
