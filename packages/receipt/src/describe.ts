@@ -85,7 +85,7 @@ export function describeReceipt(receipt: string): ReceiptDescription {
     `for exactly the arguments whose RFC 8785 digest is ${claims.ad}`,
     `after being shown the question whose digest is ${claims.qd}`,
     HOW[claims.lvl](claims),
-    `once: confirmation (ticket nonce) ${quote(claims.n)}, receipt id ${quote(claims.jti)}`,
+    `for the confirmation with ticket nonce ${quote(claims.n)} (receipt id ${quote(claims.jti)})`,
     `issued ${time(claims.iat)}, valid until ${time(claims.exp)}`,
   ];
   const doesNotProve = [

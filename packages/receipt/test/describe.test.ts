@@ -16,7 +16,7 @@ describe('describeReceipt', () => {
       `for exactly the arguments whose RFC 8785 digest is ${claims.ad}`,
       `after being shown the question whose digest is ${claims.qd}`,
       `with a WebAuthn assertion over this action, user present and verified, by the principal's passkey credential "Y3JlZC0x" (level passkey)`,
-      `once: confirmation (ticket nonce) "${claims.n}", receipt id "${claims.jti}"`,
+      `for the confirmation with ticket nonce "${claims.n}" (receipt id "${claims.jti}")`,
       'issued 2026-11-30T12:00:00.000Z, valid until 2026-11-30T12:05:00.000Z',
     ]);
     expect(d.doesNotProve.join('\n')).toMatch(
