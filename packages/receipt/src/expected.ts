@@ -1,0 +1,78 @@
+import { CanonicalizeError, digestEquals, digestJson } from '@mrtr/digest';
+import type { ClaimRequest } from '@mrtr/replay';
+import { RECEIPT_LEVELS, type ReceiptClaims, type ReceiptLevel } from './claims.js';
+import { ReceiptError } from './errors.js';
+import { MAX_CLOCK_TOLERANCE_SECONDS } from './verify-signature.js';
+
+/** What the executor is about to do; a receipt must approve exactly this. */
+export interface ExpectedAction {
+  /** The operation, `<method>:<name>` as the gate spells it, e.g. `tools/call:delete_service`. */
+  operation: string;
+  /**
+   * The arguments the executor will act on (plain JSON data). Their RFC 8785
+   * digest is recomputed here, exactly as the gate computed it
+   * (`digestCanonical(canonicalize(arguments))`), and must equal the receipt's `ad`.
+   */
+  arguments: unknown;
+  /** The principal the executor acts for; absent: any (the receipt's `sub` is returned either way). */
+  principal?: string;
+  /** The weakest confirmation level accepted (default `form`, i.e. any). */
+  minLevel?: ReceiptLevel;
+}
+
+/**
+ * Prefix of the replay-store nonce a receipt claims: `mrtr-receipt/v1:` and
+ * the ticket nonce. The prefix keeps the executor's claim apart from the
+ * gate's claim of the same ticket nonce when both share one store.
+ */
+export const RECEIPT_NONCE_PREFIX = 'mrtr-receipt/v1:';
+
+/** Check the expectation itself before any receipt is looked at. @throws {TypeError} */
+export function assertExpected(expected: ExpectedAction): void {
+  if (typeof expected !== 'object' || expected === null)
+    throw new TypeError('options must be an object');
+  if (typeof expected.operation !== 'string' || expected.operation.length === 0)
+    throw new TypeError('options.operation must be a non-empty string such as tools/call:<name>');
+  if (!('arguments' in expected))
+    throw new TypeError('options.arguments must be the arguments the executor acts on');
+  if (expected.principal !== undefined && typeof expected.principal !== 'string')
+    throw new TypeError('options.principal must be a string');
+  if (expected.minLevel !== undefined && !RECEIPT_LEVELS.includes(expected.minLevel))
+    throw new TypeError("options.minLevel must be 'form', 'url' or 'passkey'");
+}
+
+/**
+ * Refuse a receipt for anything but the expected action.
+ * @throws {ReceiptError} `operation_mismatch`, `arguments_mismatch`,
+ *   `principal_mismatch` or `insufficient_level`, in that order.
+ */
+export function checkAction(claims: ReceiptClaims, expected: ExpectedAction): void {
+  if (claims.op !== expected.operation) throw new ReceiptError('operation_mismatch');
+  let digest: string;
+  try {
+    digest = digestJson(expected.arguments);
+  } catch (error) {
+    // Arguments JSON cannot carry exactly were never confirmed by anyone.
+    if (error instanceof CanonicalizeError) throw new ReceiptError('arguments_mismatch');
+    throw error;
+  }
+  if (!digestEquals(digest, claims.ad)) throw new ReceiptError('arguments_mismatch');
+  if (expected.principal !== undefined && claims.sub !== expected.principal)
+    throw new ReceiptError('principal_mismatch');
+  const min = RECEIPT_LEVELS.indexOf(expected.minLevel ?? 'form');
+  if (RECEIPT_LEVELS.indexOf(claims.lvl) < min) throw new ReceiptError('insufficient_level');
+}
+
+/**
+ * The replay-store claim that makes a confirmation usable once: keyed by its
+ * ticket nonce (so a second receipt minted for the same confirmation is
+ * refused too), `requestDigest` the receipt's `jti`, kept until no verifier
+ * could accept the receipt any more (`exp` plus the largest tolerance).
+ */
+export function singleUseClaim(claims: ReceiptClaims): ClaimRequest {
+  return {
+    nonce: `${RECEIPT_NONCE_PREFIX}${claims.n}`,
+    requestDigest: claims.jti,
+    expiresAt: (claims.exp + MAX_CLOCK_TOLERANCE_SECONDS) * 1000,
+  };
+}

@@ -1,0 +1,84 @@
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  errors,
+  type JSONWebKeySet,
+  type JWTVerifyGetKey,
+} from 'jose';
+import { ReceiptError } from './errors.js';
+
+/**
+ * Where a verifier finds the public keys, by the receipt's `kid`:
+ * - a JWKS object (RFC 7517 §5), e.g. {@link ReceiptSigner.jwks} or the
+ *   parsed JSON of a published set;
+ * - a `URL` of a published JWKS, fetched with jose's `createRemoteJWKSet`
+ *   (a new set, so a new fetch, per call: to verify many receipts, pass
+ *   `createRemoteJWKSet(url)` once made, which caches and refetches on an
+ *   unknown `kid`);
+ * - a jose key resolver `(protectedHeader, token) => key`, such as
+ *   `createLocalJWKSet(jwks)` or `createRemoteJWKSet(url)`.
+ *
+ * Only Ed25519 public keys are used: a resolver that yields anything else
+ * (an HMAC secret, an RSA or P-256 key, a private key) gets `unknown_key`.
+ */
+export type ReceiptKeySource = JSONWebKeySet | URL | JWTVerifyGetKey;
+
+/** A resolved key as jose may hand it back: a CryptoKey, a Node KeyObject, a JWK, or bytes. */
+type ResolvedKey = Awaited<ReturnType<JWTVerifyGetKey>>;
+
+function isEd25519PublicKey(key: ResolvedKey): boolean {
+  if (typeof key !== 'object' || key === null || key instanceof Uint8Array) return false;
+  const k = key as {
+    type?: unknown;
+    algorithm?: { name?: unknown };
+    asymmetricKeyType?: unknown;
+    kty?: unknown;
+    crv?: unknown;
+    x?: unknown;
+    d?: unknown;
+  };
+  if (typeof CryptoKey !== 'undefined' && key instanceof CryptoKey)
+    return k.type === 'public' && k.algorithm?.name === 'Ed25519';
+  if (k.asymmetricKeyType !== undefined)
+    return k.type === 'public' && k.asymmetricKeyType === 'ed25519'; // node:crypto KeyObject
+  return k.kty === 'OKP' && k.crv === 'Ed25519' && typeof k.x === 'string' && k.d === undefined;
+}
+
+function innerResolver(source: ReceiptKeySource): JWTVerifyGetKey {
+  if (typeof source === 'function') return source;
+  if (source instanceof URL) return createRemoteJWKSet(source);
+  try {
+    return createLocalJWKSet(source);
+  } catch {
+    throw new TypeError('options.keys is not a JSON Web Key Set ({ keys: [...] })');
+  }
+}
+
+/**
+ * A jose key resolver over `source` that fails closed with a
+ * {@link ReceiptError}: `unknown_key` when no key (or more than one) has the
+ * receipt's `kid` or the key is not an Ed25519 public key, `keys_unavailable`
+ * when the resolver itself fails (network, timeout, invalid set).
+ * @throws {TypeError} at once for a `source` that is not a JWKS, URL or function.
+ */
+export function receiptKeyResolver(source: ReceiptKeySource): JWTVerifyGetKey {
+  if (typeof source !== 'function' && (typeof source !== 'object' || source === null))
+    throw new TypeError('options.keys must be a JWKS, a URL or a key resolver');
+  const inner = innerResolver(source);
+  return async (header, token) => {
+    let key: ResolvedKey;
+    try {
+      key = await inner(header, token);
+    } catch (error) {
+      if (error instanceof ReceiptError) throw error;
+      if (
+        error instanceof errors.JWKSNoMatchingKey ||
+        error instanceof errors.JWKSMultipleMatchingKeys
+      )
+        throw new ReceiptError('unknown_key');
+      throw new ReceiptError('keys_unavailable', { cause: error });
+    }
+    if (!isEd25519PublicKey(key)) throw new ReceiptError('unknown_key');
+    return key;
+  };
+}

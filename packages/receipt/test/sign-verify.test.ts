@@ -1,0 +1,247 @@
+import { digestJson } from '@mrtr/digest';
+import { describe, expect, it } from 'vitest';
+import { RECEIPT_TYPE, verifyReceipt, verifyReceiptSignature } from '../src/index.js';
+import {
+  ARGS_A,
+  ARGS_B,
+  expectRefused,
+  ISSUER,
+  inputFor,
+  NOW,
+  newKey,
+  OPERATION,
+  partsOf,
+  signerWith,
+} from './helpers.js';
+
+const key = await newKey('r1');
+const signer = await signerWith([key]);
+const expected = { operation: OPERATION, arguments: ARGS_A, keys: signer.jwks(), now: NOW };
+
+describe('ReceiptSigner.sign', () => {
+  it('makes a compact JWS with alg EdDSA, the active kid and the receipt typ', async () => {
+    const { receipt } = await signer.sign(inputFor());
+    expect(partsOf(receipt).header).toEqual({ alg: 'EdDSA', kid: 'r1', typ: RECEIPT_TYPE });
+  });
+
+  it('adds iss, iat, exp = iat + ttl and a fresh 128-bit jti to what it is given', async () => {
+    const a = await signer.sign(inputFor());
+    const b = await signer.sign(inputFor());
+    expect(a.claims).toMatchObject({
+      ...inputFor(),
+      iss: ISSUER,
+      iat: NOW / 1000,
+      exp: NOW / 1000 + 300,
+    });
+    expect(a.claims.jti).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(b.claims.jti).not.toBe(a.claims.jti);
+    expect(partsOf(a.receipt).payload).toEqual(a.claims);
+  });
+
+  it('carries the passkey credential id only for lvl passkey', async () => {
+    const { claims } = await signer.sign(inputFor({ lvl: 'passkey', cred: 'AQIDBAUGBwg' }));
+    expect(claims).toMatchObject({ lvl: 'passkey', cred: 'AQIDBAUGBwg' });
+    expect('cred' in (await signer.sign(inputFor({ lvl: 'url' }))).claims).toBe(false);
+  });
+
+  it.each([
+    ['sub', { sub: '' }],
+    ['sub', { sub: 'user\ud800' }],
+    ['op', { op: 42 as unknown as string }],
+    ['ad', { ad: 'sha256:short' }],
+    ['ad', { ad: digestJson(ARGS_A).replace('sha256:', 'sha512:') }],
+    ['qd', { qd: 'not a digest' }],
+    ['lvl', { lvl: 'sms' as 'form' }],
+    ['n', { n: '' }],
+    ['n', { n: 'x'.repeat(257) }],
+    ['cred', { lvl: 'passkey' as const }],
+    ['cred', { lvl: 'passkey' as const, cred: 'not base64url!' }],
+    ['cred', { lvl: 'form' as const, cred: 'AQID' }],
+  ])('refuses a bad %s with a TypeError naming it, and signs nothing', async (name, bad) => {
+    await expect(signer.sign(inputFor(bad))).rejects.toThrow(
+      new RegExp(`^receipt claim ${name} must be`),
+    );
+  });
+
+  it('refuses input that is not an object', async () => {
+    await expect(signer.sign(null as never)).rejects.toBeInstanceOf(TypeError);
+  });
+
+  it('publishes the public keys only, as a JWKS of Ed25519 keys', () => {
+    const jwks = signer.jwks();
+    expect(jwks.keys).toHaveLength(1);
+    expect(Object.keys(jwks.keys[0] ?? {}).sort()).toEqual([
+      'alg',
+      'crv',
+      'kid',
+      'kty',
+      'use',
+      'x',
+    ]);
+    expect(jwks.keys[0]).toMatchObject({
+      kty: 'OKP',
+      crv: 'Ed25519',
+      kid: 'r1',
+      alg: 'EdDSA',
+      use: 'sig',
+    });
+    (jwks.keys[0] as { x: string }).x = 'changed';
+    expect(signer.jwks().keys[0]?.x).not.toBe('changed'); // a copy each call
+  });
+});
+
+describe('verifyReceipt', () => {
+  it('accepts the receipt for exactly this operation and these arguments, and returns its claims', async () => {
+    const { receipt, claims } = await signer.sign(inputFor());
+    await expect(verifyReceipt(receipt, expected)).resolves.toEqual({ claims, kid: 'r1' });
+  });
+
+  it('recomputes the RFC 8785 digest: member order and number spelling do not matter', async () => {
+    const { receipt } = await signer.sign(inputFor({ ad: digestJson({ b: [1.0, 2], a: 'x' }) }));
+    const verified = await verifyReceipt(receipt, {
+      ...expected,
+      arguments: JSON.parse('{"a":"x","b":[1,2.00]}'),
+    });
+    expect(verified.kid).toBe('r1');
+  });
+
+  it('refuses a receipt for svc A presented to delete svc B', async () => {
+    const { receipt } = await signer.sign(inputFor());
+    await expectRefused(
+      verifyReceipt(receipt, { ...expected, arguments: ARGS_B }),
+      'arguments_mismatch',
+    );
+  });
+
+  it('refuses arguments with one more member, or one value of another type', async () => {
+    const { receipt } = await signer.sign(inputFor());
+    for (const args of [
+      { ...ARGS_A, force: true },
+      { ...ARGS_A, serviceId: ['svc_a1'] },
+      { serviceId: 'svc_a1' },
+    ])
+      await expectRefused(
+        verifyReceipt(receipt, { ...expected, arguments: args }),
+        'arguments_mismatch',
+      );
+  });
+
+  it('refuses arguments that cannot be canonicalized as arguments_mismatch, not a crash', async () => {
+    const { receipt } = await signer.sign(inputFor());
+    const cyclic: Record<string, unknown> = { ...ARGS_A };
+    cyclic.self = cyclic;
+    for (const args of [{ n: Number.NaN }, { s: '\ud800' }, cyclic, undefined])
+      await expectRefused(
+        verifyReceipt(receipt, { ...expected, arguments: args }),
+        'arguments_mismatch',
+      );
+  });
+
+  it('refuses another operation, even one differing only in the method', async () => {
+    const { receipt } = await signer.sign(inputFor());
+    for (const operation of [
+      'tools/call:delete_volume',
+      'prompts/get:delete_service',
+      'tools/call:Delete_service',
+    ])
+      await expectRefused(verifyReceipt(receipt, { ...expected, operation }), 'operation_mismatch');
+  });
+
+  it('refuses another principal when the executor names one', async () => {
+    const { receipt } = await signer.sign(inputFor());
+    await expectRefused(
+      verifyReceipt(receipt, { ...expected, principal: 'user_other' }),
+      'principal_mismatch',
+    );
+    await expect(
+      verifyReceipt(receipt, { ...expected, principal: 'user_5f2a' }),
+    ).resolves.toBeDefined();
+  });
+
+  it('refuses a level below minLevel and accepts one at or above it', async () => {
+    const form = (await signer.sign(inputFor())).receipt;
+    const url = (await signer.sign(inputFor({ lvl: 'url' }))).receipt;
+    const passkey = (await signer.sign(inputFor({ lvl: 'passkey', cred: 'AQID' }))).receipt;
+    await expectRefused(
+      verifyReceipt(form, { ...expected, minLevel: 'url' }),
+      'insufficient_level',
+    );
+    await expectRefused(
+      verifyReceipt(url, { ...expected, minLevel: 'passkey' }),
+      'insufficient_level',
+    );
+    await expect(verifyReceipt(url, { ...expected, minLevel: 'url' })).resolves.toBeDefined();
+    await expect(verifyReceipt(passkey, { ...expected, minLevel: 'url' })).resolves.toBeDefined();
+  });
+
+  it('refuses another issuer when one is expected', async () => {
+    const { receipt } = await signer.sign(inputFor());
+    await expectRefused(
+      verifyReceipt(receipt, { ...expected, issuer: 'https://other.example' }),
+      'wrong_issuer',
+    );
+    await expect(verifyReceipt(receipt, { ...expected, issuer: ISSUER })).resolves.toBeDefined();
+  });
+
+  it('refuses an expired receipt, after the clock tolerance and not before', async () => {
+    const { receipt, claims } = await signer.sign(inputFor());
+    const at = (s: number) => ({ ...expected, now: s * 1000 });
+    await expect(verifyReceipt(receipt, at(claims.exp + 29))).resolves.toBeDefined();
+    await expectRefused(verifyReceipt(receipt, at(claims.exp + 30)), 'expired');
+    await expectRefused(
+      verifyReceipt(receipt, { ...at(claims.exp + 1), clockToleranceSeconds: 0 }),
+      'expired',
+    );
+    await expectRefused(verifyReceipt(receipt, at(claims.exp + 86_400)), 'expired');
+  });
+
+  it('refuses a receipt issued further ahead than the clock tolerance', async () => {
+    const { receipt, claims } = await signer.sign(inputFor());
+    await expect(
+      verifyReceipt(receipt, { ...expected, now: (claims.iat - 30) * 1000 }),
+    ).resolves.toBeDefined();
+    await expectRefused(
+      verifyReceipt(receipt, { ...expected, now: (claims.iat - 31) * 1000 }),
+      'not_yet_valid',
+    );
+  });
+
+  it('checks authenticity before the action: a forged receipt for the right action is bad_signature', async () => {
+    const other = await newKey('r1');
+    const forger = await signerWith([other]);
+    const { receipt } = await forger.sign(inputFor());
+    await expectRefused(verifyReceipt(receipt, expected), 'bad_signature');
+  });
+
+  it('refuses options that are not as documented with a TypeError', async () => {
+    const { receipt } = await signer.sign(inputFor());
+    const bad = [
+      { ...expected, operation: '' },
+      { ...expected, keys: 'https://x.example/jwks' as never },
+      { ...expected, keys: { nope: [] } as never },
+      { ...expected, clockToleranceSeconds: 301 },
+      { ...expected, clockToleranceSeconds: -1 },
+      { ...expected, now: Number.NaN },
+      { ...expected, minLevel: 'sms' as never },
+      { operation: OPERATION, keys: signer.jwks() } as never,
+    ];
+    for (const options of bad)
+      await expect(verifyReceipt(receipt, options)).rejects.toBeInstanceOf(TypeError);
+  });
+});
+
+describe('verifyReceiptSignature', () => {
+  it('checks authenticity and time but not the action: for display, not for acting', async () => {
+    const { receipt, claims } = await signer.sign(inputFor());
+    await expect(
+      verifyReceiptSignature(receipt, { keys: signer.jwks(), now: NOW }),
+    ).resolves.toEqual({
+      claims,
+      kid: 'r1',
+    });
+    await expectRefused(
+      verifyReceiptSignature(receipt, { keys: signer.jwks(), now: (claims.exp + 60) * 1000 }),
+      'expired',
+    );
+  });
+});
