@@ -3,7 +3,7 @@ import { bearerAuthenticator, listen, type RunningServer } from '@mrtr/example-k
 import { type AuditSink, ConfirmationGate } from '@mrtr/gate';
 import type { ReplayStore } from '@mrtr/replay';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
-import { RedisReplayStore } from '@mrtr/replay-redis';
+import { type RedisDurability, RedisReplayStore } from '@mrtr/replay-redis';
 import { createMcpEndpoint, type McpEndpoint } from '@mrtr/server';
 import { TicketSealer } from '@mrtr/ticket';
 import type { Database, Queryable } from './db.js';
@@ -48,17 +48,25 @@ export interface ServiceDeleterOptions {
  * Choose the replay store: Redis when `redisUrl` is given, else PostgreSQL
  * in the services database. Both are shared by every instance that points at
  * the same Redis or database.
- * @throws when Redis or the database cannot be reached.
+ * @param redisDurability what the Redis must guarantee (`RedisDurability` of
+ * `@mrtr/replay-redis`, env `MRTR_REDIS_DURABILITY`); unset: `'aof-always'`,
+ * so a Redis that could forget a claim is refused unless the operator names
+ * `'volatile'`.
+ * @throws when Redis or the database cannot be reached, or Redis is not durable enough.
  */
 export async function openReplayStore(
   db: Database,
   redisUrl: string | undefined,
+  redisDurability?: RedisDurability,
 ): Promise<{
   store: ReplayStore<void> | ReplayStore<Queryable | undefined>;
   close: () => Promise<void>;
 }> {
   if (redisUrl) {
-    const store = await RedisReplayStore.connect(redisUrl, { keyPrefix: 'mrtr:service-deleter:' });
+    const store = await RedisReplayStore.connect(redisUrl, {
+      keyPrefix: 'mrtr:service-deleter:',
+      ...(redisDurability ? { durability: redisDurability } : {}),
+    });
     return { store, close: () => store.close() };
   }
   await migrateReplayTable(db);
