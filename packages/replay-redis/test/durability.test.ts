@@ -253,7 +253,7 @@ describe.skipIf(!available)('RedisReplayStore with a replica, on Redis of its ow
     const store = await RedisReplayStore.connect(primary.url, {
       replicas: 1,
       keyPrefix: 's:',
-      timeoutMs: 600,
+      timeoutMs: 1000,
       onRecordError: (error) => recordErrors.push(String(error)),
     });
     const onPrimary = looker(primary.url);
