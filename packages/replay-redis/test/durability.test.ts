@@ -169,7 +169,7 @@ describe.skipIf(!available)('RedisReplayStore durability check, on a Redis of it
   it('reads the settings again after a reconnect: a server turned volatile is refused at the next claim', async () => {
     const redis = await PrivateRedis.start(AOF_ALWAYS);
     const admin = looker(redis.url);
-    const store = await RedisReplayStore.connect(redis.url, { timeoutMs: 500 });
+    const store = await RedisReplayStore.connect(redis.url);
     try {
       expect((await store.once(claim(), async () => 1)).status).toBe('performed');
       await admin.config('SET', 'appendonly', 'no');
@@ -253,7 +253,7 @@ describe.skipIf(!available)('RedisReplayStore with a replica, on Redis of its ow
     const store = await RedisReplayStore.connect(primary.url, {
       replicas: 1,
       keyPrefix: 's:',
-      timeoutMs: 1000,
+      timeoutMs: 2000,
       onRecordError: (error) => recordErrors.push(String(error)),
     });
     const onPrimary = looker(primary.url);

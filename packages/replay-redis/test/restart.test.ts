@@ -15,7 +15,7 @@ async function performKillRestart(
   options: RedisReplayStoreOptions,
 ): Promise<{ again: string; runs: number; other: string }> {
   const redis = await PrivateRedis.start(settings);
-  const store = await RedisReplayStore.connect(redis.url, { ...options, timeoutMs: 500 });
+  const store = await RedisReplayStore.connect(redis.url, options);
   try {
     const c = claim();
     let runs = 0;
