@@ -153,6 +153,7 @@ describe.skipIf(!redis)('notes_delete when Redis is unreachable at claim time', 
       await proxy.start();
       const store = await RedisReplayStore.connect(proxy.url(REDIS_URL), {
         keyPrefix: redisPrefix,
+        durability: 'volatile', // the shared test Redis keeps no AOF
         timeoutMs: 500,
       });
       const db = await openDatabase('memory://');

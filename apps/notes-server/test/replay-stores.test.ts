@@ -117,8 +117,14 @@ const setups: {
     waits: false,
     async open() {
       const stores = [
-        await RedisReplayStore.connect(REDIS_URL, { keyPrefix: redisPrefix }),
-        await RedisReplayStore.connect(REDIS_URL, { keyPrefix: redisPrefix }),
+        await RedisReplayStore.connect(REDIS_URL, {
+          keyPrefix: redisPrefix,
+          durability: 'volatile',
+        }),
+        await RedisReplayStore.connect(REDIS_URL, {
+          keyPrefix: redisPrefix,
+          durability: 'volatile',
+        }),
       ] as const;
       return pair(await notesDatabases(), [stores[0], stores[1]], async () => {
         for (const s of stores) await s.close();

@@ -3,7 +3,7 @@ import { bearerAuthenticator, listen, type RunningServer } from '@mrtr/example-k
 import { type ApprovalChannel, type AuditSink, ConfirmationGate } from '@mrtr/gate';
 import { LedgerReplayStore, type ReplayStore } from '@mrtr/replay';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
-import { RedisReplayStore } from '@mrtr/replay-redis';
+import { type RedisDurability, RedisReplayStore } from '@mrtr/replay-redis';
 import { createMcpEndpoint, type McpEndpoint } from '@mrtr/server';
 import { TicketSealer } from '@mrtr/ticket';
 import type { Database, Queryable } from './db.js';
@@ -51,13 +51,21 @@ export interface ServiceDeleterOptions {
 /**
  * The front replay store: Redis when `redisUrl` is given (shared by every
  * instance on that Redis), else none (the PostgreSQL ledger alone).
- * @throws when Redis cannot be reached.
+ * @param redisDurability what the Redis must guarantee (`RedisDurability` of
+ * `@mrtr/replay-redis`, env `MRTR_REDIS_DURABILITY`); unset: `'aof-always'`,
+ * so a Redis that could forget a claim is refused unless the operator names
+ * `'volatile'` (the PostgreSQL ledger still keeps every operation at most once).
+ * @throws when Redis cannot be reached, or is not durable enough.
  */
 export async function openReplayStore(
   redisUrl: string | undefined,
+  redisDurability?: RedisDurability,
 ): Promise<{ store: ReplayStore<void> | undefined; close: () => Promise<void> }> {
   if (!redisUrl) return { store: undefined, close: async () => {} };
-  const store = await RedisReplayStore.connect(redisUrl, { keyPrefix: 'mrtr:service-deleter:' });
+  const store = await RedisReplayStore.connect(redisUrl, {
+    keyPrefix: 'mrtr:service-deleter:',
+    ...(redisDurability ? { durability: redisDurability } : {}),
+  });
   return { store, close: () => store.close() };
 }
 

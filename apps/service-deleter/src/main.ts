@@ -1,13 +1,18 @@
 #!/usr/bin/env node
 import { JsonLinesAuditSink } from '@mrtr/audit';
 import { readServerEnv, runServer } from '@mrtr/example-kit';
+import type { RedisDurability } from '@mrtr/replay-redis';
 import { openReplayStore, startServiceDeleter } from './app.js';
 import { openDatabase } from './db.js';
 
 runServer('service-deleter', async () => {
   const env = readServerEnv(process.env, 3001);
   const db = await openDatabase(env.databaseUrl);
-  const replay = await openReplayStore(process.env.REDIS_URL);
+  const replay = await openReplayStore(
+    process.env.REDIS_URL,
+    // Unset: a Redis without appendonly yes + appendfsync always is refused.
+    (process.env.MRTR_REDIS_DURABILITY || undefined) as RedisDurability | undefined,
+  );
   // The audit trail: JSON lines on stdout, or appended to MRTR_AUDIT_FILE; and table mrtr_audit.
   const trail = new JsonLinesAuditSink({ destination: env.auditTo });
   const running = await startServiceDeleter({

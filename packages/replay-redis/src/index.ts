@@ -4,19 +4,25 @@
  * the same Redis. A claim is one atomic `SET … NX GET PXAT`; the outcome is
  * recorded under the nonce; an identical re-issue gets it back; Redis that
  * cannot be reached fails closed with `ReplayStoreUnavailableError` before
- * anything runs.
+ * anything runs. A Redis that could forget a claim (no `appendonly yes` with
+ * `appendfsync always`, eviction, replicas nobody waits for) is refused with
+ * `RedisDurabilityError` unless the operator accepts it by name.
  *
  * @example
  * ```ts
  * import { ConfirmationGate } from '@mrtr/gate';
  * import { RedisReplayStore } from '@mrtr/replay-redis';
  *
+ * // Redis with appendonly yes, appendfsync always (else RedisDurabilityError):
  * const store = await RedisReplayStore.connect(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', {
  *   keyPrefix: 'deleter:replay:',
+ *   // replicas: 1,              // a primary with replicas: WAIT for one on each write
+ *   // durability: 'volatile',   // tests only: accept a Redis that may forget claims
  * });
  * const gate = new ConfirmationGate({ sealer, store });
  * // or on a client you already have (give it FAIL_FAST_REDIS_OPTIONS):
  * // const store = new RedisReplayStore(new Redis(url, FAIL_FAST_REDIS_OPTIONS));
+ * // await store.checkDurability(); // fail at start, not at the first claim
  * const r = await store.once({ nonce, requestDigest, expiresAt }, async () => {
  *   await deleteService(id); // runs at most once per nonce, across instances
  *   return { deleted: id };
@@ -27,7 +33,12 @@
  * @packageDocumentation
  */
 export {
-  FAIL_FAST_REDIS_OPTIONS,
-  RedisReplayStore,
-  type RedisReplayStoreOptions,
-} from './store.js';
+  REDIS_DURABILITIES,
+  type RedisDurability,
+  RedisDurabilityError,
+  type RedisDurabilityReport,
+  type RedisServerDurability,
+} from './durability.js';
+export { FAIL_FAST_REDIS_OPTIONS, type RedisReplayStoreOptions } from './options.js';
+export { MAX_PENDING_WRITES } from './pending.js';
+export { RedisReplayStore } from './store.js';

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import {
   assertClaimRequest,
   type ClaimRequest,
@@ -8,73 +8,23 @@ import {
   ReplayStoreUnavailableError,
 } from '@mrtr/replay';
 import { type Cluster, Redis, type RedisOptions } from 'ioredis';
-
-/** Options of {@link RedisReplayStore}. */
-export interface RedisReplayStoreOptions {
-  /** Prefix of every key the store writes (default `mrtr:replay:`); the nonce follows it. */
-  keyPrefix?: string;
-  /**
-   * Longest wait for one Redis reply, milliseconds (default 2000). A claim
-   * that gets no reply in time fails closed with
-   * {@link ReplayStoreUnavailableError}.
-   */
-  timeoutMs?: number;
-  /**
-   * Shortest life of an unsettled claim, milliseconds (default 60 000). A
-   * claim lives until `max(expiresAt, now + claimLeaseMs)`, so it cannot
-   * expire while a slow action still runs; the action must finish within it.
-   * It also bounds how long a process that died mid-action blocks the nonce.
-   */
-  claimLeaseMs?: number;
-  /** Clock, milliseconds since the epoch (default `Date.now`). */
-  now?: () => number;
-  /**
-   * Called when the action ran but its outcome could not be recorded (Redis
-   * went away, or the claim outlived its lease). The result is still
-   * `performed`; identical re-issues then get `refused` / `in_progress`
-   * until the claim expires, never a second run. Default: ignore.
-   */
-  onRecordError?: (error: unknown, nonce: string) => void;
-}
-
-/**
- * Options for a client the store creates itself: fail fast instead of
- * queueing commands while Redis is unreachable, and never resend a command
- * after a reconnect (a resent claim could land after the caller gave up).
- * Pass the same to an `ioredis` client you hand to the store.
- */
-export const FAIL_FAST_REDIS_OPTIONS: RedisOptions = {
-  enableOfflineQueue: false,
-  maxRetriesPerRequest: 0,
-  autoResendUnfulfilledCommands: false,
-  connectTimeout: 2000,
-  retryStrategy: (times: number) => Math.min(times * 100, 1000),
-};
-
-// A claim value is JSON: `{d, t}` while the action runs (t: this claim's unique
-// token), `{d, o}` once its outcome `o` is recorded. d is the request digest.
-
-const script = (lua: string) => ({ lua, sha: createHash('sha1').update(lua).digest('hex') });
-
-/** Replace the claim by the recorded outcome, only if it is still this claim. */
-const RECORD = script(`if redis.call('GET', KEYS[1]) == ARGV[1] then
-  redis.call('SET', KEYS[1], ARGV[2], 'PXAT', ARGV[3])
-  return 1
-end
-return 0`);
-
-/** Delete the claim, only if it is still this claim. */
-const RELEASE = script(`if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('DEL', KEYS[1])
-end
-return 0`);
-
-/** Most claims remembered for deletion while Redis is away. */
-const MAX_ORPHANS = 10_000;
-
-function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+import { RECORD, RELEASE, settled, shortfall, waitCommand } from './commands.js';
+import { Connection } from './connection.js';
+import {
+  durabilityProblems,
+  RedisDurabilityError,
+  type RedisDurabilityReport,
+  readDurability,
+  serversOf,
+} from './durability.js';
+import {
+  FAIL_FAST_REDIS_OPTIONS,
+  type RedisReplayStoreOptions,
+  type ResolvedOptions,
+  resolveOptions,
+} from './options.js';
+import { PendingWrites } from './pending.js';
+import { describeError, withTimeout } from './timeout.js';
 
 /**
  * The {@link ReplayStore} contract on Redis, shared by every server instance
@@ -82,62 +32,80 @@ function describeError(error: unknown): string {
  *
  * One claim is one atomic `SET key {digest, token} NX GET PXAT t`: it either
  * creates the claim with its expiry or returns what the nonce already holds
- * (claim and read of the recorded outcome in one step, Redis ≥ 7.0). After
- * the action, a Lua script swaps the claim for `{digest, outcome}` with
- * `PXAT expiresAt`, only if the claim is still this one. Redis forgets the
- * key at `expiresAt` by itself, so there is no `sweep`.
+ * (Redis ≥ 7.0). After the action, a Lua script swaps the claim for
+ * `{digest, outcome}` with `PXAT expiresAt`, only if the claim is still this
+ * one. Redis forgets the key at `expiresAt` by itself: there is no `sweep`.
  *
- * An identical presentation while the action runs is refused as
- * `in_progress` at once. Redis that cannot be reached, or does not answer
+ * Durability: a Redis that forgets a claim (restart without persistence,
+ * eviction, failover to a replica that lacked it) lets an identical retry run
+ * the mutation again. So the store requires what option `durability` names
+ * (default `'aof-always'`: `appendonly yes`, `appendfsync always`, no
+ * eviction; see `RedisDurability`), reads it with `INFO` and `CONFIG GET`
+ * before the first claim and after every reconnect, and refuses a server that
+ * falls short with {@link RedisDurabilityError} unless the operator names
+ * `'volatile'`. With option `replicas`, every claim and outcome waits for
+ * that many acknowledgements (`WAIT`, or `WAITAOF` on Redis ≥ 7.2).
+ *
+ * Faults fail closed: Redis that cannot be reached, or does not answer
  * within `timeoutMs`, makes `once` throw {@link ReplayStoreUnavailableError}
- * before the action runs; a claim that may have reached Redis anyway is
- * deleted as soon as Redis answers again (it is this call's, by its token),
- * so nothing stays half-claimed. The action itself cannot share a
- * transaction with Redis: keep it idempotent on the nonce.
+ * before the action runs. A claim that may have reached Redis anyway, or
+ * whose release got no reply, is deleted (by its token) as soon as Redis
+ * answers again, whatever the state of the connection: on any reply, on a
+ * reconnect, and on a timer with backoff. An outcome that got no reply is
+ * recorded the same way. The action itself cannot share a transaction with
+ * Redis: keep it idempotent on the nonce.
  */
 export class RedisReplayStore implements ReplayStore<void> {
   readonly #client: Redis | Cluster;
-  #owned: boolean;
-  readonly #prefix: string;
-  readonly #timeoutMs: number;
-  readonly #leaseMs: number;
-  readonly #now: () => number;
-  readonly #onRecordError: (error: unknown, nonce: string) => void;
+  readonly #c: Connection;
+  #owned = false;
+  readonly #o: ResolvedOptions;
   /** Tokens are this random prefix and a counter: unique per claim, without a random draw each. */
   readonly #tokenPrefix = randomBytes(9).toString('base64url');
   #tokens = 0;
-  /** Claims to delete once Redis answers again: key → claim value. */
-  readonly #orphans = new Map<string, string>();
-  readonly #onReady = () => this.#releaseOrphans();
+  /** Releases and outcomes that got no reply, sent again until Redis answers. */
+  readonly #pending: PendingWrites;
+  /** The accepted durability check; cleared on reconnect so the next claim reads it again. */
+  #durable: Promise<RedisDurabilityReport> | undefined;
+  #report: RedisDurabilityReport | undefined;
+  readonly #onReady = () => {
+    this.#durable = undefined; // a reconnect may have reached a restarted or other server
+    this.#pending.nudge();
+  };
 
   /**
    * Use an existing `ioredis` client (standalone or `Cluster`); the store
    * does not close it. Give it {@link FAIL_FAST_REDIS_OPTIONS}, or commands
-   * wait in its offline queue until `timeoutMs` while Redis is down.
-   * @throws {RangeError} when `timeoutMs` or `claimLeaseMs` is not a positive number.
+   * wait in its offline queue until `timeoutMs` while Redis is down. The
+   * server's durability is checked before the first claim (or call
+   * {@link checkDurability} at start to fail early).
+   * @throws {RangeError} when `timeoutMs` or `claimLeaseMs` is not a positive number, or `replicas` not a non-negative integer.
+   * @throws {TypeError} when `durability` is not one of its names.
    */
   constructor(client: Redis | Cluster, options: RedisReplayStoreOptions = {}) {
+    this.#o = resolveOptions(options);
     this.#client = client;
-    this.#owned = false;
-    this.#prefix = options.keyPrefix ?? 'mrtr:replay:';
-    this.#timeoutMs = positive(options.timeoutMs ?? 2000, 'timeoutMs');
-    this.#leaseMs = positive(options.claimLeaseMs ?? 60_000, 'claimLeaseMs');
-    this.#now = options.now ?? Date.now;
-    this.#onRecordError = options.onRecordError ?? (() => {});
+    this.#pending = new PendingWrites(
+      ([name, ...args]) => client.call(name as string, ...args),
+      this.#o.now,
+    );
+    this.#c = new Connection(client, this.#o.timeoutMs, () => this.#pending.nudge());
     this.#client.on('ready', this.#onReady);
   }
 
   /**
    * Connect to the Redis at `url` (`redis://[user:password@]host:port[/db]`
-   * or `rediss://…`) with {@link FAIL_FAST_REDIS_OPTIONS} and return a store
-   * that owns the client (`close()` quits it).
+   * or `rediss://…`) with {@link FAIL_FAST_REDIS_OPTIONS}, check its
+   * durability, and return a store that owns the client (`close()` quits it).
    * @param options.redis extra `ioredis` options, applied over the fail-fast ones.
    * @throws {ReplayStoreUnavailableError} when Redis cannot be reached within `connectTimeout`.
+   * @throws {RedisDurabilityError} when the server keeps claims less durably than `options.durability`.
    */
   static async connect(
     url: string,
     options: RedisReplayStoreOptions & { redis?: RedisOptions } = {},
   ): Promise<RedisReplayStore> {
+    resolveOptions(options); // bad options throw before any connection is made
     const client = new Redis(url, {
       ...FAIL_FAST_REDIS_OPTIONS,
       ...options.redis,
@@ -156,6 +124,12 @@ export class RedisReplayStore implements ReplayStore<void> {
     }
     const store = new RedisReplayStore(client, options);
     store.#owned = true;
+    try {
+      await store.#ensureDurable();
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
     return store;
   }
 
@@ -165,9 +139,32 @@ export class RedisReplayStore implements ReplayStore<void> {
   }
 
   /**
+   * Read the server's persistence (`INFO server persistence memory
+   * replication`, `CONFIG GET appendfsync`, `COMMAND INFO WAITAOF`; every
+   * primary of a `Cluster`) and check it against option `durability`.
+   * @returns what was read, when it is durable enough.
+   * @throws {RedisDurabilityError} naming each setting that falls short and the opt-in.
+   * @throws {ReplayStoreUnavailableError} when Redis does not answer within `timeoutMs`.
+   */
+  async checkDurability(): Promise<RedisDurabilityReport> {
+    if (this.#client.status !== 'ready') await this.#c.settle();
+    const servers = await Promise.all(
+      serversOf(this.#client).map((node) => readDurability(node, this.#o.timeoutMs)),
+    );
+    const report = { durability: this.#o.durability, replicas: this.#o.replicas, servers };
+    const problems = servers.flatMap((s) =>
+      durabilityProblems(s, this.#o.durability, this.#o.replicas),
+    );
+    if (problems.length > 0) throw new RedisDurabilityError(problems, report);
+    this.#report = report;
+    return report;
+  }
+
+  /**
    * See {@link ReplayStore.once}; the action receives nothing.
    * @throws {TypeError} for a malformed claim (nothing sent), or an outcome that is not JSON (the claim stays until it expires).
-   * @throws {ReplayStoreUnavailableError} when Redis does not take the claim; the action did not run.
+   * @throws {RedisDurabilityError} when the server is not durable enough (nothing sent, the action did not run).
+   * @throws {ReplayStoreUnavailableError} when Redis, or `replicas` of its replicas, do not take the claim; the action did not run.
    * @throws what `action` throws, after deleting the claim.
    */
   async once<T extends Json>(
@@ -175,29 +172,44 @@ export class RedisReplayStore implements ReplayStore<void> {
     action: (tx: undefined) => Promise<T>,
   ): Promise<OnceResult<T>> {
     assertClaimRequest(claim);
-    const key = this.#prefix + claim.nonce;
+    // After a reconnect, 'ready' drops the earlier check: read the settings of this connection.
+    if (this.#client.status !== 'ready') await this.#c.settle();
+    await this.#ensureDurable();
+    const key = this.#o.prefix + claim.nonce;
     const token = `${this.#tokenPrefix}.${(this.#tokens++).toString(36)}`;
     const digest = JSON.stringify(claim.requestDigest);
     const held = `{"d":${digest},"t":"${token}"}`;
-    const until = Math.max(claim.expiresAt, this.#now() + this.#leaseMs);
+    const until = Math.max(claim.expiresAt, this.#o.now() + this.#o.leaseMs);
+    const wait = waitCommand(this.#o, this.#report);
     let previous: unknown;
+    let acks: unknown;
     try {
-      previous = await this.#call('SET', key, held, 'NX', 'GET', 'PXAT', String(until));
+      [previous, acks] = await this.#c.exec(
+        ['SET', key, held, 'NX', 'GET', 'PXAT', String(until)],
+        ...(wait ? [wait] : []),
+      );
     } catch (error) {
       // The SET may have reached Redis before the failure: delete it when Redis answers.
-      this.#orphan(key, held);
+      this.#pending.add(token, ['EVAL', RELEASE.lua, '1', key, held], until);
       throw new ReplayStoreUnavailableError(
         `Redis replay store unavailable; the operation did not run: ${describeError(error)}`,
         { cause: error },
       );
     }
     if (previous !== null) return settled(previous, claim.requestDigest);
+    const short = wait && shortfall(wait, acks);
+    if (short) {
+      await this.#release(token, key, held, until);
+      throw new ReplayStoreUnavailableError(
+        `Redis replay store: the claim was not kept by enough replicas (${short}); the operation did not run`,
+      );
+    }
 
     let outcome: T;
     try {
       outcome = await action(undefined);
     } catch (error) {
-      await this.#script(RELEASE, key, held).catch(() => this.#orphan(key, held));
+      await this.#release(token, key, held, until);
       throw error;
     }
     let text: string | undefined;
@@ -209,109 +221,60 @@ export class RedisReplayStore implements ReplayStore<void> {
     // The action ran, so the claim stays (until it expires); there is just no outcome to record.
     if (text === undefined) throw new TypeError('the action must return a JSON value');
     const done = `{"d":${digest},"o":${text}}`;
+    const record = [held, done, String(claim.expiresAt)];
     try {
-      const swapped = await this.#script(RECORD, key, held, done, String(claim.expiresAt));
+      const [swapped, recordAcks] = await this.#c.script(RECORD, key, record, wait);
       if (swapped !== 1)
-        this.#onRecordError(
+        this.#o.onRecordError(
           new Error('the claim ended before its outcome was recorded'),
           claim.nonce,
         );
+      else {
+        const short = wait && shortfall(wait, recordAcks);
+        if (short)
+          this.#o.onRecordError(
+            new Error(`the outcome was not kept by enough replicas (${short})`),
+            claim.nonce,
+          );
+      }
     } catch (error) {
-      // The action ran: report it as performed; the claim keeps blocking a second run until it expires.
-      this.#onRecordError(error, claim.nonce);
+      // The action ran: report it as performed; the claim blocks a second run, and the
+      // outcome is sent again until Redis answers, so identical retries then get `replayed`.
+      this.#pending.add(token, ['EVAL', RECORD.lua, '1', key, ...record], until);
+      this.#o.onRecordError(error, claim.nonce);
     }
     return { status: 'performed', outcome };
   }
 
-  /** Stop listening to the client, and quit it when the store created it. Idempotent. */
+  /** Stop listening to the client and retrying, and quit the client when the store created it. Idempotent. */
   async close(): Promise<void> {
     this.#client.off('ready', this.#onReady);
+    this.#pending.close();
     if (!this.#owned || this.#client.status === 'end') return;
     // QUIT waits for a reply that a stalled Redis never sends: give up after timeoutMs.
-    await withTimeout(this.#client.quit(), this.#timeoutMs).catch(() => this.#client.disconnect());
-  }
-
-  async #call(command: string, ...args: string[]): Promise<unknown> {
-    if (this.#client.status !== 'ready') await this.#firstConnection();
-    return withTimeout(this.#client.call(command, ...args), this.#timeoutMs);
-  }
-
-  /**
-   * A client still making its first connection gets up to `timeoutMs` to
-   * finish it; one that lost its connection fails at once (Redis is down).
-   */
-  async #firstConnection(): Promise<void> {
-    const client = this.#client;
-    if (client.status === 'wait') client.connect().catch(() => {});
-    if (client.status !== 'connecting' && client.status !== 'connect') return;
-    await withTimeout(
-      new Promise<void>((resolve) => client.once('ready', () => resolve())),
-      this.#timeoutMs,
-    ).catch(() => {});
-  }
-
-  async #script(s: { lua: string; sha: string }, key: string, ...args: string[]): Promise<unknown> {
-    try {
-      return await this.#call('EVALSHA', s.sha, '1', key, ...args);
-    } catch (error) {
-      if (!describeError(error).startsWith('NOSCRIPT')) throw error;
-      return this.#call('EVAL', s.lua, '1', key, ...args);
-    }
-  }
-
-  #orphan(key: string, held: string): void {
-    // Bounded: an orphan not released in time still expires with its PXAT.
-    if (this.#orphans.size >= MAX_ORPHANS)
-      this.#orphans.delete(this.#orphans.keys().next().value as string);
-    this.#orphans.set(key, held);
-    this.#releaseOrphans();
-  }
-
-  #releaseOrphans(): void {
-    for (const [key, held] of this.#orphans) {
-      // Commands keep their order on one connection, so this runs after a late SET.
-      this.#script(RELEASE, key, held).then(
-        () => {
-          if (this.#orphans.get(key) === held) this.#orphans.delete(key);
-        },
-        () => {}, // still unreachable: retried on the next 'ready'
-      );
-    }
-  }
-}
-
-function settled<T>(previous: unknown, requestDigest: string): OnceResult<T> {
-  let entry: Partial<{ d: unknown; t: unknown; o: unknown }> | undefined;
-  try {
-    entry = typeof previous === 'string' ? JSON.parse(previous) : undefined;
-  } catch {
-    entry = undefined;
-  }
-  // A foreign or unreadable value under our key is treated as used: refuse, never run.
-  if (typeof entry !== 'object' || entry === null || entry.d !== requestDigest)
-    return { status: 'refused', reason: 'used' };
-  if ('o' in entry) return { status: 'replayed', outcome: entry.o as T };
-  return { status: 'refused', reason: 'in_progress' };
-}
-
-function positive(value: number, name: string): number {
-  if (!(typeof value === 'number' && value > 0 && Number.isFinite(value)))
-    throw new RangeError(`${name} must be a positive number of milliseconds`);
-  return value;
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no reply from Redis within ${ms} ms`)), ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
+    await withTimeout(this.#client.quit(), this.#o.timeoutMs).catch(() =>
+      this.#client.disconnect(),
     );
-  });
+  }
+
+  /** The durability check of this connection, read once and shared by concurrent claims; a failure is not kept. */
+  #ensureDurable(): Promise<RedisDurabilityReport> {
+    if (!this.#durable) {
+      const check = this.checkDurability();
+      this.#durable = check;
+      check.catch(() => {
+        if (this.#durable === check) this.#durable = undefined;
+      });
+    }
+    return this.#durable;
+  }
+
+  /** Delete this call's claim now, or when Redis next answers. */
+  async #release(token: string, key: string, held: string, until: number): Promise<void> {
+    try {
+      await this.#c.script(RELEASE, key, [held]);
+    } catch {
+      this.#pending.add(token, ['EVAL', RELEASE.lua, '1', key, held], until);
+    }
+  }
 }

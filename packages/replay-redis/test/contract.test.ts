@@ -15,7 +15,11 @@ afterAll(async () => {
 });
 
 describeReplayStoreContract('RedisReplayStore.connect(url)', {
-  open: () => RedisReplayStore.connect(REDIS_URL, { keyPrefix: `${prefix}url:` }),
+  open: () =>
+    RedisReplayStore.connect(REDIS_URL, {
+      keyPrefix: `${prefix}url:`,
+      durability: 'volatile', // the shared test Redis keeps no AOF
+    }),
   close: (store) => store.close(),
   whileRunning: 'in_progress',
   skip: !reachable,
@@ -25,6 +29,7 @@ describeReplayStoreContract('RedisReplayStore on an existing client', {
   open: () =>
     new RedisReplayStore(new Redis(REDIS_URL, FAIL_FAST_REDIS_OPTIONS), {
       keyPrefix: `${prefix}client:`,
+      durability: 'volatile',
     }),
   close: async (store) => {
     await store.close();

@@ -71,6 +71,7 @@ describe.skipIf(!reachable)('RedisReplayStore against the real Redis', () => {
     await proxy.start();
     store = await RedisReplayStore.connect(proxy.url(REDIS_URL), {
       keyPrefix: prefix,
+      durability: 'volatile', // the shared test Redis keeps no AOF
       timeoutMs: 300,
       onRecordError: (error) => recordErrors.push(String(error)),
     });
@@ -161,7 +162,7 @@ describe.skipIf(!reachable)('RedisReplayStore against the real Redis', () => {
     expect(runs).toBe(1);
   });
 
-  it('Redis lost while the action runs: the result is performed, and the claim left behind blocks any second run', async () => {
+  it('Redis lost while the action runs: the result is performed, the claim left behind blocks any second run, and the outcome is recorded once Redis is back', async () => {
     const c = claim();
     let runs = 0;
     const result = await store.once(c, async () => {
@@ -173,10 +174,20 @@ describe.skipIf(!reachable)('RedisReplayStore against the real Redis', () => {
     expect(recordErrors.length).toBeGreaterThan(0);
     await proxy.start();
     await ready(store.client);
-    expect(await store.once(c, async () => ++runs)).toEqual({
-      status: 'refused',
-      reason: 'in_progress',
-    });
+    // Until the outcome sent again lands, in_progress; then the recorded outcome. Never a second run.
+    const seen = new Set<string>();
+    expect(
+      await eventually(async () => {
+        const r = await store.once(c, async () => ++runs);
+        seen.add(JSON.stringify(r));
+        return r.status === 'replayed';
+      }),
+    ).toBe(true);
+    for (const r of seen)
+      expect([
+        '{"status":"refused","reason":"in_progress"}',
+        '{"status":"replayed","outcome":"deleted"}',
+      ]).toContain(r);
     expect(await store.once({ ...c, requestDigest: 'sha256:b' }, async () => ++runs)).toEqual({
       status: 'refused',
       reason: 'used',
@@ -205,7 +216,7 @@ describe.skipIf(!reachable)('RedisReplayStore against the real Redis', () => {
 
   it('an existing client made with FAIL_FAST_REDIS_OPTIONS serves the first claim while it is still connecting', async () => {
     const client = new Redis(REDIS_URL, FAIL_FAST_REDIS_OPTIONS);
-    const own = new RedisReplayStore(client, { keyPrefix: prefix });
+    const own = new RedisReplayStore(client, { keyPrefix: prefix, durability: 'volatile' });
     try {
       expect(await own.once(claim(), async () => 'ok')).toEqual({
         status: 'performed',

@@ -88,6 +88,8 @@ const absent: string[] = [];
 try {
   const store = await RedisReplayStore.connect(REDIS_URL, {
     keyPrefix: `mrtr:bench:${tag}:store:`,
+    // The shared bench Redis keeps no AOF; the claim path measured is the same.
+    durability: 'volatile',
   });
   const client = store.client;
   const rawPrefix = `mrtr:bench:${tag}:raw:`;

@@ -3,7 +3,8 @@
  * the machine's real PostgreSQL and Redis. One rule lives here for all of
  * them: where a service cannot be reached, a test says so and skips, except
  * under `CI=true`, where the run fails instead, so CI never goes green
- * without the tests that need the service.
+ * without the tests that need the service. Fault tests that stall, kill or
+ * restart Redis start a {@link PrivateRedis} of their own instead.
  *
  * @example
  * ```ts
@@ -18,6 +19,7 @@ import pg from 'pg';
 
 export { type ServerProcess, startServerProcess } from './process.js';
 export { FaultProxy } from './proxy.js';
+export { PrivateRedis, type RedisSettings, redisServerAvailable } from './redis-server.js';
 
 /** The PostgreSQL server tests use: `DATABASE_URL` when it is a `postgres://` URL, else the local standard port. */
 export const POSTGRES_URL =

@@ -1,0 +1,53 @@
+/**
+ * `service-deleter` with `REDIS_URL`: it refuses a Redis that could forget a
+ * confirmation unless `MRTR_REDIS_DURABILITY` names the risk. Each test runs
+ * a Redis of its own (never the shared one).
+ */
+import type { ChildProcess } from 'node:child_process';
+import { PrivateRedis, redisServerAvailable, startServerProcess } from '@mrtr/test-services';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openReplayStore } from '../src/app.js';
+
+const available = await redisServerAvailable();
+const children: ChildProcess[] = [];
+const servers: PrivateRedis[] = [];
+afterAll(async () => {
+  for (const child of children) child.kill();
+  for (const redis of servers) await redis.dispose();
+});
+
+async function privateRedis(settings: Record<string, string>): Promise<PrivateRedis> {
+  const redis = await PrivateRedis.start(settings);
+  servers.push(redis);
+  return redis;
+}
+
+describe.skipIf(!available)('service-deleter replay store on Redis', () => {
+  it('openReplayStore refuses a Redis without an append-only file, naming the settings and the opt-in', async () => {
+    const redis = await privateRedis({});
+    {
+      const error = await openReplayStore(redis.url).catch((e: Error) => e);
+      expect(error).toBeInstanceOf(Error);
+      expect(String(error)).toContain('set appendonly yes and appendfsync always');
+      expect(String(error)).toContain("durability: 'volatile'");
+      // A Redis that keeps an fsynced append-only file is accepted.
+      const aof = await privateRedis({ appendonly: 'yes', appendfsync: 'always' });
+      const replay = await openReplayStore(aof.url);
+      await replay.close();
+    }
+  });
+
+  it('main starts on that Redis when MRTR_REDIS_DURABILITY=volatile names the risk', async () => {
+    const redis = await privateRedis({});
+    const server = await startServerProcess(new URL('..', import.meta.url).pathname, {
+      DATABASE_URL: 'memory://',
+      PORT: '0',
+      MRTR_TOKENS: 'alice:tok-alice',
+      MRTR_SECRET: 'x'.repeat(32),
+      REDIS_URL: redis.url,
+      MRTR_REDIS_DURABILITY: 'volatile',
+    });
+    children.push(server.child);
+    expect(server.stdout()).toMatch(/replay store: Redis/);
+  });
+});

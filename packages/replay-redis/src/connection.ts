@@ -1,0 +1,73 @@
+import type { Cluster, Redis } from 'ioredis';
+import type { Command } from './commands.js';
+import { describeError, withTimeout } from './timeout.js';
+
+/**
+ * The store's commands on its client: each reply awaited at most
+ * `timeoutMs`, a write and its `WAIT` on one connection, scripts by SHA.
+ */
+export class Connection {
+  readonly client: Redis | Cluster;
+  readonly #timeoutMs: number;
+  readonly #onReply: () => void;
+
+  /** @param onReply called after every reply: Redis answers again. */
+  constructor(client: Connection['client'], timeoutMs: number, onReply: () => void) {
+    this.client = client;
+    this.#timeoutMs = timeoutMs;
+    this.#onReply = onReply;
+  }
+
+  /**
+   * A client still making its first connection (or reconnecting's handshake)
+   * gets up to `timeoutMs` to finish it; one that lost its connection
+   * returns at once, and its next command fails (Redis is down).
+   */
+  async settle(): Promise<void> {
+    const client = this.client;
+    if (client.status === 'wait') client.connect().catch(() => {});
+    if (client.status !== 'connecting' && client.status !== 'connect') return;
+    await withTimeout(
+      new Promise<void>((resolve) => client.once('ready', () => resolve())),
+      this.#timeoutMs,
+    ).catch(() => {});
+  }
+
+  /**
+   * Send `commands` on one connection (a pipeline when several; on a
+   * `Cluster`, to the node of the first key), and their replies.
+   * @throws the first error reply, or when there is no reply within `timeoutMs`.
+   */
+  async exec(...commands: Command[]): Promise<unknown[]> {
+    if (this.client.status !== 'ready') await this.settle();
+    let replies: unknown[];
+    if (commands.length === 1) {
+      const [name, ...args] = commands[0] as Command;
+      replies = [await withTimeout(this.client.call(name as string, ...args), this.#timeoutMs)];
+    } else {
+      const pipeline = this.client.pipeline();
+      for (const [name, ...args] of commands) pipeline.call(name as string, ...args);
+      const results = (await withTimeout(pipeline.exec(), this.#timeoutMs)) ?? [];
+      for (const [error] of results) if (error) throw error;
+      replies = results.map(([, reply]) => reply);
+    }
+    this.#onReply();
+    return replies;
+  }
+
+  /** Run script `s` on `key` by its SHA (its text when Redis lacks it), then `wait` if given. */
+  async script(
+    s: { lua: string; sha: string },
+    key: string,
+    args: readonly string[],
+    wait?: Command,
+  ): Promise<unknown[]> {
+    const tail = wait ? [wait] : [];
+    try {
+      return await this.exec(['EVALSHA', s.sha, '1', key, ...args], ...tail);
+    } catch (error) {
+      if (!describeError(error).startsWith('NOSCRIPT')) throw error;
+      return this.exec(['EVAL', s.lua, '1', key, ...args], ...tail);
+    }
+  }
+}
