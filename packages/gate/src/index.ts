@@ -26,6 +26,13 @@
  * @packageDocumentation
  */
 
+export type {
+  ApprovalBinding,
+  ApprovalChannel,
+  ApprovalDecision,
+  ConfirmationLevel,
+  PendingApproval,
+} from './approval.js';
 export {
   type AuditRecorder,
   type AuditSink,
