@@ -82,6 +82,7 @@ export class MemoryApprovalStore implements ApprovalStore {
 
   /** See {@link SessionStore.readSession}. */
   async readSession(key: string): Promise<SessionRecord | undefined> {
+    assertSession(key);
     const session = this.#sessions.get(key);
     if (!session) return undefined;
     if (session.expiresAt <= this.#now()) {
@@ -93,6 +94,7 @@ export class MemoryApprovalStore implements ApprovalStore {
 
   /** See {@link SessionStore.deleteSession}. */
   async deleteSession(key: string): Promise<void> {
+    assertSession(key);
     this.#sessions.delete(key);
   }
 }
