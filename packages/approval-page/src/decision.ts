@@ -84,11 +84,14 @@ function approvalPage(
   path: string,
 ) {
   const tool = toolOf(approval.operation);
+  const heading = !decision
+    ? `Approve ${tool}?`
+    : `You ${decision.status === 'approved' ? 'approved' : 'denied'} ${tool}`;
   const data = {
-    ...kit.layout(`Approve ${tool}?`, decision ? 'plain' : 'danger', who.principal),
+    ...kit.layout(heading, decision ? 'plain' : 'danger', who.principal),
     operation: approval.operation,
     tool,
-    heading: `Approve ${tool}?`,
+    heading,
     message: approval.message,
     principal: approval.principal,
     expiresIso: new Date(approval.expiresAt).toISOString(),

@@ -81,15 +81,23 @@ export async function readForm(request: Request): Promise<URLSearchParams | unde
 }
 
 /**
- * Whether a state-changing request comes from the page's own origin: its
- * `Origin` header (which browsers send on every POST) equals `origin`, and
- * `Sec-Fetch-Site`, when the browser sends it, is `same-origin`. A POST
- * without `Origin` is refused: a browser always sends one.
+ * Whether a state-changing request comes from the page's own origin
+ * (Fetch Metadata and Origin checks, OWASP CSRF cheat sheet):
+ * - `Sec-Fetch-Site`, when sent, must be `same-origin`;
+ * - `Origin` must equal `origin`, or be `null` with `Sec-Fetch-Site: same-origin`.
+ *
+ * The exception exists because the page's own `Referrer-Policy: no-referrer`
+ * makes browsers send `Origin: null` on its form POSTs (Fetch standard,
+ * "serializing a request origin"); `Sec-Fetch-Site` is set by the browser
+ * from the real initiator, cannot be set by a page, and says `cross-site`
+ * for the other senders of `null` (sandboxed frames, `data:` documents).
+ * A POST with neither header is refused: a browser sends at least one.
  */
 export function fromOrigin(request: Request, origin: string): boolean {
   const site = request.headers.get('sec-fetch-site');
   if (site !== null && site !== 'same-origin') return false;
-  return request.headers.get('origin') === origin;
+  const sent = request.headers.get('origin');
+  return sent === origin || (sent === 'null' && site === 'same-origin');
 }
 
 /** One form field as a string, or `undefined` when absent or given more than once. */

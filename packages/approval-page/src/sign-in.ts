@@ -118,7 +118,11 @@ export class PasswordSignIn implements SignInHook {
     const returnTo = this.#returnPath(new URL(request.url).searchParams.get('return'));
     const signedIn = await this.authenticate(request);
     if (signedIn && returnTo) return seeOther(returnTo);
-    return this.#formPage(200, returnTo, '', null, signedIn?.principal ?? null);
+    if (signedIn) {
+      const text = `You are signed in as ${signedIn.principal}. Open the approval link your client showed you to review its request.`;
+      return this.#notice(200, 'Signed in', text, signedIn.principal);
+    }
+    return this.#formPage(200, returnTo, '', null, null);
   }
 
   async #signIn(request: Request): Promise<Response> {

@@ -25,7 +25,7 @@ const LAYOUT = `<!doctype html>
 <main class="card {{tone}}">
 {{> @partial-block}}
 </main>
-<footer>This page is served by {{origin}}. Nobody but you can decide here: check the address bar before you approve.</footer>
+<footer>Served by {{origin}}. Before you approve, check that your address bar shows this address.</footer>
 </body>
 </html>
 `;
@@ -37,12 +37,14 @@ const APPROVAL = `{{#> layout}}
   <h2 id="q">The request, exactly as your client was shown it</h2>
   <p class="message">{{message}}</p>
 </section>
+{{#unless decided}}
 <section class="consequence" aria-labelledby="c">
   <h2 id="c">What happens if you approve</h2>
   <p><code>{{tool}}</code> runs once, as <strong>{{principal}}</strong>, when your client retries the request.
   <strong class="final">This cannot be undone.</strong></p>
   <p class="deny-note">If you deny, nothing runs, and this request cannot be approved afterwards.</p>
 </section>
+{{/unless}}
 <dl class="facts">
   <dt>For principal</dt><dd>{{principal}}</dd>
   <dt>Expires</dt><dd><time datetime="{{expiresIso}}">{{expiresText}}</time> ({{expiresIn}})</dd>

@@ -71,11 +71,12 @@ describe('sign-in', () => {
   it('refuses a sign-in from another origin or without Origin', async () => {
     const { page } = setup();
     const fields = { principal: 'alice', token: 'alice-token-0123456789' };
-    for (const headers of [
+    const attempts: Record<string, string>[] = [
       { origin: 'https://evil.example' },
       { origin: '' },
       { 'sec-fetch-site': 'cross-site' },
-    ]) {
+    ];
+    for (const headers of attempts) {
       const request = post(`${ORIGIN}/approve/sign-in`, fields, headers);
       if (headers.origin === '') request.headers.delete('origin');
       const response = await page(request);
@@ -241,6 +242,27 @@ describe('the decision POST', () => {
       expect(await response.text()).toContain('Nothing was recorded.');
     }
     expect(await channel.decision(approval.id, approval)).toEqual({ status: 'pending' });
+  });
+
+  it('accepts Origin: null only with Sec-Fetch-Site: same-origin (what its own no-referrer policy makes a browser send)', async () => {
+    const { page, open, channel } = setup();
+    const { url, approval } = await open();
+    const cookie = await signIn(page, 'alice');
+    const csrf = await csrfOf(page, url, cookie);
+    const framed = post(
+      url,
+      { csrf, decision: 'approve' },
+      { cookie, origin: 'null', 'sec-fetch-site': 'cross-site' },
+    );
+    expect((await page(framed)).status).toBe(403);
+    expect(await channel.decision(approval.id, approval)).toEqual({ status: 'pending' });
+    const own = post(
+      url,
+      { csrf, decision: 'approve' },
+      { cookie, origin: 'null', 'sec-fetch-site': 'same-origin' },
+    );
+    expect((await page(own)).status).toBe(303);
+    expect(await channel.decision(approval.id, approval)).toMatchObject({ status: 'approved' });
   });
 
   it('refuses a missing, wrong, foreign-session or other-approval CSRF token', async () => {
