@@ -132,6 +132,16 @@ describe('the approval page', () => {
     expect(body).not.toMatch(/<script|style=/i);
   });
 
+  it('renders a question holding NUL, a lone surrogate and astral characters without failing', async () => {
+    const { page, open, errors } = setup();
+    const { url } = await open({ message: 'a\0b \ud800 c 😀 <i>d</i>' });
+    const cookie = await signIn(page, 'alice');
+    const response = await page(new Request(url, { headers: { cookie } }));
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('a\0b \ufffd c 😀 &lt;i&gt;d&lt;/i&gt;');
+    expect(errors).toEqual([]);
+  });
+
   it('refuses another signed-in principal with 403 and shows nothing of the approval', async () => {
     const { page, open, channel } = setup();
     const { url, approval } = await open({ message: 'secret volume name' });
