@@ -48,10 +48,21 @@ code {
 .facts { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1.5rem; margin: 1.25rem 0; }
 .facts dt { color: var(--muted); }
 .facts dd { margin: 0; overflow-wrap: anywhere; }
-.decide {
-  display: flex; justify-content: flex-end; gap: .75rem; margin: 1.5rem 0 0; padding-top: 1.25rem;
-  border-top: 1px solid var(--line);
+.decide { margin: 1.5rem 0 0; padding-top: 1.25rem; border-top: 1px solid var(--line); }
+.buttons { display: flex; justify-content: flex-end; gap: .75rem; }
+.field { margin: 0 0 1.25rem; padding: 0; border: 0; }
+.field legend, .field > label:not(.option) { margin-bottom: .35rem; padding: 0; font-weight: 600; }
+.field > label:not(.option) { display: block; }
+.field input[type=text], .field input[type=email], .field input[type=url], .field input[type=date],
+.field input[type=number] {
+  width: 100%; max-width: 24rem; padding: .5rem .65rem; border: 1px solid #afb8c1; border-radius: 6px; font: inherit;
 }
+.option {
+  display: flex; align-items: baseline; gap: .6rem; margin: .35rem 0; padding: .55rem .75rem;
+  border: 1px solid var(--line); border-radius: 6px; cursor: pointer; overflow-wrap: anywhere;
+}
+.option:has(input:checked) { border-color: var(--danger); background: var(--danger-bg); }
+.field .hint, .field .error { margin: .35rem 0 0; }
 .button {
   padding: .65rem 1.5rem; border: 1px solid transparent; border-radius: 8px; cursor: pointer;
   font: inherit; font-weight: 600;
@@ -86,7 +97,7 @@ a { color: #0969da; }
 footer { max-width: 44rem; margin: 0 auto 2rem; padding: 0 1rem; color: var(--muted); font-size: .8rem; text-align: center; }
 @media (max-width: 40rem) {
   .card { margin: 0 0 1rem; padding: 1.25rem; border-radius: 0; }
-  .decide { flex-direction: column; }
+  .buttons { flex-direction: column; }
   .facts { grid-template-columns: 1fr; }
 }
 `;

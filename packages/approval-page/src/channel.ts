@@ -90,7 +90,11 @@ export function createApprovalChannel(options: ApprovalChannelOptions): Approval
     /** See {@link ApprovalChannel.open}. @throws {TypeError} for a malformed approval, or the store's error. */
     async open(approval: PendingApproval): Promise<string> {
       await store.open(approval);
-      return `${origin}${basePath}/${approval.id}`;
+      return this.url(approval.id);
+    },
+    /** See {@link ApprovalChannel.url}: `<origin><basePath>/<id>`. */
+    url(id: string): string {
+      return `${origin}${basePath}/${id}`;
     },
     /** See {@link ApprovalChannel.decision}. @throws the store's error when it cannot be reached. */
     async decision(id: string, binding: ApprovalBinding): Promise<ApprovalDecision> {

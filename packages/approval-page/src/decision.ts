@@ -4,7 +4,9 @@
  * for anyone but the approval's principal.
  */
 import type { PendingApproval } from '@mrtr/gate';
+import { validateFormContent } from '@mrtr/wire';
 import { csrfToken, csrfValid } from './csrf.js';
+import { fieldViews, readContent } from './fields.js';
 import { field, fromOrigin, html, readForm, seeOther } from './http.js';
 import type { SignedIn, SignInHook } from './sign-in.js';
 import type { ApprovalStore, DecideRefusal, FinalDecision } from './store.js';
@@ -61,19 +63,32 @@ async function signedInAs(kit: ViewKit, request: Request): Promise<SignedIn | un
   return who;
 }
 
-function outcome(decision: FinalDecision) {
+function outcome(approval: PendingApproval, decision: FinalDecision) {
   const when = utc(decision.decidedAt);
-  return decision.status === 'approved'
-    ? {
-        tone: 'approved',
-        title: 'You approved this request',
-        text: `Approved at ${when}. Go back to your MCP client and let it retry the request: it runs once.`,
-      }
-    : {
-        tone: 'denied',
-        title: 'You denied this request',
-        text: `Denied at ${when}. Nothing will run; your client's retry will be refused.`,
-      };
+  if (decision.status === 'denied')
+    return {
+      tone: 'denied',
+      title: 'You denied this request',
+      text: `Denied at ${when}. Nothing will run; your client's retry will be refused.`,
+      content: null,
+    };
+  const properties = approval.requestedSchema?.properties ?? {};
+  const content = Object.entries(decision.content ?? {}).map(([name, value]) => ({
+    label: properties[name]?.title ?? name,
+    value: Array.isArray(value) ? value.join(', ') : String(value),
+  }));
+  return {
+    tone: 'approved',
+    title: 'You approved this request',
+    text: `Approved at ${when}. Go back to your MCP client and let it retry the request: it runs once.`,
+    content: content.length > 0 ? content : null,
+  };
+}
+
+/** What a page with a rejected form shows again: the posted values and a reason per field. */
+interface Rejected {
+  values: Record<string, unknown>;
+  errors: Record<string, string>;
 }
 
 function approvalPage(
@@ -82,6 +97,7 @@ function approvalPage(
   decision: FinalDecision | undefined,
   who: SignedIn,
   path: string,
+  rejected?: Rejected,
 ) {
   const tool = toolOf(approval.operation);
   const heading = !decision
@@ -102,11 +118,16 @@ function approvalPage(
         ? 'Passkey: presence and user verification of the principal'
         : 'Signed in on this page (URL mode)',
     presence: approval.level === 'presence',
-    decided: decision ? outcome(decision) : null,
+    decided: decision ? outcome(approval, decision) : null,
+    fields:
+      approval.level === 'presence'
+        ? []
+        : fieldViews(approval.requestedSchema, rejected?.values, rejected?.errors),
+    formError: rejected ? 'Some answers do not fit the question. Nothing was recorded.' : null,
     action: path,
     csrf: csrfToken(who.csrfSecret, approval.id),
   };
-  return html(200, render('approval', data));
+  return html(rejected ? 400 : 200, render('approval', data));
 }
 
 /** `GET <basePath>/<id>`. */
@@ -141,11 +162,30 @@ export async function decide(kit: ViewKit, request: Request, id: string, path: s
   const choice = field(form, 'decision');
   if (choice !== 'approve' && choice !== 'deny')
     return kit.notice(400, 'Refused', `Choose Approve or Deny. ${NOTHING}`, who.principal);
+  let content: Record<string, unknown> | undefined;
+  if (choice === 'approve') {
+    const stored = await kit.store.get(id);
+    const open =
+      stored?.approval.principal === who.principal &&
+      !stored.decision &&
+      stored.approval.expiresAt > kit.now();
+    const schema = stored?.approval.requestedSchema;
+    if (open && schema && stored.approval.level !== 'presence') {
+      content = readContent(schema, form);
+      const valid = validateFormContent(schema, content);
+      if (!valid.ok) {
+        const errors = Object.fromEntries(valid.issues.map((i) => [i.field, i.reason]));
+        const rejected = { values: content, errors };
+        return approvalPage(kit, stored.approval, undefined, who, path, rejected);
+      }
+    }
+  }
   const result = await kit.store.decide({
     id,
     principal: who.principal,
     outcome: choice === 'approve' ? 'approved' : 'denied',
     via: 'url',
+    ...(content && Object.keys(content).length > 0 ? { content: content as never } : {}),
   });
   if (result.status === 'recorded') return seeOther(path);
   return refused(kit, result.reason, who, path, result.decision);
@@ -171,6 +211,14 @@ function refused(
         403,
         'A passkey is required',
         `This request can only be approved with a passkey. ${NOTHING}`,
+        who.principal,
+        link,
+      );
+    case 'content':
+      return kit.notice(
+        400,
+        'Refused',
+        `The answers do not fit the question. ${NOTHING}`,
         who.principal,
         link,
       );

@@ -4,6 +4,7 @@
  * and changes nothing.
  */
 import type { ApprovalBinding, PendingApproval } from '@mrtr/gate';
+import { RequestedSchemaSchema, validateFormContent } from '@mrtr/wire';
 import type {
   DecideRefusal,
   DecideRequest,
@@ -67,6 +68,13 @@ export function assertPendingApproval(
     throw new TypeError(
       `approval.message must be a string of at most ${MAX_MESSAGE_LENGTH} characters`,
     );
+  if (a.requestedSchema !== undefined) {
+    const parsed = RequestedSchemaSchema.safeParse(a.requestedSchema);
+    if (!parsed.success || JSON.stringify(a.requestedSchema).length > MAX_MESSAGE_LENGTH)
+      throw new TypeError(
+        'approval.requestedSchema must be a flat form schema (client/elicitation) of at most 64 Ki characters as JSON',
+      );
+  }
   if (a.level !== 'url' && a.level !== 'presence')
     throw new TypeError('approval.level must be "url" or "presence"');
   if (!Number.isSafeInteger(a.expiresAt) || (a.expiresAt as number) <= now)
@@ -75,7 +83,7 @@ export function assertPendingApproval(
 
 /** Only the contract's fields, in a fixed order: what a store serializes and compares. */
 export function pendingApproval(a: PendingApproval): PendingApproval {
-  return {
+  const copy: PendingApproval = {
     id: a.id,
     nonce: a.nonce,
     principal: a.principal,
@@ -86,6 +94,8 @@ export function pendingApproval(a: PendingApproval): PendingApproval {
     level: a.level,
     expiresAt: a.expiresAt,
   };
+  if (a.requestedSchema !== undefined) copy.requestedSchema = structuredClone(a.requestedSchema);
+  return copy;
 }
 
 /** Whether two approvals are the same in every field. */
@@ -114,6 +124,21 @@ export function assertDecideRequest(value: unknown): asserts value is DecideRequ
     if (r.via === 'passkey' && !isField(r.credentialId))
       throw new TypeError('request.credentialId is required for a passkey approval');
   }
+  if (r.content !== undefined && !isContent(r.content))
+    throw new TypeError(
+      'request.content must be an object of strings, finite numbers, booleans and string arrays (at most 64 Ki characters as JSON)',
+    );
+}
+
+/** A plain object of form values (`FormValue` of `@mrtr/wire`), bounded in size. */
+function isContent(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const ok = (v: unknown) =>
+    typeof v === 'string' ||
+    typeof v === 'boolean' ||
+    (typeof v === 'number' && Number.isFinite(v)) ||
+    (Array.isArray(v) && v.every((item) => typeof item === 'string'));
+  return Object.values(value).every(ok) && JSON.stringify(value).length <= MAX_MESSAGE_LENGTH;
 }
 
 /**
@@ -134,8 +159,12 @@ export function judge(
   if (approval.expiresAt <= now) return { refused: 'expired' };
   if (request.outcome === 'denied') return { record: { status: 'denied', decidedAt: now } };
   if (approval.level === 'presence' && request.via !== 'passkey') return { refused: 'level' };
+  const content = request.content ?? {};
+  const schema = approval.requestedSchema ?? { type: 'object' as const, properties: {} };
+  if (!validateFormContent(schema, content).ok) return { refused: 'content' };
   const record: FinalDecision = { status: 'approved', via: request.via ?? 'url', decidedAt: now };
   if (request.via === 'passkey') record.credentialId = request.credentialId;
+  if (Object.keys(content).length > 0) record.content = structuredClone(content);
   return { record };
 }
 

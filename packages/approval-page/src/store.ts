@@ -1,4 +1,5 @@
 import type { ApprovalDecision, PendingApproval } from '@mrtr/gate';
+import type { FormValue } from '@mrtr/wire';
 
 /** A decision once recorded: approved (with how) or denied, and when (ms since the epoch). */
 export type FinalDecision = Extract<ApprovalDecision, { status: 'approved' | 'denied' }>;
@@ -26,6 +27,12 @@ export interface DecideRequest {
   via?: 'url' | 'passkey';
   /** The passkey's credential id (base64url) when `via` is `passkey`. */
   credentialId?: string;
+  /**
+   * For an approval, the fields of the approval's `requestedSchema` as the
+   * person filled them in; the store records it only if it validates
+   * against that schema (`validateFormContent` of `@mrtr/wire`).
+   */
+  content?: Record<string, FormValue>;
 }
 
 /**
@@ -34,9 +41,10 @@ export interface DecideRequest {
  * - `expired`: its `expiresAt` has passed;
  * - `principal`: the deciding principal is not the approval's;
  * - `level`: a `presence` approval asked to be approved without a passkey;
+ * - `content`: an approval whose `content` does not validate against the approval's `requestedSchema`;
  * - `decided`: a decision was already recorded (the first one wins).
  */
-export type DecideRefusal = 'unknown' | 'expired' | 'principal' | 'level' | 'decided';
+export type DecideRefusal = 'unknown' | 'expired' | 'principal' | 'level' | 'content' | 'decided';
 
 /** The outcome of {@link ApprovalStore.decide}. */
 export type DecideResult =

@@ -54,6 +54,7 @@ const APPROVAL = `{{#> layout}}
 <div class="outcome {{decided.tone}}" role="status">
   <h2>{{decided.title}}</h2>
   <p>{{decided.text}}</p>
+  {{#if decided.content}}<dl class="facts">{{#each decided.content}}<dt>{{label}}</dt><dd>{{value}}</dd>{{/each}}</dl>{{/if}}
 </div>
 {{else}}
 {{#if presence}}
@@ -64,8 +65,28 @@ const APPROVAL = `{{#> layout}}
 {{/if}}
 <form method="post" action="{{action}}" class="decide">
   <input type="hidden" name="csrf" value="{{csrf}}">
-  <button type="submit" name="decision" value="deny" class="button secondary">Deny</button>
-  {{#unless presence}}<button type="submit" name="decision" value="approve" class="button danger">Approve</button>{{/unless}}
+  {{#if formError}}<p class="error" role="alert">{{formError}}</p>{{/if}}
+  {{#each fields}}
+  <fieldset class="field">
+    {{#if isChoice}}<legend>{{label}}</legend>
+    {{#each options}}<label class="option"><input type="radio" name="{{../name}}" value="{{value}}"{{#if checked}} checked{{/if}}{{#if ../required}} required{{/if}}> {{label}}</label>
+    {{/each}}{{/if}}
+    {{#if isMulti}}<legend>{{label}}</legend>
+    {{#each options}}<label class="option"><input type="checkbox" name="{{../name}}" value="{{value}}"{{#if checked}} checked{{/if}}> {{label}}</label>
+    {{/each}}{{/if}}
+    {{#if isBoolean}}<label class="option"><input type="checkbox" name="{{name}}" value="true"{{#if checked}} checked{{/if}}> {{label}}</label>{{/if}}
+    {{#if isText}}<label for="{{id}}">{{label}}</label>
+    <input id="{{id}}" name="{{name}}" type="{{inputType}}" value="{{value}}"{{#if required}} required{{/if}}{{#if minLength}} minlength="{{minLength}}"{{/if}}{{#if maxLength}} maxlength="{{maxLength}}"{{/if}}>{{/if}}
+    {{#if isNumber}}<label for="{{id}}">{{label}}</label>
+    <input id="{{id}}" name="{{name}}" type="number" step="{{step}}" value="{{value}}"{{#if required}} required{{/if}}{{#if min}} min="{{min}}"{{/if}}{{#if max}} max="{{max}}"{{/if}}>{{/if}}
+    {{#if description}}<p class="hint">{{description}}</p>{{/if}}
+    {{#if error}}<p class="error">{{error}}</p>{{/if}}
+  </fieldset>
+  {{/each}}
+  <div class="buttons">
+    <button type="submit" name="decision" value="deny" class="button secondary" formnovalidate>Deny</button>
+    {{#unless presence}}<button type="submit" name="decision" value="approve" class="button danger">Approve</button>{{/unless}}
+  </div>
 </form>
 {{/if}}
 {{/layout}}`;

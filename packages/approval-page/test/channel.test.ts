@@ -13,6 +13,7 @@ describe('createApprovalChannel', () => {
     const a = approval({ principal: 'alice@example.com' });
     const url = await channel.open(a);
     expect(url).toBe(`https://ops.example.com/mcp-approve/${a.id}`);
+    expect(channel.url(a.id)).toBe(url);
     expect(url).not.toContain('alice');
     expect(await channel.decision(a.id, a)).toEqual({ status: 'pending' });
   });

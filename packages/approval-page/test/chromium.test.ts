@@ -117,6 +117,31 @@ describe.skipIf(!available)('the approval page in Chromium', () => {
     expect(await channel.decision(a.id, a)).toMatchObject({ status: 'denied' });
   });
 
+  it('a choice among candidates: pick one and approve, the decision carries it', async () => {
+    const requestedSchema = {
+      type: 'object' as const,
+      properties: {
+        note_id: {
+          type: 'string' as const,
+          title: 'Note to delete',
+          enum: ['note-1', 'note-2', 'note-3'],
+        },
+      },
+      required: ['note_id'],
+    };
+    const { url, approval: a } = await open({ requestedSchema });
+    const { tab, problems } = await newPerson();
+    await reach(tab, url);
+    await tab.getByLabel('note-2').check();
+    await tab.getByRole('button', { name: 'Approve' }).click();
+    await tab.getByText('You approved this request').waitFor();
+    expect(await channel.decision(a.id, a)).toMatchObject({
+      status: 'approved',
+      content: { note_id: 'note-2' },
+    });
+    expect(problems).toEqual([]);
+  });
+
   it('another principal signed in is refused (403), sees nothing, records nothing', async () => {
     const { url, approval: a } = await open({ message: 'Delete the volume vol-secret-42.' });
     const { tab } = await newPerson();

@@ -365,3 +365,62 @@ describe('the decision POST', () => {
     expect(await channel.decision(approval.id, approval)).toEqual({ status: 'pending' });
   });
 });
+
+describe('an approval that asks for fields', () => {
+  const requestedSchema = {
+    type: 'object' as const,
+    properties: {
+      note_id: {
+        type: 'string' as const,
+        title: 'Note to delete',
+        oneOf: [
+          { const: 'note-1', title: 'note-1: Kick-off <b>notes</b>' },
+          { const: 'note-2', title: 'note-2: Weekly sync' },
+        ],
+      },
+      reason: { type: 'string' as const, title: 'Reason', maxLength: 200 },
+    },
+    required: ['note_id'],
+  };
+
+  it('shows the fields, refuses an approval that does not fit (400, nothing recorded), records one that does', async () => {
+    const { page, open, channel } = setup();
+    const { url, approval } = await open({ requestedSchema });
+    const cookie = await signIn(page, 'alice');
+    const body = await (await page(new Request(url, { headers: { cookie } }))).text();
+    expect(body).toContain('<legend>Note to delete</legend>');
+    expect(body).toContain('value="note-1"');
+    expect(body).toContain('note-1: Kick-off &lt;b&gt;notes&lt;/b&gt;');
+    const csrf = await csrfOf(page, url, cookie);
+    const answers: Record<string, string>[] = [
+      {},
+      { note_id: 'note-3' },
+      { note_id: 'note-1', reason: 'x'.repeat(201) },
+    ];
+    for (const fields of answers) {
+      const response = await page(post(url, { csrf, decision: 'approve', ...fields }, { cookie }));
+      expect(response.status).toBe(400);
+      expect(await response.text()).toContain('Some answers do not fit the question.');
+    }
+    expect(await channel.decision(approval.id, approval)).toEqual({ status: 'pending' });
+    const fine = await page(
+      post(url, { csrf, decision: 'approve', note_id: 'note-2', reason: 'duplicate' }, { cookie }),
+    );
+    expect(fine.status).toBe(303);
+    expect(await channel.decision(approval.id, approval)).toMatchObject({
+      status: 'approved',
+      content: { note_id: 'note-2', reason: 'duplicate' },
+    });
+    const after = await (await page(new Request(url, { headers: { cookie } }))).text();
+    expect(after).toContain('<dt>Note to delete</dt><dd>note-2</dd>');
+  });
+
+  it('denies without the fields', async () => {
+    const { page, open, channel } = setup();
+    const { url, approval } = await open({ requestedSchema });
+    const cookie = await signIn(page, 'alice');
+    const csrf = await csrfOf(page, url, cookie);
+    expect((await page(post(url, { csrf, decision: 'deny' }, { cookie }))).status).toBe(303);
+    expect(await channel.decision(approval.id, approval)).toMatchObject({ status: 'denied' });
+  });
+});

@@ -163,6 +163,59 @@ export function describeApprovalStoreContract<S extends ApprovalStore>(
       });
     });
 
+    it('keeps a requestedSchema, and records an approval only with content that fits it', async () => {
+      const s = await store();
+      const requestedSchema = {
+        type: 'object' as const,
+        properties: {
+          note_id: { type: 'string' as const, title: 'Note', enum: ['note-1', 'note-2'] },
+          keep_backup: { type: 'boolean' as const },
+        },
+        required: ['note_id'],
+      };
+      const a = approval({ requestedSchema });
+      await s.open(a);
+      expect((await s.get(a.id))?.approval).toEqual(a);
+      const approve = {
+        id: a.id,
+        principal: 'alice',
+        outcome: 'approved' as const,
+        via: 'url' as const,
+      };
+      const contents: (Record<string, string> | undefined)[] = [
+        undefined,
+        { note_id: 'note-3' },
+        { note_id: 'note-1', extra: 'x' },
+      ];
+      for (const content of contents)
+        expect(await s.decide({ ...approve, ...(content ? { content } : {}) })).toEqual({
+          status: 'refused',
+          reason: 'content',
+        });
+      expect((await s.get(a.id))?.decision).toBeUndefined();
+      const ok = await s.decide({ ...approve, content: { note_id: 'note-2', keep_backup: false } });
+      expect(ok).toMatchObject({
+        status: 'recorded',
+        decision: { content: { note_id: 'note-2', keep_backup: false } },
+      });
+      expect((await s.get(a.id))?.decision).toMatchObject({ content: { note_id: 'note-2' } });
+      const plain = approval();
+      await s.open(plain);
+      const extra = await s.decide({ ...approve, id: plain.id, content: { anything: 'x' } });
+      expect(extra).toEqual({ status: 'refused', reason: 'content' });
+      await expect(
+        s.open(
+          approval({
+            requestedSchema: { type: 'object', properties: { x: { type: 'object' } } } as never,
+          }),
+        ),
+      ).rejects.toThrow(TypeError);
+      await expect(
+        s.decide({ ...approve, content: { note_id: Number.NaN } as never }),
+      ).rejects.toThrow(TypeError);
+      await expect(s.decide({ ...approve, content: [] as never })).rejects.toThrow(TypeError);
+    });
+
     it('refuses an unknown id and malformed requests', async () => {
       const s = await store();
       expect(await s.decide({ id: newId(), principal: 'alice', outcome: 'denied' })).toEqual({

@@ -6,6 +6,7 @@
  * {@link ApprovalChannel} (the `@mrtr/approval-page` package) keeps it
  * between the rounds and serves the page.
  */
+import type { RequestedSchema } from '@mrtr/wire';
 
 /**
  * What a "yes" must prove for a gated operation, weakest first:
@@ -39,6 +40,13 @@ export interface PendingApproval extends ApprovalBinding {
   id: string;
   /** The question exactly as sent in the `elicitation/create` request; the page shows it as text. */
   message: string;
+  /**
+   * Fields the person fills in on the page before approving (a choice among
+   * candidates, an option), in the flat form subset of `client/elicitation`;
+   * absent or without properties: Approve and Deny only. Consent fields are
+   * never here: approving is the consent.
+   */
+  requestedSchema?: RequestedSchema;
   /** `url`, or `presence` when only a passkey assertion over this action may approve. */
   level: Exclude<ConfirmationLevel, 'form'>;
   /** When the approval dies with its ticket, milliseconds since the epoch. */
@@ -50,7 +58,14 @@ export type ApprovalDecision =
   /** Not decided yet: the retry is answered with the same URL again. */
   | { status: 'pending' }
   /** Approved by the principal; `via` says how, `credentialId` names the passkey (base64url). */
-  | { status: 'approved'; via: 'url' | 'passkey'; credentialId?: string; decidedAt: number }
+  | {
+      status: 'approved';
+      via: 'url' | 'passkey';
+      credentialId?: string;
+      /** The fields of `requestedSchema` as the person filled them in, validated against it by the page. */
+      content?: Record<string, string | number | boolean | string[]>;
+      decidedAt: number;
+    }
   /** Denied by the principal: the retry is a complete refusal that uses the ticket up. */
   | { status: 'denied'; decidedAt: number }
   /** No approval with this id and binding (never opened, expired, swept, or bound to something else). */
@@ -68,6 +83,8 @@ export interface ApprovalChannel {
    * @throws when the approval cannot be recorded; the gate then fails closed (`-32603`, nothing asked).
    */
   open(approval: PendingApproval): Promise<string>;
+  /** The URL of approval `id`, as `open` returned it (sent again while the decision is pending). */
+  url(id: string): string;
   /**
    * The decision recorded for approval `id`, only if it was opened with
    * exactly `binding`; anything else reads as `unknown`.
