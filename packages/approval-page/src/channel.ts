@@ -1,0 +1,108 @@
+import type {
+  ApprovalBinding,
+  ApprovalChannel,
+  ApprovalDecision,
+  PendingApproval,
+} from '@mrtr/gate';
+import { APPROVAL_ID, matchesBinding } from './rules.js';
+import type { ApprovalStore } from './store.js';
+
+/** Where the approval page lives: the server's public origin and the page's base path. */
+export interface PageLocation {
+  /**
+   * The public origin people reach the server at, e.g. `https://ops.example.com`
+   * (scheme, host, optional port; no path). It is what approval URLs start
+   * with and what a decision POST's `Origin` header must equal; `https:`
+   * also makes the session cookie `Secure`.
+   */
+  origin: string;
+  /** The page's base path (default `/approve`): one or more segments, no trailing slash. */
+  basePath?: string;
+}
+
+const BASE_PATH = /^(\/[A-Za-z0-9._~-]+)+$/;
+
+/**
+ * Check and normalize a {@link PageLocation}.
+ * @throws {TypeError} for an origin that is not `http(s)://host[:port]` or a malformed base path.
+ */
+export function pageLocation(location: PageLocation): {
+  origin: string;
+  basePath: string;
+  secure: boolean;
+} {
+  let url: URL;
+  try {
+    url = new URL(location.origin);
+  } catch {
+    throw new TypeError(
+      `origin must be an absolute http(s) URL, got ${JSON.stringify(location.origin)}`,
+    );
+  }
+  if (
+    (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+    url.origin !== location.origin.replace(/\/$/, '')
+  )
+    throw new TypeError(
+      `origin must be scheme://host[:port] only, got ${JSON.stringify(location.origin)}`,
+    );
+  const basePath = location.basePath ?? '/approve';
+  if (!BASE_PATH.test(basePath))
+    throw new TypeError(
+      `basePath must look like /approve (no trailing slash), got ${JSON.stringify(basePath)}`,
+    );
+  return { origin: url.origin, basePath, secure: url.protocol === 'https:' };
+}
+
+/** Options of {@link createApprovalChannel}. */
+export interface ApprovalChannelOptions extends PageLocation {
+  /** Where approvals and decisions live (the replay store's database for more than one instance). */
+  store: ApprovalStore;
+  /** Clock, milliseconds since the epoch (default `Date.now`): an expired approval reads as `unknown`. */
+  now?: () => number;
+}
+
+/**
+ * The {@link ApprovalChannel} the gate mints URL-mode questions through
+ * (MCP 2026-07-28 `client/elicitation`, URL mode): `open` records the
+ * pending approval in `store` and returns `<origin><basePath>/<id>`, a URL
+ * that carries only the opaque id, no personal data, and grants nothing by
+ * itself (the page requires the principal to sign in). `decision` reads
+ * what the principal decided on the page, only for exactly the binding the
+ * approval was opened with; an expired, unknown or differently bound
+ * approval reads as `unknown`.
+ *
+ * Serve the page with {@link createApprovalPage} on the same `store`,
+ * `origin` and `basePath`; any instance may open, serve or read.
+ * @throws {TypeError} at creation for a malformed origin or base path.
+ * @example
+ * ```ts
+ * const store = new PostgresApprovalStore(pgPoolDriver(pool));
+ * const channel = createApprovalChannel({ store, origin: 'https://ops.example.com', basePath: '/approve' });
+ * const url = await channel.open(approval); // https://ops.example.com/approve/<id>
+ * ```
+ */
+export function createApprovalChannel(options: ApprovalChannelOptions): ApprovalChannel {
+  const { origin, basePath } = pageLocation(options);
+  const { store } = options;
+  const now = options.now ?? Date.now;
+  return {
+    /** See {@link ApprovalChannel.open}. @throws {TypeError} for a malformed approval, or the store's error. */
+    async open(approval: PendingApproval): Promise<string> {
+      await store.open(approval);
+      return this.url(approval.id);
+    },
+    /** See {@link ApprovalChannel.url}: `<origin><basePath>/<id>`. */
+    url(id: string): string {
+      return `${origin}${basePath}/${id}`;
+    },
+    /** See {@link ApprovalChannel.decision}. @throws the store's error when it cannot be reached. */
+    async decision(id: string, binding: ApprovalBinding): Promise<ApprovalDecision> {
+      if (typeof id !== 'string' || !APPROVAL_ID.test(id)) return { status: 'unknown' };
+      const stored = await store.get(id);
+      if (!stored || !matchesBinding(stored.approval, binding)) return { status: 'unknown' };
+      if (stored.approval.expiresAt <= now()) return { status: 'unknown' };
+      return stored.decision ? { ...stored.decision } : { status: 'pending' };
+    },
+  };
+}

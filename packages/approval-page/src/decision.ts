@@ -1,0 +1,246 @@
+/**
+ * The two routes of one approval: the page (GET) and its decision (POST).
+ * Both first find out who is signed in; neither shows nor records anything
+ * for anyone but the approval's principal.
+ */
+import type { PendingApproval } from '@mrtr/gate';
+import { validateFormContent } from '@mrtr/wire';
+import { csrfToken, csrfValid } from './csrf.js';
+import { fieldViews, readContent } from './fields.js';
+import { field, fromOrigin, html, readForm, seeOther } from './http.js';
+import type { SignedIn, SignInHook } from './sign-in.js';
+import type { ApprovalStore, DecideRefusal, FinalDecision } from './store.js';
+import { type LayoutData, render } from './views.js';
+
+/** What the routes need from the page. */
+export interface ViewKit {
+  store: ApprovalStore;
+  hook: SignInHook;
+  origin: string;
+  now: () => number;
+  layout(title: string, tone: LayoutData['tone'], signedIn: string | null): LayoutData;
+  notice(
+    status: number,
+    heading: string,
+    text: string,
+    signedIn?: string | null,
+    link?: { href: string; text: string } | null,
+  ): Response;
+}
+
+const NOT_YOURS =
+  'This approval was not requested for the principal you are signed in as, so it is not shown. Sign out and sign in as the principal your client acts for.';
+const NOTHING = 'Nothing was recorded.';
+
+const utc = (ms: number) =>
+  new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC');
+
+function timeLeft(ms: number): string {
+  if (ms <= 0) return 'expired';
+  const seconds = Math.ceil(ms / 1000);
+  if (seconds < 90) return `in ${seconds} seconds`;
+  const minutes = Math.round(seconds / 60);
+  return minutes < 90 ? `in ${minutes} minutes` : `in ${Math.round(minutes / 60)} hours`;
+}
+
+/** The name after `method:` in an operation (`tools/call:delete_volume` → `delete_volume`). */
+const toolOf = (operation: string) => operation.slice(operation.indexOf(':') + 1) || operation;
+
+async function signedInAs(kit: ViewKit, request: Request): Promise<SignedIn | undefined> {
+  const who = await kit.hook.authenticate(request);
+  if (!who) return undefined;
+  if (
+    typeof who.principal !== 'string' ||
+    typeof who.csrfSecret !== 'string' ||
+    who.csrfSecret.length < 32
+  )
+    throw new TypeError(
+      'authenticate must return a principal and a csrfSecret of at least 32 characters',
+    );
+  return who;
+}
+
+function outcome(approval: PendingApproval, decision: FinalDecision) {
+  const when = utc(decision.decidedAt);
+  if (decision.status === 'denied')
+    return {
+      tone: 'denied',
+      title: 'You denied this request',
+      text: `Denied at ${when}. Nothing will run; your client's retry will be refused.`,
+      content: null,
+    };
+  const properties = approval.requestedSchema?.properties ?? {};
+  const content = Object.entries(decision.content ?? {}).map(([name, value]) => ({
+    label: properties[name]?.title ?? name,
+    value: Array.isArray(value) ? value.join(', ') : String(value),
+  }));
+  return {
+    tone: 'approved',
+    title: 'You approved this request',
+    text: `Approved at ${when}. Go back to your MCP client and let it retry the request: it runs once.`,
+    content: content.length > 0 ? content : null,
+  };
+}
+
+/** What a page with a rejected form shows again: the posted values and a reason per field. */
+interface Rejected {
+  values: Record<string, unknown>;
+  errors: Record<string, string>;
+}
+
+function approvalPage(
+  kit: ViewKit,
+  approval: PendingApproval,
+  decision: FinalDecision | undefined,
+  who: SignedIn,
+  path: string,
+  rejected?: Rejected,
+) {
+  const tool = toolOf(approval.operation);
+  const heading = !decision
+    ? `Approve ${tool}?`
+    : `You ${decision.status === 'approved' ? 'approved' : 'denied'} ${tool}`;
+  const data = {
+    ...kit.layout(heading, decision ? 'plain' : 'danger', who.principal),
+    operation: approval.operation,
+    tool,
+    heading,
+    message: approval.message,
+    principal: approval.principal,
+    expiresIso: new Date(approval.expiresAt).toISOString(),
+    expiresText: utc(approval.expiresAt),
+    expiresIn: timeLeft(approval.expiresAt - kit.now()),
+    levelText:
+      approval.level === 'presence'
+        ? 'Passkey: presence and user verification of the principal'
+        : 'Signed in on this page (URL mode)',
+    presence: approval.level === 'presence',
+    decided: decision ? outcome(approval, decision) : null,
+    fields:
+      approval.level === 'presence'
+        ? []
+        : fieldViews(approval.requestedSchema, rejected?.values, rejected?.errors),
+    formError: rejected ? 'Some answers do not fit the question. Nothing was recorded.' : null,
+    action: path,
+    csrf: csrfToken(who.csrfSecret, approval.id),
+  };
+  return html(rejected ? 400 : 200, render('approval', data));
+}
+
+/** `GET <basePath>/<id>`. */
+export async function showApproval(kit: ViewKit, request: Request, id: string, path: string) {
+  const who = await signedInAs(kit, request);
+  if (!who) return seeOther(kit.hook.signInUrl(path));
+  const stored = await kit.store.get(id);
+  if (!stored) return missing(kit, who);
+  if (stored.approval.principal !== who.principal)
+    return kit.notice(403, 'Not your approval', NOT_YOURS, who.principal);
+  if (!stored.decision && stored.approval.expiresAt <= kit.now()) return expired(kit, who);
+  return approvalPage(kit, stored.approval, stored.decision, who, path);
+}
+
+/** `POST <basePath>/<id>`: `decision=approve|deny` and `csrf`. */
+export async function decide(kit: ViewKit, request: Request, id: string, path: string) {
+  if (!fromOrigin(request, kit.origin))
+    return kit.notice(403, 'Refused', `This decision did not come from this page. ${NOTHING}`);
+  const who = await signedInAs(kit, request);
+  if (!who) {
+    const link = { href: kit.hook.signInUrl(path), text: 'Sign in' };
+    return kit.notice(401, 'Sign in first', `You are not signed in. ${NOTHING}`, null, link);
+  }
+  const form = await readForm(request);
+  if (!form)
+    return kit.notice(400, 'Refused', `The form could not be read. ${NOTHING}`, who.principal);
+  if (!csrfValid(who.csrfSecret, id, field(form, 'csrf'))) {
+    const link = { href: path, text: 'Reload the request' };
+    const text = `This form is stale or did not come from your session. ${NOTHING}`;
+    return kit.notice(403, 'Refused', text, who.principal, link);
+  }
+  const choice = field(form, 'decision');
+  if (choice !== 'approve' && choice !== 'deny')
+    return kit.notice(400, 'Refused', `Choose Approve or Deny. ${NOTHING}`, who.principal);
+  let content: Record<string, unknown> | undefined;
+  if (choice === 'approve') {
+    const stored = await kit.store.get(id);
+    const open =
+      stored?.approval.principal === who.principal &&
+      !stored.decision &&
+      stored.approval.expiresAt > kit.now();
+    const schema = stored?.approval.requestedSchema;
+    if (open && schema && stored.approval.level !== 'presence') {
+      content = readContent(schema, form);
+      const valid = validateFormContent(schema, content);
+      if (!valid.ok) {
+        const errors = Object.fromEntries(valid.issues.map((i) => [i.field, i.reason]));
+        const rejected = { values: content, errors };
+        return approvalPage(kit, stored.approval, undefined, who, path, rejected);
+      }
+    }
+  }
+  const result = await kit.store.decide({
+    id,
+    principal: who.principal,
+    outcome: choice === 'approve' ? 'approved' : 'denied',
+    via: 'url',
+    ...(content && Object.keys(content).length > 0 ? { content: content as never } : {}),
+  });
+  if (result.status === 'recorded') return seeOther(path);
+  return refused(kit, result.reason, who, path, result.decision);
+}
+
+function refused(
+  kit: ViewKit,
+  reason: DecideRefusal,
+  who: SignedIn,
+  path: string,
+  decision?: FinalDecision,
+) {
+  const link = { href: path, text: 'Back to the request' };
+  switch (reason) {
+    case 'unknown':
+      return missing(kit, who);
+    case 'expired':
+      return expired(kit, who);
+    case 'principal':
+      return kit.notice(403, 'Not your approval', `${NOT_YOURS} ${NOTHING}`, who.principal);
+    case 'level':
+      return kit.notice(
+        403,
+        'A passkey is required',
+        `This request can only be approved with a passkey. ${NOTHING}`,
+        who.principal,
+        link,
+      );
+    case 'content':
+      return kit.notice(
+        400,
+        'Refused',
+        `The answers do not fit the question. ${NOTHING}`,
+        who.principal,
+        link,
+      );
+    case 'decided': {
+      const already = decision?.status === 'denied' ? 'denied' : 'approved';
+      return kit.notice(
+        409,
+        'Already decided',
+        `This request was already ${already}; a decision cannot be changed. ${NOTHING}`,
+        who.principal,
+        link,
+      );
+    }
+  }
+}
+
+function missing(kit: ViewKit, who: SignedIn) {
+  const text = 'There is no such approval request, or it expired and was removed.';
+  return kit.notice(404, 'No such request', text, who.principal);
+}
+
+function expired(kit: ViewKit, who: SignedIn) {
+  const text = `This approval request expired. ${NOTHING} Ask your client to run the tool again for a new request.`;
+  return kit.notice(410, 'This request expired', text, who.principal);
+}

@@ -1,0 +1,107 @@
+/**
+ * The HTTP rules of the page: the headers every response carries, form
+ * bodies read within a size limit, and the same-origin check of every POST.
+ */
+
+/**
+ * The Content-Security-Policy of every response: nothing may load but the
+ * page's own stylesheet; no script at all (inline or not), forms post only
+ * to this origin, no framing (clickjacking), no `<base>` rewriting.
+ */
+export const CONTENT_SECURITY_POLICY =
+  "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/** Headers on every response of the page (HTML, CSS, redirects, errors). */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': CONTENT_SECURITY_POLICY,
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
+/** A response with {@link SECURITY_HEADERS} and `headers`. */
+export function respond(
+  status: number,
+  body: string | null,
+  headers: Record<string, string> = {},
+  cookies: string[] = [],
+): Response {
+  const h = new Headers({ ...SECURITY_HEADERS, ...headers });
+  for (const cookie of cookies) h.append('set-cookie', cookie);
+  return new Response(body, { status, headers: h });
+}
+
+/** An HTML page. */
+export function html(status: number, body: string, cookies: string[] = []): Response {
+  return respond(status, body, { 'content-type': 'text/html; charset=utf-8' }, cookies);
+}
+
+/** `303 See Other` to a path on this origin (after a POST, the browser GETs it). */
+export function seeOther(location: string, cookies: string[] = []): Response {
+  return respond(303, null, { location }, cookies);
+}
+
+/** Largest form body the page reads, bytes: a decision or a sign-in is a few hundred. */
+export const MAX_FORM_BYTES = 8192;
+
+/**
+ * The fields of an `application/x-www-form-urlencoded` body, or `undefined`
+ * for another content type, a body over {@link MAX_FORM_BYTES} (refused
+ * without reading the rest), or one that cannot be read. Parsed by the
+ * WHATWG URL standard's `URLSearchParams` (invalid percent-escapes and bytes
+ * become U+FFFD; nothing throws).
+ */
+export async function readForm(request: Request): Promise<URLSearchParams | undefined> {
+  const type = request.headers.get('content-type') ?? '';
+  if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) return undefined;
+  const declared = request.headers.get('content-length');
+  if (declared !== null && !(Number(declared) <= MAX_FORM_BYTES)) return undefined;
+  if (request.body === null) return new URLSearchParams();
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > MAX_FORM_BYTES) {
+        await reader.cancel().catch(() => {});
+        return undefined;
+      }
+      chunks.push(value);
+    }
+  } catch {
+    return undefined;
+  }
+  return new URLSearchParams(new TextDecoder().decode(Buffer.concat(chunks)));
+}
+
+/**
+ * Whether a state-changing request comes from the page's own origin
+ * (Fetch Metadata and Origin checks, OWASP CSRF cheat sheet):
+ * - `Sec-Fetch-Site`, when sent, must be `same-origin`;
+ * - `Origin` must equal `origin`, or be `null` with `Sec-Fetch-Site: same-origin`.
+ *
+ * The exception exists because the page's own `Referrer-Policy: no-referrer`
+ * makes browsers send `Origin: null` on its form POSTs (Fetch standard,
+ * "serializing a request origin"); `Sec-Fetch-Site` is set by the browser
+ * from the real initiator, cannot be set by a page, and says `cross-site`
+ * for the other senders of `null` (sandboxed frames, `data:` documents).
+ * A POST with neither header is refused: a browser sends at least one.
+ */
+export function fromOrigin(request: Request, origin: string): boolean {
+  const site = request.headers.get('sec-fetch-site');
+  if (site !== null && site !== 'same-origin') return false;
+  const sent = request.headers.get('origin');
+  return sent === origin || (sent === 'null' && site === 'same-origin');
+}
+
+/** One form field as a string, or `undefined` when absent or given more than once. */
+export function field(form: URLSearchParams, name: string): string | undefined {
+  const values = form.getAll(name);
+  return values.length === 1 ? values[0] : undefined;
+}

@@ -1,0 +1,134 @@
+import { PAGE_CSS } from './assets.js';
+import { type PageLocation, pageLocation } from './channel.js';
+import { decide, showApproval, type ViewKit } from './decision.js';
+import { html, respond } from './http.js';
+import { APPROVAL_ID } from './rules.js';
+import { PasswordSignIn, type PasswordSignInOptions, type SignInHook } from './sign-in.js';
+import type { ApprovalStore } from './store.js';
+import { type LayoutData, render } from './views.js';
+
+/** Options of {@link createApprovalPage}. */
+export interface ApprovalPageOptions extends PageLocation {
+  /** The store the channel opens approvals in (the same one, on every instance). */
+  store: ApprovalStore;
+  /**
+   * How a person signs in: your own {@link SignInHook} (e.g. your SSO
+   * session), or `{ users }` for the built-in form ({@link PasswordSignInOptions};
+   * sessions kept in `store`).
+   */
+  signIn: SignInHook | PasswordSignInOptions;
+  /** The name shown at the top of every page (default `MCP server`). */
+  serviceName?: string;
+  /** Clock, milliseconds since the epoch (default `Date.now`). */
+  now?: () => number;
+  /** Called with a store failure (answered 503) or an unexpected error (500). Default `console.error`. */
+  onError?: (error: unknown) => void;
+}
+
+/** The approval page: a web-standard handler for every request under its base path. */
+export type ApprovalPage = (request: Request) => Promise<Response>;
+
+function unavailable(error: unknown): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as { code?: unknown }).code === 'APPROVAL_STORE_UNAVAILABLE'
+  );
+}
+
+/**
+ * Create the URL-mode approval page (MCP 2026-07-28 `client/elicitation`,
+ * URL mode, "Phishing"): a web-standard `(Request) => Promise<Response>`
+ * to mount beside the MCP endpoint at `<basePath>/…`. Routes:
+ * - `GET <basePath>/<id>`: a signed-in principal sees the approval it was
+ *   asked for (the question as sent, escaped; what happens; that it cannot
+ *   be undone; for whom; when it expires) with Approve and Deny. Not signed
+ *   in: `303` to the sign-in. Another principal: `403`, nothing shown.
+ * - `POST <basePath>/<id>`: records the decision once, if the `Origin` is
+ *   the page's, the CSRF token matches the session and the approval, the
+ *   approval is the principal's and not expired or decided; then `303` back
+ *   to the page. A `presence` approval cannot be approved here (passkeys
+ *   come later); it can be denied.
+ * - `<basePath>/sign-in`, `<basePath>/sign-out`: the built-in sign-in, when configured.
+ * - `GET <basePath>/assets/page.css`: the stylesheet.
+ *
+ * Every response carries a strict Content-Security-Policy (no script at
+ * all), `X-Frame-Options: DENY`, `Referrer-Policy: no-referrer`,
+ * `Cache-Control: no-store` and `X-Content-Type-Options: nosniff`. A store
+ * that cannot be reached gets `503` and records nothing.
+ * @throws {TypeError} at creation for a malformed origin, base path or sign-in configuration.
+ */
+export function createApprovalPage(options: ApprovalPageOptions): ApprovalPage {
+  const { origin, basePath, secure } = pageLocation(options);
+  const { store } = options;
+  const now = options.now ?? Date.now;
+  const serviceName = options.serviceName ?? 'MCP server';
+  const onError =
+    options.onError ?? ((error: unknown) => console.error('[mrtr approval page]', error));
+  let signOutUrl: string | null = null;
+  const layout = (
+    title: string,
+    tone: LayoutData['tone'],
+    signedIn: string | null,
+  ): LayoutData => ({
+    title,
+    serviceName,
+    origin,
+    basePath,
+    signedIn,
+    signOutUrl: signedIn ? signOutUrl : null,
+    tone,
+  });
+  const builtIn =
+    'authenticate' in options.signIn
+      ? undefined
+      : new PasswordSignIn(options.signIn, { store, basePath, origin, secure, layout, now });
+  const hook: SignInHook = builtIn ?? (options.signIn as SignInHook);
+  signOutUrl = hook.signOutUrl ?? null;
+
+  const notice: ViewKit['notice'] = (status, heading, text, signedIn = null, link = null) => {
+    const tone = status >= 400 ? 'warning' : 'plain';
+    const data = {
+      ...layout(heading, tone, signedIn),
+      eyebrow: 'Approval page',
+      heading,
+      text,
+      link,
+    };
+    return html(status, render('notice', data));
+  };
+  const kit: ViewKit = { store, hook, origin, now, layout, notice };
+
+  async function route(request: Request): Promise<Response> {
+    const path = new URL(request.url).pathname;
+    if (!path.startsWith(`${basePath}/`)) return notice(404, 'Not found', 'There is no page here.');
+    const rest = path.slice(basePath.length + 1);
+    if (rest === 'assets/page.css') {
+      if (request.method !== 'GET') return respond(405, null, { allow: 'GET' });
+      return respond(200, PAGE_CSS, { 'content-type': 'text/css; charset=utf-8' });
+    }
+    const own = await builtIn?.handle(request, rest);
+    if (own) return own;
+    if (APPROVAL_ID.test(rest)) {
+      if (request.method === 'GET') return showApproval(kit, request, rest, path);
+      if (request.method === 'POST') return decide(kit, request, rest, path);
+      return respond(405, null, { allow: 'GET, POST' });
+    }
+    return notice(404, 'Not found', 'There is no page here.');
+  }
+
+  return async function approvalPage(request: Request): Promise<Response> {
+    try {
+      return await route(request);
+    } catch (error) {
+      onError(error);
+      if (unavailable(error))
+        return notice(
+          503,
+          'Try again shortly',
+          'The approval service is unavailable. Nothing was recorded.',
+        );
+      return notice(500, 'Something went wrong', 'The page failed. Nothing was recorded.');
+    }
+  };
+}

@@ -1,0 +1,176 @@
+import type { PendingApproval } from '@mrtr/gate';
+import {
+  assertDecideRequest,
+  assertPendingApproval,
+  assertSession,
+  judge,
+  pendingApproval,
+  refusal,
+  sameApproval,
+} from './rules.js';
+import {
+  type ApprovalStore,
+  ApprovalStoreUnavailableError,
+  type DecideRequest,
+  type DecideResult,
+  type SessionRecord,
+  type StoredApproval,
+} from './store.js';
+
+/**
+ * What the Redis store uses of a client: one raw command. An `ioredis`
+ * client (`Redis` or `Cluster`) has it as `call`; create it with
+ * `enableOfflineQueue: false` and `maxRetriesPerRequest: 0` so that an
+ * unreachable Redis fails at once instead of queueing.
+ */
+export interface RedisCommander {
+  call(command: string, ...args: string[]): Promise<unknown>;
+}
+
+/** Options of {@link RedisApprovalStore}. */
+export interface RedisApprovalStoreOptions {
+  /** Prefix of every key (default `mrtr:approval:`); `a:<id>` and `s:<session key>` follow it. */
+  keyPrefix?: string;
+  /** Longest wait for one Redis reply, milliseconds (default 2000); then {@link ApprovalStoreUnavailableError}. */
+  timeoutMs?: number;
+  /** Clock, milliseconds since the epoch (default `Date.now`). */
+  now?: () => number;
+}
+
+/** Replace the value only if it is still the one read: the first decision wins. */
+const COMPARE_AND_SET = `if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+  return 1
+end
+return 0`;
+
+/**
+ * The {@link ApprovalStore} on Redis (≥ 6.2), shared by every instance on
+ * the same Redis. An approval is one key holding `{approval, decision}` as
+ * JSON with `PXAT expiresAt`, so Redis forgets it when its ticket dies
+ * (`sweep` has nothing to do); sessions likewise. Opening is
+ * `SET … NX PXAT`; deciding reads, applies the rule, then swaps the value
+ * with a compare-and-set script, so of concurrent decisions exactly one is
+ * recorded. Redis that fails or does not answer within `timeoutMs` throws
+ * {@link ApprovalStoreUnavailableError}; a write whose reply was lost may
+ * still land, which the next read shows.
+ */
+export class RedisApprovalStore implements ApprovalStore {
+  readonly #client: RedisCommander;
+  readonly #prefix: string;
+  readonly #timeoutMs: number;
+  readonly #now: () => number;
+
+  /**
+   * @param client an `ioredis` client (the store does not close it).
+   * @throws {RangeError} when `timeoutMs` is not a positive number.
+   */
+  constructor(client: RedisCommander, options: RedisApprovalStoreOptions = {}) {
+    this.#client = client;
+    this.#prefix = options.keyPrefix ?? 'mrtr:approval:';
+    this.#timeoutMs = options.timeoutMs ?? 2000;
+    if (!(this.#timeoutMs > 0)) throw new RangeError('timeoutMs must be a positive number');
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** See {@link ApprovalStore.open}. */
+  async open(approval: PendingApproval): Promise<void> {
+    assertPendingApproval(approval, this.#now());
+    const row = pendingApproval(approval);
+    const value = JSON.stringify({ approval: row, decision: null });
+    const set = await this.#call('SET', this.#key(row.id), value, 'NX', 'PXAT', `${row.expiresAt}`);
+    if (set === 'OK') return;
+    const existing = await this.get(row.id);
+    if (existing && sameApproval(existing.approval, row)) return;
+    throw new TypeError('approval id already opened with another approval');
+  }
+
+  /** See {@link ApprovalStore.get}. Redis forgets an approval at its `expiresAt`. */
+  async get(id: string): Promise<StoredApproval | undefined> {
+    return (await this.#read(id))?.stored;
+  }
+
+  /** See {@link ApprovalStore.decide}. */
+  async decide(request: DecideRequest): Promise<DecideResult> {
+    assertDecideRequest(request);
+    const now = this.#now();
+    const before = await this.#read(request.id);
+    const verdict = judge(before?.stored, request, now);
+    if ('refused' in verdict) return refusal(verdict);
+    const next = JSON.stringify({ approval: before?.stored.approval, decision: verdict.record });
+    const key = this.#key(request.id);
+    const swapped = await this.#call('EVAL', COMPARE_AND_SET, '1', key, before?.raw ?? '', next);
+    if (swapped === 1) return { status: 'recorded', decision: verdict.record };
+    const after = judge(await this.get(request.id), request, now);
+    return 'refused' in after ? refusal(after) : { status: 'refused', reason: 'decided' };
+  }
+
+  /** Nothing to do: Redis expires approvals and sessions itself. @returns 0. */
+  async sweep(): Promise<number> {
+    return 0;
+  }
+
+  /** See {@link SessionStore.createSession}. */
+  async createSession(key: string, session: SessionRecord): Promise<void> {
+    assertSession(key, session);
+    const { principal, csrfSecret, expiresAt } = session;
+    const value = JSON.stringify({ principal, csrfSecret, expiresAt });
+    await this.#call('SET', `${this.#prefix}s:${key}`, value, 'PXAT', `${expiresAt}`);
+  }
+
+  /** See {@link SessionStore.readSession}. */
+  async readSession(key: string): Promise<SessionRecord | undefined> {
+    assertSession(key);
+    const raw = await this.#call('GET', `${this.#prefix}s:${key}`);
+    if (typeof raw !== 'string') return undefined;
+    const session = this.#parse<SessionRecord>(raw);
+    return session.expiresAt > this.#now() ? session : undefined;
+  }
+
+  /** See {@link SessionStore.deleteSession}. */
+  async deleteSession(key: string): Promise<void> {
+    assertSession(key);
+    await this.#call('DEL', `${this.#prefix}s:${key}`);
+  }
+
+  #key(id: string): string {
+    return `${this.#prefix}a:${id}`;
+  }
+
+  async #read(id: string): Promise<{ raw: string; stored: StoredApproval } | undefined> {
+    const raw = await this.#call('GET', this.#key(id));
+    if (typeof raw !== 'string') return undefined;
+    const parsed = this.#parse<{ approval: PendingApproval; decision: StoredApproval['decision'] }>(
+      raw,
+    );
+    return { raw, stored: { approval: parsed.approval, decision: parsed.decision ?? undefined } };
+  }
+
+  #parse<T>(raw: string): T {
+    try {
+      return JSON.parse(raw) as T;
+    } catch (error) {
+      throw new ApprovalStoreUnavailableError('Redis value is not valid JSON', { cause: error });
+    }
+  }
+
+  async #call(command: string, ...args: string[]): Promise<unknown> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no reply within ${this.#timeoutMs} ms`)),
+        this.#timeoutMs,
+      );
+    });
+    try {
+      return await Promise.race([this.#client.call(command, ...args), timeout]);
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      throw new ApprovalStoreUnavailableError(`Redis approval store failed: ${why}`, {
+        cause: error,
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,233 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
+import { newSecret } from './csrf.js';
+import { field, fromOrigin, html, readForm, seeOther } from './http.js';
+import { APPROVAL_ID, isField } from './rules.js';
+import type { SessionStore } from './store.js';
+import type { LayoutData } from './views.js';
+import { render } from './views.js';
+
+/** Who is signed in on a request of the page. */
+export interface SignedIn {
+  /** The principal, compared with the approval's principal (the tool call's). */
+  principal: string;
+  /**
+   * A secret of this sign-in session that never leaves the server and that
+   * another site cannot learn (at least 32 random bytes, e.g. base64url):
+   * decision forms carry HMAC-SHA256(csrfSecret, approval id) as their CSRF token.
+   */
+  csrfSecret: string;
+}
+
+/**
+ * Your own sign-in for the page, e.g. the session of the application's SSO:
+ * `authenticate` reads the browser's session from the request (cookie) and
+ * returns who is signed in, or `undefined`; a person who is not is sent to
+ * `signInUrl(returnTo)` and must come back to `returnTo` (a path of the page).
+ */
+export interface SignInHook {
+  /** The signed-in principal of `request`, or `undefined`. May throw {@link ApprovalStoreUnavailableError} (page: 503). */
+  authenticate(request: Request): Promise<SignedIn | undefined> | SignedIn | undefined;
+  /** Where to send a person who is not signed in; `returnTo` is the approval page's path. */
+  signInUrl(returnTo: string): string;
+  /** A URL the page's "Sign out" button POSTs to, if any. */
+  signOutUrl?: string;
+}
+
+/** The built-in sign-in: a form for configured users, then a server-side session. */
+export interface PasswordSignInOptions {
+  /**
+   * Principal → token (its password on the form), e.g. the same tokens the
+   * MCP endpoint accepts as bearer tokens. Tokens are compared in constant time.
+   */
+  users: Readonly<Record<string, string>> | ReadonlyMap<string, string>;
+  /** How long a session lasts, seconds (default 1800). */
+  sessionTtlSeconds?: number;
+}
+
+/** What the built-in sign-in needs from the page. */
+export interface SignInPage {
+  store: SessionStore;
+  basePath: string;
+  origin: string;
+  secure: boolean;
+  layout(title: string, tone: LayoutData['tone'], signedIn: string | null): LayoutData;
+  now: () => number;
+}
+
+const COOKIE_VALUE = /^[A-Za-z0-9_-]{43}$/;
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/**
+ * The built-in {@link SignInHook}: `GET/POST <basePath>/sign-in` (a form:
+ * principal and token), `POST <basePath>/sign-out`. A sign-in creates a
+ * session (32 random bytes in the cookie; the store keeps only its SHA-256)
+ * in an `HttpOnly`, `SameSite=Strict` cookie, `Secure` on an `https:` origin,
+ * `Path=<basePath>`. Both POSTs must come from the page's origin.
+ */
+export class PasswordSignIn implements SignInHook {
+  readonly signOutUrl: string;
+  readonly #users: Map<string, Buffer>;
+  readonly #ttl: number;
+  readonly #page: SignInPage;
+  readonly #cookie: string;
+  /** Compared against when the principal is unknown, so both cases cost the same. */
+  readonly #decoy = digest(randomBytes(32).toString('base64url'));
+
+  /** @throws {TypeError} for no users, an empty principal or token, or a bad TTL. */
+  constructor(options: PasswordSignInOptions, page: SignInPage) {
+    const entries =
+      options.users instanceof Map ? [...options.users] : Object.entries(options.users);
+    if (entries.length === 0) throw new TypeError('users must name at least one principal');
+    for (const [principal, token] of entries)
+      if (!isField(principal) || typeof token !== 'string' || token.length === 0)
+        throw new TypeError(
+          'every user needs a principal (1 to 1024 characters, no NUL) and a non-empty token',
+        );
+    this.#users = new Map(entries.map(([p, t]) => [p, digest(t)]));
+    this.#ttl = options.sessionTtlSeconds ?? 1800;
+    if (!Number.isSafeInteger(this.#ttl) || this.#ttl <= 0)
+      throw new TypeError('sessionTtlSeconds must be a positive integer');
+    this.#page = page;
+    this.#cookie = page.secure ? '__Secure-mrtr_approval_session' : 'mrtr_approval_session';
+    this.signOutUrl = `${page.basePath}/sign-out`;
+  }
+
+  /** The session of the request's cookie, if it is live. */
+  async authenticate(request: Request): Promise<SignedIn | undefined> {
+    const key = this.#sessionKey(request);
+    if (!key) return undefined;
+    const session = await this.#page.store.readSession(key);
+    return session && { principal: session.principal, csrfSecret: session.csrfSecret };
+  }
+
+  /** `<basePath>/sign-in?return=<returnTo>`. */
+  signInUrl(returnTo: string): string {
+    return `${this.#page.basePath}/sign-in?return=${encodeURIComponent(returnTo)}`;
+  }
+
+  /** Serve `sign-in` and `sign-out`; `undefined` for any other route. */
+  async handle(request: Request, route: string): Promise<Response | undefined> {
+    if (route === 'sign-in' && request.method === 'GET') return this.#form(request);
+    if (route === 'sign-in' && request.method === 'POST') return this.#signIn(request);
+    if (route === 'sign-out' && request.method === 'POST') return this.#signOut(request);
+    return undefined;
+  }
+
+  async #form(request: Request): Promise<Response> {
+    const returnTo = this.#returnPath(new URL(request.url).searchParams.get('return'));
+    const signedIn = await this.authenticate(request);
+    if (signedIn && returnTo) return seeOther(returnTo);
+    if (signedIn) {
+      const text = `You are signed in as ${signedIn.principal}. Open the approval link your client showed you to review its request.`;
+      return this.#notice(200, 'Signed in', text, signedIn.principal);
+    }
+    return this.#formPage(200, returnTo, '', null, null);
+  }
+
+  async #signIn(request: Request): Promise<Response> {
+    if (!fromOrigin(request, this.#page.origin))
+      return this.#refusal(403, 'This sign-in did not come from this page.');
+    const form = await readForm(request);
+    if (!form) return this.#refusal(400, 'The sign-in form could not be read.');
+    const principal = field(form, 'principal') ?? '';
+    const returnTo = this.#returnPath(field(form, 'return') ?? null);
+    if (!this.#verify(principal, field(form, 'token') ?? ''))
+      return this.#formPage(
+        401,
+        returnTo,
+        principal,
+        'That principal and token do not match.',
+        null,
+      );
+    const old = this.#sessionKey(request);
+    if (old) await this.#page.store.deleteSession(old);
+    const value = randomBytes(32).toString('base64url');
+    const expiresAt = this.#page.now() + this.#ttl * 1000;
+    const session = { principal, csrfSecret: newSecret(), expiresAt };
+    await this.#page.store.createSession(digest(value).toString('base64url'), session);
+    const cookie = this.#setCookie(value, this.#ttl);
+    if (returnTo) return seeOther(returnTo, [cookie]);
+    const text = 'Open the approval link your client showed you to review its request.';
+    return this.#notice(200, 'Signed in', text, principal, [cookie]);
+  }
+
+  async #signOut(request: Request): Promise<Response> {
+    if (!fromOrigin(request, this.#page.origin))
+      return this.#refusal(403, 'This sign-out did not come from this page.');
+    const key = this.#sessionKey(request);
+    if (key) await this.#page.store.deleteSession(key);
+    const cookie = this.#setCookie('', 0);
+    return this.#notice(200, 'Signed out', 'You are signed out of the approval page.', null, [
+      cookie,
+    ]);
+  }
+
+  /** Constant-time token check; an unknown principal costs the same as a wrong token. */
+  #verify(principal: string, token: string): boolean {
+    const expected = this.#users.get(principal);
+    const match = timingSafeEqual(digest(token), expected ?? this.#decoy);
+    return expected !== undefined && match;
+  }
+
+  #sessionKey(request: Request): string | undefined {
+    const header = request.headers.get('cookie');
+    if (!header) return undefined;
+    const value = parseCookies(header)[this.#cookie];
+    return value && COOKIE_VALUE.test(value) ? digest(value).toString('base64url') : undefined;
+  }
+
+  #setCookie(value: string, maxAge: number): string {
+    return serializeCookie(this.#cookie, value, {
+      httpOnly: true,
+      secure: this.#page.secure,
+      sameSite: 'strict',
+      path: this.#page.basePath,
+      maxAge,
+    });
+  }
+
+  /** Only a path of an approval page is a place to return to (no open redirect). */
+  #returnPath(value: string | null): string {
+    const prefix = `${this.#page.basePath}/`;
+    if (!value?.startsWith(prefix)) return '';
+    return APPROVAL_ID.test(value.slice(prefix.length)) ? value : '';
+  }
+
+  #formPage(
+    status: number,
+    returnTo: string,
+    principal: string,
+    error: string | null,
+    signedIn: string | null,
+  ) {
+    const data = {
+      ...this.#page.layout('Sign in', 'plain', signedIn),
+      action: `${this.#page.basePath}/sign-in`,
+      returnTo,
+      principalValue: principal,
+      error,
+    };
+    return html(status, render('sign-in', data));
+  }
+
+  #notice(
+    status: number,
+    heading: string,
+    text: string,
+    signedIn: string | null,
+    cookies: string[] = [],
+  ) {
+    const data = {
+      ...this.#page.layout(heading, 'plain', signedIn),
+      eyebrow: 'Approval page',
+      heading,
+      text,
+    };
+    return html(status, render('notice', { ...data, link: null }), cookies);
+  }
+
+  #refusal(status: number, text: string) {
+    return this.#notice(status, 'Refused', text, null);
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * The page's HTML, rendered by Handlebars: `{{value}}` is HTML-escaped
+ * (`& < > " ' \` =`), the templates never use the unescaped forms
+ * (`{{{…}}}`, `{{&…}}`; a test checks), run in strict mode (a missing
+ * field throws instead of rendering empty) and may call only the built-in
+ * helpers. No script and no inline style: the stylesheet is a file.
+ */
+import Handlebars from 'handlebars';
+
+const LAYOUT = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>{{title}} · {{serviceName}}</title>
+<link rel="stylesheet" href="{{basePath}}/assets/page.css">
+</head>
+<body>
+<header class="bar">
+  <span class="brand">{{serviceName}}</span>
+  {{#if signedIn}}<span class="who">Signed in as <strong>{{signedIn}}</strong></span>
+  {{#if signOutUrl}}<form method="post" action="{{signOutUrl}}" class="inline"><button type="submit" class="link">Sign out</button></form>{{/if}}{{/if}}
+</header>
+<main class="card {{tone}}">
+{{> @partial-block}}
+</main>
+<footer>Served by {{origin}}. Before you approve, check that your address bar shows this address.</footer>
+</body>
+</html>
+`;
+
+const APPROVAL = `{{#> layout}}
+<p class="eyebrow">Approval requested for <code>{{operation}}</code></p>
+<h1>{{heading}}</h1>
+<section class="question" aria-labelledby="q">
+  <h2 id="q">The request, exactly as your client was shown it</h2>
+  <p class="message">{{message}}</p>
+</section>
+{{#unless decided}}
+<section class="consequence" aria-labelledby="c">
+  <h2 id="c">What happens if you approve</h2>
+  <p><code>{{tool}}</code> runs once, as <strong>{{principal}}</strong>, when your client retries the request.
+  <strong class="final">This cannot be undone.</strong></p>
+  <p class="deny-note">If you deny, nothing runs, and this request cannot be approved afterwards.</p>
+</section>
+{{/unless}}
+<dl class="facts">
+  <dt>For principal</dt><dd>{{principal}}</dd>
+  <dt>Expires</dt><dd><time datetime="{{expiresIso}}">{{expiresText}}</time> ({{expiresIn}})</dd>
+  <dt>Confirmation</dt><dd>{{levelText}}</dd>
+</dl>
+{{#if decided}}
+<div class="outcome {{decided.tone}}" role="status">
+  <h2>{{decided.title}}</h2>
+  <p>{{decided.text}}</p>
+  {{#if decided.content}}<dl class="facts">{{#each decided.content}}<dt>{{label}}</dt><dd>{{value}}</dd>{{/each}}</dl>{{/if}}
+</div>
+{{else}}
+{{#if presence}}
+<div class="passkey" role="note">
+  <h2>A passkey is required to approve this</h2>
+  <p>This action can only be approved with a passkey registered to {{principal}}. Passkeys are not set up on this server yet, so it cannot be approved here. You can still deny it.</p>
+</div>
+{{/if}}
+<form method="post" action="{{action}}" class="decide">
+  <input type="hidden" name="csrf" value="{{csrf}}">
+  {{#if formError}}<p class="error" role="alert">{{formError}}</p>{{/if}}
+  {{#each fields}}
+  <fieldset class="field">
+    {{#if isChoice}}<legend>{{label}}</legend>
+    {{#each options}}<label class="option"><input type="radio" name="{{../name}}" value="{{value}}"{{#if checked}} checked{{/if}}{{#if ../required}} required{{/if}}> {{label}}</label>
+    {{/each}}{{/if}}
+    {{#if isMulti}}<legend>{{label}}</legend>
+    {{#each options}}<label class="option"><input type="checkbox" name="{{../name}}" value="{{value}}"{{#if checked}} checked{{/if}}> {{label}}</label>
+    {{/each}}{{/if}}
+    {{#if isBoolean}}<label class="option"><input type="checkbox" name="{{name}}" value="true"{{#if checked}} checked{{/if}}> {{label}}</label>{{/if}}
+    {{#if isText}}<label for="{{id}}">{{label}}</label>
+    <input id="{{id}}" name="{{name}}" type="{{inputType}}" value="{{value}}"{{#if required}} required{{/if}}{{#if minLength}} minlength="{{minLength}}"{{/if}}{{#if maxLength}} maxlength="{{maxLength}}"{{/if}}>{{/if}}
+    {{#if isNumber}}<label for="{{id}}">{{label}}</label>
+    <input id="{{id}}" name="{{name}}" type="number" step="{{step}}" value="{{value}}"{{#if required}} required{{/if}}{{#if min}} min="{{min}}"{{/if}}{{#if max}} max="{{max}}"{{/if}}>{{/if}}
+    {{#if description}}<p class="hint">{{description}}</p>{{/if}}
+    {{#if error}}<p class="error">{{error}}</p>{{/if}}
+  </fieldset>
+  {{/each}}
+  <div class="buttons">
+    <button type="submit" name="decision" value="deny" class="button secondary" formnovalidate>Deny</button>
+    {{#unless presence}}<button type="submit" name="decision" value="approve" class="button danger">Approve</button>{{/unless}}
+  </div>
+</form>
+{{/if}}
+{{/layout}}`;
+
+const SIGN_IN = `{{#> layout}}
+<p class="eyebrow">Approval page</p>
+<h1>Sign in to review the request</h1>
+<p>Sign in as the principal the MCP client acts for. Only that principal can approve or deny its requests.</p>
+{{#if error}}<p class="error" role="alert">{{error}}</p>{{/if}}
+<form method="post" action="{{action}}" class="sign-in">
+  <input type="hidden" name="return" value="{{returnTo}}">
+  <label for="principal">Principal</label>
+  <input id="principal" name="principal" autocomplete="username" required value="{{principalValue}}">
+  <label for="token">Token</label>
+  <input id="token" name="token" type="password" autocomplete="current-password" required>
+  <button type="submit" class="button primary">Sign in</button>
+</form>
+{{#if returnTo}}<p class="hint">Already signed in? <a href="{{returnTo}}">Continue to the request</a>.</p>{{/if}}
+{{/layout}}`;
+
+const NOTICE = `{{#> layout}}
+<p class="eyebrow">{{eyebrow}}</p>
+<h1>{{heading}}</h1>
+<p>{{text}}</p>
+{{#if link}}<p><a href="{{link.href}}">{{link.text}}</a></p>{{/if}}
+{{/layout}}`;
+
+/** The templates, by view name: checked by tests for unescaped output. */
+export const TEMPLATES = { layout: LAYOUT, approval: APPROVAL, 'sign-in': SIGN_IN, notice: NOTICE };
+
+const handlebars = Handlebars.create();
+const compile = (source: string) =>
+  handlebars.compile(source, { strict: true, knownHelpersOnly: true, noEscape: false });
+handlebars.registerPartial('layout', compile(LAYOUT));
+const compiled = {
+  approval: compile(APPROVAL),
+  'sign-in': compile(SIGN_IN),
+  notice: compile(NOTICE),
+};
+
+/** What every view's layout needs. */
+export interface LayoutData {
+  title: string;
+  serviceName: string;
+  origin: string;
+  basePath: string;
+  /** The principal signed in, or `null`. */
+  signedIn: string | null;
+  /** Where the sign-out button posts, or `null` for none. */
+  signOutUrl: string | null;
+  /** `danger`, `warning` or `plain`: the card's accent. */
+  tone: 'danger' | 'warning' | 'plain';
+}
+
+/** Render `view` with `data`; every string in `data` is escaped. @throws on a missing field (a bug). */
+export function render(view: keyof typeof compiled, data: LayoutData & Record<string, unknown>) {
+  return compiled[view](data);
+}

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { createApprovalChannel, MemoryApprovalStore } from '../src/index.js';
+import { approval, newId } from './store-contract.js';
+
+describe('createApprovalChannel', () => {
+  it('returns a URL on the origin that carries only the opaque id', async () => {
+    const store = new MemoryApprovalStore();
+    const channel = createApprovalChannel({
+      store,
+      origin: 'https://ops.example.com',
+      basePath: '/mcp-approve',
+    });
+    const a = approval({ principal: 'alice@example.com' });
+    const url = await channel.open(a);
+    expect(url).toBe(`https://ops.example.com/mcp-approve/${a.id}`);
+    expect(channel.url(a.id)).toBe(url);
+    expect(url).not.toContain('alice');
+    expect(await channel.decision(a.id, a)).toEqual({ status: 'pending' });
+  });
+
+  it('reads a decision only for the exact binding; anything else is unknown', async () => {
+    const store = new MemoryApprovalStore();
+    const channel = createApprovalChannel({ store, origin: 'http://127.0.0.1:3000' });
+    const a = approval();
+    await channel.open(a);
+    await store.decide({ id: a.id, principal: 'alice', outcome: 'approved', via: 'url' });
+    expect(await channel.decision(a.id, a)).toMatchObject({ status: 'approved', via: 'url' });
+    for (const field of [
+      'nonce',
+      'principal',
+      'operation',
+      'argumentsDigest',
+      'questionDigest',
+    ] as const)
+      expect(await channel.decision(a.id, { ...a, [field]: `${a[field]}x` }), field).toEqual({
+        status: 'unknown',
+      });
+    expect(await channel.decision(newId(), a)).toEqual({ status: 'unknown' });
+    expect(await channel.decision('../../etc', a)).toEqual({ status: 'unknown' });
+    expect(await channel.decision(a.id, null as never)).toEqual({ status: 'unknown' });
+  });
+
+  it('reads an expired approval as unknown', async () => {
+    let now = Date.now();
+    const store = new MemoryApprovalStore({ now: () => now });
+    const channel = createApprovalChannel({
+      store,
+      origin: 'http://127.0.0.1:3000',
+      now: () => now,
+    });
+    const a = approval({ expiresAt: now + 1000 });
+    await channel.open(a);
+    now += 1000;
+    expect(await channel.decision(a.id, a)).toEqual({ status: 'unknown' });
+  });
+
+  it.each([
+    ['an origin with a path', { origin: 'https://ops.example.com/x' }],
+    ['a relative origin', { origin: '/approve' }],
+    ['a non-http origin', { origin: 'javascript:alert(1)' }],
+    [
+      'a base path with a trailing slash',
+      { origin: 'https://ops.example.com', basePath: '/approve/' },
+    ],
+    ['a base path with a query', { origin: 'https://ops.example.com', basePath: '/approve?x' }],
+  ])('refuses %s at creation', (_, location) => {
+    expect(() => createApprovalChannel({ store: new MemoryApprovalStore(), ...location })).toThrow(
+      TypeError,
+    );
+  });
+});

@@ -1,0 +1,426 @@
+/** The page over HTTP semantics, without a browser: what each request gets and what it records. */
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { csrfToken } from '../src/csrf.js';
+import { ApprovalStoreUnavailableError, MemoryApprovalStore } from '../src/index.js';
+import { TEMPLATES } from '../src/views.js';
+import { csrfOf, expectSecurityHeaders, ORIGIN, post, setup, signIn } from './helpers.js';
+
+describe('sign-in', () => {
+  it('sends a person who is not signed in to the sign-in form, then back to the page', async () => {
+    const { page, open } = setup();
+    const { url, path } = await open();
+    const first = await page(new Request(url));
+    expect(first.status).toBe(303);
+    expect(first.headers.get('location')).toBe(
+      `/approve/sign-in?return=${encodeURIComponent(path)}`,
+    );
+    expectSecurityHeaders(first);
+    const form = await page(new Request(`${ORIGIN}${first.headers.get('location')}`));
+    expect(form.status).toBe(200);
+    expect(await form.text()).toContain(`name="return" value="${path}"`);
+    const signedIn = await page(
+      post(`${ORIGIN}/approve/sign-in`, {
+        principal: 'alice',
+        token: 'alice-token-0123456789',
+        return: path,
+      }),
+    );
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.get('location')).toBe(path);
+    const cookie = signedIn.headers.get('set-cookie') ?? '';
+    expect(cookie).toMatch(
+      /^mrtr_approval_session=[A-Za-z0-9_-]{43}; Max-Age=1800; Path=\/approve; HttpOnly; SameSite=Strict$/,
+    );
+    const shown = await page(
+      new Request(url, { headers: { cookie: cookie.split(';')[0] as string } }),
+    );
+    expect(shown.status).toBe(200);
+  });
+
+  it('marks the cookie Secure with the __Secure- prefix on an https origin', async () => {
+    const { page } = setup({ origin: 'https://ops.example.com' });
+    const response = await page(
+      post('https://ops.example.com/approve/sign-in', {
+        principal: 'bob',
+        token: 'bob-token-0123456789',
+      }),
+    );
+    expect(response.headers.get('set-cookie')).toMatch(
+      /^__Secure-mrtr_approval_session=.*; Secure; SameSite=Strict$/,
+    );
+  });
+
+  it.each([
+    ['a wrong token', 'principal=alice&token=bob-token-0123456789'],
+    ['an unknown principal', 'principal=carol&token=alice-token-0123456789'],
+    ['no token', 'principal=alice'],
+    ['the token twice', 'principal=alice&token=alice-token-0123456789&token=x'],
+    ['a NUL principal', 'principal=%00&token=alice-token-0123456789'],
+  ])('refuses %s with 401 and no session', async (_, body) => {
+    const { page } = setup();
+    const headers = { origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded' };
+    const response = await page(
+      new Request(`${ORIGIN}/approve/sign-in`, { method: 'POST', headers, body }),
+    );
+    expect(response.status).toBe(401);
+    expect(response.headers.get('set-cookie')).toBeNull();
+    expect(await response.text()).toContain('That principal and token do not match.');
+  });
+
+  it('refuses a sign-in from another origin or without Origin', async () => {
+    const { page } = setup();
+    const fields = { principal: 'alice', token: 'alice-token-0123456789' };
+    const attempts: Record<string, string>[] = [
+      { origin: 'https://evil.example' },
+      { origin: '' },
+      { 'sec-fetch-site': 'cross-site' },
+    ];
+    for (const headers of attempts) {
+      const request = post(`${ORIGIN}/approve/sign-in`, fields, headers);
+      if (headers.origin === '') request.headers.delete('origin');
+      const response = await page(request);
+      expect(response.status).toBe(403);
+      expect(response.headers.get('set-cookie')).toBeNull();
+    }
+  });
+
+  it('never redirects anywhere but an approval page after sign-in', async () => {
+    const { page } = setup();
+    for (const target of [
+      'https://evil.example/',
+      '//evil.example/approve/AAAAAAAAAAAAAAAAAAAAAA',
+      '/approve/sign-out',
+      '/approve/../x',
+    ]) {
+      const response = await page(
+        post(`${ORIGIN}/approve/sign-in`, {
+          principal: 'alice',
+          token: 'alice-token-0123456789',
+          return: target,
+        }),
+      );
+      expect(response.status).toBe(200);
+      expect(response.headers.get('location')).toBeNull();
+    }
+  });
+
+  it('signs out: the old cookie no longer signs anyone in', async () => {
+    const { page, open } = setup();
+    const { url } = await open();
+    const cookie = await signIn(page, 'alice');
+    const out = await page(post(`${ORIGIN}/approve/sign-out`, {}, { cookie }));
+    expect(out.status).toBe(200);
+    expect(out.headers.get('set-cookie')).toMatch(/Max-Age=0/);
+    expect((await page(new Request(url, { headers: { cookie } }))).status).toBe(303);
+  });
+});
+
+describe('the approval page', () => {
+  it('shows the question as text, who it is for, when it expires, and Approve and Deny', async () => {
+    const { page, open } = setup();
+    const { url } = await open({ message: 'Delete "api-prod" <b>now</b> & forever' });
+    const cookie = await signIn(page, 'alice');
+    const response = await page(new Request(url, { headers: { cookie } }));
+    expectSecurityHeaders(response);
+    const body = await response.text();
+    expect(body).toContain('Delete &quot;api-prod&quot; &lt;b&gt;now&lt;/b&gt; &amp; forever');
+    expect(body).toContain('This cannot be undone.');
+    expect(body).toContain('<dt>For principal</dt><dd>alice</dd>');
+    expect(body).toMatch(/value="approve"[^>]*>Approve</);
+    expect(body).toMatch(/value="deny"[^>]*>Deny</);
+    expect(body).not.toMatch(/<script|style=/i);
+  });
+
+  it('renders a question holding NUL, a lone surrogate and astral characters without failing', async () => {
+    const { page, open, errors } = setup();
+    const { url } = await open({ message: 'a\0b \ud800 c 😀 <i>d</i>' });
+    const cookie = await signIn(page, 'alice');
+    const response = await page(new Request(url, { headers: { cookie } }));
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('a\0b \ufffd c 😀 &lt;i&gt;d&lt;/i&gt;');
+    expect(errors).toEqual([]);
+  });
+
+  it('refuses another signed-in principal with 403 and shows nothing of the approval', async () => {
+    const { page, open, channel } = setup();
+    const { url, approval } = await open({ message: 'secret volume name' });
+    const cookie = await signIn(page, 'bob');
+    const response = await page(new Request(url, { headers: { cookie } }));
+    expect(response.status).toBe(403);
+    const body = await response.text();
+    expect(body).not.toContain('secret volume name');
+    expect(body).not.toContain('alice');
+    expect(await channel.decision(approval.id, approval)).toEqual({ status: 'pending' });
+  });
+
+  it('answers 404 for an unknown id and for paths that are not ids, with the headers', async () => {
+    const { page } = setup();
+    const cookie = await signIn(page, 'alice');
+    for (const path of [
+      '/approve/AAAAAAAAAAAAAAAAAAAAAA',
+      '/approve/%00',
+      '/approve/x%ZZ',
+      '/approve/',
+      '/other',
+      '/approve/assets/x.js',
+    ]) {
+      const response = await page(new Request(`${ORIGIN}${path}`, { headers: { cookie } }));
+      expect(response.status, path).toBe(404);
+      expectSecurityHeaders(response);
+    }
+  });
+
+  it('serves its stylesheet with the headers, and 405 for other methods', async () => {
+    const { page, open } = setup();
+    const css = await page(new Request(`${ORIGIN}/approve/assets/page.css`));
+    expect(css.status).toBe(200);
+    expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    expectSecurityHeaders(css);
+    const { url } = await open();
+    const put = await page(new Request(url, { method: 'PUT' }));
+    expect(put.status).toBe(405);
+    expectSecurityHeaders(put);
+  });
+
+  it('renders through templates that never output unescaped values', () => {
+    for (const source of Object.values(TEMPLATES)) expect(source).not.toMatch(/\{\{\{|\{\{&/);
+  });
+
+  it('shows that a passkey is required for a presence approval, without an Approve button', async () => {
+    const { page, open } = setup();
+    const { url } = await open({ level: 'presence' });
+    const cookie = await signIn(page, 'alice');
+    const body = await (await page(new Request(url, { headers: { cookie } }))).text();
+    expect(body).toContain('A passkey is required to approve this');
+    expect(body).toContain('Passkeys are not set up on this server yet');
+    expect(body).not.toContain('value="approve"');
+    expect(body).toContain('value="deny"');
+  });
+
+  it('answers 503 and records nothing when the store cannot be reached', async () => {
+    const store = new MemoryApprovalStore();
+    const down = () => Promise.reject(new ApprovalStoreUnavailableError('down'));
+    const { page, open, errors } = setup({ store });
+    const { url } = await open();
+    const cookie = await signIn(page, 'alice');
+    store.get = down;
+    store.readSession = down;
+    const response = await page(new Request(url, { headers: { cookie } }));
+    expect(response.status).toBe(503);
+    expectSecurityHeaders(response);
+    expect(errors).toHaveLength(1);
+  });
+});
+
+describe('the decision POST', () => {
+  it('records an approval once, then refuses a replay with 409', async () => {
+    const { page, open, channel } = setup();
+    const { url, approval, path } = await open();
+    const cookie = await signIn(page, 'alice');
+    const csrf = await csrfOf(page, url, cookie);
+    const first = await page(post(url, { csrf, decision: 'approve' }, { cookie }));
+    expect(first.status).toBe(303);
+    expect(first.headers.get('location')).toBe(path);
+    expect(await channel.decision(approval.id, approval)).toMatchObject({
+      status: 'approved',
+      via: 'url',
+    });
+    const replay = await page(post(url, { csrf, decision: 'deny' }, { cookie }));
+    expect(replay.status).toBe(409);
+    expect(await channel.decision(approval.id, approval)).toMatchObject({ status: 'approved' });
+    const after = await (await page(new Request(url, { headers: { cookie } }))).text();
+    expect(after).toContain('You approved this request');
+    expect(after).not.toContain('value="approve"');
+  });
+
+  it('refuses without recording: another origin, no Origin, cross-site fetch metadata', async () => {
+    const { page, open, channel } = setup();
+    const { url, approval } = await open();
+    const cookie = await signIn(page, 'alice');
+    const csrf = await csrfOf(page, url, cookie);
+    const attempts = [
+      post(url, { csrf, decision: 'approve' }, { cookie, origin: 'https://evil.example' }),
+      post(url, { csrf, decision: 'approve' }, { cookie, origin: 'null' }),
+      post(url, { csrf, decision: 'approve' }, { cookie, 'sec-fetch-site': 'same-site' }),
+    ];
+    const noOrigin = post(url, { csrf, decision: 'approve' }, { cookie });
+    noOrigin.headers.delete('origin');
+    for (const request of [...attempts, noOrigin]) {
+      const response = await page(request);
+      expect(response.status).toBe(403);
+      expect(await response.text()).toContain('Nothing was recorded.');
+    }
+    expect(await channel.decision(approval.id, approval)).toEqual({ status: 'pending' });
+  });
+
+  it('accepts Origin: null only with Sec-Fetch-Site: same-origin (what its own no-referrer policy makes a browser send)', async () => {
+    const { page, open, channel } = setup();
+    const { url, approval } = await open();
+    const cookie = await signIn(page, 'alice');
+    const csrf = await csrfOf(page, url, cookie);
+    const framed = post(
+      url,
+      { csrf, decision: 'approve' },
+      { cookie, origin: 'null', 'sec-fetch-site': 'cross-site' },
+    );
+    expect((await page(framed)).status).toBe(403);
+    expect(await channel.decision(approval.id, approval)).toEqual({ status: 'pending' });
+    const own = post(
+      url,
+      { csrf, decision: 'approve' },
+      { cookie, origin: 'null', 'sec-fetch-site': 'same-origin' },
+    );
+    expect((await page(own)).status).toBe(303);
+    expect(await channel.decision(approval.id, approval)).toMatchObject({ status: 'approved' });
+  });
+
+  it('refuses a missing, wrong, foreign-session or other-approval CSRF token', async () => {
+    const { page, open, channel } = setup();
+    const { url, approval } = await open();
+    const other = await open();
+    const cookie = await signIn(page, 'alice');
+    const secondSession = await signIn(page, 'alice');
+    const tokens = [
+      undefined,
+      'x'.repeat(43),
+      await csrfOf(page, url, secondSession),
+      await csrfOf(page, other.url, cookie),
+    ];
+    for (const csrf of tokens) {
+      const fields: Record<string, string> = { decision: 'approve' };
+      if (csrf !== undefined) fields.csrf = csrf;
+      expect((await page(post(url, fields, { cookie }))).status).toBe(403);
+    }
+    expect(await channel.decision(approval.id, approval)).toEqual({ status: 'pending' });
+  });
+
+  it('refuses another principal, even with its own valid session and token', async () => {
+    const { page, open, channel, store } = setup();
+    const { url, approval } = await open();
+    const bob = await signIn(page, 'bob');
+    // Bob's real token for this approval, as if he had read it off a page: only the principal check is left.
+    const key = createHash('sha256')
+      .update(bob.split('=')[1] as string)
+      .digest('base64url');
+    const session = await store.readSession(key);
+    const csrf = csrfToken(session?.csrfSecret as string, approval.id);
+    const response = await page(post(url, { csrf, decision: 'approve' }, { cookie: bob }));
+    expect(response.status).toBe(403);
+    expect(await channel.decision(approval.id, approval)).toEqual({ status: 'pending' });
+  });
+
+  it('refuses a decision after expiry with 410', async () => {
+    const { page, open, channel, clock } = setup();
+    const { url, approval } = await open({ expiresAt: Date.now() + 60_000 });
+    const cookie = await signIn(page, 'alice');
+    const csrf = await csrfOf(page, url, cookie);
+    clock.now += 61_000;
+    const response = await page(post(url, { csrf, decision: 'approve' }, { cookie }));
+    expect(response.status).toBe(410);
+    expect((await page(new Request(url, { headers: { cookie } }))).status).toBe(410);
+    clock.now -= 61_000;
+    expect(await channel.decision(approval.id, approval)).toEqual({ status: 'pending' });
+  });
+
+  it('refuses to approve a presence approval with the button, but records a denial', async () => {
+    const { page, open, channel } = setup();
+    const { url, approval } = await open({ level: 'presence' });
+    const cookie = await signIn(page, 'alice');
+    const csrf = await csrfOf(page, url, cookie);
+    expect((await page(post(url, { csrf, decision: 'approve' }, { cookie }))).status).toBe(403);
+    expect(await channel.decision(approval.id, approval)).toEqual({ status: 'pending' });
+    expect((await page(post(url, { csrf, decision: 'deny' }, { cookie }))).status).toBe(303);
+    expect(await channel.decision(approval.id, approval)).toMatchObject({ status: 'denied' });
+  });
+
+  it('answers hostile bodies with 4xx, never 500, and records nothing', async () => {
+    const { page, open, channel, errors } = setup();
+    const { url, approval } = await open();
+    const cookie = await signIn(page, 'alice');
+    const csrf = await csrfOf(page, url, cookie);
+    const headers = { origin: ORIGIN, cookie, 'content-type': 'application/x-www-form-urlencoded' };
+    const bodies = [
+      `csrf=${csrf}&decision=approve&decision=deny`,
+      `csrf=${csrf}&decision=%00approve`,
+      `csrf=${csrf}%ZZ&decision=approve`,
+      `csrf=${csrf}&decision=${'a'.repeat(10_000)}`,
+      `csrf=\ud800&decision=approve`,
+      new Uint8Array([0xff, 0xfe, 0x00, 0x3d]),
+    ];
+    for (const body of bodies) {
+      const response = await page(new Request(url, { method: 'POST', headers, body }));
+      expect(response.status).toBeGreaterThanOrEqual(400);
+      expect(response.status).toBeLessThan(500);
+    }
+    const json = await page(
+      new Request(url, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: '{}',
+      }),
+    );
+    expect(json.status).toBe(400);
+    expect(errors).toEqual([]);
+    expect(await channel.decision(approval.id, approval)).toEqual({ status: 'pending' });
+  });
+});
+
+describe('an approval that asks for fields', () => {
+  const requestedSchema = {
+    type: 'object' as const,
+    properties: {
+      note_id: {
+        type: 'string' as const,
+        title: 'Note to delete',
+        oneOf: [
+          { const: 'note-1', title: 'note-1: Kick-off <b>notes</b>' },
+          { const: 'note-2', title: 'note-2: Weekly sync' },
+        ],
+      },
+      reason: { type: 'string' as const, title: 'Reason', maxLength: 200 },
+    },
+    required: ['note_id'],
+  };
+
+  it('shows the fields, refuses an approval that does not fit (400, nothing recorded), records one that does', async () => {
+    const { page, open, channel } = setup();
+    const { url, approval } = await open({ requestedSchema });
+    const cookie = await signIn(page, 'alice');
+    const body = await (await page(new Request(url, { headers: { cookie } }))).text();
+    expect(body).toContain('<legend>Note to delete</legend>');
+    expect(body).toContain('value="note-1"');
+    expect(body).toContain('note-1: Kick-off &lt;b&gt;notes&lt;/b&gt;');
+    const csrf = await csrfOf(page, url, cookie);
+    const answers: Record<string, string>[] = [
+      {},
+      { note_id: 'note-3' },
+      { note_id: 'note-1', reason: 'x'.repeat(201) },
+    ];
+    for (const fields of answers) {
+      const response = await page(post(url, { csrf, decision: 'approve', ...fields }, { cookie }));
+      expect(response.status).toBe(400);
+      expect(await response.text()).toContain('Some answers do not fit the question.');
+    }
+    expect(await channel.decision(approval.id, approval)).toEqual({ status: 'pending' });
+    const fine = await page(
+      post(url, { csrf, decision: 'approve', note_id: 'note-2', reason: 'duplicate' }, { cookie }),
+    );
+    expect(fine.status).toBe(303);
+    expect(await channel.decision(approval.id, approval)).toMatchObject({
+      status: 'approved',
+      content: { note_id: 'note-2', reason: 'duplicate' },
+    });
+    const after = await (await page(new Request(url, { headers: { cookie } }))).text();
+    expect(after).toContain('<dt>Note to delete</dt><dd>note-2</dd>');
+  });
+
+  it('denies without the fields', async () => {
+    const { page, open, channel } = setup();
+    const { url, approval } = await open({ requestedSchema });
+    const cookie = await signIn(page, 'alice');
+    const csrf = await csrfOf(page, url, cookie);
+    expect((await page(post(url, { csrf, decision: 'deny' }, { cookie }))).status).toBe(303);
+    expect(await channel.decision(approval.id, approval)).toMatchObject({ status: 'denied' });
+  });
+});

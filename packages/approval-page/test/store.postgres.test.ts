@@ -1,0 +1,86 @@
+import { PGlite } from '@electric-sql/pglite';
+import { pgliteDriver, pgPoolDriver } from '@mrtr/replay-postgres';
+import { dropSchema, poolInSchema, postgresReachable } from '@mrtr/test-services';
+import type pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  ApprovalStoreUnavailableError,
+  migrateApprovalTables,
+  PostgresApprovalStore,
+} from '../src/index.js';
+import { approval, describeApprovalStoreContract } from './store-contract.js';
+
+const reachable = await postgresReachable();
+const schema = `approval_contract_${process.pid}_${Date.now().toString(36)}`;
+const pools = new Map<PostgresApprovalStore, pg.Pool>();
+
+afterAll(async () => {
+  if (reachable) await dropSchema(schema);
+});
+
+describeApprovalStoreContract('PostgresApprovalStore on PostgreSQL (one pool per instance)', {
+  async open() {
+    const pool = await poolInSchema(schema, 8);
+    const driver = pgPoolDriver(pool);
+    await migrateApprovalTables(driver);
+    const store = new PostgresApprovalStore(driver);
+    pools.set(store, pool);
+    return store;
+  },
+  close: (store) => pools.get(store)?.end(),
+  shared: true,
+  sweeps: true,
+  skip: !reachable,
+});
+
+// PGlite is one embedded connection: two stores share it, as two servers in one process would.
+let pglite: Promise<PGlite> | undefined;
+describeApprovalStoreContract('PostgresApprovalStore on PGlite', {
+  async open() {
+    pglite ??= PGlite.create();
+    const driver = pgliteDriver(await pglite);
+    await migrateApprovalTables(driver, { table: 'approvals', sessionTable: 'approval_sessions' });
+    return new PostgresApprovalStore(driver, {
+      table: 'approvals',
+      sessionTable: 'approval_sessions',
+    });
+  },
+  close: async () => {
+    const db = await pglite;
+    if (db && !db.closed) await db.close();
+  },
+  shared: true,
+  sweeps: true,
+});
+
+describe('PostgresApprovalStore configuration and failures', () => {
+  it('refuses a table name that is not a plain identifier', () => {
+    const driver = {
+      query: async () => ({ rows: [] }),
+      transaction: async () => undefined as never,
+    };
+    expect(() => new PostgresApprovalStore(driver, { table: 'x; DROP TABLE y' })).toThrow(
+      TypeError,
+    );
+    expect(() => new PostgresApprovalStore(driver, { sessionTable: '"quoted"' })).toThrow(
+      TypeError,
+    );
+  });
+
+  it('fails closed with ApprovalStoreUnavailableError when the driver fails', async () => {
+    const driver = {
+      query: async () => {
+        throw new Error('connection refused');
+      },
+      transaction: async () => {
+        throw new Error('connection refused');
+      },
+    };
+    const store = new PostgresApprovalStore(driver);
+    await expect(store.open(approval())).rejects.toBeInstanceOf(ApprovalStoreUnavailableError);
+    await expect(store.get(approval().id)).rejects.toBeInstanceOf(ApprovalStoreUnavailableError);
+    await expect(
+      store.decide({ id: approval().id, principal: 'alice', outcome: 'denied' }),
+    ).rejects.toBeInstanceOf(ApprovalStoreUnavailableError);
+  });
+});

@@ -1,0 +1,70 @@
+import { deleteKeys, REDIS_URL, redisReachable } from '@mrtr/test-services';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ApprovalStoreUnavailableError, RedisApprovalStore } from '../src/index.js';
+import { approval, describeApprovalStoreContract } from './store-contract.js';
+
+const reachable = await redisReachable();
+const prefix = `mrtr:test:approval:${process.pid}:${Date.now().toString(36)}:`;
+const clients = new Map<RedisApprovalStore, Redis>();
+const failFast = { enableOfflineQueue: false, maxRetriesPerRequest: 0 } as const;
+
+afterAll(async () => {
+  if (reachable) await deleteKeys(prefix);
+});
+
+describeApprovalStoreContract('RedisApprovalStore (one client per instance)', {
+  async open() {
+    const client = new Redis(REDIS_URL, { ...failFast, lazyConnect: true });
+    client.on('error', () => {});
+    await client.connect();
+    const store = new RedisApprovalStore(client, { keyPrefix: prefix });
+    clients.set(store, client);
+    return store;
+  },
+  close: (store) => clients.get(store)?.disconnect(),
+  shared: true,
+  sweeps: false,
+  skip: !reachable,
+});
+
+describe.skipIf(!reachable)('RedisApprovalStore keys', () => {
+  it("gives an approval key the approval's expiry as its TTL", async () => {
+    const client = new Redis(REDIS_URL, { ...failFast, lazyConnect: true });
+    client.on('error', () => {});
+    await client.connect();
+    try {
+      const store = new RedisApprovalStore(client, { keyPrefix: prefix });
+      const a = approval({ expiresAt: Date.now() + 120_000 });
+      await store.open(a);
+      expect(Number(await client.call('PEXPIRETIME', `${prefix}a:${a.id}`))).toBe(a.expiresAt);
+      await store.decide({ id: a.id, principal: 'alice', outcome: 'approved', via: 'url' });
+      expect(Number(await client.call('PEXPIRETIME', `${prefix}a:${a.id}`))).toBe(a.expiresAt);
+    } finally {
+      client.disconnect();
+    }
+  });
+});
+
+describe('RedisApprovalStore when Redis cannot be reached', () => {
+  it('fails closed with ApprovalStoreUnavailableError and never hangs', async () => {
+    // Port 1 on loopback: nothing listens; the fail-fast client rejects at once.
+    const client = new Redis('redis://127.0.0.1:1', {
+      ...failFast,
+      lazyConnect: true,
+      retryStrategy: () => null,
+    });
+    client.on('error', () => {});
+    const store = new RedisApprovalStore(client, { timeoutMs: 500 });
+    await expect(store.open(approval())).rejects.toBeInstanceOf(ApprovalStoreUnavailableError);
+    await expect(
+      store.decide({ id: approval().id, principal: 'alice', outcome: 'denied' }),
+    ).rejects.toBeInstanceOf(ApprovalStoreUnavailableError);
+    client.disconnect();
+  });
+
+  it('times out a Redis that never answers', async () => {
+    const store = new RedisApprovalStore({ call: () => new Promise(() => {}) }, { timeoutMs: 50 });
+    await expect(store.get(approval().id)).rejects.toThrow(/no reply within 50 ms/);
+  });
+});
