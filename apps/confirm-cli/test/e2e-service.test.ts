@@ -29,6 +29,7 @@ beforeAll(async () => {
     db,
     tokens: new Map([[TOKEN, 'ops']]),
     secret: randomSecret(),
+    approvalPage: false, // the terminal answers forms here; URL mode has its own test
   });
 }, 60_000);
 afterEach(() => {

@@ -1,6 +1,11 @@
 import { migrateAuditTable, PostgresAuditSink } from '@mrtr/audit';
-import { bearerAuthenticator, listen, type RunningServer } from '@mrtr/example-kit';
-import { type AuditSink, ConfirmationGate } from '@mrtr/gate';
+import {
+  bearerAuthenticator,
+  exampleApprovals,
+  listenApp,
+  type RunningServer,
+} from '@mrtr/example-kit';
+import { type ApprovalChannel, type AuditSink, ConfirmationGate } from '@mrtr/gate';
 import { LedgerReplayStore, type ReplayStore } from '@mrtr/replay';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
 import { createMcpEndpoint, type McpEndpoint } from '@mrtr/server';
@@ -36,6 +41,13 @@ export interface NotesServerOptions {
    * claims the nonce and deletes the note. Default `false`.
    */
   auditTable?: boolean;
+  /**
+   * The approval page's channel (`@mrtr/approval-page`): with it,
+   * `notes_delete` is confirmed by form where the client can show one and on
+   * the page where it declares only URL elicitation (`form-or-url`).
+   * `startNotesServer` serves a page and passes its channel.
+   */
+  approvals?: ApprovalChannel;
   /**
    * Clock of the ticket sealer, milliseconds since the epoch (default
    * `Date.now`): sets `iat`/`exp` of new tickets and judges expiry. For
@@ -85,6 +97,7 @@ async function assemble(
       ...(options.now ? { now: options.now } : {}),
     }),
     store,
+    ...(options.approvals ? { approvals: options.approvals } : {}),
     audit: await auditSinks(options),
   });
   const endpoint = createMcpEndpoint({
@@ -99,22 +112,45 @@ async function assemble(
 
 /**
  * Start the notes server on `host:port` (port 0 picks a free one) at path
- * `/mcp`. Expired `mrtr_replay` rows are swept every `sweepIntervalMs`
- * milliseconds (default 60 000) until `close()`.
+ * `/mcp`, with its approval page under `/approve/` (unless `approvalPage:
+ * false`) for clients that can only open a URL. Expired `mrtr_replay` rows
+ * and approvals are swept every `sweepIntervalMs` milliseconds (default
+ * 60 000) until `close()`.
  */
 export async function startNotesServer(
-  options: NotesServerOptions & { host?: string; port?: number; sweepIntervalMs?: number },
+  options: NotesServerOptions & {
+    host?: string;
+    port?: number;
+    publicOrigin?: string;
+    approvalPage?: boolean;
+    sweepIntervalMs?: number;
+  },
 ): Promise<RunningServer> {
-  const { endpoint, sweep } = await assemble(options);
-  const sweeper = setInterval(() => {
-    sweep().catch((error: unknown) => console.warn(`replay sweep failed: ${String(error)}`));
-  }, options.sweepIntervalMs ?? 60_000);
-  sweeper.unref();
-  return listen(endpoint, {
-    host: options.host ?? '127.0.0.1',
-    port: options.port ?? 0,
-    onClose: () => clearInterval(sweeper),
-  });
+  let sweeper: NodeJS.Timeout | undefined;
+  return listenApp(
+    async (origin) => {
+      const approvals =
+        options.approvalPage === false || options.approvals
+          ? undefined
+          : await exampleApprovals(options.db, origin, options.tokens, 'Notes');
+      const { endpoint, sweep } = await assemble(
+        approvals ? { ...options, approvals: approvals.channel } : options,
+      );
+      sweeper = setInterval(() => {
+        Promise.all([sweep(), approvals?.sweep()]).catch((error: unknown) =>
+          console.warn(`sweep failed: ${String(error)}`),
+        );
+      }, options.sweepIntervalMs ?? 60_000);
+      sweeper.unref();
+      return approvals ? { endpoint, page: approvals.page } : { endpoint };
+    },
+    {
+      host: options.host ?? '127.0.0.1',
+      port: options.port ?? 0,
+      ...(options.publicOrigin ? { publicOrigin: options.publicOrigin } : {}),
+      onClose: () => clearInterval(sweeper),
+    },
+  );
 }
 
 /** The sinks of `options`: those given, then table `mrtr_audit` of `db` when `auditTable` is set. */

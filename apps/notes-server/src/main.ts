@@ -17,6 +17,7 @@ runServer('notes-server', async () => {
     auditTable: env.auditTable,
     host: env.host,
     port: env.port,
+    ...(env.publicOrigin ? { publicOrigin: env.publicOrigin } : {}),
   });
   console.log(`notes-server listening on ${running.url} (data: ${db.description})`);
   // The replay store is always the notes database itself: each confirmation's nonce is

@@ -1,5 +1,10 @@
 import { migrateAuditTable, PostgresAuditSink } from '@mrtr/audit';
-import { bearerAuthenticator, listen, type RunningServer } from '@mrtr/example-kit';
+import {
+  bearerAuthenticator,
+  exampleApprovals,
+  listenApp,
+  type RunningServer,
+} from '@mrtr/example-kit';
 import { type ApprovalChannel, type AuditSink, ConfirmationGate } from '@mrtr/gate';
 import { LedgerReplayStore, type ReplayStore } from '@mrtr/replay';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
@@ -27,7 +32,12 @@ export interface ServiceDeleterOptions {
    * front store that forgets a record can never make an operation run twice.
    */
   store?: ReplayStore<void> | ReplayStore<undefined>;
-  /** The approval page's channel (`@mrtr/approval-page`); without it, URL-level confirmations fall back to form. */
+  /**
+   * The approval page's channel (`@mrtr/approval-page`). Without one, the
+   * operations `POLICY` confirms on the page (URL level) are confirmed by
+   * form instead: weaker, for tests and for servers that mount no page.
+   * `startServiceDeleter` serves a page and passes its channel.
+   */
   approvals?: ApprovalChannel;
   /**
    * Audit sinks (optional), e.g. `new JsonLinesAuditSink()` of `@mrtr/audit`: each round of
@@ -100,12 +110,47 @@ export async function createServiceDeleterEndpoint(
   });
 }
 
-/** Start the service deleter at `/mcp` on `host:port` (port 0 picks a free one). */
+/**
+ * Start the service deleter at `/mcp` on `host:port` (port 0 picks a free
+ * one), with its approval page under `/approve/` on the same database: people
+ * sign in there with their principal id and token, and approve what `POLICY`
+ * confirms on the page. `approvalPage: false` serves no page (every
+ * confirmation by form; for tests). Expired approvals are swept every minute.
+ */
 export async function startServiceDeleter(
-  options: ServiceDeleterOptions & { host?: string; port?: number },
+  options: ServiceDeleterOptions & {
+    host?: string;
+    port?: number;
+    publicOrigin?: string;
+    approvalPage?: boolean;
+  },
 ): Promise<RunningServer> {
-  const endpoint = await createServiceDeleterEndpoint(options);
-  return listen(endpoint, { host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+  let sweeper: NodeJS.Timeout | undefined;
+  return listenApp(
+    async (origin) => {
+      if (options.approvalPage === false || options.approvals)
+        return { endpoint: await createServiceDeleterEndpoint(options) };
+      const approvals = await exampleApprovals(
+        options.db,
+        origin,
+        options.tokens,
+        'Service deleter',
+      );
+      sweeper = setInterval(() => void approvals.sweep().catch(() => {}), 60_000);
+      sweeper.unref();
+      const endpoint = await createServiceDeleterEndpoint({
+        ...options,
+        approvals: approvals.channel,
+      });
+      return { endpoint, page: approvals.page };
+    },
+    {
+      host: options.host ?? '127.0.0.1',
+      port: options.port ?? 0,
+      ...(options.publicOrigin ? { publicOrigin: options.publicOrigin } : {}),
+      onClose: () => clearInterval(sweeper),
+    },
+  );
 }
 
 /** The sinks of `options`: those given, then table `mrtr_audit` of `db` when `auditTable` is set. */

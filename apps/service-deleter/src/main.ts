@@ -24,6 +24,7 @@ runServer('service-deleter', async () => {
     auditTable: env.auditTable,
     host: env.host,
     port: env.port,
+    ...(env.publicOrigin ? { publicOrigin: env.publicOrigin } : {}),
   });
   console.log(
     `service-deleter listening on ${running.url} (data: ${db.description}; replay store: ${process.env.REDIS_URL ? 'Redis' : 'PostgreSQL'})`,

@@ -15,6 +15,7 @@ beforeAll(async () => {
     db,
     tokens: new Map([[TOKEN, 'ops']]),
     secret: randomSecret(),
+    approvalPage: false, // every confirmation by form here; the page has its own tests
   });
   url = server.url;
 });

@@ -10,7 +10,7 @@ import {
 import { askAfresh, askAgain, contextOf } from './ask.js';
 import { canonicalizable, refusal } from './errors.js';
 import { type Asked, allows, asked, type Flow, modeFor, policyOf } from './flow.js';
-import { decline, perform } from './perform.js';
+import { acceptedAnswer, decline, perform, replayOf } from './perform.js';
 import type { FormContent } from './types.js';
 
 type Action = 'accept' | 'decline' | 'cancel';
@@ -50,6 +50,13 @@ export async function answer<View, Tx>(
   const same = live !== undefined && digestEquals(live.digest, claims.questionDigest as string);
   // A decline stays a decline whatever changed; the record names the question when it is still the one shown.
   if (action === 'decline') return decline(flow, claims, same ? live : undefined);
+  if (!context || !live || !allows(policy, mode) || !same) {
+    // The target may be gone or changed because this very confirmation was carried out.
+    if (action === 'accept') {
+      const replayed = await alreadyDone(flow, claims, raw);
+      if (replayed) return replayed;
+    }
+  }
   if (!context || !live) {
     await round.emit({ outcome: 'refused', reason: 'target_unavailable', ...round.known() });
     return prepared.result as CallToolResult;
@@ -115,7 +122,7 @@ async function approved<View, Tx>(
     principal: flow.principal,
     operation: flow.operation,
     argumentsDigest: flow.argsDigest,
-    questionDigest: live.digest,
+    questionDigest: claims.questionDigest as string,
   });
   const pending = () =>
     askAgain(
@@ -158,6 +165,28 @@ async function approved<View, Tx>(
     approvalId,
     ...(decision.credentialId !== undefined ? { credentialId: decision.credentialId } : {}),
   });
+}
+
+/** The recorded outcome of this very accept, if it was carried out already (see `replayOf`). */
+async function alreadyDone<View, Tx>(
+  flow: Flow<View, Tx>,
+  claims: TicketClaims,
+  raw: unknown,
+): Promise<CallToolResult | undefined> {
+  let content: unknown = (raw as { content?: unknown }).content;
+  if (claims.approvalId !== undefined) {
+    const decision = await flow.parts.approvals?.decision(claims.approvalId, {
+      nonce: claims.nonce,
+      principal: flow.principal,
+      operation: flow.operation,
+      argumentsDigest: flow.argsDigest,
+      questionDigest: claims.questionDigest as string,
+    });
+    if (decision?.status !== 'approved') return undefined;
+    content = decision.content ?? {};
+  }
+  if (content === undefined || !canonicalizable(content)) return undefined;
+  return replayOf(flow, claims, acceptedAnswer(claims.approvalId, content));
 }
 
 /** Why the chosen candidate is not acceptable, or `undefined` when it is (or no field chooses). */

@@ -13,6 +13,41 @@ class TargetUnavailable {
   constructor(readonly result: CallToolResult) {}
 }
 
+/** Thrown by the action of a replay probe: the nonce was free, so nothing may run. */
+class NotRecorded {}
+
+/**
+ * The recorded outcome of an identical confirmation already carried out, if
+ * there is one: asked when the live target can no longer say the same
+ * question (deleted by that very confirmation, changed since), so that a
+ * client that lost the response and re-sends it gets the result, not a
+ * refusal or a new question. Claims nothing: a free nonce is released at once.
+ */
+export async function replayOf<View, Tx>(
+  flow: Flow<View, Tx>,
+  claims: TicketClaims,
+  answer: Json,
+): Promise<CallToolResult | undefined> {
+  let result: OnceResult<Json>;
+  try {
+    result = await flow.parts.store.once(claimOf(flow, claims, answer), async () => {
+      throw new NotRecorded();
+    });
+  } catch (error) {
+    if (error instanceof NotRecorded) return undefined;
+    throw error;
+  }
+  if (result.status !== 'replayed') return undefined;
+  return settle(
+    flow,
+    result,
+    'completed',
+    undefined,
+    undefined,
+    claims.approvalId ? 'url' : 'form',
+  );
+}
+
 /**
  * Claim the ticket's nonce and, inside the claim, read the target again
  * (`prepare(tx)`), check it still gives the question the person answered,
@@ -27,10 +62,10 @@ export async function perform<View, Tx>(
   confirmation: Confirmation,
 ): Promise<CallToolResult | InputRequiredResult> {
   const { round, spec } = flow;
-  const answer: Json =
-    confirmation.level === 'form'
-      ? { action: 'accept', content }
-      : { action: 'accept', approval: confirmation.approvalId, content };
+  const answer = acceptedAnswer(
+    confirmation.level === 'form' ? undefined : confirmation.approvalId,
+    content,
+  );
   // Written before the claim: a sink that cannot write it stops the mutation.
   await round.emit({
     outcome: 'accepted',
@@ -120,6 +155,13 @@ export async function decline<View, Tx>(
     },
   );
   return settle(flow, result, 'declined', written, question, level);
+}
+
+/** The answer an accept binds in the replay store: the content, and the approval it came from in URL mode. */
+export function acceptedAnswer(approvalId: string | undefined, content: unknown): Json {
+  return approvalId === undefined
+    ? { action: 'accept', content: content as Json }
+    : { action: 'accept', approval: approvalId, content: content as Json };
 }
 
 /**

@@ -205,6 +205,39 @@ describe('gate.tool(): one declaration per gated tool', () => {
     ]);
   });
 
+  it('an identical re-send after the deletion gets the recorded result, though the target is gone', async () => {
+    const t = setup();
+    const asked = (await t.tool.handler({ title: 'Dup' }, t.request())) as { requestState: string };
+    const resend = () =>
+      t.tool.handler(
+        { title: 'Dup' },
+        t.request({
+          requestState: asked.requestState,
+          inputResponses: {
+            confirm: { action: 'accept', content: { note_id: 'n1', confirm: true } },
+          },
+        }),
+      );
+    const first = await resend();
+    expect(first).toMatchObject({ isError: false, content: [{ text: 'Deleted n1.' }] });
+    t.rows.clear(); // n2 goes too: the question can no longer be put at all
+    expect(await resend()).toEqual(first);
+    expect(t.deleted).toEqual(['n1']);
+    expect(t.events.at(-1)).toMatchObject({ outcome: 'replayed' });
+    // Another answer on the used ticket is no replay: the target is gone, nothing runs.
+    const other = await t.tool.handler(
+      { title: 'Dup' },
+      t.request({
+        requestState: asked.requestState,
+        inputResponses: {
+          confirm: { action: 'accept', content: { note_id: 'n2', confirm: true } },
+        },
+      }),
+    );
+    expect(other).toMatchObject({ isError: true });
+    expect(t.deleted).toEqual(['n1']);
+  });
+
   it('a target gone by the retry is refused without a claim: the ticket stays unused', async () => {
     const t = setup();
     const asked = (await t.tool.handler({ title: 'Dup' }, t.request())) as { requestState: string };

@@ -18,13 +18,16 @@ export interface ServerEnv {
   auditTo: string;
   /** Whether table `mrtr_audit` is written (`MRTR_AUDIT_TABLE` is not `off`). */
   auditTable: boolean;
+  /** `MRTR_PUBLIC_ORIGIN`: the origin people open the approval page at, when not `http://HOST:PORT`. */
+  publicOrigin: string | undefined;
 }
 
 /**
  * Read the conventions every example server shares: `MRTR_TOKENS`,
  * `MRTR_SECRET`, `HOST`, `PORT`, `DATABASE_URL`, `MRTR_AUDIT_FILE`,
- * `MRTR_AUDIT_TABLE`.
- * @throws on malformed `MRTR_TOKENS` or a `PORT` that is not a port number.
+ * `MRTR_AUDIT_TABLE`, `MRTR_PUBLIC_ORIGIN`.
+ * @throws on malformed `MRTR_TOKENS`, a `PORT` that is not a port number, or
+ * a `MRTR_PUBLIC_ORIGIN` that is not an http(s) origin.
  */
 export function readServerEnv(env: NodeJS.ProcessEnv, defaultPort: number): ServerEnv {
   const generatedToken = env.MRTR_TOKENS ? undefined : randomToken();
@@ -39,9 +42,18 @@ export function readServerEnv(env: NodeJS.ProcessEnv, defaultPort: number): Serv
   const port = env.PORT ? Number(env.PORT) : defaultPort;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error(`PORT must be a port number, got ${env.PORT}`);
+  const publicOrigin = env.MRTR_PUBLIC_ORIGIN || undefined;
+  if (publicOrigin !== undefined) {
+    const parsed = URL.canParse(publicOrigin) ? new URL(publicOrigin) : undefined;
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== publicOrigin)
+      throw new Error(
+        `MRTR_PUBLIC_ORIGIN must be an origin such as https://ops.example.com (scheme, host, port; no path), got ${publicOrigin}`,
+      );
+  }
   return {
     tokens,
     generatedToken,
+    publicOrigin,
     secret: env.MRTR_SECRET || randomSecret(),
     host: env.HOST ?? '127.0.0.1',
     port,

@@ -13,8 +13,13 @@
  * @packageDocumentation
  */
 
+export {
+  APPROVAL_BASE_PATH,
+  type ExampleApprovals,
+  exampleApprovals,
+} from './approvals.js';
 export { bearerAuthenticator, parseTokens, randomSecret, randomToken } from './auth.js';
 export { type Database, openDatabase, type Queryable, type QueryResult } from './db.js';
 export { readServerEnv, runServer, type ServerEnv } from './env.js';
-export { listen, type RunningServer } from './serve.js';
+export { type ListenOptions, listen, listenApp, type RunningServer, type Served } from './serve.js';
 export { storableText } from './text.js';
