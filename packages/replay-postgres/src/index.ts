@@ -29,9 +29,11 @@
  * ```
  * @packageDocumentation
  */
+export { ConnectionLostError, isConnectionError } from './connection.js';
 export {
   type PgliteLike,
   type PgPoolClientLike,
+  type PgPoolDriverOptions,
   type PgPoolLike,
   pgliteDriver,
   pgPoolDriver,
