@@ -1,5 +1,11 @@
-import { migrateAuditTable, PostgresAuditSink } from '@mrtr/audit';
-import { bearerAuthenticator, listen, type RunningServer } from '@mrtr/example-kit';
+import { DEFAULT_AUDIT_TABLE, migrateAuditTable, PostgresAuditSink } from '@mrtr/audit';
+import {
+  bearerAuthenticator,
+  listen,
+  type RunningServer,
+  type Sweep,
+  startSweeper,
+} from '@mrtr/example-kit';
 import { type AuditSink, ConfirmationGate } from '@mrtr/gate';
 import type { ReplayStore } from '@mrtr/replay';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
@@ -37,6 +43,12 @@ export interface NotesServerOptions {
    */
   auditTable?: boolean;
   /**
+   * How long rows of table `mrtr_audit` are kept, in milliseconds (default 30
+   * days): `startNotesServer` sweeps older ones. An in-memory database keeps
+   * at most {@link MEMORY_AUDIT_MAX_ROWS} of them as well.
+   */
+  auditRetentionMs?: number;
+  /**
    * Clock of the ticket sealer, milliseconds since the epoch (default
    * `Date.now`): sets `iat`/`exp` of new tickets and judges expiry. For
    * tests that need a ticket minted in the past.
@@ -50,6 +62,9 @@ export {
   type RunningServer,
   randomSecret,
 } from '@mrtr/example-kit';
+
+/** Rows of `mrtr_audit` an in-memory database (`memory://`) keeps at most, the newest. */
+export const MEMORY_AUDIT_MAX_ROWS = 100_000;
 
 /**
  * The default replay store of the notes server: `mrtr_replay` in the notes
@@ -69,27 +84,22 @@ export async function createNotesEndpoint(options: NotesServerOptions): Promise<
   return (await assemble(options)).endpoint;
 }
 
-/** The endpoint, and the sweep of the default replay store when it is the one in use. */
+/** The endpoint, and the tables that grow with it: the replay store's and the audit table. */
 async function assemble(
   options: NotesServerOptions,
-): Promise<{ endpoint: McpEndpoint; sweep?: () => Promise<number> }> {
+): Promise<{ endpoint: McpEndpoint; sweeps: Sweep[] }> {
   await migrate(options.db, [...new Set(options.tokens.values())]);
-  let store: ReplayStore<Queryable | undefined>;
-  let sweep: (() => Promise<number>) | undefined;
-  if (options.store) {
-    store = options.store;
-  } else {
-    const own = await openReplayStore(options.db);
-    store = own;
-    sweep = () => own.sweep();
-  }
+  const store = options.store ?? (await openReplayStore(options.db));
+  const sweeps: Sweep[] = [];
+  if (store instanceof PostgresReplayStore)
+    sweeps.push({ table: store.table, run: () => store.sweep() });
   const gate = new ConfirmationGate<Queryable | undefined>({
     sealer: new TicketSealer({
       keys: [{ kid: 'k1', secret: options.secret }],
       ...(options.now ? { now: options.now } : {}),
     }),
-    store,
-    audit: await auditSinks(options),
+    store: store as ReplayStore<Queryable | undefined>,
+    audit: await auditSinks(options, sweeps),
   });
   const endpoint = createMcpEndpoint({
     serverInfo: { name: 'mrtr-notes-server', version: '0.1.0' },
@@ -98,40 +108,50 @@ async function assemble(
     tools: notesTools(options.db, gate),
     authenticate: bearerAuthenticator(options.tokens),
   });
-  return sweep ? { endpoint, sweep } : { endpoint };
+  return { endpoint, sweeps };
 }
 
 /**
  * Start the notes server on `host:port` (port 0 picks a free one) at path
- * `/mcp`. With the default replay store, expired `mrtr_replay` rows are
- * swept every `sweepIntervalMs` milliseconds (default 60 000) until `close()`.
+ * `/mcp`. Every `sweepIntervalMs` milliseconds (default 60 000), and once at
+ * start, until `close()`: expired rows of the PostgreSQL replay store and,
+ * with `auditTable`, rows of `mrtr_audit` past `auditRetentionMs` are deleted
+ * (on PGlite the tables are vacuumed after, so an in-memory server stays bounded).
  */
 export async function startNotesServer(
   options: NotesServerOptions & { host?: string; port?: number; sweepIntervalMs?: number },
 ): Promise<RunningServer> {
-  const { endpoint, sweep } = await assemble(options);
-  let sweeper: NodeJS.Timeout | undefined;
-  if (sweep) {
-    sweeper = setInterval(() => {
-      sweep().catch((error: unknown) => console.warn(`replay sweep failed: ${String(error)}`));
-    }, options.sweepIntervalMs ?? 60_000);
-    sweeper.unref();
+  const { endpoint, sweeps } = await assemble(options);
+  const sweeper = startSweeper(options.db, sweeps, options.sweepIntervalMs ?? 60_000);
+  try {
+    return await listen(endpoint, {
+      host: options.host ?? '127.0.0.1',
+      port: options.port ?? 0,
+      onClose: () => sweeper.stop(),
+    });
+  } catch (error) {
+    await sweeper.stop();
+    throw error;
   }
-  return listen(endpoint, {
-    host: options.host ?? '127.0.0.1',
-    port: options.port ?? 0,
-    onClose: () => clearInterval(sweeper),
-  });
 }
 
-/** The sinks of `options`: those given, then table `mrtr_audit` of `db` when `auditTable` is set. */
+/**
+ * The sinks of `options`: those given, then table `mrtr_audit` of `db` when
+ * `auditTable` is set (its sweep added to `sweeps`).
+ */
 async function auditSinks(
   options: NotesServerOptions,
+  sweeps: Sweep[],
 ): Promise<AuditSink<Queryable | undefined>[]> {
   const sinks = [options.audit ?? []].flat() as AuditSink<Queryable | undefined>[];
   if (options.auditTable) {
     await migrateAuditTable(options.db);
-    sinks.push(new PostgresAuditSink(options.db));
+    const table = new PostgresAuditSink(options.db, {
+      ...(options.auditRetentionMs !== undefined ? { retentionMs: options.auditRetentionMs } : {}),
+      ...(options.db.inMemory ? { maxRows: MEMORY_AUDIT_MAX_ROWS } : {}),
+    });
+    sinks.push(table);
+    sweeps.push({ table: DEFAULT_AUDIT_TABLE, run: () => table.sweep() });
   }
   return sinks;
 }

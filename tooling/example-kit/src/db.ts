@@ -31,6 +31,10 @@ export interface Database extends Queryable {
   close(): Promise<void>;
   /** Human-readable description of where the data lives (no credentials). */
   readonly description: string;
+  /** PGlite (embedded): one connection, and no autovacuum (see `startSweeper`). */
+  readonly embedded?: boolean;
+  /** In-memory PGlite (`memory://`): every row costs memory until the process ends. */
+  readonly inMemory?: boolean;
 }
 
 /**
@@ -63,8 +67,14 @@ function answering(driver: SqlDriver): SqlDriver {
   };
 }
 
-function fromPglite(db: PGlite, description: string): Database {
-  return { ...answering(pgliteDriver(db)), description, close: () => db.close() };
+function fromPglite(db: PGlite, description: string, inMemory: boolean): Database {
+  return {
+    ...answering(pgliteDriver(db)),
+    description,
+    embedded: true,
+    inMemory,
+    close: () => db.close(),
+  };
 }
 
 /**
@@ -85,12 +95,12 @@ export async function openDatabase(
     mkdirSync(dir, { recursive: true });
     const db = new PGlite(dir);
     await db.waitReady;
-    return fromPglite(db, `PGlite at ${dir}`);
+    return fromPglite(db, `PGlite at ${dir}`, false);
   }
   if (url === 'memory://') {
     const db = new PGlite();
     await db.waitReady;
-    return fromPglite(db, 'in-memory PGlite');
+    return fromPglite(db, 'in-memory PGlite', true);
   }
   if (/^postgres(ql)?:\/\//.test(url)) {
     // Pipelining sends BEGIN with the replay claim and COMMIT with the recorded outcome.
@@ -119,6 +129,8 @@ export async function openDatabase(
     return {
       ...answering(driver),
       description: `PostgreSQL at ${where.host}${where.pathname}`,
+      embedded: false,
+      inMemory: false,
       close: () => pool.end(),
     };
   }

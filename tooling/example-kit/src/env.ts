@@ -18,13 +18,16 @@ export interface ServerEnv {
   auditTo: string;
   /** Whether table `mrtr_audit` is written (`MRTR_AUDIT_TABLE` is not `off`). */
   auditTable: boolean;
+  /** How long rows of `mrtr_audit` are kept, in milliseconds: `MRTR_AUDIT_RETENTION_DAYS` (default 30) days. */
+  auditRetentionMs: number;
 }
 
 /**
  * Read the conventions every example server shares: `MRTR_TOKENS`,
  * `MRTR_SECRET`, `HOST`, `PORT`, `DATABASE_URL`, `MRTR_AUDIT_FILE`,
- * `MRTR_AUDIT_TABLE`.
- * @throws on malformed `MRTR_TOKENS` or a `PORT` that is not a port number.
+ * `MRTR_AUDIT_TABLE`, `MRTR_AUDIT_RETENTION_DAYS`.
+ * @throws on malformed `MRTR_TOKENS`, a `PORT` that is not a port number, or a
+ *   `MRTR_AUDIT_RETENTION_DAYS` that is not a positive number.
  */
 export function readServerEnv(env: NodeJS.ProcessEnv, defaultPort: number): ServerEnv {
   const generatedToken = env.MRTR_TOKENS ? undefined : randomToken();
@@ -39,6 +42,11 @@ export function readServerEnv(env: NodeJS.ProcessEnv, defaultPort: number): Serv
   const port = env.PORT ? Number(env.PORT) : defaultPort;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error(`PORT must be a port number, got ${env.PORT}`);
+  const days = env.MRTR_AUDIT_RETENTION_DAYS ? Number(env.MRTR_AUDIT_RETENTION_DAYS) : 30;
+  if (!(days > 0) || !Number.isFinite(days))
+    throw new Error(
+      `MRTR_AUDIT_RETENTION_DAYS must be a positive number of days, got ${env.MRTR_AUDIT_RETENTION_DAYS}`,
+    );
   return {
     tokens,
     generatedToken,
@@ -48,6 +56,7 @@ export function readServerEnv(env: NodeJS.ProcessEnv, defaultPort: number): Serv
     databaseUrl: env.DATABASE_URL,
     auditTo: env.MRTR_AUDIT_FILE || 'stdout',
     auditTable: env.MRTR_AUDIT_TABLE !== 'off',
+    auditRetentionMs: days * 24 * 60 * 60 * 1000,
   };
 }
 

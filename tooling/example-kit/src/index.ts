@@ -17,3 +17,4 @@ export { bearerAuthenticator, parseTokens, randomSecret, randomToken } from './a
 export { type Database, openDatabase, type Queryable, type QueryResult } from './db.js';
 export { readServerEnv, runServer, type ServerEnv } from './env.js';
 export { listen, type RunningServer } from './serve.js';
+export { type Sweep, type Sweeper, startSweeper } from './sweeper.js';
