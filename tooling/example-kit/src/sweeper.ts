@@ -30,7 +30,8 @@ export function startSweeper(db: Database, sweeps: readonly Sweep[], everyMs: nu
     for (const sweep of sweeps) {
       try {
         const removed = await sweep.run();
-        if (removed > 0 && db.embedded === true) await db.query(`VACUUM ${sqlTableName(sweep.table).sql}`);
+        if (removed > 0 && db.embedded === true)
+          await db.query(`VACUUM ${sqlTableName(sweep.table).sql}`);
       } catch (error) {
         console.warn(
           `sweep of ${sweep.table} failed: ${error instanceof Error ? error.message : String(error)}`,
