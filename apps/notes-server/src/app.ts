@@ -1,9 +1,11 @@
-import { migrateAuditTable, PostgresAuditSink } from '@mrtr/audit';
+import { DEFAULT_AUDIT_TABLE, migrateAuditTable, PostgresAuditSink } from '@mrtr/audit';
 import {
   bearerAuthenticator,
   exampleApprovals,
   listenApp,
   type RunningServer,
+  type Sweep,
+  startSweeper,
 } from '@mrtr/example-kit';
 import { type ApprovalChannel, type AuditSink, ConfirmationGate } from '@mrtr/gate';
 import { LedgerReplayStore, type ReplayStore } from '@mrtr/replay';
@@ -41,6 +43,12 @@ export interface NotesServerOptions {
    * claims the nonce and deletes the note. Default `false`.
    */
   auditTable?: boolean;
+  /**
+   * How long rows of table `mrtr_audit` are kept, in milliseconds (default 30
+   * days): the started server sweeps older ones. An in-memory database keeps
+   * at most {@link MEMORY_AUDIT_MAX_ROWS} of them as well.
+   */
+  auditRetentionMs?: number;
   /**
    * The approval page's channel (`@mrtr/approval-page`): with it,
    * `notes_delete` is confirmed by form where the client can show one and on
@@ -81,16 +89,19 @@ export async function createNotesEndpoint(options: NotesServerOptions): Promise<
   return (await assemble(options)).endpoint;
 }
 
-/** The endpoint, and the sweep of the default replay store when it is the one in use. */
+/** Most rows of `mrtr_audit` an in-memory database keeps, whatever their age. */
+export const MEMORY_AUDIT_MAX_ROWS = 100_000;
+
+/** The endpoint, and the tables that grow with it: the replay ledger's and the audit table. */
 async function assemble(
   options: NotesServerOptions,
-): Promise<{ endpoint: McpEndpoint; sweep: () => Promise<number> }> {
+): Promise<{ endpoint: McpEndpoint; sweeps: Sweep[] }> {
   await migrate(options.db, [...new Set(options.tokens.values())]);
   const ledger = await openReplayStore(options.db);
   const store: ReplayStore<Queryable> = options.store
     ? new LedgerReplayStore(options.store, ledger)
     : ledger;
-  const sweep = () => ledger.sweep();
+  const sweeps: Sweep[] = [{ table: ledger.table, run: () => ledger.sweep() }];
   const gate = new ConfirmationGate<Queryable>({
     sealer: new TicketSealer({
       keys: [{ kid: 'k1', secret: options.secret }],
@@ -98,7 +109,7 @@ async function assemble(
     }),
     store,
     ...(options.approvals ? { approvals: options.approvals } : {}),
-    audit: await auditSinks(options),
+    audit: await auditSinks(options, sweeps),
   });
   const endpoint = createMcpEndpoint({
     serverInfo: { name: 'mrtr-notes-server', version: '0.1.0' },
@@ -107,15 +118,17 @@ async function assemble(
     tools: notesTools(options.db, gate),
     authenticate: bearerAuthenticator(options.tokens),
   });
-  return { endpoint, sweep };
+  return { endpoint, sweeps };
 }
 
 /**
  * Start the notes server on `host:port` (port 0 picks a free one) at path
  * `/mcp`, with its approval page under `/approve/` (unless `approvalPage:
- * false`) for clients that can only open a URL. Expired `mrtr_replay` rows
- * and approvals are swept every `sweepIntervalMs` milliseconds (default
- * 60 000) until `close()`.
+ * false`) for clients that can only open a URL. Every `sweepIntervalMs`
+ * milliseconds (default 60 000), and once at start, until `close()`: expired
+ * rows of the replay ledger and of the approvals, and with `auditTable` rows
+ * of `mrtr_audit` past `auditRetentionMs`, are deleted (on PGlite the tables
+ * are vacuumed after, so an in-memory server stays bounded).
  */
 export async function startNotesServer(
   options: NotesServerOptions & {
@@ -126,39 +139,46 @@ export async function startNotesServer(
     sweepIntervalMs?: number;
   },
 ): Promise<RunningServer> {
-  let sweeper: NodeJS.Timeout | undefined;
+  let sweeper: ReturnType<typeof startSweeper> | undefined;
   return listenApp(
     async (origin) => {
       const approvals =
         options.approvalPage === false || options.approvals
           ? undefined
           : await exampleApprovals(options.db, origin, options.tokens, 'Notes');
-      const { endpoint, sweep } = await assemble(
+      const { endpoint, sweeps } = await assemble(
         approvals ? { ...options, approvals: approvals.channel } : options,
       );
-      sweeper = setInterval(() => {
-        Promise.all([sweep(), approvals?.sweep()]).catch((error: unknown) =>
-          console.warn(`sweep failed: ${String(error)}`),
-        );
-      }, options.sweepIntervalMs ?? 60_000);
-      sweeper.unref();
+      if (approvals) sweeps.push({ table: 'mrtr_approvals', run: () => approvals.sweep() });
+      sweeper = startSweeper(options.db, sweeps, options.sweepIntervalMs ?? 60_000);
       return approvals ? { endpoint, page: approvals.page } : { endpoint };
     },
     {
       host: options.host ?? '127.0.0.1',
       port: options.port ?? 0,
       ...(options.publicOrigin ? { publicOrigin: options.publicOrigin } : {}),
-      onClose: () => clearInterval(sweeper),
+      onClose: () => sweeper?.stop(),
     },
   );
 }
 
-/** The sinks of `options`: those given, then table `mrtr_audit` of `db` when `auditTable` is set. */
-async function auditSinks(options: NotesServerOptions): Promise<AuditSink<Queryable>[]> {
+/**
+ * The sinks of `options`: those given, then table `mrtr_audit` of `db` when
+ * `auditTable` is set (its sweep added to `sweeps`).
+ */
+async function auditSinks(
+  options: NotesServerOptions,
+  sweeps: Sweep[],
+): Promise<AuditSink<Queryable>[]> {
   const sinks = [options.audit ?? []].flat() as AuditSink<Queryable>[];
   if (options.auditTable) {
     await migrateAuditTable(options.db);
-    sinks.push(new PostgresAuditSink(options.db));
+    const table = new PostgresAuditSink(options.db, {
+      ...(options.auditRetentionMs !== undefined ? { retentionMs: options.auditRetentionMs } : {}),
+      ...(options.db.inMemory ? { maxRows: MEMORY_AUDIT_MAX_ROWS } : {}),
+    });
+    sinks.push(table);
+    sweeps.push({ table: DEFAULT_AUDIT_TABLE, run: () => table.sweep() });
   }
   return sinks;
 }

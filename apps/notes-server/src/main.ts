@@ -1,4 +1,10 @@
 #!/usr/bin/env node
+/**
+ * Settings (environment): PORT, HOST, DATABASE_URL, MRTR_TOKENS, MRTR_SECRET (see the root README),
+ * MRTR_AUDIT_FILE (JSON lines appended there instead of stdout), MRTR_AUDIT_TABLE=off (no table
+ * mrtr_audit), MRTR_AUDIT_RETENTION_DAYS (how long rows of mrtr_audit are kept, default 30; swept
+ * every minute).
+ */
 import { JsonLinesAuditSink } from '@mrtr/audit';
 import { readServerEnv, runServer } from '@mrtr/example-kit';
 import { startNotesServer } from './app.js';
@@ -15,6 +21,7 @@ runServer('notes-server', async () => {
     secret: env.secret,
     audit: trail,
     auditTable: env.auditTable,
+    auditRetentionMs: env.auditRetentionMs,
     host: env.host,
     port: env.port,
     ...(env.publicOrigin ? { publicOrigin: env.publicOrigin } : {}),
@@ -24,7 +31,7 @@ runServer('notes-server', async () => {
   // claimed in the transaction that deletes the note (table mrtr_replay, swept every minute).
   console.log('replay store: table mrtr_replay in the same database, claimed with each delete');
   console.log(
-    `audit trail: JSON lines to ${env.auditTo}${env.auditTable ? '; table mrtr_audit, written with each delete' : ''}`,
+    `audit trail: JSON lines to ${env.auditTo}${env.auditTable ? `; table mrtr_audit, written with each delete, kept ${env.auditRetentionMs / 86_400_000} days` : ''}`,
   );
   if (env.generatedToken) {
     console.log(
@@ -34,6 +41,6 @@ runServer('notes-server', async () => {
   return async () => {
     await running.close();
     await db.close();
-    trail.close();
+    await trail.close();
   };
 });

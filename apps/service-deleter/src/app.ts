@@ -1,9 +1,11 @@
-import { migrateAuditTable, PostgresAuditSink } from '@mrtr/audit';
+import { DEFAULT_AUDIT_TABLE, migrateAuditTable, PostgresAuditSink } from '@mrtr/audit';
 import {
   bearerAuthenticator,
   exampleApprovals,
   listenApp,
   type RunningServer,
+  type Sweep,
+  startSweeper,
 } from '@mrtr/example-kit';
 import { type ApprovalChannel, type AuditSink, ConfirmationGate } from '@mrtr/gate';
 import { LedgerReplayStore, type ReplayStore } from '@mrtr/replay';
@@ -51,6 +53,12 @@ export interface ServiceDeleterOptions {
    */
   auditTable?: boolean;
   /**
+   * How long rows of table `mrtr_audit` are kept, in milliseconds (default 30
+   * days): the started server sweeps older ones. An in-memory database keeps
+   * at most {@link MEMORY_AUDIT_MAX_ROWS} of them as well.
+   */
+  auditRetentionMs?: number;
+  /**
    * Clock of the ticket sealer, milliseconds since the epoch (default
    * `Date.now`): sets `iat`/`exp` of new tickets and judges expiry. For
    * tests that need a ticket minted in the past.
@@ -86,9 +94,22 @@ export async function openReplayStore(
 export async function createServiceDeleterEndpoint(
   options: ServiceDeleterOptions,
 ): Promise<McpEndpoint> {
+  const { endpoint } = await assemble(options, []);
+  return endpoint;
+}
+
+/** Most rows of `mrtr_audit` an in-memory database keeps, whatever their age. */
+export const MEMORY_AUDIT_MAX_ROWS = 100_000;
+
+/** The endpoint, and the tables that grow with it: the replay ledger's and the audit table. */
+async function assemble(
+  options: ServiceDeleterOptions,
+  sweeps: Sweep[],
+): Promise<{ endpoint: McpEndpoint }> {
   await migrate(options.db, [...new Set(options.tokens.values())]);
   await migrateReplayTable(options.db);
   const ledger = new PostgresReplayStore(options.db);
+  sweeps.push({ table: ledger.table, run: () => ledger.sweep() });
   const store: ReplayStore<Queryable> = options.store
     ? new LedgerReplayStore(options.store, ledger)
     : ledger;
@@ -99,15 +120,16 @@ export async function createServiceDeleterEndpoint(
     }),
     store,
     ...(options.approvals ? { approvals: options.approvals } : {}),
-    audit: await auditSinks(options),
+    audit: await auditSinks(options, sweeps),
   });
-  return createMcpEndpoint({
+  const endpoint = createMcpEndpoint({
     serverInfo: { name: 'mrtr-service-deleter', version: '0.1.0' },
     instructions:
       'Platform operations on services. delete_service, delete_volume and scale_to_zero ask a person to confirm before acting; trigger_deploy and the read tools do not.',
     tools: serviceTools(options.db, gate),
     authenticate: bearerAuthenticator(options.tokens),
   });
+  return { endpoint };
 }
 
 /**
@@ -115,7 +137,10 @@ export async function createServiceDeleterEndpoint(
  * one), with its approval page under `/approve/` on the same database: people
  * sign in there with their principal id and token, and approve what `POLICY`
  * confirms on the page. `approvalPage: false` serves no page (every
- * confirmation by form; for tests). Expired approvals are swept every minute.
+ * confirmation by form; for tests). Every `sweepIntervalMs` milliseconds
+ * (default 60 000), and once at start, until `close()`: expired rows of the
+ * replay ledger and the approvals, and with `auditTable` rows of `mrtr_audit`
+ * past `auditRetentionMs`, are deleted (PGlite tables vacuumed after).
  */
 export async function startServiceDeleter(
   options: ServiceDeleterOptions & {
@@ -123,42 +148,51 @@ export async function startServiceDeleter(
     port?: number;
     publicOrigin?: string;
     approvalPage?: boolean;
+    sweepIntervalMs?: number;
   },
 ): Promise<RunningServer> {
-  let sweeper: NodeJS.Timeout | undefined;
+  let sweeper: ReturnType<typeof startSweeper> | undefined;
   return listenApp(
     async (origin) => {
-      if (options.approvalPage === false || options.approvals)
-        return { endpoint: await createServiceDeleterEndpoint(options) };
-      const approvals = await exampleApprovals(
-        options.db,
-        origin,
-        options.tokens,
-        'Service deleter',
+      const sweeps: Sweep[] = [];
+      const approvals =
+        options.approvalPage === false || options.approvals
+          ? undefined
+          : await exampleApprovals(options.db, origin, options.tokens, 'Service deleter');
+      if (approvals) sweeps.push({ table: 'mrtr_approvals', run: () => approvals.sweep() });
+      const { endpoint } = await assemble(
+        approvals ? { ...options, approvals: approvals.channel } : options,
+        sweeps,
       );
-      sweeper = setInterval(() => void approvals.sweep().catch(() => {}), 60_000);
-      sweeper.unref();
-      const endpoint = await createServiceDeleterEndpoint({
-        ...options,
-        approvals: approvals.channel,
-      });
-      return { endpoint, page: approvals.page };
+      sweeper = startSweeper(options.db, sweeps, options.sweepIntervalMs ?? 60_000);
+      return approvals ? { endpoint, page: approvals.page } : { endpoint };
     },
     {
       host: options.host ?? '127.0.0.1',
       port: options.port ?? 0,
       ...(options.publicOrigin ? { publicOrigin: options.publicOrigin } : {}),
-      onClose: () => clearInterval(sweeper),
+      onClose: () => sweeper?.stop(),
     },
   );
 }
 
-/** The sinks of `options`: those given, then table `mrtr_audit` of `db` when `auditTable` is set. */
-async function auditSinks(options: ServiceDeleterOptions): Promise<AuditSink<Queryable>[]> {
+/**
+ * The sinks of `options`: those given, then table `mrtr_audit` of `db` when
+ * `auditTable` is set (its sweep added to `sweeps`).
+ */
+async function auditSinks(
+  options: ServiceDeleterOptions,
+  sweeps: Sweep[],
+): Promise<AuditSink<Queryable>[]> {
   const sinks = [options.audit ?? []].flat() as AuditSink<Queryable>[];
   if (options.auditTable) {
     await migrateAuditTable(options.db);
-    sinks.push(new PostgresAuditSink(options.db));
+    const table = new PostgresAuditSink(options.db, {
+      ...(options.auditRetentionMs !== undefined ? { retentionMs: options.auditRetentionMs } : {}),
+      ...(options.db.inMemory ? { maxRows: MEMORY_AUDIT_MAX_ROWS } : {}),
+    });
+    sinks.push(table);
+    sweeps.push({ table: DEFAULT_AUDIT_TABLE, run: () => table.sweep() });
   }
   return sinks;
 }

@@ -1,4 +1,10 @@
 #!/usr/bin/env node
+/**
+ * Settings (environment): PORT, HOST, DATABASE_URL, MRTR_TOKENS, MRTR_SECRET (see the root README),
+ * MRTR_AUDIT_FILE (JSON lines appended there instead of stdout), MRTR_AUDIT_TABLE=off (no table
+ * mrtr_audit), MRTR_AUDIT_RETENTION_DAYS (how long rows of mrtr_audit are kept, default 30; swept
+ * every minute), REDIS_URL (the replay store in Redis instead of table mrtr_replay).
+ */
 import { JsonLinesAuditSink } from '@mrtr/audit';
 import { readServerEnv, runServer } from '@mrtr/example-kit';
 import type { RedisDurability } from '@mrtr/replay-redis';
@@ -22,6 +28,7 @@ runServer('service-deleter', async () => {
     ...(replay.store ? { store: replay.store } : {}),
     audit: trail,
     auditTable: env.auditTable,
+    auditRetentionMs: env.auditRetentionMs,
     host: env.host,
     port: env.port,
     ...(env.publicOrigin ? { publicOrigin: env.publicOrigin } : {}),
@@ -30,7 +37,7 @@ runServer('service-deleter', async () => {
     `service-deleter listening on ${running.url} (data: ${db.description}; replay store: ${process.env.REDIS_URL ? 'Redis' : 'PostgreSQL'})`,
   );
   console.log(
-    `audit trail: JSON lines to ${env.auditTo}${env.auditTable ? '; table mrtr_audit in the services database' : ''}`,
+    `audit trail: JSON lines to ${env.auditTo}${env.auditTable ? `; table mrtr_audit in the services database, kept ${env.auditRetentionMs / 86_400_000} days` : ''}`,
   );
   if (env.generatedToken) {
     console.log(
@@ -41,6 +48,6 @@ runServer('service-deleter', async () => {
     await running.close();
     await replay.close();
     await db.close();
-    trail.close();
+    await trail.close();
   };
 });

@@ -1,7 +1,8 @@
 -- @mrtr/audit: the audit table of @mrtr/gate (what migrateAuditTable runs for the default name).
 -- One row per GateAuditEvent; the rounds of one operation share `nonce`.
 -- Apply once per database: psql "$DATABASE_URL" -f 001_mrtr_audit.sql (idempotent).
--- The application role needs INSERT and SELECT only: REVOKE UPDATE, DELETE, TRUNCATE keeps it append-only.
+-- The application role needs INSERT and SELECT only (REVOKE UPDATE, DELETE, TRUNCATE keeps it append-only);
+-- the role that sweeps rows past their retention (sweepAuditTable) needs DELETE as well.
 
 CREATE TABLE IF NOT EXISTS "mrtr_audit" (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,

@@ -4,6 +4,9 @@
  * `completed` and `declined` rows are written in the same transaction as the
  * replay claim and the mutation of `@mrtr/replay-postgres`. Both fail closed:
  * a record that cannot be written stops the round before any mutation.
+ * Neither blocks the event loop: a destination that takes nothing fails the
+ * rounds that write to it (after `timeoutMs`), never the server. The table
+ * keeps rows 30 days by default (`sweepAuditTable`, `PostgresAuditSink#sweep`).
  *
  * @example
  * ```ts
@@ -29,6 +32,7 @@
  */
 export {
   AUDIT_LINE_MESSAGE,
+  AuditDestinationBusyError,
   JsonLinesAuditSink,
   type JsonLinesAuditSinkOptions,
   type LineDestination,
@@ -38,5 +42,10 @@ export {
   DEFAULT_AUDIT_TABLE,
   migrateAuditTable,
   PostgresAuditSink,
-  readAuditRecords,
 } from './postgres.js';
+export { readAuditRecords } from './read.js';
+export {
+  type AuditRetention,
+  DEFAULT_AUDIT_RETENTION_MS,
+  sweepAuditTable,
+} from './retention.js';

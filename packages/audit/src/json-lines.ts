@@ -1,9 +1,17 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { Writable } from 'node:stream';
 import type { AuditWriter, GateAuditEvent } from '@mrtr/gate';
 import { type DestinationStream, type Logger, pino } from 'pino';
+import { bounded, fdLines, type LineSender, streamLines } from './line-writers.js';
 
-/** A destination that takes one whole line per call, synchronously, and throws when it cannot write it. */
+export { AuditDestinationBusyError } from './line-writers.js';
+
+/**
+ * A destination that takes one whole line per call: `write` returns once the
+ * line is written, or a promise that resolves then, and throws (or rejects)
+ * when it cannot be written.
+ */
 export interface LineDestination {
   write(line: string): unknown;
 }
@@ -11,9 +19,10 @@ export interface LineDestination {
 /** Options of {@link JsonLinesAuditSink}. */
 export interface JsonLinesAuditSinkOptions {
   /**
-   * Where the lines go: `'stdout'` (default), `'stderr'`, a file path
-   * (appended, created with its directory, mode 0600), or a
-   * {@link LineDestination} (its `write` must be synchronous and throw on failure).
+   * Where the lines go: `'stdout'` (default, `process.stdout`), `'stderr'`, a
+   * file path (appended, created with its directory, mode 0600), or a
+   * {@link LineDestination}. A Node.js `Writable` stream is one: a line
+   * counts as written when the stream's write callback comes.
    */
   destination?: 'stdout' | 'stderr' | string | LineDestination;
   /**
@@ -23,41 +32,29 @@ export interface JsonLinesAuditSinkOptions {
   fsync?: boolean;
   /** Fields on every line (default pino's: `pid` and `hostname`); `null` for none. */
   base?: Record<string, unknown> | null;
+  /**
+   * Milliseconds a record may wait for the destination to take it (a full
+   * pipe, a slow disk) before its write fails (default 2000). The round that
+   * wrote it waits that long at most, then fails closed.
+   */
+  timeoutMs?: number;
+  /**
+   * Bytes of records that may wait for the destination at once (default
+   * 1 MiB); a record beyond that fails at once instead of waiting.
+   */
+  maxPendingBytes?: number;
 }
 
 /** The `msg` of every audit line: `jq 'select(.msg == "mrtr.audit")'` picks them out of a mixed stream. */
 export const AUDIT_LINE_MESSAGE = 'mrtr.audit';
 
-/** Milliseconds to wait before retrying a write a non-blocking pipe refused (`EAGAIN`). */
-const RETRY_MS = 10;
-/** Give up on a pipe that stayed full this many times in a row (about 5 seconds). */
-const MAX_RETRIES = 500;
-const pause = new Int32Array(new SharedArrayBuffer(4));
+const DEFAULT_TIMEOUT_MS = 2000;
+const DEFAULT_MAX_PENDING_BYTES = 1024 * 1024;
 
-/**
- * A synchronous writer on a file descriptor that throws when a line cannot be
- * written. pino's own destination (sonic-boom) reports write errors as an
- * `'error'` event and retries the line later; an audit sink must instead fail
- * the round that wrote it, so the gate stops before the mutation.
- */
-function fdDestination(fd: number, fsync: boolean): LineDestination {
-  return {
-    write(line: string) {
-      const bytes = Buffer.from(line, 'utf8');
-      let offset = 0;
-      let retries = 0;
-      while (offset < bytes.length) {
-        try {
-          offset += writeSync(fd, bytes, offset);
-          retries = 0;
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'EAGAIN' || ++retries > MAX_RETRIES)
-            throw error;
-          Atomics.wait(pause, 0, 0, RETRY_MS);
-        }
-      }
-      if (fsync) fsyncSync(fd);
-    },
+/** A {@link LineDestination} as a {@link LineSender}: its throw or rejection fails the line. */
+function fromLineDestination(destination: LineDestination): LineSender {
+  return async (line) => {
+    await destination.write(line);
   };
 }
 
@@ -65,8 +62,16 @@ function fdDestination(fd: number, fsync: boolean): LineDestination {
  * An audit sink that writes each `GateAuditEvent` of `@mrtr/gate` as one JSON
  * line through pino: pino's fields (`level`, `time` as ISO 8601, `pid`,
  * `hostname`), then the record's own fields, then `"msg":"mrtr.audit"`.
- * The write is synchronous: when it throws (disk full, file removed from
- * under a closed descriptor, pipe closed), the gate's round fails closed.
+ *
+ * Writes never block the event loop: a file is written (and `fsync`ed) on
+ * libuv's thread pool, stdout and stderr through `process.stdout` /
+ * `process.stderr` (asynchronous for pipes). `write` resolves once the
+ * destination took the line, and rejects when it failed, took nothing for
+ * `timeoutMs`, or already holds `maxPendingBytes` of waiting lines: the gate
+ * awaits it, so the round that wrote the record fails closed (nothing
+ * claimed, nothing changed) while every other request goes on. A destination
+ * that takes nothing costs each audited round `timeoutMs` at most, and
+ * nothing once `maxPendingBytes` are waiting.
  * Not transactional: the `completed` record is written after the replay
  * store commits, and the `accepted` record before the claim.
  *
@@ -80,43 +85,81 @@ function fdDestination(fd: number, fsync: boolean): LineDestination {
 export class JsonLinesAuditSink implements AuditWriter {
   readonly transactional = false;
   readonly #logger: Logger;
+  readonly #lines: ReturnType<typeof bounded>;
   readonly #fd: number | undefined;
+  readonly #timeoutMs: number;
+  /** The line pino handed over during the current `write` call. */
+  #handed: Promise<void> | undefined;
 
   /**
    * @throws the file system's error when the file cannot be opened (at construction, not at the first record).
+   * @throws {RangeError} for a `timeoutMs` that is not a positive number.
    */
   constructor(options: JsonLinesAuditSinkOptions = {}) {
     const where = options.destination ?? 'stdout';
-    let destination: LineDestination;
-    if (typeof where !== 'string') {
-      destination = where;
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!(timeoutMs > 0))
+      throw new RangeError(`timeoutMs must be a positive number, got ${timeoutMs}`);
+    this.#timeoutMs = timeoutMs;
+    let send: LineSender;
+    if (where instanceof Writable) {
+      send = streamLines(where);
+    } else if (typeof where !== 'string') {
+      send = fromLineDestination(where);
     } else if (where === 'stdout' || where === 'stderr') {
-      destination = fdDestination(where === 'stdout' ? 1 : 2, false);
+      send = streamLines(where === 'stdout' ? process.stdout : process.stderr);
     } else {
       mkdirSync(dirname(where), { recursive: true });
       this.#fd = openSync(where, 'a', 0o600);
-      destination = fdDestination(this.#fd, options.fsync ?? true);
+      send = fdLines(this.#fd, options.fsync ?? true, timeoutMs);
     }
+    this.#lines = bounded(send, {
+      timeoutMs,
+      maxPendingBytes: options.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES,
+    });
+    // pino formats the line and hands it to this destination synchronously, inside `info`.
+    const capture = {
+      write: (line: string) => {
+        this.#handed = this.#lines.send(line);
+      },
+    };
     this.#logger = pino(
       {
         ...(options.base !== undefined ? { base: options.base } : {}),
         timestamp: pino.stdTimeFunctions.isoTime,
         formatters: { level: (label) => ({ level: label }) },
       },
-      destination as DestinationStream,
+      capture as DestinationStream,
     );
   }
 
   /**
    * Write one record as one line.
-   * @throws what the destination throws; nothing is buffered for later.
+   * @returns a promise that resolves once the destination took the line.
+   * @throws (rejects with) the destination's error, or `AuditDestinationBusyError`
+   *   when the line was not taken within `timeoutMs` or too much is waiting.
    */
-  write(event: GateAuditEvent): void {
+  write(event: GateAuditEvent): Promise<void> {
+    this.#handed = undefined;
     this.#logger.info(event, AUDIT_LINE_MESSAGE);
+    const handed = this.#handed as Promise<void> | undefined;
+    this.#handed = undefined;
+    return handed ?? Promise.reject(new Error('pino wrote no line for the audit record'));
   }
 
-  /** Close the file this sink opened (a no-op for stdout, stderr and given destinations). */
-  close(): void {
+  /**
+   * Wait until the lines handed over were taken or failed (`timeoutMs` at
+   * most), then close the file this sink opened (nothing is closed for
+   * stdout, stderr and given destinations).
+   */
+  async close(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.#timeoutMs);
+      timer.unref();
+    });
+    await Promise.race([this.#lines.settled(), late]);
+    clearTimeout(timer);
     if (this.#fd !== undefined) closeSync(this.#fd);
   }
 }

@@ -1,6 +1,7 @@
 import { canonicalize } from '@mrtr/digest';
-import type { AuditWriter, GateAuditEvent, GateOutcome } from '@mrtr/gate';
+import type { AuditWriter, GateAuditEvent } from '@mrtr/gate';
 import { type SqlDriver, type SqlQueryable, sqlTableName } from '@mrtr/replay-postgres';
+import { DEFAULT_AUDIT_RETENTION_MS, sweepAuditTable } from './retention.js';
 
 /** Default table of the audit records. */
 export const DEFAULT_AUDIT_TABLE = 'mrtr_audit';
@@ -81,6 +82,9 @@ const json = (value: unknown) => (value === undefined ? null : JSON.stringify(va
  * With PGlite (one connection), `driver` must be the same PGlite the replay
  * store uses, which never runs a statement outside the transaction it waits for.
  *
+ * Rows are kept `retentionMs` (default 30 days): call {@link sweep} from a
+ * timer to delete older ones (see `sweepAuditTable`).
+ *
  * @example
  * ```ts
  * const driver = pgPoolDriver(pool);
@@ -97,14 +101,34 @@ export class PostgresAuditSink implements AuditWriter<SqlQueryable | undefined> 
   readonly transactional = true;
   readonly #driver: SqlQueryable;
   readonly #insert: string;
+  readonly #retention: { table: string; olderThanMs: number; maxRows?: number };
 
   /**
-   * @param driver runs the inserts made outside a transaction.
+   * @param driver runs the inserts made outside a transaction, and the sweeps.
    * @param options.table table name, optionally `schema.table` (default `mrtr_audit`).
-   * @throws {TypeError} for a bad table name.
+   * @param options.retentionMs how long {@link sweep} keeps a row, in milliseconds (default 30 days).
+   * @param options.maxRows at most this many rows kept by {@link sweep}, the newest (default: no cap).
+   * @throws {TypeError} for a bad table name; {RangeError} for a `retentionMs` or `maxRows` that is not positive.
    */
-  constructor(driver: SqlQueryable, options: { table?: string } = {}) {
-    const t = sqlTableName(options.table ?? DEFAULT_AUDIT_TABLE).sql;
+  constructor(
+    driver: SqlQueryable,
+    options: { table?: string; retentionMs?: number; maxRows?: number } = {},
+  ) {
+    const table = options.table ?? DEFAULT_AUDIT_TABLE;
+    const t = sqlTableName(table).sql;
+    const olderThanMs = options.retentionMs ?? DEFAULT_AUDIT_RETENTION_MS;
+    if (!(olderThanMs > 0))
+      throw new RangeError(`retentionMs must be positive, got ${olderThanMs}`);
+    if (
+      options.maxRows !== undefined &&
+      !(Number.isSafeInteger(options.maxRows) && options.maxRows > 0)
+    )
+      throw new RangeError(`maxRows must be a positive integer, got ${options.maxRows}`);
+    this.#retention = {
+      table,
+      olderThanMs,
+      ...(options.maxRows !== undefined ? { maxRows: options.maxRows } : {}),
+    };
     this.#driver = driver;
     this.#insert = `INSERT INTO ${t} (nonce, outcome, reason, principal, client, method, name,
       arguments, arguments_digest, phase, input_key, question, requested_schema, answer_action,
@@ -142,79 +166,15 @@ export class PostgresAuditSink implements AuditWriter<SqlQueryable | undefined> 
       iso(event.at),
     ]);
   }
-}
 
-interface AuditRow {
-  nonce: string | null;
-  outcome: string;
-  reason: string | null;
-  principal: string;
-  client: unknown;
-  method: string;
-  name: string;
-  arguments: string;
-  arguments_digest: string;
-  phase: string;
-  input_key: string;
-  question: string | null;
-  requested_schema: unknown;
-  answer_action: string | null;
-  answer_content: unknown;
-  is_error: boolean | null;
-  request_id: unknown;
-  trace_id: string | null;
-  span_id: string | null;
-  received_at: string | Date;
-  recorded_at: string | Date;
-}
-
-const ms = (value: string | Date) => new Date(value).getTime();
-
-/**
- * Read audit rows back as `GateAuditEvent`s, oldest first.
- * @param q where to read (a driver or a transaction).
- * @param options.nonce only the records of one operation.
- * @param options.table table name (default `mrtr_audit`).
- * @returns the records in insertion order (`id`).
- * @throws {TypeError} for a bad table name; the driver's error when the query fails.
- */
-export async function readAuditRecords(
-  q: SqlQueryable,
-  options: { nonce?: string; table?: string } = {},
-): Promise<GateAuditEvent[]> {
-  const t = sqlTableName(options.table ?? DEFAULT_AUDIT_TABLE).sql;
-  const where = options.nonce === undefined ? '' : ' WHERE nonce = $1';
-  const params = options.nonce === undefined ? [] : [options.nonce];
-  const { rows } = await q.query<AuditRow>(`SELECT * FROM ${t}${where} ORDER BY id`, params);
-  return rows.map((r) => {
-    const event: GateAuditEvent = {
-      outcome: r.outcome as GateOutcome,
-      principal: r.principal,
-      method: r.method,
-      name: r.name,
-      operation: `${r.method}:${r.name}`,
-      arguments: JSON.parse(r.arguments) as Record<string, unknown>,
-      argumentsDigest: r.arguments_digest,
-      phase: r.phase,
-      key: r.input_key,
-      receivedAt: ms(r.received_at),
-      at: ms(r.recorded_at),
-    };
-    if (r.reason !== null) event.reason = r.reason;
-    if (r.client !== null) event.client = r.client as GateAuditEvent['client'];
-    if (r.nonce !== null) event.nonce = r.nonce;
-    if (r.question !== null) event.question = r.question;
-    if (r.requested_schema !== null)
-      event.requestedSchema = r.requested_schema as GateAuditEvent['requestedSchema'];
-    if (r.answer_action !== null) {
-      event.answer = { action: r.answer_action };
-      if (r.answer_content !== null)
-        event.answer.content = r.answer_content as Record<string, unknown>;
-    }
-    if (r.is_error !== null) event.isError = r.is_error;
-    if (r.request_id !== null) event.requestId = r.request_id as string | number;
-    if (r.trace_id !== null && r.span_id !== null)
-      event.trace = { traceId: r.trace_id, spanId: r.span_id };
-    return event;
-  });
+  /**
+   * Delete the rows past this sink's retention (`sweepAuditTable` with its
+   * table, `retentionMs` and `maxRows`).
+   * @param now milliseconds since the epoch (default `Date.now()`).
+   * @returns how many rows were deleted.
+   * @throws the driver's error when a statement fails.
+   */
+  sweep(now: number = Date.now()): Promise<number> {
+    return sweepAuditTable(this.#driver, { ...this.#retention, now });
+  }
 }

@@ -27,16 +27,16 @@ const event = (outcome: GateAuditEvent['outcome'], extra: Partial<GateAuditEvent
   }) as GateAuditEvent;
 
 describe('JsonLinesAuditSink', () => {
-  it('appends one JSON object per record to a file it creates (with its directory, mode 0600)', () => {
+  it('appends one JSON object per record to a file it creates (with its directory, mode 0600)', async () => {
     const file = join(dir, 'nested', 'audit.jsonl');
     const sink = new JsonLinesAuditSink({ destination: file });
-    sink.write(event('asked'));
-    sink.write(event('declined', { answer: { action: 'decline' } }));
-    sink.close();
+    await sink.write(event('asked'));
+    await sink.write(event('declined', { answer: { action: 'decline' } }));
+    await sink.close();
     // A second sink on the same file appends: records of earlier runs stay.
     const again = new JsonLinesAuditSink({ destination: file, base: { service: 'notes' } });
     again.write(event('asked', { nonce: 'n2' }));
-    again.close();
+    await again.close(); // waits for the line handed over
     const text = readFileSync(file, 'utf8');
     expect(text.endsWith('\n')).toBe(true);
     const lines = text
@@ -59,28 +59,47 @@ describe('JsonLinesAuditSink', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
-  it('throws when the line cannot be written (a full device), instead of buffering it for later', () => {
+  it('rejects when the line cannot be written (a full device), instead of buffering it for later', async () => {
     if (!existsSync('/dev/full')) return expect.fail('this test needs /dev/full (Linux)');
     const sink = new JsonLinesAuditSink({ destination: '/dev/full', fsync: false });
-    expect(() => sink.write(event('accepted'))).toThrow(/ENOSPC/);
+    await expect(sink.write(event('accepted'))).rejects.toThrow(/ENOSPC/);
     // Nothing is queued: the next write fails on its own line again, not on a backlog.
-    expect(() => sink.write(event('failed'))).toThrow(/ENOSPC/);
-    sink.close();
+    await expect(sink.write(event('failed'))).rejects.toThrow(/ENOSPC/);
+    await sink.close();
   });
 
   it('fails at construction when the file cannot be opened', () => {
     expect(() => new JsonLinesAuditSink({ destination: dir })).toThrow(/EISDIR/);
   });
 
-  it('hands whole lines to a given destination', () => {
+  it('hands whole lines to a given destination', async () => {
     const lines: string[] = [];
     const sink = new JsonLinesAuditSink({
       destination: { write: (l) => lines.push(l) },
       base: null,
     });
-    sink.write(event('completed', { isError: false }));
+    await sink.write(event('completed', { isError: false }));
     expect(lines).toHaveLength(1);
     expect(lines[0]?.endsWith('\n')).toBe(true);
     expect(JSON.parse(lines[0] as string)).toMatchObject({ outcome: 'completed', isError: false });
+  });
+
+  it('fails the record when a given destination throws or rejects', async () => {
+    const throwing = new JsonLinesAuditSink({
+      destination: {
+        write: () => {
+          throw new Error('disk gone');
+        },
+      },
+    });
+    await expect(throwing.write(event('accepted'))).rejects.toThrow('disk gone');
+    const rejecting = new JsonLinesAuditSink({
+      destination: { write: async () => Promise.reject(new Error('bucket gone')) },
+    });
+    await expect(rejecting.write(event('accepted'))).rejects.toThrow('bucket gone');
+  });
+
+  it('refuses a timeoutMs that is not a positive number', () => {
+    expect(() => new JsonLinesAuditSink({ timeoutMs: 0 })).toThrow(RangeError);
   });
 });

@@ -10,6 +10,7 @@ import {
   migrateAuditTable,
   PostgresAuditSink,
   readAuditRecords,
+  sweepAuditTable,
 } from '../src/index.js';
 
 const reachable = await postgresReachable();
@@ -80,6 +81,57 @@ function table(
         }),
       ).rejects.toThrow('mutation failed');
       expect(await readAuditRecords(db.driver, { nonce: 'rolled-back' })).toEqual([]);
+    });
+
+    it('sweeps the rows older than the retention (default 30 days) and keeps the newer ones', async () => {
+      await migrateAuditTable(db.driver, { table: 'audit_aged' });
+      const sink = new PostgresAuditSink(db.driver, { table: 'audit_aged' });
+      const now = Date.UTC(2026, 10, 30);
+      const day = 24 * 60 * 60 * 1000;
+      for (const [nonce, age] of [
+        ['d45', 45 * day],
+        ['d31', 31 * day],
+        ['d30-minus-1s', 30 * day - 1000],
+        ['d1', day],
+        ['now', 0],
+      ] as const)
+        await sink.write({ ...record, nonce, at: now - age, receivedAt: now - age });
+      expect(await sink.sweep(now)).toBe(2);
+      const left = await readAuditRecords(db.driver, { table: 'audit_aged' });
+      expect(left.map((r) => r.nonce)).toEqual(['d30-minus-1s', 'd1', 'now']);
+      expect(await sink.sweep(now)).toBe(0);
+      // A shorter retention, through the function, in batches smaller than what it deletes.
+      expect(
+        await sweepAuditTable(db.driver, {
+          table: 'audit_aged',
+          olderThanMs: 12 * 60 * 60 * 1000,
+          now,
+          batchSize: 1,
+        }),
+      ).toBe(2);
+      expect(
+        (await readAuditRecords(db.driver, { table: 'audit_aged' })).map((r) => r.nonce),
+      ).toEqual(['now']);
+    });
+
+    it('keeps at most maxRows rows, the newest, deleting in batches', async () => {
+      await migrateAuditTable(db.driver, { table: 'audit_capped' });
+      const sink = new PostgresAuditSink(db.driver, { table: 'audit_capped', maxRows: 3 });
+      for (let i = 0; i < 8; i++) await sink.write({ ...record, nonce: `n${i}`, at: Date.now() });
+      expect(await sink.sweep()).toBe(5);
+      const left = await readAuditRecords(db.driver, { table: 'audit_capped' });
+      expect(left.map((r) => r.nonce)).toEqual(['n5', 'n6', 'n7']);
+      expect(
+        await sweepAuditTable(db.driver, { table: 'audit_capped', maxRows: 1, batchSize: 1 }),
+      ).toBe(2);
+      expect(await sweepAuditTable(db.driver, { table: 'audit_capped', maxRows: 1 })).toBe(0);
+    });
+
+    it('refuses a retention or a cap that is not positive, before any SQL', async () => {
+      expect(() => new PostgresAuditSink(db.driver, { retentionMs: 0 })).toThrow(RangeError);
+      expect(() => new PostgresAuditSink(db.driver, { maxRows: 1.5 })).toThrow(RangeError);
+      await expect(sweepAuditTable(db.driver, { olderThanMs: -1 })).rejects.toThrow(RangeError);
+      await expect(sweepAuditTable(db.driver, { batchSize: 0 })).rejects.toThrow(RangeError);
     });
 
     it('rejects table names that are not plain identifiers, before any SQL', async () => {

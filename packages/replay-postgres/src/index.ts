@@ -11,8 +11,9 @@
  * import { migrateReplayTable, PostgresReplayStore, pgPoolDriver } from '@mrtr/replay-postgres';
  *
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
- * pool.on('error', (e) => console.error('idle PostgreSQL client failed', e));
- * const driver = pgPoolDriver(pool); // or pgliteDriver(new PGlite())
+ * // Before the pool's first use: a lost connection then never ends the process.
+ * const driver = pgPoolDriver(pool, { onConnectionError: (e) => console.warn(e.message) });
+ * // or pgliteDriver(new PGlite())
  * await migrateReplayTable(driver); // creates mrtr_replay if missing
  * const store = new PostgresReplayStore(driver);
  *
@@ -29,9 +30,11 @@
  * ```
  * @packageDocumentation
  */
+export { ConnectionLostError, isConnectionError } from './connection.js';
 export {
   type PgliteLike,
   type PgPoolClientLike,
+  type PgPoolDriverOptions,
   type PgPoolLike,
   pgliteDriver,
   pgPoolDriver,

@@ -91,13 +91,16 @@ export class PostgresReplayStore implements ReplayStore<SqlQueryable> {
   readonly #driver: SqlDriver;
   readonly #now: () => number;
   readonly #sql: { claim: string; read: string; record: string; sweep: string };
+  /** The table of the entries, as configured (`name` or `schema.name`). */
+  readonly table: string;
 
   /**
    * @param driver a `pg.Pool` or PGlite through `pgPoolDriver` / `pgliteDriver`.
    * @throws {TypeError} for a table name that is not a plain identifier.
    */
   constructor(driver: SqlDriver, options: PostgresReplayStoreOptions = {}) {
-    const t = sqlTableName(options.table ?? DEFAULT_REPLAY_TABLE).sql;
+    this.table = options.table ?? DEFAULT_REPLAY_TABLE;
+    const t = sqlTableName(this.table).sql;
     this.#driver = driver;
     this.#now = options.now ?? Date.now;
     this.#sql = {

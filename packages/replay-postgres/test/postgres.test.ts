@@ -5,6 +5,7 @@ import { dropSchema, POSTGRES_URL, poolInSchema, postgresReachable } from '@mrtr
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  ConnectionLostError,
   migrateReplayTable,
   type PgPoolLike,
   PostgresReplayStore,
@@ -353,6 +354,11 @@ describe.skipIf(!reachable)('PostgresReplayStore when PostgreSQL kills the conne
         })
         .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ReplayStoreUnavailableError);
+      // Killed before the outcome's UPDATE: rolled back for sure; before COMMIT's answer: unknown.
+      expect((error as Error).cause).toBeInstanceOf(ConnectionLostError);
+      expect((error as Error).cause).toMatchObject({
+        code: point === 'COMMIT' ? '08007' : '08006',
+      });
       expect(armed).toBe(false);
       expect(runs).toBe(1);
       // Nothing half-done: neither the mutation nor the claim survived.

@@ -1,6 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
-import { pgliteDriver, pgPoolDriver } from '@mrtr/replay-postgres';
+import {
+  ConnectionLostError,
+  isConnectionError,
+  pgliteDriver,
+  pgPoolDriver,
+  type SqlDriver,
+} from '@mrtr/replay-postgres';
+import { ErrorCode, McpError } from '@mrtr/wire';
 import pg from 'pg';
 
 /** The rows of a query. */
@@ -24,15 +31,50 @@ export interface Database extends Queryable {
   close(): Promise<void>;
   /** Human-readable description of where the data lives (no credentials). */
   readonly description: string;
+  /** PGlite (embedded): one connection, and no autovacuum (see `startSweeper`). */
+  readonly embedded?: boolean;
+  /** In-memory PGlite (`memory://`): every row costs memory until the process ends. */
+  readonly inMemory?: boolean;
 }
 
-function fromPglite(db: PGlite, description: string): Database {
-  return { ...pgliteDriver(db), description, close: () => db.close() };
+/**
+ * The JSON-RPC error a lost database connection becomes, so a tool's request
+ * gets an answer that says what happened instead of a bare "Internal error";
+ * any other error unchanged. The example servers write only in transactions,
+ * so before a `COMMIT` was sent nothing was changed.
+ */
+function databaseUnavailable(error: unknown): unknown {
+  if (!isConnectionError(error)) return error;
+  const unknown = error instanceof ConnectionLostError && error.code === '08007';
+  const mcp = new McpError(
+    ErrorCode.InternalError,
+    unknown
+      ? 'The connection to the database was lost while committing: the change may or may not have been made. Check before retrying.'
+      : 'Nothing was changed: the connection to the database was lost. Retry the request.',
+  );
+  Object.defineProperty(mcp, 'cause', { value: error, enumerable: false, configurable: true });
+  return mcp;
 }
 
-// Transactions destroy a client whose connection broke instead of pooling it again.
-function fromPool(pool: pg.Pool, description: string): Database {
-  return { ...pgPoolDriver(pool), description, close: () => pool.end() };
+/** `driver` whose statements and transactions fail with {@link databaseUnavailable}. */
+function answering(driver: SqlDriver): SqlDriver {
+  const fail = (error: unknown): never => {
+    throw databaseUnavailable(error);
+  };
+  return {
+    query: <R>(sql: string, params?: unknown[]) => driver.query<R>(sql, params).catch(fail),
+    transaction: (fn) => driver.transaction(fn).catch(fail),
+  };
+}
+
+function fromPglite(db: PGlite, description: string, inMemory: boolean): Database {
+  return {
+    ...answering(pgliteDriver(db)),
+    description,
+    embedded: true,
+    inMemory,
+    close: () => db.close(),
+  };
 }
 
 /**
@@ -53,12 +95,12 @@ export async function openDatabase(
     mkdirSync(dir, { recursive: true });
     const db = new PGlite(dir);
     await db.waitReady;
-    return fromPglite(db, `PGlite at ${dir}`);
+    return fromPglite(db, `PGlite at ${dir}`, false);
   }
   if (url === 'memory://') {
     const db = new PGlite();
     await db.waitReady;
-    return fromPglite(db, 'in-memory PGlite');
+    return fromPglite(db, 'in-memory PGlite', true);
   }
   if (/^postgres(ql)?:\/\//.test(url)) {
     // Pipelining sends BEGIN with the replay claim and COMMIT with the recorded outcome.
@@ -66,17 +108,31 @@ export async function openDatabase(
     if (options.searchPath) {
       if (!/^[a-z_][a-z0-9_]*$/.test(options.searchPath)) throw new Error('invalid schema name');
       const setup = new pg.Client({ connectionString: url });
-      await setup.connect();
-      await setup.query(`CREATE SCHEMA IF NOT EXISTS ${options.searchPath}`);
-      await setup.end();
+      // Its statements report a lost connection; without a listener the 'error' event would end the process.
+      setup.on('error', () => {});
+      try {
+        await setup.connect();
+        await setup.query(`CREATE SCHEMA IF NOT EXISTS ${options.searchPath}`);
+      } finally {
+        await setup.end().catch(() => {});
+      }
       config.options = `-c search_path=${options.searchPath}`;
     }
     const pool = new pg.Pool(config);
-    // An idle client whose connection dies is dropped by the pool; without a listener the process would exit.
-    pool.on('error', (error) => console.warn(`PostgreSQL idle client failed: ${error.message}`));
+    // Before the pool's first client: the driver gives every client an 'error' listener, so a
+    // terminated backend fails the statement that needed it and never ends the process.
+    const driver = pgPoolDriver(pool, {
+      onConnectionError: (error) => console.warn(`PostgreSQL connection lost: ${error.message}`),
+    });
     await pool.query('SELECT 1');
     const where = new URL(url);
-    return fromPool(pool, `PostgreSQL at ${where.host}${where.pathname}`);
+    return {
+      ...answering(driver),
+      description: `PostgreSQL at ${where.host}${where.pathname}`,
+      embedded: false,
+      inMemory: false,
+      close: () => pool.end(),
+    };
   }
   throw new Error(
     `DATABASE_URL must be unset, memory:// or postgres://…; got scheme ${url.split(':')[0]}`,

@@ -20,6 +20,8 @@ export interface ServerEnv {
   auditTable: boolean;
   /** `MRTR_PUBLIC_ORIGIN`: the origin people open the approval page at, when not `http://HOST:PORT`. */
   publicOrigin: string | undefined;
+  /** How long rows of `mrtr_audit` are kept, in milliseconds: `MRTR_AUDIT_RETENTION_DAYS` (default 30) days. */
+  auditRetentionMs: number;
 }
 
 /**
@@ -28,6 +30,9 @@ export interface ServerEnv {
  * `MRTR_AUDIT_TABLE`, `MRTR_PUBLIC_ORIGIN`.
  * @throws on malformed `MRTR_TOKENS`, a `PORT` that is not a port number, or
  * a `MRTR_PUBLIC_ORIGIN` that is not an http(s) origin.
+ * `MRTR_AUDIT_TABLE`, `MRTR_AUDIT_RETENTION_DAYS`.
+ * @throws on malformed `MRTR_TOKENS`, a `PORT` that is not a port number, or a
+ *   `MRTR_AUDIT_RETENTION_DAYS` that is not a positive number.
  */
 export function readServerEnv(env: NodeJS.ProcessEnv, defaultPort: number): ServerEnv {
   const generatedToken = env.MRTR_TOKENS ? undefined : randomToken();
@@ -50,6 +55,11 @@ export function readServerEnv(env: NodeJS.ProcessEnv, defaultPort: number): Serv
         `MRTR_PUBLIC_ORIGIN must be an origin such as https://ops.example.com (scheme, host, port; no path), got ${publicOrigin}`,
       );
   }
+  const days = env.MRTR_AUDIT_RETENTION_DAYS ? Number(env.MRTR_AUDIT_RETENTION_DAYS) : 30;
+  if (!(days > 0) || !Number.isFinite(days))
+    throw new Error(
+      `MRTR_AUDIT_RETENTION_DAYS must be a positive number of days, got ${env.MRTR_AUDIT_RETENTION_DAYS}`,
+    );
   return {
     tokens,
     generatedToken,
@@ -60,6 +70,7 @@ export function readServerEnv(env: NodeJS.ProcessEnv, defaultPort: number): Serv
     databaseUrl: env.DATABASE_URL,
     auditTo: env.MRTR_AUDIT_FILE || 'stdout',
     auditTable: env.MRTR_AUDIT_TABLE !== 'off',
+    auditRetentionMs: days * 24 * 60 * 60 * 1000,
   };
 }
 

@@ -22,4 +22,5 @@ export { bearerAuthenticator, parseTokens, randomSecret, randomToken } from './a
 export { type Database, openDatabase, type Queryable, type QueryResult } from './db.js';
 export { readServerEnv, runServer, type ServerEnv } from './env.js';
 export { type ListenOptions, listen, listenApp, type RunningServer, type Served } from './serve.js';
+export { type Sweep, type Sweeper, startSweeper } from './sweeper.js';
 export { storableText } from './text.js';

@@ -17,6 +17,12 @@
 import { Redis } from 'ioredis';
 import pg from 'pg';
 
+export {
+  type BackendTerminator,
+  createOwnDatabase,
+  type OwnDatabase,
+  terminateBackendsRepeatedly,
+} from './database.js';
 export { type ServerProcess, startServerProcess } from './process.js';
 export { FaultProxy } from './proxy.js';
 export { PrivateRedis, type RedisSettings, redisServerAvailable } from './redis-server.js';

@@ -7,6 +7,8 @@ export interface ServerProcess {
   url: string;
   /** Everything it printed on stdout so far. */
   stdout(): string;
+  /** Everything it printed on stderr so far. */
+  stderr(): string;
   child: ChildProcess;
 }
 
@@ -37,5 +39,5 @@ export async function startServerProcess(
     });
     child.once('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
   });
-  return { url, stdout: () => out, child };
+  return { url, stdout: () => out, stderr: () => err, child };
 }

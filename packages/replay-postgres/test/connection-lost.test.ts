@@ -1,0 +1,144 @@
+/**
+ * A lost connection never ends the process: `pgPoolDriver` gives the pool and
+ * every client it creates an `'error'` listener, and a transaction whose
+ * backend was terminated rejects with `ConnectionLostError`. The pools here
+ * have no `'error'` listener of their own: without the driver's, each
+ * termination below is an unhandled `'error'` event, which fails the run.
+ * Only the tests' own backends are terminated.
+ */
+import { POSTGRES_URL, postgresReachable } from '@mrtr/test-services';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConnectionLostError, isConnectionError, pgPoolDriver } from '../src/index.js';
+
+const reachable = await postgresReachable();
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function until(done: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200 && !done(); i++) await sleep(10);
+  if (!done()) throw new Error(`timed out waiting for ${what}`);
+}
+
+const pidOf = async (q: { query: pg.Pool['query'] | pg.PoolClient['query'] }) =>
+  (
+    (await (q as pg.Pool).query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0] as {
+      pid: number;
+    }
+  ).pid;
+
+describe('isConnectionError', () => {
+  const coded = (code: string) => Object.assign(new Error('x'), { code });
+  it.each([
+    ['57P01 (pg_terminate_backend)', coded('57P01')],
+    ['57P02', coded('57P02')],
+    ['class 08', coded('08006')],
+    ['ECONNRESET', coded('ECONNRESET')],
+    ['ECONNREFUSED', coded('ECONNREFUSED')],
+    ['Connection terminated unexpectedly', new Error('Connection terminated unexpectedly')],
+    ['not queryable', new Error('Client has encountered a connection error and is not queryable')],
+    ['a ConnectionLostError', new ConnectionLostError('08006', { cause: new Error('x') })],
+    ['a cause', new Error('wrapped', { cause: coded('57P01') })],
+  ])('is true for %s', (_, error) => {
+    expect(isConnectionError(error)).toBe(true);
+  });
+
+  it.each([
+    ['a unique violation', coded('23505')],
+    ['a serialization failure', coded('40001')],
+    ['a syntax error', coded('42601')],
+    ['a plain error', new Error('the action failed')],
+    ['a string', 'Connection terminated'],
+    ['undefined', undefined],
+  ])('is false for %s', (_, error) => {
+    expect(isConnectionError(error)).toBe(false);
+  });
+});
+
+describe.skipIf(!reachable)('pgPoolDriver when PostgreSQL terminates its backends', () => {
+  let admin: pg.Client;
+  beforeAll(async () => {
+    admin = new pg.Client({ connectionString: POSTGRES_URL });
+    await admin.connect();
+  });
+  afterAll(async () => {
+    await admin?.end();
+  });
+  const terminate = (pid: number) => admin.query('SELECT pg_terminate_backend($1)', [pid]);
+
+  for (const pipeline of [false, true]) {
+    const pooled = () => new pg.Pool({ connectionString: POSTGRES_URL, max: 1, pipeline });
+    const kind = pipeline ? ' (pipelined pool)' : '';
+
+    it(`a checked-out client whose backend dies between statements is reported, not thrown${kind}`, async () => {
+      const pool = pooled();
+      const seen: unknown[] = [];
+      pgPoolDriver(pool, { onConnectionError: (e) => seen.push(e) });
+      const client = await pool.connect();
+      const ended = new Promise((resolve) => client.once('end', resolve));
+      await terminate(await pidOf(client));
+      await ended;
+      expect(seen.some(isConnectionError)).toBe(true);
+      client.release(true);
+      expect((await pool.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+      await pool.end();
+    });
+
+    it(`an idle client whose backend dies is reported, even by a reporter that throws${kind}`, async () => {
+      const pool = pooled();
+      let reported = 0;
+      pgPoolDriver(pool, {
+        onConnectionError: () => {
+          reported++;
+          throw new Error('a careless reporter');
+        },
+      });
+      await terminate(await pidOf(pool));
+      await until(() => reported > 0 && pool.totalCount === 0, 'the pool to drop the client');
+      expect((await pool.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+      await pool.end();
+    });
+
+    it(`a transaction whose backend dies rejects with ConnectionLostError 08006; the pool recovers${kind}`, async () => {
+      const pool = pooled();
+      const driver = pgPoolDriver(pool);
+      const error = await driver
+        .transaction(async (tx) => {
+          await terminate(await pidOf(tx as never));
+          await sleep(50);
+          await tx.query('SELECT 1');
+          return 'committed';
+        })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ConnectionLostError);
+      expect(error).toMatchObject({ code: '08006' });
+      expect(isConnectionError((error as Error).cause)).toBe(true);
+      // With max 1, a dead client returned to the pool would fail this.
+      expect(
+        await driver.transaction(async (tx) => (await tx.query('SELECT 2 AS two')).rows),
+      ).toEqual([{ two: 2 }]);
+      await pool.end();
+    });
+  }
+
+  it('a second driver on the same pool adds no second listener', () => {
+    const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
+    pgPoolDriver(pool);
+    const listeners = pool.listenerCount('error') + pool.listenerCount('connect');
+    pgPoolDriver(pool);
+    expect(pool.listenerCount('error') + pool.listenerCount('connect')).toBe(listeners);
+    return pool.end();
+  });
+
+  it('an error thrown by fn on a healthy connection is rethrown unchanged', async () => {
+    const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
+    const driver = pgPoolDriver(pool);
+    const mine = new Error('the action failed');
+    await expect(
+      driver.transaction(async (tx) => {
+        await tx.query('SELECT 1');
+        throw mine;
+      }),
+    ).rejects.toBe(mine);
+    await pool.end();
+  });
+});
