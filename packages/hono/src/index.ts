@@ -35,7 +35,8 @@ export interface HonoHandlerOptions<E extends Env> {
 /**
  * A Hono handler serving `endpoint` on the route you mount it at. If an
  * earlier middleware already read the body (`c.req.json()`), the cached text
- * is passed on instead of the consumed stream.
+ * is passed on instead of the consumed stream, with the original request's
+ * `signal`, so a client that goes away still aborts the handler.
  * @returns a Hono `Handler` returning the endpoint's `Response`.
  */
 export function mcpHandler<E extends Env = Env>(
@@ -48,7 +49,9 @@ export function mcpHandler<E extends Env = Env>(
       request = new Request(request.url, {
         method: request.method,
         headers: request.headers,
-        body: await c.req.text(),
+        // A body read past Hono's cache (`c.req.raw.text()`) is gone: the endpoint then answers -32700.
+        body: await c.req.text().catch(() => ''),
+        signal: request.signal,
       });
     }
     const principal = options.principal ? await options.principal(c) : undefined;
