@@ -1,6 +1,6 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { toNodeHandler } from '@mrtr/node';
+import { createMcpHttpServer } from '@mrtr/node';
 import type { McpEndpoint } from '@mrtr/server';
 
 /** A running example server. */
@@ -13,14 +13,16 @@ export interface RunningServer {
 }
 
 /**
- * Serve `endpoint` at `/mcp` on `host:port` with `node:http` (port 0 picks a free one).
+ * Serve `endpoint` at `/mcp` on `host:port` with `node:http` (port 0 picks a
+ * free one). Every answer has a JSON-RPC body, even to a request Node's HTTP
+ * parser refuses (`createMcpHttpServer` of `@mrtr/node`).
  * @throws when the port cannot be bound.
  */
 export async function listen(
   endpoint: McpEndpoint,
   options: { host?: string; port?: number; onClose?: () => void | Promise<void> } = {},
 ): Promise<RunningServer> {
-  const server = createServer(toNodeHandler(endpoint, { path: '/mcp' }));
+  const server = createMcpHttpServer(endpoint, { path: '/mcp' });
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
