@@ -8,8 +8,8 @@
  * comes from your middleware. A body `express.json()` (or `express.text()`,
  * `express.raw()`) already read is passed on. Errors of your `principal`
  * function go to `next(error)`, so your Express error handlers see them;
- * {@link mcpErrorHandler} answers the body parser's refusals (invalid JSON,
- * too large) with JSON-RPC bodies instead of Express's HTML page.
+ * {@link mcpErrorHandler} answers them, and the body parser's refusals
+ * (invalid JSON, too large), with JSON-RPC bodies instead of Express's HTML page.
  *
  * @example
  * ```ts
@@ -126,22 +126,41 @@ const PARSER_ERRORS: Record<string, [number, number, string]> = {
   'request.size.invalid': [400, -32600, 'Request body length does not match Content-Length'],
 };
 
+/** Options of {@link mcpErrorHandler}. */
+export interface ExpressErrorHandlerOptions {
+  /** Called with errors that are not a client's fault (default `console.error`). */
+  onError?: (error: unknown) => void;
+}
+
 /**
- * An Express error handler for the MCP route: a body parser's refusal
- * (`express.json()`: invalid JSON, too large, an unsupported charset or
- * encoding) becomes the JSON-RPC error `@mrtr/server` itself would give
- * (`-32700` or `-32600`, no id) with the parser's HTTP status. Any other
- * error goes on to `next`. Mount it after the route: `app.use(path, mcpErrorHandler())`.
+ * An Express error handler for the MCP route, so that every answer there is
+ * a JSON-RPC body. A body parser's refusal (`express.json()`: invalid JSON,
+ * too large, an unsupported charset or encoding) becomes the error
+ * `@mrtr/server` itself would give (`-32700` or `-32600`, no id) with the
+ * parser's HTTP status; another error with a 4xx `status` (`http-errors`,
+ * e.g. from an auth middleware) keeps its status with `-32600` and its
+ * message; anything else (a throwing `principal` included) is 500 with
+ * `-32603` and no detail, and goes to `onError`. Mount it after the route:
+ * `app.use(path, mcpErrorHandler())`.
  */
-export function mcpErrorHandler(): ErrorRequestHandler {
+export function mcpErrorHandler(options: ExpressErrorHandlerOptions = {}): ErrorRequestHandler {
+  const onError = options.onError ?? ((e: unknown) => console.error('[mrtr] express error', e));
   return (error: unknown, _req, res, next) => {
-    const type = (error as BodyParserError | null)?.type;
-    const known = type === undefined ? undefined : PARSER_ERRORS[type];
-    if (!known || res.headersSent) {
+    if (res.headersSent) {
       next(error);
       return;
     }
-    const [status, code, message] = known;
-    res.status(status).json({ jsonrpc: '2.0', error: { code, message } });
+    const { type, status, message } = (error ?? {}) as BodyParserError & { message?: unknown };
+    const known = type === undefined ? undefined : PARSER_ERRORS[type];
+    if (known) {
+      const [httpStatus, code, text] = known;
+      res.status(httpStatus).json({ jsonrpc: '2.0', error: { code, message: text } });
+    } else if (typeof status === 'number' && status >= 400 && status < 500) {
+      const text = typeof message === 'string' ? message.slice(0, 200) : 'Invalid Request';
+      res.status(status).json({ jsonrpc: '2.0', error: { code: -32600, message: text } });
+    } else {
+      onError(error);
+      res.status(500).json({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' } });
+    }
   };
 }

@@ -165,7 +165,7 @@ export function describeAdapterContract(name: string, options: AdapterContractOp
       expect(probe.runs.echo).toBeUndefined();
     });
 
-    it('NUL and lone surrogates: NUL reaches a string argument, lone surrogates are -32602', async () => {
+    it('NUL reaches a string argument; lone surrogates and numbers JSON cannot carry are -32602', async () => {
       const nul = await post(url, call('echo', { text: 'a\u0000b' }));
       expect(nul.json.result.content[0].text).toBe('a\u0000b');
       for (const args of [{ text: 'x\ud800' }, { text: 'x', '\udc00': 1 }]) {
@@ -179,6 +179,14 @@ export function describeAdapterContract(name: string, options: AdapterContractOp
       };
       refused(await post(url, call('echo', { text: 'x' }, meta)), -32602, 400);
       refused(await post(url, call('ec\u0000ho', {})), -32602);
+      const like = call('echo', { text: 0 });
+      const overflow = JSON.stringify(like).replace('"text":0', '"text":1e400');
+      // express.json() turns 1e400 into null before the endpoint sees it: still -32602, by the schema.
+      refused(
+        await post(url, overflow, { like }),
+        -32602,
+        options.bodyReadByMiddleware ? undefined : 400,
+      );
       const oddId = { ...rpc('tools/list'), id: 'id-\ud800' };
       expect((await post(url, oddId)).json.id).toBe('id-\ud800');
       expect(probe.runs.echo).toBe(1);

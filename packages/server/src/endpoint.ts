@@ -26,6 +26,7 @@ const SHAPE_PROBLEMS = {
   'too-deep': 'is nested too deeply',
   'ill-formed-unicode': 'is not well-formed Unicode (a lone surrogate)',
   'nul-in-meta': 'contains U+0000',
+  'non-finite-number': 'is a number too large for JSON to carry back',
 } as const;
 
 function positiveInteger(name: string, value: number): number {

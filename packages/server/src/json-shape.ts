@@ -6,9 +6,9 @@
  * its stack), and strings that are not well-formed Unicode (a lone surrogate
  * is not a Unicode scalar value: RFC 8259 §8.2, RFC 7493 §2.1) or, inside
  * `_meta`, contain U+0000 (which no protocol field needs and PostgreSQL cannot
- * store).
+ * store), and numbers JSON cannot carry back (`1e400` parses to `Infinity`).
  *
- * `inputResponses` is exempt from the string rules: what an answer carries is
+ * `inputResponses` is exempt from the value rules: what an answer carries is
  * for its reader to judge (a decline stays a decline whatever its content
  * holds); its depth is still bounded.
  */
@@ -19,11 +19,12 @@ export const DEFAULT_MAX_DEPTH = 64;
 /** What is wrong, and where (the keys from `params` down). */
 export interface ShapeProblem {
   path: string[];
-  problem: 'too-deep' | 'ill-formed-unicode' | 'nul-in-meta';
+  problem: 'too-deep' | 'ill-formed-unicode' | 'nul-in-meta' | 'non-finite-number';
 }
 
+/** A container still to visit; scalars are checked where they are found, without a frame. */
 interface Frame {
-  value: unknown;
+  value: object;
   depth: number;
   key: string;
   parent: Frame | undefined;
@@ -32,8 +33,8 @@ interface Frame {
 
 const wellFormed = (s: string) => (s as string & { isWellFormed(): boolean }).isWellFormed();
 
-function pathOf(frame: Frame | undefined): string[] {
-  const path: string[] = [];
+function pathOf(frame: Frame | undefined, last?: string): string[] {
+  const path: string[] = last === undefined ? [] : [last];
   for (let f = frame; f?.parent; f = f.parent) path.unshift(f.key);
   return path;
 }
@@ -45,10 +46,18 @@ function badString(s: string, rules: Frame['strings']): ShapeProblem['problem'] 
   return undefined;
 }
 
+/** What is wrong with a scalar (`1e400` parses to `Infinity`, which JSON cannot carry back). */
+function badScalar(value: unknown, rules: Frame['strings']): ShapeProblem['problem'] | undefined {
+  if (rules === 'none') return undefined;
+  if (typeof value === 'string') return badString(value, rules);
+  if (typeof value === 'number' && !Number.isFinite(value)) return 'non-finite-number';
+  return undefined;
+}
+
 /**
  * The first structural problem of `params`, or `undefined`. Walks every
- * value once with an explicit stack (no recursion), so its cost is linear in
- * the size of the body already parsed.
+ * value once with an explicit stack of containers (no recursion), so its
+ * cost is linear in the size of the body already parsed.
  */
 export function inspectParams(
   params: Record<string, unknown>,
@@ -56,34 +65,31 @@ export function inspectParams(
 ): ShapeProblem | undefined {
   const stack: Frame[] = [{ value: params, depth: 1, key: '', parent: undefined, strings: 'all' }];
   for (let frame = stack.pop(); frame; frame = stack.pop()) {
+    if (frame.depth > maxDepth) return { path: pathOf(frame), problem: 'too-deep' };
     const { value, depth } = frame;
-    if (typeof value === 'string') {
-      const problem = badString(value, frame.strings);
-      if (problem) return { path: pathOf(frame), problem };
-      continue;
-    }
-    if (value === null || typeof value !== 'object') continue;
-    if (depth > maxDepth) return { path: pathOf(frame), problem: 'too-deep' };
+    const visit = (key: string, child: unknown, strings: Frame['strings']) => {
+      const problem = badScalar(child, strings);
+      if (problem) return { path: pathOf(frame, key), problem };
+      if (child !== null && typeof child === 'object')
+        stack.push({ value: child, depth: depth + 1, key, parent: frame, strings });
+      return undefined;
+    };
     if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++)
-        stack.push({
-          value: value[i],
-          depth: depth + 1,
-          key: String(i),
-          parent: frame,
-          strings: frame.strings,
-        });
+      for (let i = 0; i < value.length; i++) {
+        const found = visit(String(i), value[i], frame.strings);
+        if (found) return found;
+      }
       continue;
     }
     for (const key of Object.keys(value)) {
       let strings = frame.strings;
       if (depth === 1 && key === 'inputResponses') strings = 'none';
       else if (depth === 1 && key === '_meta') strings = 'meta';
-      const child: Frame = { value: undefined, depth: depth + 1, key, parent: frame, strings };
       const problem = badString(key, strings);
-      if (problem) return { path: pathOf(child), problem };
-      child.value = (value as Record<string, unknown>)[key];
-      stack.push(child);
+      const found = problem
+        ? { path: pathOf(frame, key), problem }
+        : visit(key, (value as Record<string, unknown>)[key], strings);
+      if (found) return found;
     }
   }
   return undefined;

@@ -186,6 +186,13 @@ describe('inspectParams', () => {
       problem: 'nul-in-meta',
     });
     expect(inspectParams({ arguments: { emoji: '😀' } })).toBeUndefined();
+    expect(inspectParams(JSON.parse('{"arguments":{"n":[1e400]}}'))).toEqual({
+      path: ['arguments', 'n', '0'],
+      problem: 'non-finite-number',
+    });
+    expect(
+      inspectParams(JSON.parse('{"inputResponses":{"k":{"content":{"n":1e400}}}}')),
+    ).toBeUndefined();
   });
 });
 
