@@ -235,6 +235,8 @@ export function describeAdapterContract(name: string, options: AdapterContractOp
         });
         expect(answer.json.error.message).toContain('2026-07-28');
       }
+      // A modern request for the removed method (SEP-2575) is an unknown method, not a version problem.
+      refused(await post(url, rpc('initialize')), -32601, 404);
       const structured = await post(url, call('structured', {}));
       expect(structured.json.result.content).toEqual([
         { type: 'text', text: 'Made it.' },

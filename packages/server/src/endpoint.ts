@@ -29,6 +29,14 @@ const SHAPE_PROBLEMS = {
   'non-finite-number': 'is a number too large for JSON to carry back',
 } as const;
 
+/** Whether `params._meta` names a protocol version this endpoint serves (a modern request). */
+function isModern(params: Record<string, unknown>): boolean {
+  const meta = params._meta;
+  if (meta === null || typeof meta !== 'object') return false;
+  const version = (meta as Record<string, unknown>)[MetaKey.protocolVersion];
+  return (SUPPORTED_PROTOCOL_VERSIONS as readonly unknown[]).includes(version);
+}
+
 function positiveInteger(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value <= 0)
     throw new Error(`${name} must be a positive integer`);
@@ -65,8 +73,9 @@ function unsupportedVersion(id: RequestId, requested: string, legacy: boolean): 
  * `maxBodyBytes` (413, before parsing); a principal from the adapter or
  * `authenticate` (401); `Content-Type: application/json` (415); JSON (`-32700`,
  * 400); one JSON-RPC request (`-32600`, 400; a valid notification gets 202);
- * no `initialize` (the handshake of 2025-11-25 and before: `-32022` naming
- * the supported versions, 400, with or without headers);
+ * no `initialize` of the handshake era (2025-11-25 and before: no `_meta`
+ * naming a served version; `-32022` naming the supported versions, 400, with
+ * or without headers; a modern `initialize` is an unknown method below);
  * `MCP-Protocol-Version` present (`-32020`) and supported (`-32022` with
  * `data.supported` and `data.requested`, 400); `Mcp-Method` equal to the body
  * (`-32020`); a served method (`-32601`, 404); `Mcp-Name` equal to
@@ -159,8 +168,9 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     const { id, method, params } = envelope;
 
     const version = request.headers.get('mcp-protocol-version');
-    // A client of the handshake era (2025-11-25 and before), headers or not: tell it what is spoken here.
-    if (method === 'initialize')
+    // A client of the handshake era (2025-11-25 and before), headers or not: tell it what is spoken
+    // here. A modern request (its _meta names a version served here) for the removed method gets -32601.
+    if (method === 'initialize' && !isModern(params))
       return unsupportedVersion(id, legacyRequestedVersion(params, version), true);
     if (version === null)
       return fail(
