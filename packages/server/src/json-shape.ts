@@ -64,33 +64,25 @@ export function inspectParams(
   maxDepth = DEFAULT_MAX_DEPTH,
 ): ShapeProblem | undefined {
   const stack: Frame[] = [{ value: params, depth: 1, key: '', parent: undefined, strings: 'all' }];
-  for (let frame = stack.pop(); frame; frame = stack.pop()) {
+  let frame = stack.pop();
+  while (frame) {
     if (frame.depth > maxDepth) return { path: pathOf(frame), problem: 'too-deep' };
     const { value, depth } = frame;
-    const visit = (key: string, child: unknown, strings: Frame['strings']) => {
-      const problem = badScalar(child, strings);
-      if (problem) return { path: pathOf(frame, key), problem };
-      if (child !== null && typeof child === 'object')
-        stack.push({ value: child, depth: depth + 1, key, parent: frame, strings });
-      return undefined;
-    };
-    if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) {
-        const found = visit(String(i), value[i], frame.strings);
-        if (found) return found;
-      }
-      continue;
-    }
-    for (const key of Object.keys(value)) {
+    const array = Array.isArray(value);
+    const keys = array ? undefined : Object.keys(value);
+    const count = array ? (value as unknown[]).length : (keys as string[]).length;
+    for (let i = 0; i < count; i++) {
+      const key = array ? String(i) : ((keys as string[])[i] as string);
       let strings = frame.strings;
       if (depth === 1 && key === 'inputResponses') strings = 'none';
       else if (depth === 1 && key === '_meta') strings = 'meta';
-      const problem = badString(key, strings);
-      const found = problem
-        ? { path: pathOf(frame, key), problem }
-        : visit(key, (value as Record<string, unknown>)[key], strings);
-      if (found) return found;
+      const child = (value as Record<string, unknown>)[key];
+      const problem = (array ? undefined : badString(key, strings)) ?? badScalar(child, strings);
+      if (problem) return { path: pathOf(frame, key), problem };
+      if (child !== null && typeof child === 'object')
+        stack.push({ value: child, depth: depth + 1, key, parent: frame, strings });
     }
+    frame = stack.pop();
   }
   return undefined;
 }
