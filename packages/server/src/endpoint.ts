@@ -37,6 +37,8 @@ function isModern(params: Record<string, unknown>): boolean {
   return (SUPPORTED_PROTOCOL_VERSIONS as readonly unknown[]).includes(version);
 }
 
+const wellFormed = (s: string) => (s as string & { toWellFormed(): string }).toWellFormed();
+
 function positiveInteger(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value <= 0)
     throw new Error(`${name} must be a positive integer`);
@@ -198,7 +200,8 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     }
     const shape = inspectParams(params, maxDepth);
     if (shape) {
-      const where = ['params', ...shape.path].map((k) => clip(k, 64)).join('.');
+      // Lone surrogates of a key are shown as U+FFFD: the error itself is well-formed text.
+      const where = ['params', ...shape.path].map((k) => clip(wellFormed(k), 64)).join('.');
       const message = `Invalid params: ${where} ${SHAPE_PROBLEMS[shape.problem]}`;
       return fail(
         id,
