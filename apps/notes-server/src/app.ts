@@ -117,6 +117,7 @@ async function assemble(
       'Notes in shared workspaces. notes_delete asks a person to choose and confirm the note before anything is deleted.',
     tools: notesTools(options.db, gate),
     authenticate: bearerAuthenticator(options.tokens),
+    rateLimit: { limit: 300, windowMs: 60_000 }, // server/tools: servers MUST rate limit tool invocations
   });
   return { endpoint, sweeps };
 }

@@ -128,6 +128,7 @@ async function assemble(
       'Platform operations on services. delete_service, delete_volume and scale_to_zero ask a person to confirm before acting; trigger_deploy and the read tools do not.',
     tools: serviceTools(options.db, gate),
     authenticate: bearerAuthenticator(options.tokens),
+    rateLimit: { limit: 300, windowMs: 60_000 }, // server/tools: servers MUST rate limit tool invocations
   });
   return { endpoint };
 }

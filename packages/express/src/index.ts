@@ -1,32 +1,43 @@
 /**
  * @mrtr/express: mount an `@mrtr/server` MCP endpoint on Express 5.
  *
- * The endpoint stays web-standard; this adapter only translates Express's
- * request into a `Request`, hands over the principal your authentication
- * middleware already resolved, and writes the `Response` back. Errors go to
- * `next(error)`, so your Express error handlers see them.
+ * Express's `req` and `res` are `node:http` objects, so this adapter only
+ * translates and hands them to `@mrtr/node`: responses stream as they are
+ * produced (SSE notifications reach the client before the tool finishes), a
+ * client that goes away aborts the handler's `signal`, and the principal
+ * comes from your middleware. A body `express.json()` (or `express.text()`,
+ * `express.raw()`) already read is passed on. Errors of your `principal`
+ * function go to `next(error)`, so your Express error handlers see them;
+ * {@link mcpErrorHandler} answers them, and the body parser's refusals
+ * (invalid JSON, too large), with JSON-RPC bodies instead of Express's HTML page.
  *
  * @example
  * ```ts
  * import express from 'express';
  * import { createMcpEndpoint } from '@mrtr/server';
- * import { mcpHandler } from '@mrtr/express';
+ * import { handleClientError, mcpErrorHandler, mcpHandler } from '@mrtr/express';
  *
  * const app = express();
- * app.use(myAuth); // sets req.user = { id: 'alice' }
+ * app.use(myAuth); // sets res.locals.principal = { id: 'alice' }
  * const endpoint = createMcpEndpoint({ serverInfo: { name: 'notes', version: '1.0.0' }, tools });
- * app.all('/api/mcp', mcpHandler(endpoint, { principal: (req) => req.user }));
- * app.listen(3000, '127.0.0.1');
+ * app.post('/mcp', express.json(), mcpHandler(endpoint, { principal: (_req, res) => res.locals.principal }));
+ * app.use('/mcp', mcpErrorHandler());
+ * app.listen(3000, '127.0.0.1').on('clientError', handleClientError);
  * ```
  * @packageDocumentation
  */
+import type { IncomingMessage } from 'node:http';
+import { toNodeHandler } from '@mrtr/node';
 import type { McpEndpoint, Principal } from '@mrtr/server';
 import type {
+  ErrorRequestHandler,
   Request as ExpressRequest,
   Response as ExpressResponse,
   NextFunction,
   RequestHandler,
 } from 'express';
+
+export { handleClientError } from '@mrtr/node';
 
 /** Options of {@link mcpHandler}. */
 export interface ExpressHandlerOptions {
@@ -41,61 +52,115 @@ export interface ExpressHandlerOptions {
   ) => Principal | undefined | Promise<Principal | undefined>;
 }
 
-/** Read the raw body of a request whose stream no body parser consumed. */
-async function readBody(req: ExpressRequest): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req)
-    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks);
-}
+/** The principal resolved for each request in flight, for `@mrtr/node`'s hook. */
+const resolved = new WeakMap<IncomingMessage, Principal>();
 
 /**
- * Convert an Express request to a web-standard `Request`. When a body parser
- * (`express.json()`) already consumed the stream, its parsed `req.body` is
- * re-serialized as JSON; otherwise the raw bytes are passed on unchanged.
+ * The body a middleware already read, as the bytes `@mrtr/node` passes on
+ * (`req.rawBody`): a body parser's own raw copy when it kept one, else the
+ * parsed value (`express.json()`'s object re-serialized as JSON, a string or
+ * a `Buffer` as they are).
+ * @returns `false` when the parsed value cannot be serialized again (nested
+ *   too deeply for `JSON.stringify`).
  */
-export async function toWebRequest(req: ExpressRequest): Promise<Request> {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || name.startsWith(':')) continue;
-    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
-  }
-  const url = `${req.protocol}://${req.get('host') ?? 'localhost'}${req.originalUrl}`;
-  let body: Uint8Array<ArrayBuffer> | string | undefined;
-  if (req.method !== 'GET' && req.method !== 'HEAD') {
-    if (req.readableEnded || req.body !== undefined) {
-      body = req.body === undefined ? undefined : JSON.stringify(req.body);
-      headers.delete('content-length');
-      headers.delete('content-encoding');
-      headers.delete('transfer-encoding');
-    } else {
-      body = new Uint8Array(await readBody(req));
+function keepReadBody(req: ExpressRequest & { rawBody?: unknown }): boolean {
+  if (req.rawBody instanceof Buffer || !req.readableDidRead) return true;
+  const body: unknown = req.body;
+  if (body === undefined) req.rawBody = Buffer.alloc(0);
+  else if (Buffer.isBuffer(body)) req.rawBody = body;
+  else if (typeof body === 'string') req.rawBody = Buffer.from(body);
+  else {
+    try {
+      req.rawBody = Buffer.from(JSON.stringify(body));
+    } catch {
+      return false;
     }
   }
-  return new Request(url, { method: req.method, headers, ...(body !== undefined ? { body } : {}) });
+  return true;
 }
 
 /**
  * An Express request handler serving `endpoint`. Mount it on the route of
- * your choice (`app.all(path, …)` or `router.post(path, …)`); the endpoint
+ * your choice (`app.post(path, …)` or `app.all(path, …)`); the endpoint
  * itself answers other methods with 405.
- * @returns `(req, res, next) => Promise<void>`; conversion and endpoint errors go to `next`.
+ * @returns `(req, res, next) => Promise<void>`; errors of `principal` go to `next`.
  */
 export function mcpHandler(
   endpoint: McpEndpoint,
   options: ExpressHandlerOptions = {},
 ): RequestHandler {
+  const serve = toNodeHandler(endpoint, {
+    path: false,
+    principal: (req) => resolved.get(req),
+  });
   return async (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
+    let principal: Principal | undefined;
     try {
-      const principal = options.principal ? await options.principal(req, res) : undefined;
-      const response = await endpoint(await toWebRequest(req), principal ? { principal } : {});
-      res.status(response.status);
-      response.headers.forEach((value, name) => {
-        res.setHeader(name, value);
-      });
-      res.end(Buffer.from(await response.arrayBuffer()));
+      principal = options.principal ? await options.principal(req, res) : undefined;
     } catch (error) {
       next(error);
+      return;
+    }
+    if (principal) resolved.set(req, principal);
+    if (!keepReadBody(req)) {
+      const error = { code: -32600, message: 'Invalid Request: body nested too deeply' };
+      res.status(400).json({ jsonrpc: '2.0', error });
+      return;
+    }
+    await serve(req, res);
+  };
+}
+
+/** What body-parser errors carry (`express.json()` and friends). */
+interface BodyParserError {
+  type?: string;
+  status?: number;
+}
+
+const PARSER_ERRORS: Record<string, [number, number, string]> = {
+  'entity.parse.failed': [400, -32700, 'Parse error: body is not valid JSON'],
+  'entity.too.large': [413, -32600, 'Request body too large'],
+  'entity.verify.failed': [400, -32600, 'Invalid request body'],
+  'encoding.unsupported': [415, -32600, 'Unsupported Content-Encoding'],
+  'charset.unsupported': [415, -32600, 'Unsupported charset: use UTF-8'],
+  'request.size.invalid': [400, -32600, 'Request body length does not match Content-Length'],
+};
+
+/** Options of {@link mcpErrorHandler}. */
+export interface ExpressErrorHandlerOptions {
+  /** Called with errors that are not a client's fault (default `console.error`). */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * An Express error handler for the MCP route, so that every answer there is
+ * a JSON-RPC body. A body parser's refusal (`express.json()`: invalid JSON,
+ * too large, an unsupported charset or encoding) becomes the error
+ * `@mrtr/server` itself would give (`-32700` or `-32600`, no id) with the
+ * parser's HTTP status; another error with a 4xx `status` (`http-errors`,
+ * e.g. from an auth middleware) keeps its status with `-32600` and its
+ * message; anything else (a throwing `principal` included) is 500 with
+ * `-32603` and no detail, and goes to `onError`. Mount it after the route:
+ * `app.use(path, mcpErrorHandler())`.
+ */
+export function mcpErrorHandler(options: ExpressErrorHandlerOptions = {}): ErrorRequestHandler {
+  const onError = options.onError ?? ((e: unknown) => console.error('[mrtr] express error', e));
+  return (error: unknown, _req, res, next) => {
+    if (res.headersSent) {
+      next(error);
+      return;
+    }
+    const { type, status, message } = (error ?? {}) as BodyParserError & { message?: unknown };
+    const known = type === undefined ? undefined : PARSER_ERRORS[type];
+    if (known) {
+      const [httpStatus, code, text] = known;
+      res.status(httpStatus).json({ jsonrpc: '2.0', error: { code, message: text } });
+    } else if (typeof status === 'number' && status >= 400 && status < 500) {
+      const text = typeof message === 'string' ? message.slice(0, 200) : 'Invalid Request';
+      res.status(status).json({ jsonrpc: '2.0', error: { code: -32600, message: text } });
+    } else {
+      onError(error);
+      res.status(500).json({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' } });
     }
   };
 }

@@ -4,7 +4,7 @@ import { createMcpEndpoint } from '@mrtr/server';
 import { assertValidMessage } from '@mrtr/spec-schema';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mcpHandler } from '../src/index.js';
+import { mcpErrorHandler, mcpHandler } from '../src/index.js';
 
 let server: Server;
 let base: string;
@@ -40,6 +40,14 @@ beforeAll(async () => {
     '/broken/mcp',
     mcpHandler(endpoint, { principal: () => Promise.reject(new Error('auth backend down')) }),
   );
+  app.all(
+    '/guarded/mcp',
+    mcpHandler(endpoint, { principal: () => Promise.reject(new Error('auth backend down')) }),
+  );
+  app.all('/denied/mcp', (_req, _res, next) =>
+    next(Object.assign(new Error('token expired'), { status: 401 })),
+  );
+  app.use(['/guarded/mcp', '/denied/mcp'], mcpErrorHandler({ onError: (e) => seenErrors.push(e) }));
   app.use(
     (error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
       seenErrors.push(error);
@@ -100,6 +108,16 @@ describe('mcpHandler (Express 5)', () => {
     const res = await fetch(`${base}/broken/mcp`, { method: 'POST', headers, body });
     expect(res.status).toBe(503);
     expect(String(seenErrors.at(-1))).toContain('auth backend down');
+  });
+
+  it('mcpErrorHandler answers adapter and middleware errors with JSON-RPC bodies', async () => {
+    const failed = await fetch(`${base}/guarded/mcp`, { method: 'POST', headers, body });
+    expect(failed.status).toBe(500);
+    expect((await failed.json()).error).toEqual({ code: -32603, message: 'Internal error' });
+    expect(String(seenErrors.at(-1))).toContain('auth backend down');
+    const denied = await fetch(`${base}/denied/mcp`, { method: 'POST', headers, body });
+    expect(denied.status).toBe(401);
+    expect((await denied.json()).error).toEqual({ code: -32600, message: 'token expired' });
   });
 
   it('keeps the endpoint rules: GET gets 405', async () => {

@@ -30,28 +30,45 @@ export interface HonoHandlerOptions<E extends Env> {
    * without one the answer is 401.
    */
   principal?: (c: Context<E>) => Principal | undefined | Promise<Principal | undefined>;
+  /** Called with errors of `principal` (default `console.error`); the client gets `-32603`. */
+  onError?: (error: unknown) => void;
 }
 
 /**
- * A Hono handler serving `endpoint` on the route you mount it at. If an
+ * A Hono handler serving `endpoint` on the route you mount it at. A
+ * throwing `principal` is answered with 500 and JSON-RPC `-32603`. If an
  * earlier middleware already read the body (`c.req.json()`), the cached text
- * is passed on instead of the consumed stream.
+ * is passed on instead of the consumed stream, with the original request's
+ * `signal`, so a client that goes away still aborts the handler.
  * @returns a Hono `Handler` returning the endpoint's `Response`.
  */
 export function mcpHandler<E extends Env = Env>(
   endpoint: McpEndpoint,
   options: HonoHandlerOptions<E> = {},
 ): Handler<E> {
+  const onError = options.onError ?? ((e: unknown) => console.error('[mrtr] adapter error', e));
   return async (c) => {
     let request = c.req.raw;
     if (request.bodyUsed) {
       request = new Request(request.url, {
         method: request.method,
         headers: request.headers,
-        body: await c.req.text(),
+        // A body read past Hono's cache (`c.req.raw.text()`) is gone: the endpoint then answers -32700.
+        body: await c.req.text().catch(() => ''),
+        signal: request.signal,
       });
     }
-    const principal = options.principal ? await options.principal(c) : undefined;
+    let principal: Principal | undefined;
+    try {
+      principal = options.principal ? await options.principal(c) : undefined;
+    } catch (error) {
+      onError(error);
+      const body = { jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' } };
+      return new Response(JSON.stringify(body), {
+        status: 500,
+        headers: { 'content-type': 'application/json' },
+      });
+    }
     return endpoint(request, principal ? { principal } : {});
   };
 }

@@ -9,6 +9,7 @@ import { mcpHandler } from '../src/index.js';
 
 let server: Server;
 let base: string;
+const failures: unknown[] = [];
 
 beforeAll(async () => {
   const endpoint = createMcpEndpoint({
@@ -40,6 +41,13 @@ beforeAll(async () => {
       await next();
     },
     mcpHandler<AppEnv>(endpoint, { principal: (c) => c.get('principal') }),
+  );
+  app.all(
+    '/broken/mcp',
+    mcpHandler<AppEnv>(endpoint, {
+      principal: () => Promise.reject(new Error('auth backend down')),
+      onError: (e) => failures.push(e),
+    }),
   );
   await new Promise<void>((resolve) => {
     server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve()) as Server;
@@ -88,5 +96,12 @@ describe('mcpHandler (Hono 4)', () => {
   it('answers 401 when no principal is known', async () => {
     const res = await fetch(`${base}/mcp`, { method: 'POST', headers, body });
     expect(res.status).toBe(401);
+  });
+
+  it('a throwing principal function is 500 with a JSON-RPC -32603, not a text page', async () => {
+    const res = await fetch(`${base}/broken/mcp`, { method: 'POST', headers, body });
+    expect(res.status).toBe(500);
+    expect((await res.json()).error).toEqual({ code: -32603, message: 'Internal error' });
+    expect(String(failures.at(-1))).toContain('auth backend down');
   });
 });

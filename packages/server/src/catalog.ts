@@ -1,4 +1,6 @@
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@mrtr/wire';
+import type { ValidateFunction } from 'ajv';
+import { schemaCompiler } from './arguments.js';
 import { collectHeaderParams, type HeaderParam } from './headers.js';
 import type {
   AnyToolDefinition,
@@ -15,7 +17,16 @@ import type {
  * (`server/tools`, "deterministic order").
  */
 export interface Catalog {
-  tools?: Map<string, { definition: AnyToolDefinition; listed: Tool; headers: HeaderParam[] }>;
+  tools?: Map<
+    string,
+    {
+      definition: AnyToolDefinition;
+      listed: Tool;
+      headers: HeaderParam[];
+      /** The compiled `inputSchema`. */
+      validate: ValidateFunction;
+    }
+  >;
   prompts?: Map<string, { definition: PromptDefinition; listed: Prompt }>;
   resources?: Map<string, { definition: ResourceDefinition; listed: Resource }>;
   templates?: {
@@ -81,12 +92,15 @@ function escapeRegExp(literal: string): string {
 /**
  * Build the catalog from the endpoint options.
  * @throws Error on a name or URI defined twice, an invalid `x-mcp-header`
- *   annotation, or a resource template beyond RFC 6570 level 1.
+ *   annotation, an `inputSchema` that cannot be compiled (invalid, another
+ *   dialect than 2020-12 or draft-07, an unresolvable `$ref`), or a resource
+ *   template beyond RFC 6570 level 1.
  */
 export function buildCatalog(options: McpEndpointOptions): Catalog {
   const catalog: Catalog = {};
   if (options.tools) {
     unique(options.tools, (t) => t.name, 'tool');
+    const compiler = schemaCompiler();
     catalog.tools = new Map(
       options.tools.map((t) => [
         t.name,
@@ -94,6 +108,7 @@ export function buildCatalog(options: McpEndpointOptions): Catalog {
           definition: t,
           listed: listed(t) as Tool,
           headers: collectHeaderParams(t.name, t.inputSchema),
+          validate: compiler.compile(t.name, t.inputSchema),
         },
       ]),
     );

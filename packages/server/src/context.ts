@@ -48,15 +48,17 @@ export interface ContextInput {
   params: Record<string, unknown>;
   request: Request;
   abort: RequestAbort;
+  /** `false`: `log` sends nothing (the endpoint's `logging` option). */
+  logging: boolean;
 }
 
 /** The context of one request; `emit` sends a notification on its response stream. */
 export function createRequestContext(
-  { id, principal, meta, params, request, abort }: ContextInput,
+  { id, principal, meta, params, request, abort, logging }: ContextInput,
   emit: (notification: { jsonrpc: '2.0'; method: string; params: Record<string, unknown> }) => void,
 ): RequestContext {
   const progressToken = meta.progressToken;
-  const logLevel = meta[MetaKey.logLevel];
+  const logLevel = logging ? meta[MetaKey.logLevel] : undefined;
   return {
     requestId: id,
     principal,

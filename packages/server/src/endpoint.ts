@@ -3,57 +3,65 @@ import {
   errorResponse,
   isRequestMeta,
   JSONRPCNotificationSchema,
-  McpError,
   MetaKey,
   missingRequiredMetaKeys,
   type RequestId,
 } from '@mrtr/wire';
+import { clip } from './arguments.js';
 import { buildCatalog } from './catalog.js';
 import { createRequestContext, RequestAbort } from './context.js';
+import { dispatcher } from './dispatch.js';
+import { idOf, legacyRequestedVersion, requestEnvelope } from './envelope.js';
 import { decodeHeaderValue, NAMED_METHODS } from './headers.js';
 import { DEFAULT_MAX_BODY_BYTES, hostPolicy, originPolicy, readBody, requestHost } from './http.js';
-import { checkInputRequired, MRTR_METHODS } from './input-required.js';
+import { DEFAULT_MAX_DEPTH, inspectParams } from './json-shape.js';
 import { methodTable, SUPPORTED_PROTOCOL_VERSIONS } from './methods.js';
-import { fail, json, type Outcome, respond, statusFor } from './respond.js';
-import type { McpEndpoint, McpEndpointOptions, Principal, RequestContext } from './types.js';
+import { RATE_LIMITED, RateLimiter } from './rate-limit.js';
+import { fail, json, respond } from './respond.js';
+import type { McpEndpoint, McpEndpointOptions, Principal } from './types.js';
 
 export { SUPPORTED_PROTOCOL_VERSIONS } from './methods.js';
 
-/** Results that carry `ttlMs` and `cacheScope` (`CacheableResult`). */
-const CACHEABLE = new Set([
-  'server/discover',
-  'tools/list',
-  'prompts/list',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-]);
+const SHAPE_PROBLEMS = {
+  'too-deep': 'is nested too deeply',
+  'ill-formed-unicode': 'is not well-formed Unicode (a lone surrogate)',
+  'nul-in-meta': 'contains U+0000',
+  'non-finite-number': 'is a number too large for JSON to carry back',
+} as const;
 
-function idOf(body: unknown): RequestId | undefined {
-  const raw = body && typeof body === 'object' ? (body as { id?: unknown }).id : undefined;
-  return typeof raw === 'string' || (typeof raw === 'number' && Number.isSafeInteger(raw))
-    ? raw
-    : undefined;
+/** Whether `params._meta` names a protocol version this endpoint serves (a modern request). */
+function isModern(params: Record<string, unknown>): boolean {
+  const meta = params._meta;
+  if (meta === null || typeof meta !== 'object') return false;
+  const version = (meta as Record<string, unknown>)[MetaKey.protocolVersion];
+  return (SUPPORTED_PROTOCOL_VERSIONS as readonly unknown[]).includes(version);
+}
+
+const wellFormed = (s: string) => (s as string & { toWellFormed(): string }).toWellFormed();
+
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value <= 0)
+    throw new Error(`${name} must be a positive integer`);
+  return value;
 }
 
 /**
- * The members of a `JSONRPCRequest` (`JSONRPCRequestSchema` of `@mrtr/wire`:
- * `jsonrpc` "2.0", an integer or string `id`, a string `method`, `params` an
- * object when present), checked in place: a schema parse would copy the
- * whole body on every request.
+ * 413: the rest of the body is not read, so the connection cannot carry
+ * another request (`Connection: close`, RFC 9112 §9.6).
  */
-function requestEnvelope(
-  body: unknown,
-): { id: RequestId; method: string; params: Record<string, unknown> } | undefined {
-  if (body === null || typeof body !== 'object') return undefined;
-  const { jsonrpc, id, method, params } = body as Record<string, unknown>;
-  if (jsonrpc !== '2.0' || typeof method !== 'string') return undefined;
-  // A safe integer, as zod's int(): a larger id would not survive the round trip to the client.
-  if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id)))
-    return undefined;
-  if (params === undefined) return { id, method, params: {} };
-  if (params === null || typeof params !== 'object' || Array.isArray(params)) return undefined;
-  return { id, method, params: params as Record<string, unknown> };
+function tooLarge(): Response {
+  const body = errorResponse(undefined, ErrorCode.InvalidRequest, 'Request body too large');
+  return json(413, body, { connection: 'close' });
+}
+
+/** The `-32022` a request of an unsupported version gets, naming the versions that are (`basic/versioning`). */
+function unsupportedVersion(id: RequestId, requested: string, legacy: boolean): Response {
+  const supported = [...SUPPORTED_PROTOCOL_VERSIONS];
+  const shown = clip(requested, 64);
+  const message = legacy
+    ? `Unsupported protocol version: ${shown}. This server supports ${supported.join(', ')}, which has no initialize handshake: send each request with _meta and the MCP-Protocol-Version header.`
+    : `Unsupported protocol version: ${shown}. Supported: ${supported.join(', ')}.`;
+  return fail(id, ErrorCode.UnsupportedProtocolVersion, message, { requested, supported });
 }
 
 /**
@@ -67,24 +75,33 @@ function requestEnvelope(
  * `maxBodyBytes` (413, before parsing); a principal from the adapter or
  * `authenticate` (401); `Content-Type: application/json` (415); JSON (`-32700`,
  * 400); one JSON-RPC request (`-32600`, 400; a valid notification gets 202);
+ * no `initialize` of the handshake era (2025-11-25 and before: no `_meta`
+ * naming a served version; `-32022` naming the supported versions, 400, with
+ * or without headers; a modern `initialize` is an unknown method below);
  * `MCP-Protocol-Version` present (`-32020`) and supported (`-32022` with
  * `data.supported` and `data.requested`, 400); `Mcp-Method` equal to the body
  * (`-32020`); a served method (`-32601`, 404); `Mcp-Name` equal to
- * `params.name`/`params.uri`, Base64 sentinel decoded (`-32020`); `_meta` with
+ * `params.name`/`params.uri`, Base64 sentinel decoded (`-32020`); `params`
+ * no deeper than `maxDepth`, its strings well-formed Unicode and those of
+ * `_meta` free of U+0000 (`-32602`, 400); `_meta` with
  * `protocolVersion` and `clientCapabilities` (`-32602`, 400) whose version
  * equals the header (`-32020`); `Mcp-Param-*` headers equal to annotated
- * tool arguments (`-32020`).
+ * tool arguments (`-32020`); for `tools/call`, the principal within
+ * `rateLimit` (429 with `Retry-After`, `RATE_LIMITED`), then the arguments
+ * valid against the tool's `inputSchema` and `parse` (`-32602` naming the argument).
  *
  * Every result gets `resultType` (default `"complete"`) and
  * `_meta["io.modelcontextprotocol/serverInfo"]`; cacheable results get
  * `ttlMs` and `cacheScope`; an `InputRequiredResult` is sent only from
  * `tools/call`, `prompts/get` and `resources/read`, and only with input
  * requests the client declared (`-32021`). Handler errors become JSON-RPC
- * errors: an {@link McpError} keeps its code, anything else is `-32603`
- * without detail.
+ * errors: an {@link McpError} keeps its code, anything else (a throwing
+ * `authenticate` included, or a result that cannot be serialized) is
+ * `-32603` without detail, HTTP 500 with a JSON body, and goes to `onError`.
  *
  * @throws Error at creation on a tool, prompt or resource defined twice, an
- *   invalid `x-mcp-header` annotation, or a `maxBodyBytes` that is not a positive integer.
+ *   invalid `x-mcp-header` annotation, an `inputSchema` that cannot be compiled,
+ *   a `maxBodyBytes`, `maxDepth` or `rateLimit` that is not made of positive integers.
  * @example
  * ```ts
  * const endpoint = createMcpEndpoint({ serverInfo: { name: 'notes', version: '1.0.0' }, tools: [notesDelete],
@@ -97,55 +114,14 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   const methods = methodTable(catalog, options);
   const hostAllowed = hostPolicy(options.allowedHosts);
   const originAllowed = originPolicy(options.allowedOrigins);
-  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  if (!Number.isSafeInteger(maxBody) || maxBody <= 0)
-    throw new Error('maxBodyBytes must be a positive integer');
+  const maxBody = positiveInteger('maxBodyBytes', options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+  const maxDepth = positiveInteger('maxDepth', options.maxDepth ?? DEFAULT_MAX_DEPTH);
+  const limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
+  const logging = options.logging !== false;
   const onError = options.onError ?? ((e: unknown) => console.error('[mrtr] handler error', e));
-  const serverMeta =
-    options.includeServerInfo === false ? {} : { [MetaKey.serverInfo]: options.serverInfo };
+  const run = dispatcher(methods, options, onError);
 
-  /** Shape a handler's result for the wire; throws on what must never be sent. */
-  function finish(method: string, result: unknown, context: RequestContext) {
-    if (result === null || typeof result !== 'object' || Array.isArray(result))
-      throw new Error(`${method} handler returned ${result === null ? 'null' : typeof result}`);
-    const out: Record<string, unknown> = { ...result };
-    out.resultType ??= 'complete';
-    if (out.resultType === 'input_required') {
-      if (!MRTR_METHODS.has(method)) throw new Error(`${method} may not answer input_required`);
-      checkInputRequired(out as never, context.capabilities);
-    } else if (CACHEABLE.has(method)) {
-      out.ttlMs ??=
-        method === 'resources/read' ? (options.readTtlMs ?? 0) : (options.listTtlMs ?? 60_000);
-      out.cacheScope ??= options.cacheScope ?? 'private';
-    }
-    const meta = out._meta && typeof out._meta === 'object' ? out._meta : {};
-    if (Object.keys(serverMeta).length > 0 || out._meta !== undefined)
-      out._meta = { ...meta, ...serverMeta };
-    return out;
-  }
-
-  async function run(
-    method: string,
-    id: RequestId,
-    params: Record<string, unknown>,
-    context: RequestContext,
-  ): Promise<Outcome> {
-    try {
-      const handler = methods.get(method);
-      if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
-      const result = finish(method, await handler(params, context), context);
-      return { status: 200, body: { jsonrpc: '2.0', id, result } };
-    } catch (error) {
-      if (error instanceof McpError) {
-        const body = errorResponse(id, error.code, error.message, error.data);
-        return { status: statusFor(error.code), body };
-      }
-      onError(error);
-      return { status: 500, body: errorResponse(id, ErrorCode.InternalError, 'Internal error') };
-    }
-  }
-
-  return async function endpoint(request, adapterContext = {}) {
+  async function handle(request: Request, adapterContext: { principal?: Principal }) {
     if (request.method !== 'POST') {
       const body = errorResponse(
         undefined,
@@ -160,8 +136,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     if (origin !== null && !originAllowed(origin))
       return fail(undefined, ErrorCode.InvalidRequest, 'Origin not allowed', undefined, 403);
     const declared = request.headers.get('content-length');
-    if (declared !== null && Number(declared) > maxBody)
-      return fail(undefined, ErrorCode.InvalidRequest, 'Request body too large', undefined, 413);
+    if (declared !== null && Number(declared) > maxBody) return tooLarge();
     let principal: Principal | undefined = adapterContext.principal;
     if (!principal && options.authenticate) principal = await options.authenticate(request);
     if (!principal) {
@@ -174,8 +149,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     }
 
     const read = await readBody(request, maxBody);
-    if (!read.ok && read.reason === 'too-large')
-      return fail(undefined, ErrorCode.InvalidRequest, 'Request body too large', undefined, 413);
+    if (!read.ok && read.reason === 'too-large') return tooLarge();
     let body: unknown;
     try {
       if (!read.ok) throw new Error(read.reason);
@@ -196,23 +170,18 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     const { id, method, params } = envelope;
 
     const version = request.headers.get('mcp-protocol-version');
+    // A client of the handshake era (2025-11-25 and before), headers or not: tell it what is spoken
+    // here. A modern request (its _meta names a version served here) for the removed method gets -32601.
+    if (method === 'initialize' && !isModern(params))
+      return unsupportedVersion(id, legacyRequestedVersion(params, version), true);
     if (version === null)
       return fail(
         id,
         ErrorCode.HeaderMismatch,
         'Header mismatch: MCP-Protocol-Version header is required',
       );
-    if (!(SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version)) {
-      return fail(
-        id,
-        ErrorCode.UnsupportedProtocolVersion,
-        `Unsupported protocol version: ${version}`,
-        {
-          requested: version,
-          supported: [...SUPPORTED_PROTOCOL_VERSIONS],
-        },
-      );
-    }
+    if (!(SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version))
+      return unsupportedVersion(id, version, false);
     const methodHeader = request.headers.get('mcp-method');
     if (methodHeader !== method) {
       const why = methodHeader === null ? 'is required' : 'does not match the body method';
@@ -229,6 +198,19 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
         return fail(id, ErrorCode.HeaderMismatch, `Header mismatch: Mcp-Name ${why}`);
       }
     }
+    const shape = inspectParams(params, maxDepth);
+    if (shape) {
+      // Lone surrogates of a key are shown as U+FFFD: the error itself is well-formed text.
+      const where = ['params', ...shape.path].map((k) => clip(wellFormed(k), 64)).join('.');
+      const message = `Invalid params: ${where} ${SHAPE_PROBLEMS[shape.problem]}`;
+      return fail(
+        id,
+        ErrorCode.InvalidParams,
+        message,
+        { path: where, problem: shape.problem },
+        400,
+      );
+    }
     const missing = missingRequiredMetaKeys(params._meta);
     if (missing.length > 0) {
       const message = `Invalid params: _meta lacks ${missing.join(' and ')}`;
@@ -241,12 +223,32 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       const message = 'Header mismatch: MCP-Protocol-Version does not match _meta protocolVersion';
       return fail(id, ErrorCode.HeaderMismatch, message);
     }
+    if (limiter && method === 'tools/call') {
+      const retryAfterMs = limiter.take(principal.id);
+      if (retryAfterMs > 0) {
+        const seconds = Math.ceil(retryAfterMs / 1000);
+        const message = `Too many tool calls: retry after ${seconds} s`;
+        return json(429, errorResponse(id, RATE_LIMITED, message, { retryAfterMs }), {
+          'retry-after': String(seconds),
+        });
+      }
+    }
 
     const accept = request.headers.get('accept') ?? '';
     const abort = new RequestAbort(request);
     return respond(/text\/event-stream/i.test(accept), abort, (emit) => {
-      const input = { id, principal, meta, params, request, abort };
+      const input = { id, principal, meta, params, request, abort, logging };
       return run(method, id, params, createRequestContext(input, emit));
     });
+  }
+
+  return async function endpoint(request, adapterContext = {}) {
+    try {
+      return await handle(request, adapterContext);
+    } catch (error) {
+      // `authenticate` threw, or a body stream broke in a way `readBody` did not foresee.
+      onError(error);
+      return fail(undefined, ErrorCode.InternalError, 'Internal error', undefined, 500);
+    }
   };
 }

@@ -28,6 +28,8 @@ export {
 } from './headers.js';
 export { DEFAULT_MAX_BODY_BYTES } from './http.js';
 export { MRTR_METHODS } from './input-required.js';
+export { DEFAULT_MAX_DEPTH } from './json-shape.js';
+export { RATE_LIMITED, type RateLimitOptions } from './rate-limit.js';
 export type {
   AnyToolDefinition,
   McpEndpoint,

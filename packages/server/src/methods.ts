@@ -7,11 +7,12 @@ import {
   McpError,
   ReadResourceRequestParamsSchema,
   type ServerCapabilities,
-  textResult,
 } from '@mrtr/wire';
+import { clip, isPlainObject, parseFailure, schemaViolation } from './arguments.js';
 import { type Catalog, matchTemplate } from './catalog.js';
 import { extendContext } from './context.js';
 import { checkHeaderParams } from './headers.js';
+import { withStructuredText } from './structured.js';
 import type { McpEndpointOptions, RequestContext, ResourceReadContext } from './types.js';
 
 // The endpoint has validated `_meta` before any method runs; parsing it again per method would copy it again.
@@ -29,9 +30,22 @@ function invalid(message: string, data?: unknown): McpError {
   return new McpError(ErrorCode.InvalidParams, message, data);
 }
 
-/** `ServerCapabilities` for what the catalog and options provide. */
+/**
+ * Every list is one page: a `cursor` can only be one this server never
+ * issued (`server/utilities/pagination`: an invalid cursor is `-32602`).
+ */
+function onePage(params: Record<string, unknown>): void {
+  if (params.cursor !== undefined) throw invalid('Invalid params: unknown cursor');
+}
+
+/**
+ * `ServerCapabilities` for what the catalog and options provide. `logging`
+ * is declared unless turned off: every handler's context can send
+ * `notifications/message` (`server/utilities/logging`).
+ */
 export function capabilitiesOf(catalog: Catalog, options: McpEndpointOptions): ServerCapabilities {
   const capabilities: ServerCapabilities = {};
+  if (options.logging !== false) capabilities.logging = {};
   if (catalog.tools) capabilities.tools = {};
   if (catalog.prompts) capabilities.prompts = {};
   if (catalog.resources) capabilities.resources = {};
@@ -64,51 +78,71 @@ export function methodTable(
 
   const tools = catalog.tools;
   if (tools) {
-    table.set('tools/list', () => ({
-      resultType: 'complete',
-      tools: [...tools.values()].map((t) => t.listed),
-    }));
+    const listed = [...tools.values()].map((t) => t.listed);
+    table.set('tools/list', (params) => {
+      onePage(params);
+      return { resultType: 'complete', tools: listed };
+    });
     table.set('tools/call', async (params, context) => {
       if (!isCallToolParams(params)) throw invalid('Invalid tools/call params');
       const entry = tools.get(params.name);
-      if (!entry) throw invalid(`Unknown tool: ${params.name}`, { name: params.name });
+      if (!entry) {
+        const name = clip(params.name, 64);
+        throw invalid(`Unknown tool: ${name}`, { name });
+      }
+      const tool = entry.definition;
+      // The declared inputSchema first: nothing of the tool sees arguments it did not declare.
       const rawArgs = params.arguments ?? {};
+      if (!entry.validate(rawArgs)) throw schemaViolation(tool.name, entry.validate.errors?.[0]);
       const mismatch = checkHeaderParams(entry.headers, rawArgs, context.httpRequest.headers);
       if (mismatch) throw new McpError(ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);
-      const tool = entry.definition;
       let args: unknown = rawArgs;
       if (tool.parse) {
         try {
           args = tool.parse(rawArgs);
         } catch (error) {
-          const detail = error instanceof Error ? error.message : String(error);
-          return textResult(`Invalid arguments for ${tool.name}: ${detail}`, { isError: true });
+          throw parseFailure(tool.name, error);
         }
       }
-      return tool.handler(
+      const result = await tool.handler(
         args,
         extendContext(context, {
           method: 'tools/call' as const,
           name: tool.name,
-          arguments: rawArgs,
+          // What the handler acts on is what a gate binds and audits.
+          arguments: isPlainObject(args) ? args : rawArgs,
         }),
       );
+      return withStructuredText(result);
     });
   }
 
   const prompts = catalog.prompts;
   if (prompts) {
-    table.set('prompts/list', () => ({
-      resultType: 'complete',
-      prompts: [...prompts.values()].map((p) => p.listed),
-    }));
+    const listed = [...prompts.values()].map((p) => p.listed);
+    table.set('prompts/list', (params) => {
+      onePage(params);
+      return { resultType: 'complete', prompts: listed };
+    });
     table.set('prompts/get', async (params, context) => {
       const parsed = PromptGetParams.safeParse(params);
       if (!parsed.success) throw invalid('Invalid prompts/get params');
       const entry = prompts.get(parsed.data.name);
-      if (!entry) throw invalid(`Unknown prompt: ${parsed.data.name}`, { name: parsed.data.name });
+      if (!entry) {
+        const name = clip(parsed.data.name, 64);
+        throw invalid(`Unknown prompt: ${name}`, { name });
+      }
       const args = parsed.data.arguments ?? {};
-      const missing = (entry.definition.arguments ?? [])
+      const declared = entry.definition.arguments ?? [];
+      const unknown = Object.keys(args).find((k) => !declared.some((a) => a.name === k));
+      if (unknown !== undefined) {
+        const argument = clip(unknown, 64);
+        throw invalid(
+          `Invalid arguments for prompt ${entry.definition.name}: ${argument} is not a declared argument`,
+          { argument },
+        );
+      }
+      const missing = declared
         .filter((a) => a.required && !Object.hasOwn(args, a.name))
         .map((a) => a.name);
       if (missing.length > 0)
@@ -126,14 +160,16 @@ export function methodTable(
 
   const resources = catalog.resources;
   if (resources) {
-    table.set('resources/list', () => ({
-      resultType: 'complete',
-      resources: [...resources.values()].map((r) => r.listed),
-    }));
-    table.set('resources/templates/list', () => ({
-      resultType: 'complete',
-      resourceTemplates: (catalog.templates ?? []).map((t) => t.listed),
-    }));
+    const listed = [...resources.values()].map((r) => r.listed);
+    const templates = (catalog.templates ?? []).map((t) => t.listed);
+    table.set('resources/list', (params) => {
+      onePage(params);
+      return { resultType: 'complete', resources: listed };
+    });
+    table.set('resources/templates/list', (params) => {
+      onePage(params);
+      return { resultType: 'complete', resourceTemplates: templates };
+    });
     table.set('resources/read', async (params, context) => {
       const parsed = ResourceReadParams.safeParse(params);
       if (!parsed.success) throw invalid('Invalid resources/read params');

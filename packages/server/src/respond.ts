@@ -49,15 +49,18 @@ export function fail(
   return json(status, errorResponse(id, code, message, data));
 }
 
-/** What a request's work ends with: the final JSON-RPC response and its HTTP status. */
+/**
+ * What a request's work ends with: the final JSON-RPC response, already
+ * serialized (so a result that cannot be serialized is caught where it is
+ * made, as an internal error), and its HTTP status.
+ */
 export interface Outcome {
   status: number;
-  body: unknown;
+  text: string;
 }
 
 const encoder = new TextEncoder();
-const event = (message: unknown) =>
-  encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+const event = (text: string) => encoder.encode(`event: message\ndata: ${text}\n\n`);
 
 /**
  * Run `work` and answer with JSON, or with an SSE stream once `work` emits a
@@ -77,7 +80,7 @@ export function respond(
     let finished = false;
     const emit = (notification: JSONRPCNotification) => {
       if (!streamable || finished || abort.aborted) return;
-      const chunk = event(notification);
+      const chunk = event(JSON.stringify(notification));
       if (controller) {
         controller.enqueue(chunk);
         return;
@@ -94,11 +97,11 @@ export function respond(
       resolve(new Response(stream, { status: 200, headers: SSE_HEADERS }));
     };
     work(emit).then(
-      ({ status, body }) => {
+      ({ status, text }) => {
         finished = true;
-        if (!controller) resolve(json(status, body));
+        if (!controller) resolve(new Response(text, { status, headers: JSON_HEADERS }));
         else if (!abort.aborted) {
-          controller.enqueue(event(body));
+          controller.enqueue(event(text));
           controller.close();
         }
       },

@@ -16,6 +16,7 @@ import type {
   ResourceTemplate,
   Tool,
 } from '@mrtr/wire';
+import type { RateLimitOptions } from './rate-limit.js';
 
 /** The authenticated caller, as the host application or framework knows it. */
 export interface Principal {
@@ -67,7 +68,12 @@ export interface ToolCallContext extends RequestContext {
   method: 'tools/call';
   /** The tool name. */
   name: string;
-  /** The arguments as received (`{}` when absent). */
+  /**
+   * The validated arguments, the same the handler gets: what `parse` returned
+   * when it returned a plain object, else the arguments as received (`{}`
+   * when absent) once they matched the tool's `inputSchema`. A gate digests
+   * and audits these.
+   */
   arguments: Record<string, unknown>;
 }
 
@@ -95,8 +101,12 @@ type Awaitable<T> = T | Promise<T>;
 
 /**
  * A tool: its `tools/list` definition plus the handler of `tools/call`.
- * `parse` validates arguments (e.g. a zod schema's `parse`); a throw becomes
- * an `isError` result the model can read and correct. Properties of
+ * Arguments are checked, in this order, before the handler runs: against
+ * `inputSchema` (JSON Schema 2020-12, or draft-07 when its `$schema` says so;
+ * `additionalProperties: false` refuses undeclared arguments), then by
+ * `parse` when present (e.g. a zod schema's `parse`, for rules a schema
+ * cannot say). Either refusal is JSON-RPC `-32602` naming the argument (a zod
+ * error's first issue path), never quoting its value. Properties of
  * `inputSchema` annotated with `x-mcp-header` are checked against their
  * `Mcp-Param-{name}` header (`server/tools`, "x-mcp-header").
  */
@@ -187,6 +197,25 @@ export interface McpEndpointOptions {
   allowedHosts?: readonly string[] | ((host: string) => boolean);
   /** Largest request body accepted, bytes (default 1 MiB); larger gets 413 before any parsing. */
   maxBodyBytes?: number;
+  /**
+   * Deepest nesting of objects and arrays in `params` (`params` itself is 1;
+   * default 64); deeper gets `-32602` (HTTP 400) before any handler runs.
+   */
+  maxDepth?: number;
+  /**
+   * Per-principal limit of `tools/call` (`server/tools`, "Security
+   * Considerations": servers MUST rate limit tool invocations), e.g.
+   * `{ limit: 60, windowMs: 60_000 }`. Over it: HTTP 429, `Retry-After`
+   * (seconds) and JSON-RPC error `RATE_LIMITED` (`-31429`) with
+   * `data.retryAfterMs`. Default `false` (none): set it here, or limit in a
+   * gateway in front.
+   */
+  rateLimit?: RateLimitOptions | false;
+  /**
+   * Whether handlers may send `notifications/message` (`context.log`), and so
+   * whether `server/discover` declares the `logging` capability. Default `true`.
+   */
+  logging?: boolean;
   /** `ttlMs` of `server/discover` and the four list results, milliseconds (default 60000). */
   listTtlMs?: number;
   /** `ttlMs` of a `resources/read` result that sets none, milliseconds (default 0: stale at once). */

@@ -184,8 +184,9 @@ describe('lists and caching hints', () => {
     expect(own.body.result).toMatchObject({ ttlMs: 5000, cacheScope: 'public' });
   });
 
-  it('discover declares exactly the capabilities served', async () => {
+  it('discover declares exactly the capabilities served, logging included (handlers can log)', async () => {
     expect((await send(endpoint, post(rpc('server/discover')))).body.result.capabilities).toEqual({
+      logging: {},
       tools: {},
       prompts: {},
       resources: {},
@@ -195,6 +196,7 @@ describe('lists and caching hints', () => {
       serverInfo: { name: 't', version: '1' },
       tools: [],
       authenticate: () => ({ id: 'a' }),
+      logging: false,
     });
     expect((await send(toolsOnly, post(rpc('server/discover')))).body.result.capabilities).toEqual({
       tools: {},

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
-import { toNodeHandler } from '@mrtr/node';
+import { handleClientError, toNodeHandler } from '@mrtr/node';
 import type { McpEndpoint } from '@mrtr/server';
 import { APPROVAL_BASE_PATH } from './approvals.js';
 
@@ -33,7 +33,9 @@ export interface ListenOptions {
 }
 
 /**
- * Serve `endpoint` at `/mcp` on `host:port` with `node:http` (port 0 picks a free one).
+ * Serve `endpoint` at `/mcp` on `host:port` with `node:http` (port 0 picks a
+ * free one). Every answer has a JSON-RPC body, even to a request Node's HTTP
+ * parser refuses (`createMcpHttpServer` of `@mrtr/node`).
  * @throws when the port cannot be bound.
  */
 export function listen(endpoint: McpEndpoint, options: ListenOptions = {}): Promise<RunningServer> {
@@ -54,7 +56,10 @@ export async function listenApp(
   let handle: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
     res.writeHead(503).end();
   };
-  const server = createServer((req, res) => handle(req, res));
+  // Every answer has a JSON-RPC body, even to a request Node's HTTP parser refuses
+  // (`handleClientError` of `@mrtr/node`); a missing `Host` is answered by the endpoint.
+  const server = createServer({ requireHostHeader: false }, (req, res) => handle(req, res));
+  server.on('clientError', handleClientError);
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,0 +1,298 @@
+/**
+ * @mrtr/server/adapter-contract-tests: the vitest suite every adapter that
+ * mounts an `@mrtr/server` endpoint must pass, over real HTTP: responses
+ * stream (the first SSE event arrives before the tool finishes), a client
+ * that goes away aborts the handler's `signal`, malformed, huge and deep
+ * bodies, NUL and lone surrogates, thrown errors and requests Node's parser
+ * refuses all get JSON-RPC bodies (never HTTP 500 with another body), and the
+ * endpoint's own rules (arguments, rate limit, versions, pagination,
+ * structured content) hold through the adapter. Run it once per way of
+ * mounting: e.g. Express with and without `express.json()` in front.
+ *
+ * Needs `vitest` (a peer dependency) and Node's `fetch`.
+ *
+ * @example
+ * ```ts
+ * import { describeAdapterContract } from '@mrtr/server/adapter-contract-tests';
+ * describeAdapterContract('node', { serve: (endpoint) => serveWithMyAdapter(endpoint) });
+ * ```
+ * @packageDocumentation
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { contractEndpoint, Probe } from './contract/fixture.js';
+import { type Answer, firstChunk, META, open, post, rawRequest, rpc } from './contract/http.js';
+import type { McpEndpoint } from './types.js';
+
+export { CONTRACT_TOKEN } from './contract/fixture.js';
+
+/** A server {@link describeAdapterContract} started; `url` is the MCP endpoint. */
+export interface ServedEndpoint {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** How the suite mounts an endpoint with the adapter under test. */
+export interface AdapterContractOptions {
+  /** Serve `endpoint` over HTTP on a free loopback port. */
+  serve(endpoint: McpEndpoint): Promise<ServedEndpoint>;
+  /** A framework middleware reads (and may limit or repair) the body before the adapter. */
+  bodyReadByMiddleware?: boolean;
+  /** Whether requests Node's HTTP parser refuses get JSON-RPC bodies (default `true`). */
+  parserErrors?: boolean;
+  /** Whether a request without `Host` gets a JSON-RPC body (default `true`). */
+  missingHost?: boolean;
+}
+
+/** The answer is a JSON-RPC error with `code` (one of them, when a middleware decides) and a non-5xx status. */
+function refused(answer: Answer, codes: number | number[], status?: number): void {
+  expect(answer.contentType).toMatch(/^application\/json/);
+  expect(answer.json?.jsonrpc).toBe('2.0');
+  expect([codes].flat()).toContain(answer.json?.error?.code);
+  if (status !== undefined) expect(answer.status).toBe(status);
+  else expect(answer.status).toBeLessThan(500);
+}
+
+/** The answer is the internal error: HTTP 500 with a JSON-RPC body that tells nothing. */
+function internal(answer: Answer): void {
+  expect([answer.status, answer.contentType.split(';')[0]]).toEqual([500, 'application/json']);
+  expect(answer.json.error).toEqual({ code: -32603, message: 'Internal error' });
+}
+
+const call = (name: string, args: unknown, meta: Record<string, unknown> = META) =>
+  rpc('tools/call', { name, arguments: args, _meta: meta });
+
+/** Register the adapter contract tests under `describe(name)`. */
+export function describeAdapterContract(name: string, options: AdapterContractOptions): void {
+  describe(`adapter contract: ${name}`, () => {
+    const probe = new Probe();
+    let served: ServedEndpoint;
+    let url: string;
+    beforeAll(async () => {
+      served = await options.serve(contractEndpoint(probe));
+      url = served.url;
+    });
+    afterAll(() => served?.close());
+    beforeEach(() => probe.reset());
+
+    it('serves a tools/call with the endpoint principal', async () => {
+      const answer = await post(url, call('echo', { text: 'héllo' }));
+      expect([answer.status, answer.json.result.content[0].text]).toEqual([200, 'héllo']);
+    });
+
+    it('streams: the first SSE event arrives while the tool still works', async () => {
+      const res = await open(url, call('stream_then_wait', {}, { ...META, progressToken: 'p' }));
+      expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+      const first = new TextDecoder().decode((await reader.read()).value);
+      expect(first).toContain('notifications/progress');
+      expect(probe.finished).toBe(false);
+      probe.release.resolve();
+      let rest = '';
+      for (let r = await reader.read(); !r.done; r = await reader.read())
+        rest += new TextDecoder().decode(r.value);
+      expect(rest).toContain('"result"');
+    });
+
+    it('a client that closes the SSE stream aborts the handler signal', async () => {
+      const controller = new AbortController();
+      const body = call('wait_for_abort', { stream: true }, { ...META, progressToken: 'p' });
+      const res = await open(url, body, controller.signal);
+      expect(await firstChunk(res)).toContain('notifications/progress');
+      controller.abort();
+      expect(await probe.aborted.promise).toBe(true);
+    });
+
+    it('a client that goes away before a JSON answer aborts the handler signal', async () => {
+      const controller = new AbortController();
+      const pending = open(url, call('wait_for_abort', {}), controller.signal).catch(() => {});
+      await probe.started.promise;
+      controller.abort();
+      expect(await probe.aborted.promise).toBe(true);
+      await pending;
+    });
+
+    it('malformed bodies get JSON-RPC errors', async () => {
+      const cases: [string | Uint8Array, number[]][] = [
+        ['{', [-32700]],
+        ['', [-32700, -32600]],
+        ['[]', [-32600]],
+        ['"text"', [-32700, -32600]],
+        ['{"jsonrpc":"2.0","id":1}', [-32600]],
+        ['{"jsonrpc":"2.0","id":{},"method":"tools/list"}', [-32600]],
+        ['{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[]}', [-32600]],
+        ['{"a":"x\u0000y"}', [-32700]], // an unescaped control character in a string
+        [new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]), [-32700]], // not UTF-8
+      ];
+      for (const [body, codes] of cases) refused(await post(url, body), codes, 400);
+      const plain = await post(url, '{}', { headers: { 'content-type': 'text/plain' } });
+      refused(plain, -32600, 415);
+    });
+
+    it('thrown errors and unsendable results are -32603 with a JSON body, never detail', async () => {
+      internal(await post(url, call('throws', {})));
+      internal(await post(url, call('unserializable', {})));
+      internal(await post(url, rpc('tools/list'), { headers: { 'x-auth-fails': '1' } }));
+      const streamed = await post(
+        url,
+        call('throws', { afterProgress: true }, { ...META, progressToken: 'p' }),
+      );
+      expect(streamed.contentType).toMatch(/^text\/event-stream/);
+      expect(streamed.json.error).toEqual({ code: -32603, message: 'Internal error' });
+    });
+
+    it('a body over the limit is 413 with a JSON-RPC body, declared or chunked', async () => {
+      const huge = JSON.stringify(call('echo', { text: 'x'.repeat(2_000_000) }));
+      refused(await post(url, huge), -32600, 413);
+      const chunks = new ReadableStream<Uint8Array>({
+        start(c) {
+          for (let i = 0; i < 40; i++)
+            c.enqueue(new TextEncoder().encode(huge.slice(i * 52_000, (i + 1) * 52_000)));
+          c.close();
+        },
+      });
+      refused(await post(url, chunks), -32600, 413);
+    });
+
+    it('a deeply nested body is -32602 naming where, and nothing runs', async () => {
+      const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+      const like = call('echo', { text: 'x', deep: 0 });
+      const body = JSON.stringify(like).replace('"deep":0', `"deep":${deep}`);
+      const answer = await post(url, body, { like });
+      // A middleware that parsed the body may find it too deep to hand on (-32600) before the endpoint does.
+      refused(answer, options.bodyReadByMiddleware ? [-32602, -32600] : -32602, 400);
+      if (answer.json.error.code === -32602)
+        expect(answer.json.error.data).toMatchObject({ problem: 'too-deep' });
+      expect(probe.runs.echo).toBeUndefined();
+    });
+
+    it('NUL reaches a string argument; lone surrogates and numbers JSON cannot carry are -32602', async () => {
+      const nul = await post(url, call('echo', { text: 'a\u0000b' }));
+      expect(nul.json.result.content[0].text).toBe('a\u0000b');
+      for (const args of [{ text: 'x\ud800' }, { text: 'x', '\udc00': 1 }]) {
+        const answer = await post(url, call('echo', args));
+        refused(answer, -32602, 400);
+        expect(answer.json.error.message).toMatch(/params\.arguments/);
+      }
+      const meta = {
+        ...META,
+        'io.modelcontextprotocol/clientInfo': { name: 'c\u0000', version: '1' },
+      };
+      refused(await post(url, call('echo', { text: 'x' }, meta)), -32602, 400);
+      refused(await post(url, call('ec\u0000ho', {})), -32602);
+      const like = call('echo', { text: 0 });
+      const overflow = JSON.stringify(like).replace('"text":0', '"text":1e400');
+      // express.json() turns 1e400 into null before the endpoint sees it: still -32602, by the schema.
+      refused(
+        await post(url, overflow, { like }),
+        -32602,
+        options.bodyReadByMiddleware ? undefined : 400,
+      );
+      const oddId = { ...rpc('tools/list'), id: 'id-\ud800' };
+      expect((await post(url, oddId)).json.id).toBe('id-\ud800');
+      expect(probe.runs.echo).toBe(1);
+    });
+
+    it('undeclared and invalid arguments are -32602 naming the argument; the tool never runs', async () => {
+      const big = 'v'.repeat(50_000);
+      const undeclared = await post(url, call('echo', { text: 'x', extra: big }));
+      refused(undeclared, -32602);
+      expect(undeclared.json.error.data).toMatchObject({ argument: 'extra' });
+      expect(undeclared.text.length).toBeLessThan(1000);
+      refused(await post(url, call('echo', { text: 5 })), -32602);
+      const missing = await post(url, call('echo', {}));
+      expect(missing.json.error.data).toMatchObject({ argument: 'text' });
+      const refusedByParse = await post(url, call('normalize', { n: '0' }));
+      expect(refusedByParse.json.error).toMatchObject({ code: -32602, data: { argument: 'n' } });
+      expect(probe.runs).toEqual({});
+    });
+
+    it('the handler and its context see the validated arguments', async () => {
+      await post(url, call('normalize', { n: '7', extra: 'dropped by parse' }));
+      expect(probe.seen).toEqual({ args: { n: 7 }, contextArguments: { n: 7 } });
+    });
+
+    it('spec rules: logging declared, unknown cursor, 2025-era initialize, structured text', async () => {
+      const discover = await post(url, rpc('server/discover'));
+      expect(discover.json.result.capabilities.logging).toEqual({});
+      refused(await post(url, rpc('tools/list', { cursor: 'page-2' })), -32602);
+      const initialize = {
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'old', version: '1' },
+        },
+      };
+      const headerless = { 'mcp-protocol-version': undefined, 'mcp-method': undefined };
+      for (const headers of [headerless, { 'mcp-protocol-version': '2025-06-18' }]) {
+        const answer = await post(url, initialize, { headers });
+        refused(answer, -32022, 400);
+        expect(answer.json.error.data).toEqual({
+          requested: '2025-06-18',
+          supported: ['2026-07-28'],
+        });
+        expect(answer.json.error.message).toContain('2026-07-28');
+      }
+      // A modern request for the removed method (SEP-2575) is an unknown method, not a version problem.
+      refused(await post(url, rpc('initialize')), -32601, 404);
+      const structured = await post(url, call('structured', {}));
+      expect(structured.json.result.content).toEqual([
+        { type: 'text', text: 'Made it.' },
+        { type: 'text', text: '{"ok":true,"n":1}' },
+      ]);
+    });
+
+    it('a principal over the rate limit gets 429, Retry-After and a JSON-RPC error', async () => {
+      const limited = await options.serve(
+        contractEndpoint(probe, { rateLimit: { limit: 2, windowMs: 60_000 } }),
+      );
+      try {
+        for (let i = 0; i < 2; i++)
+          expect((await post(limited.url, call('echo', { text: 'x' }))).status).toBe(200);
+        const over = await post(limited.url, call('echo', { text: 'x' }));
+        refused(over, -31429, 429);
+        expect(over.json.error.data.retryAfterMs).toBeGreaterThan(0);
+        expect((await post(limited.url, rpc('tools/list'))).status).toBe(200);
+      } finally {
+        await limited.close();
+      }
+    });
+
+    it.runIf(options.parserErrors !== false)(
+      'a request Node cannot parse gets a JSON-RPC body, not an empty 400',
+      async () => {
+        const { host } = new URL(url);
+        const head = `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\n`;
+        const control = await rawRequest(
+          url,
+          `${head}Mcp-Name: ec\x01ho\r\nContent-Length: 2\r\n\r\n{}`,
+        );
+        expect([control.status, control.headers['content-type']]).toEqual([
+          400,
+          'application/json',
+        ]);
+        expect(JSON.parse(control.body).error.code).toBe(-32600);
+        const overflow = await rawRequest(url, `${head}X-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+        expect(overflow.status).toBe(431);
+        expect(JSON.parse(overflow.body).error.code).toBe(-32600);
+      },
+    );
+
+    it.runIf(options.missingHost !== false)(
+      'a request without Host gets a JSON-RPC body',
+      async () => {
+        const path = new URL(url).pathname;
+        for (const version of ['1.0', '1.1']) {
+          const r = await rawRequest(
+            url,
+            `POST ${path} HTTP/${version}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+          );
+          expect([r.status, r.headers['content-type']]).toEqual([400, 'application/json']);
+          expect(JSON.parse(r.body).error.code).toBe(-32600);
+        }
+      },
+    );
+  });
+}

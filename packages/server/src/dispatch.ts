@@ -1,0 +1,88 @@
+/**
+ * Running one method's handler and turning what it returns or throws into
+ * the final JSON-RPC response: results shaped for the wire (`resultType`,
+ * `_meta.serverInfo`, caching hints; `basic/index`, "ResultType"), errors
+ * mapped to codes and HTTP statuses, and everything serialized here, so that
+ * a result that cannot be sent is an internal error, never a broken response.
+ */
+import { ErrorCode, errorResponse, McpError, MetaKey, type RequestId } from '@mrtr/wire';
+import { checkInputRequired, MRTR_METHODS } from './input-required.js';
+import type { MethodHandler } from './methods.js';
+import type { Outcome } from './respond.js';
+import { statusFor } from './respond.js';
+import type { McpEndpointOptions, RequestContext } from './types.js';
+
+/** Results that carry `ttlMs` and `cacheScope` (`CacheableResult`). */
+const CACHEABLE = new Set([
+  'server/discover',
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+]);
+
+const INTERNAL = (id: RequestId): Outcome => ({
+  status: 500,
+  text: JSON.stringify(errorResponse(id, ErrorCode.InternalError, 'Internal error')),
+});
+
+/** `(method, id, params, context) => Outcome`: never rejects. */
+export type Run = (
+  method: string,
+  id: RequestId,
+  params: Record<string, unknown>,
+  context: RequestContext,
+) => Promise<Outcome>;
+
+/** The runner of an endpoint's method table. */
+export function dispatcher(
+  methods: Map<string, MethodHandler>,
+  options: McpEndpointOptions,
+  onError: (error: unknown) => void,
+): Run {
+  const serverMeta =
+    options.includeServerInfo === false ? {} : { [MetaKey.serverInfo]: options.serverInfo };
+
+  /** Shape a handler's result for the wire; throws on what must never be sent. */
+  function finish(method: string, result: unknown, context: RequestContext) {
+    if (result === null || typeof result !== 'object' || Array.isArray(result))
+      throw new Error(`${method} handler returned ${result === null ? 'null' : typeof result}`);
+    const out: Record<string, unknown> = { ...result };
+    out.resultType ??= 'complete';
+    if (out.resultType === 'input_required') {
+      if (!MRTR_METHODS.has(method)) throw new Error(`${method} may not answer input_required`);
+      checkInputRequired(out as never, context.capabilities);
+    } else if (CACHEABLE.has(method)) {
+      out.ttlMs ??=
+        method === 'resources/read' ? (options.readTtlMs ?? 0) : (options.listTtlMs ?? 60_000);
+      out.cacheScope ??= options.cacheScope ?? 'private';
+    }
+    const meta = out._meta && typeof out._meta === 'object' ? out._meta : {};
+    if (Object.keys(serverMeta).length > 0 || out._meta !== undefined)
+      out._meta = { ...meta, ...serverMeta };
+    return out;
+  }
+
+  return async (method, id, params, context) => {
+    try {
+      const handler = methods.get(method);
+      if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+      const result = finish(method, await handler(params, context), context);
+      // Serialized inside the try: a BigInt, a cycle or a too deep value is a handler bug (-32603).
+      return { status: 200, text: JSON.stringify({ jsonrpc: '2.0', id, result }) };
+    } catch (error) {
+      if (error instanceof McpError) {
+        try {
+          const body = errorResponse(id, error.code, error.message, error.data);
+          return { status: statusFor(error.code), text: JSON.stringify(body) };
+        } catch (unserializable) {
+          onError(unserializable);
+          return INTERNAL(id);
+        }
+      }
+      onError(error);
+      return INTERNAL(id);
+    }
+  };
+}

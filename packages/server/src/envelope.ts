@@ -1,0 +1,47 @@
+/**
+ * Reading the JSON-RPC envelope of a request body (`basic/index`,
+ * "Requests"), checked in place: a schema parse would copy the whole body on
+ * every request.
+ */
+import type { RequestId } from '@mrtr/wire';
+
+/** The id of a body, when it has one a response may carry. */
+export function idOf(body: unknown): RequestId | undefined {
+  const raw = body && typeof body === 'object' ? (body as { id?: unknown }).id : undefined;
+  return typeof raw === 'string' || (typeof raw === 'number' && Number.isSafeInteger(raw))
+    ? raw
+    : undefined;
+}
+
+/**
+ * The members of a `JSONRPCRequest` (`JSONRPCRequestSchema` of `@mrtr/wire`:
+ * `jsonrpc` "2.0", an integer or string `id`, a string `method`, `params` an
+ * object when present), or `undefined` when the body is not one.
+ */
+export function requestEnvelope(
+  body: unknown,
+): { id: RequestId; method: string; params: Record<string, unknown> } | undefined {
+  if (body === null || typeof body !== 'object') return undefined;
+  const { jsonrpc, id, method, params } = body as Record<string, unknown>;
+  if (jsonrpc !== '2.0' || typeof method !== 'string') return undefined;
+  // A safe integer, as zod's int(): a larger id would not survive the round trip to the client.
+  if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id)))
+    return undefined;
+  if (params === undefined) return { id, method, params: {} };
+  if (params === null || typeof params !== 'object' || Array.isArray(params)) return undefined;
+  return { id, method, params: params as Record<string, unknown> };
+}
+
+/**
+ * The version an `initialize` request (the handshake of protocol revisions
+ * up to 2025-11-25) asks for: `params.protocolVersion`, else the
+ * `MCP-Protocol-Version` header, else `"unknown"`.
+ */
+export function legacyRequestedVersion(
+  params: Record<string, unknown>,
+  header: string | null,
+): string {
+  const asked = params.protocolVersion;
+  if (typeof asked === 'string' && asked.length <= 64) return asked;
+  return header === null ? 'unknown' : header.slice(0, 64);
+}
