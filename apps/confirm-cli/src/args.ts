@@ -7,7 +7,8 @@ export class UsageError extends Error {
 
 /**
  * Turn `--arg key=value` pairs into tool `arguments`, typed by the tool's
- * `inputSchema`: `integer`/`number` properties become numbers, `boolean`
+ * `inputSchema`: `integer`/`number` properties become numbers (decimal only,
+ * see {@link parseDecimal}), `boolean`
  * ones `true`/`false`, `object`/`array` ones are read as JSON; anything else
  * stays the string as typed (so `--arg title=007` keeps its zeros).
  *
@@ -34,14 +35,35 @@ export function parseArgs(pairs: string[], tool: ToolInfo | undefined): Record<s
   return args;
 }
 
+/** Decimal digits, optionally signed: what an integer is typed as (`0x10`, `1e3`, `0b1`, ` 7` are not). */
+const DECIMAL_INTEGER = /^[-+]?\d+$/;
+/** A decimal number as JSON writes it, with an optional sign and exponent (no hex, no Infinity, no spaces). */
+const DECIMAL_NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+
+/**
+ * Read a number typed by a person, in decimal only: `integer` takes digits
+ * with an optional sign and must be a safe integer (±(2^53−1)); `number`
+ * also takes a fraction and an exponent. Whitespace, `0x`/`0o`/`0b`
+ * prefixes, `Infinity` and `NaN` are refused.
+ *
+ * @returns the number, or `undefined` when `raw` is not such a decimal
+ */
+export function parseDecimal(raw: string, type: 'integer' | 'number'): number | undefined {
+  if (!(type === 'integer' ? DECIMAL_INTEGER : DECIMAL_NUMBER).test(raw)) return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n)) return undefined;
+  if (type === 'integer' && !Number.isSafeInteger(n)) return undefined;
+  return n;
+}
+
 function coerce(key: string, raw: string, type: unknown): unknown {
   switch (type) {
     case 'integer':
     case 'number': {
-      const n = raw.trim() === '' ? Number.NaN : Number(raw);
-      if (!Number.isFinite(n) || (type === 'integer' && !Number.isInteger(n)))
+      const n = parseDecimal(raw, type);
+      if (n === undefined)
         throw new UsageError(
-          `--arg ${key} must be ${type === 'integer' ? 'an integer' : 'a number'}, got "${raw}"`,
+          `--arg ${key} must be ${type === 'integer' ? 'a decimal integer' : 'a decimal number'}, got "${raw}"`,
         );
       return n;
     }

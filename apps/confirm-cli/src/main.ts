@@ -23,7 +23,7 @@ import {
   type ToolResult,
 } from '@mrtr/client';
 import { Command, InvalidArgumentError } from 'commander';
-import { parseArgs, UsageError } from './args.js';
+import { parseArgs, parseDecimal, UsageError } from './args.js';
 import { oneLine, visible } from './display.js';
 import { terminalAnswerer } from './prompter.js';
 
@@ -39,21 +39,27 @@ function headersFor(options: Common): Record<string, string> {
 }
 
 function seconds(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0)
+  const n = parseDecimal(value, 'number');
+  if (n === undefined || n <= 0)
     throw new InvalidArgumentError('must be a positive number of seconds');
   return n;
 }
 
+/** Tell the person what the client did on its own: every decline it made, every timeout, every retry. */
 function report(event: ClientEvent): void {
   if (event.type === 'auto-declined') {
+    const asked = event.message === undefined ? '' : `\n${visible(event.message)}\n`;
     log.warn(
-      `The server sent a question this terminal cannot show faithfully; it was declined without asking you:\n${event.reasons.map(oneLine).join('\n')}`,
+      `The server sent a question this terminal cannot show faithfully (${oneLine(event.request.method)} ${oneLine(event.request.target)}); it was declined without asking you:${asked}\n${event.reasons.map(oneLine).join('\n')}`,
     );
   } else if (event.type === 'timed-out') {
-    log.warn(`No answer within ${Math.round(event.afterMs / 1000)} s: the question was cancelled.`);
+    log.warn(
+      `No answer within ${Math.round(event.afterMs / 1000)} s: the question was cancelled, and a later answer is not sent.`,
+    );
   } else if (event.type === 'invalid-answer') {
     log.warn('That answer was not valid and was not sent; please answer again.');
+  } else if (event.type === 'retried') {
+    log.info(`Sent ${oneLine(event.method)} again: ${oneLine(event.detail)}.`);
   }
 }
 
@@ -139,6 +145,10 @@ function explain(error: unknown): string {
         ? ''
         : ' (mrtr only answers questions when run in a terminal)';
       return `The server needs a client that can ask you questions ${needed}${why}: ${oneLine(error.message)}`;
+    }
+    if (error.rpcCode === -32022) {
+      const supported = (error.data as { supported?: unknown })?.supported;
+      return `The server does not speak protocol version 2026-07-28, the only one mrtr speaks (it supports: ${oneLine(JSON.stringify(supported ?? []))}): ${oneLine(error.message)}`;
     }
     return `The server answered with JSON-RPC error ${error.rpcCode}: ${oneLine(error.message)}`;
   }

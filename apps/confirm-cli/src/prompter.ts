@@ -12,6 +12,7 @@ import {
 } from '@clack/prompts';
 import type { Answerer, FormAnswer, FormQuestion, ServerIdentity, UrlQuestion } from '@mrtr/client';
 import { type FormValue, type RequestedSchema, validateFormContent } from '@mrtr/wire';
+import { parseDecimal } from './args.js';
 import { oneLine, showValue, visible } from './display.js';
 
 type Field = RequestedSchema['properties'][string];
@@ -136,13 +137,15 @@ async function askField(
         placeholder: [field.type, ...bounds].join(' '),
         ...(initial !== undefined ? { initialValue: String(initial) } : {}),
         validate: (s) => {
-          if (!s?.trim()) return required ? 'is required' : undefined;
-          return fieldIssue(name, field, required, Number(s));
+          if (!s) return required ? 'is required' : undefined;
+          const n = parseDecimal(s, field.type);
+          if (n === undefined) return `must be a decimal ${field.type}, such as 42`;
+          return fieldIssue(name, field, required, n);
         },
         signal,
       });
       if (isCancel(v)) return CANCELLED;
-      return v?.trim() ? Number(v) : undefined;
+      return v ? parseDecimal(v, field.type) : undefined;
     }
     default: {
       const s = field as Extract<Field, { minLength?: number }>;

@@ -155,7 +155,9 @@ describe.skipIf(!hasTmux)('mrtr in a terminal', () => {
     const ws = await workspace();
     const t = deleteIn(ws.uri, ['--timeout', '1']);
     const screen = await t.waitFor(/\[mrtr exited \d+\]/);
-    expect(screen).toContain('No answer within 1 s: the question was cancelled.');
+    expect(screen).toContain(
+      'No answer within 1 s: the question was cancelled, and a later answer is not sent.',
+    );
     expect(screen).toContain('Not deleted: the question was dismissed.');
     expect(await remaining(ws.uri)).toEqual([...ws.ids].sort());
   }, 60_000);

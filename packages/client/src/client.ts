@@ -1,109 +1,28 @@
-import {
-  type ClientCapabilities,
-  type Implementation,
-  MetaKey,
-  PROTOCOL_VERSION,
-} from '@mrtr/wire';
+import { type ClientCapabilities, MetaKey, PROTOCOL_VERSION } from '@mrtr/wire';
 import type { Answerer, AskingRequest, ServerIdentity } from './answerer.js';
-import {
-  AbortedError,
-  McpClientError,
-  ProtocolError,
-  RoundLimitError,
-  TransportError,
-} from './errors.js';
-import type { AutoDeclined, ClientEvent } from './events.js';
+import { ProtocolError } from './errors.js';
+import type { ClientEvent } from './events.js';
+import { exchange } from './exchange.js';
 import { type HeaderAnnotation, paramHeaders, readHeaderAnnotations } from './headers.js';
-import { answerInputRequests } from './inputs.js';
-import { postRequest } from './transport.js';
+import { runRounds } from './rounds.js';
+import type {
+  CallOptions,
+  CallOutcome,
+  McpClientOptions,
+  ToolInfo,
+  ToolList,
+  ToolResult,
+} from './types.js';
 
-/** A content block of a tool result (`text`, `image`, `audio`, `resource_link`, `resource`). */
-export type ContentBlock = { type: string; text?: string } & Record<string, unknown>;
-
-/**
- * A complete `CallToolResult`. `resultType` is `"complete"`, or absent when
- * the server predates it (read as complete, per the 2026-07-28 schema).
- */
-export interface ToolResult {
-  resultType?: 'complete';
-  content: ContentBlock[];
-  structuredContent?: unknown;
-  isError?: boolean;
-  _meta?: Record<string, unknown>;
-}
-
-/** A tool as `tools/list` describes it. */
-export interface ToolInfo {
-  name: string;
-  title?: string;
-  description?: string;
-  inputSchema: {
-    type?: string;
-    properties?: Record<string, unknown>;
-    required?: string[];
-  } & Record<string, unknown>;
-  annotations?: Record<string, unknown>;
-  [key: string]: unknown;
-}
-
-/** Options of {@link McpClient}. */
-export interface McpClientOptions {
-  /** The MCP endpoint, e.g. `http://127.0.0.1:3000/mcp`. */
-  url: string | URL;
-  /** Headers sent with every request, e.g. `{Authorization: "Bearer …"}`. */
-  headers?: Record<string, string>;
-  /** `io.modelcontextprotocol/clientInfo` (default `{name: "@mrtr/client", version: "0.1.0"}`). */
-  clientInfo?: Implementation;
-  /** The answerer for calls that do not name their own. Without one, no elicitation is declared. */
-  answerer?: Answerer;
-  /** `fetch` to use (default: the global one). */
-  fetch?: typeof fetch;
-  /** Requests sent per call at most, the first included (default 8). */
-  maxRounds?: number;
-  /** Milliseconds a question may stay unanswered before it counts as `cancel` (default 120 000). */
-  answerTimeoutMs?: number;
-  /** Milliseconds one HTTP exchange may take (default 120 000). */
-  requestTimeoutMs?: number;
-  /** Invalid answers to one question before the call fails with `InvalidAnswerError` (default 3). */
-  maxInvalidAnswers?: number;
-  /** Receives every {@link ClientEvent} as it happens. */
-  onEvent?: (event: ClientEvent) => void;
-}
-
-/** Per-call options of {@link McpClient.callTool} and friends. */
-export interface CallOptions {
-  /** Overrides the client's answerer for this call; capabilities follow it. */
-  answerer?: Answerer;
-  /** Aborts the call: pending HTTP and the open question. */
-  signal?: AbortSignal;
-  /** The tool definition, to mirror its `x-mcp-header` arguments (default: from the last `listTools`). */
-  tool?: ToolInfo;
-  /** Overrides {@link McpClientOptions.maxRounds}. */
-  maxRounds?: number;
-  /** Overrides {@link McpClientOptions.answerTimeoutMs}. */
-  answerTimeoutMs?: number;
-  /** Receives this call's events (as well as the client's `onEvent`). */
-  onEvent?: (event: ClientEvent) => void;
-}
-
-/** What a call ended with. */
-export interface CallOutcome<R> {
-  /** The complete result. */
-  result: R;
-  /** Requests sent, the first included. */
-  rounds: number;
-  /** Input requests the client declined without asking anyone, and why. */
-  autoDeclined: AutoDeclined[];
-  /** Everything that happened, in order. */
-  events: ClientEvent[];
-}
-
-/** What {@link McpClient.listTools} returns. */
-export interface ToolList {
-  tools: ToolInfo[];
-  /** Tools left out because their definition is invalid (e.g. a broken `x-mcp-header`). */
-  rejected: { name: string; reason: string }[];
-}
+export type {
+  CallOptions,
+  CallOutcome,
+  ContentBlock,
+  McpClientOptions,
+  ToolInfo,
+  ToolList,
+  ToolResult,
+} from './types.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -137,7 +56,7 @@ export class McpClient {
   private readonly options: McpClientOptions;
   private nextId = 1;
   private identity: ServerIdentity;
-  private readonly known = new Map<string, { tool: ToolInfo; headers: HeaderAnnotation[] }>();
+  private known = new Map<string, { tool: ToolInfo; headers: HeaderAnnotation[] }>();
 
   /** @throws {TypeError} when `url` is not an absolute `http:` or `https:` URL */
   constructor(options: McpClientOptions) {
@@ -182,6 +101,7 @@ export class McpClient {
   async listTools(options: { signal?: AbortSignal } = {}): Promise<ToolList> {
     const tools: ToolInfo[] = [];
     const rejected: ToolList['rejected'] = [];
+    const known = new Map<string, { tool: ToolInfo; headers: HeaderAnnotation[] }>();
     let cursor: string | undefined;
     for (let page = 0; page < 100; page++) {
       const result = await this.request('tools/list', cursor ? { cursor } : {}, options);
@@ -198,12 +118,14 @@ export class McpClient {
           rejected.push({ name, reason: headers.reason });
           continue;
         }
-        this.known.set(tool.name, { tool: tool as ToolInfo, headers: headers.annotations });
+        known.set(tool.name, { tool: tool as ToolInfo, headers: headers.annotations });
         tools.push(tool as ToolInfo);
       }
       if (typeof result.nextCursor !== 'string' || result.nextCursor === '') break;
       cursor = result.nextCursor;
     }
+    // The whole listing replaces the last one: a tool gone or now invalid is no longer known.
+    this.known = known;
     return { tools, rejected };
   }
 
@@ -224,18 +146,22 @@ export class McpClient {
     args: Record<string, unknown> = {},
     options: CallOptions = {},
   ): Promise<CallOutcome<ToolResult>> {
-    let headers: Record<string, string> = {};
     const annotations = options.tool
       ? readHeaderAnnotations(options.tool.inputSchema)
       : { ok: true as const, annotations: this.known.get(name)?.headers ?? [] };
     if (!annotations.ok) throw new ProtocolError(`Tool ${name} is invalid: ${annotations.reason}`);
-    headers = paramHeaders(annotations.annotations, args);
+    const signal = options.signal;
     const outcome = await this.run(
       'tools/call',
       { name, arguments: args },
       { method: 'tools/call', target: name, arguments: args },
       options,
-      headers,
+      paramHeaders(annotations.annotations, args),
+      async () => {
+        await this.listTools(signal ? { signal } : {});
+        const fresh = this.known.get(name);
+        return fresh ? paramHeaders(fresh.headers, args) : undefined;
+      },
     );
     if (!Array.isArray(outcome.result.content)) {
       throw new ProtocolError('The tools/call result has no content array');
@@ -267,12 +193,18 @@ export class McpClient {
 
   /**
    * Send one JSON-RPC request (a new id) with `_meta` and the protocol
-   * headers, and return its `result` as received. No rounds are run.
+   * headers, and return its `result` as received. No rounds are run, and no
+   * answer can be sent through it: `inputResponses` and `requestState` come
+   * only from {@link callTool}, {@link getPrompt} and {@link readResource},
+   * whose answers come from the answerer. A `-32022` is retried once as
+   * {@link exchange} describes.
    *
    * @param capabilities declared in `_meta` (default: those of the client's answerer)
+   * @throws {TypeError} when `params` carries `inputResponses` or `requestState`
    * @throws {JsonRpcError} on a JSON-RPC error response
    * @throws {TransportError} on HTTP failure or after `requestTimeoutMs`
-   * @throws {ProtocolError} on a malformed response
+   * @throws {ProtocolError} on a malformed response, or an `InputRequiredResult`
+   *   to a method that may not return one (anything but `tools/call`, `prompts/get`, `resources/read`)
    * @throws {AbortedError} when `signal` aborts
    */
   async request(
@@ -282,9 +214,14 @@ export class McpClient {
       signal?: AbortSignal;
       capabilities?: ClientCapabilities;
       headers?: Record<string, string>;
-      emit?: (event: ClientEvent) => void;
     } = {},
   ): Promise<Record<string, unknown>> {
+    for (const key of ['inputResponses', 'requestState']) {
+      if (Object.hasOwn(params, key))
+        throw new TypeError(
+          `request() sends no ${key}: answers are sent only by callTool, getPrompt and readResource, from the answerer`,
+        );
+    }
     const capabilities = options.capabilities ?? capabilitiesFor(this.options.answerer);
     const withMeta = { ...params, _meta: this.meta(capabilities, params._meta) };
     return this.send(method, withMeta, options);
@@ -299,7 +236,7 @@ export class McpClient {
     };
   }
 
-  private async send(
+  private send(
     method: string,
     params: Record<string, unknown>,
     options: {
@@ -308,46 +245,25 @@ export class McpClient {
       emit?: (event: ClientEvent) => void;
     },
   ): Promise<Record<string, unknown>> {
-    if (options.signal?.aborted) throw new AbortedError({ cause: options.signal.reason });
-    const timeoutMs = this.options.requestTimeoutMs ?? 120_000;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-    const emit = options.emit ?? ((event: ClientEvent) => this.options.onEvent?.(event));
-    try {
-      return await postRequest(
-        { id: this.nextId++, method, params },
-        {
-          url: this.url,
-          headers: { ...this.options.headers, ...options.headers },
-          signal,
-          ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
-          onNotification: (notification) => emit({ type: 'notification', notification }),
-          onIgnored: (reason) => emit({ type: 'ignored', reason }),
-        },
-      );
-    } catch (error) {
-      if (error instanceof McpClientError) throw error;
-      if (options.signal?.aborted) throw new AbortedError({ cause: error });
-      if (timeout.aborted) {
-        throw new TransportError(`No response from ${this.url.origin} within ${timeoutMs} ms`);
-      }
-      throw new TransportError(
-        `Request failed: ${error instanceof Error ? error.message : String(error)}`,
-        undefined,
-        {
-          cause: error,
-        },
-      );
-    }
+    return exchange(method, params, {
+      url: this.url,
+      headers: { ...this.options.headers, ...options.headers },
+      ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
+      timeoutMs: this.options.requestTimeoutMs ?? 120_000,
+      nextId: () => this.nextId++,
+      ...(options.signal ? { signal: options.signal } : {}),
+      emit: options.emit ?? ((event) => this.options.onEvent?.(event)),
+    });
   }
 
-  /** The MRTR loop (`basic/patterns/mrtr`, "Client Requirements"). */
-  private async run(
+  /** One call run to completion by {@link runRounds}, with this client's options. */
+  private run(
     method: string,
     baseParams: Record<string, unknown>,
     request: AskingRequest,
     options: CallOptions,
     headers: Record<string, string> = {},
+    refreshHeaders?: () => Promise<Record<string, string> | undefined>,
   ): Promise<CallOutcome<Record<string, unknown> & ToolResult>> {
     const answerer = options.answerer ?? this.options.answerer;
     const maxRounds = options.maxRounds ?? this.options.maxRounds ?? 8;
@@ -358,57 +274,26 @@ export class McpClient {
       options.onEvent?.(event);
       this.options.onEvent?.(event);
     };
-    // The same params object every round: only inputResponses and requestState change.
-    const base = { ...baseParams, _meta: this.meta(capabilitiesFor(answerer), undefined) };
-    let retry: { inputResponses?: Record<string, unknown>; requestState?: string } = {};
-    for (let round = 1; ; round++) {
-      const params = { ...base, ...retry };
-      const result = await this.send(method, params, {
-        headers,
+    const signal = options.signal;
+    return runRounds(
+      // The same params object every round: only inputResponses and requestState change.
+      { ...baseParams, _meta: this.meta(capabilitiesFor(answerer), undefined) },
+      {
+        send: (params, extra) =>
+          this.send(method, params, { headers: extra, emit, ...(signal ? { signal } : {}) }),
         emit,
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
-      const type = result.resultType;
-      if (type === undefined || type === 'complete') {
-        emit({ type: 'round', round, resultType: 'complete', keys: [] });
-        const autoDeclined = events.filter((e): e is AutoDeclined => e.type === 'auto-declined');
-        return {
-          result: result as Record<string, unknown> & ToolResult,
-          rounds: round,
-          autoDeclined,
-          events,
-        };
-      }
-      if (type !== 'input_required')
-        throw new ProtocolError(`Unknown resultType ${JSON.stringify(type)}`);
-      const { inputRequests, requestState } = result;
-      if (inputRequests !== undefined && !isObject(inputRequests)) {
-        throw new ProtocolError('inputRequests is not an object');
-      }
-      if (requestState !== undefined && typeof requestState !== 'string') {
-        throw new ProtocolError('requestState is not a string');
-      }
-      if (inputRequests === undefined && requestState === undefined) {
-        throw new ProtocolError('An InputRequiredResult needs inputRequests or requestState');
-      }
-      emit({ type: 'round', round, resultType: type, keys: Object.keys(inputRequests ?? {}) });
-      if (round >= maxRounds) throw new RoundLimitError(round, result);
-      retry = {};
-      if (inputRequests !== undefined) {
-        retry.inputResponses = await answerInputRequests(inputRequests, {
-          answerer,
-          server: this.server,
-          serverUrl: this.url,
-          request,
-          round,
-          answerTimeoutMs: options.answerTimeoutMs ?? this.options.answerTimeoutMs ?? 120_000,
-          maxInvalidAnswers: this.options.maxInvalidAnswers ?? 3,
-          signal: options.signal,
-          emit,
-        });
-      }
-      // Echoed as received; never inspected. Absent here → absent in the retry.
-      if (requestState !== undefined) retry.requestState = requestState;
-    }
+        events,
+        answerer,
+        server: this.server,
+        serverUrl: this.url,
+        request,
+        maxRounds,
+        answerTimeoutMs: options.answerTimeoutMs ?? this.options.answerTimeoutMs ?? 120_000,
+        maxInvalidAnswers: this.options.maxInvalidAnswers ?? 3,
+        signal,
+        headers,
+        ...(refreshHeaders ? { refreshHeaders } : {}),
+      },
+    );
   }
 }

@@ -64,7 +64,7 @@ export {
   RoundLimitError,
   TransportError,
 } from './errors.js';
-export type { AutoDeclined, ClientEvent } from './events.js';
+export type { AutoDeclined, ClientEvent, QuestionContext } from './events.js';
 export { checkRenderable, type Renderable } from './form.js';
 export {
   encodeHeaderValue,

@@ -9,7 +9,7 @@ import type {
   UrlQuestion,
 } from './answerer.js';
 import { AbortedError, InvalidAnswerError, ProtocolError } from './errors.js';
-import type { ClientEvent } from './events.js';
+import type { ClientEvent, QuestionContext } from './events.js';
 import { checkRenderable } from './form.js';
 import { inspectUrl } from './url.js';
 
@@ -36,9 +36,16 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 
 const ACTIONS = ['accept', 'decline', 'cancel'];
 
+/** The key, call and round a question event is about. */
+const about = (key: string, ctx: RoundContext): QuestionContext => ({
+  key,
+  request: ctx.request,
+  round: ctx.round,
+});
+
 /** One input request, checked before anyone is asked anything. */
 type Plan =
-  | { key: string; kind: 'decline'; mode: string; reasons: string[] }
+  | { key: string; kind: 'decline'; mode: string; reasons: string[]; message?: string }
   | { key: string; kind: 'form'; question: Omit<FormQuestion, 'signal'> }
   | { key: string; kind: 'url'; question: Omit<UrlQuestion, 'signal'> };
 
@@ -55,42 +62,34 @@ function plan(key: string, request: unknown, ctx: RoundContext): Plan {
   const params = request.params;
   if (!isObject(params)) return { key, kind: 'decline', mode: 'unknown', reasons: ['no params'] };
   const mode = params.mode === undefined ? 'form' : String(params.mode);
-  const base = { key, server: ctx.server, request: ctx.request, round: ctx.round };
-  if (typeof params.message !== 'string') {
-    return { key, kind: 'decline', mode, reasons: ['the request has no message to show'] };
-  }
-  const message = params.message;
+  const message = typeof params.message === 'string' ? params.message : undefined;
+  // What the server asked travels with the decline, so an audit record can say what was refused.
+  const decline = (reason: string | string[]): Plan => ({
+    key,
+    kind: 'decline',
+    mode,
+    reasons: Array.isArray(reason) ? reason : [reason],
+    ...(message !== undefined ? { message } : {}),
+  });
+  if (message === undefined) return decline('the request has no message to show');
+  const base = { key, server: ctx.server, request: ctx.request, round: ctx.round, message };
   if (mode === 'form') {
-    if (!ctx.answerer?.form) {
-      return {
-        key,
-        kind: 'decline',
-        mode,
-        reasons: ['this client did not declare form elicitation'],
-      };
-    }
+    if (!ctx.answerer?.form) return decline('this client did not declare form elicitation');
     const checked = checkRenderable(params.requestedSchema);
-    if (!checked.ok) return { key, kind: 'decline', mode, reasons: checked.reasons };
+    if (!checked.ok) return decline(checked.reasons);
     return {
       key,
       kind: 'form',
-      question: { ...base, mode: 'form', message, requestedSchema: checked.schema },
+      question: { ...base, mode: 'form', requestedSchema: checked.schema },
     };
   }
   if (mode === 'url') {
-    if (!ctx.answerer?.url) {
-      return {
-        key,
-        kind: 'decline',
-        mode,
-        reasons: ['this client did not declare URL elicitation'],
-      };
-    }
+    if (!ctx.answerer?.url) return decline('this client did not declare URL elicitation');
     const inspected = inspectUrl(params.url, ctx.serverUrl);
-    if (!inspected.ok) return { key, kind: 'decline', mode, reasons: [inspected.reason] };
-    return { key, kind: 'url', question: { ...base, mode: 'url', message, ...inspected.facts } };
+    if (!inspected.ok) return decline(inspected.reason);
+    return { key, kind: 'url', question: { ...base, mode: 'url', ...inspected.facts } };
   }
-  return { key, kind: 'decline', mode, reasons: [`unknown elicitation mode "${mode}"`] };
+  return decline(`unknown elicitation mode "${mode}"`);
 }
 
 const TIMED_OUT = Symbol('timed out');
@@ -140,7 +139,7 @@ async function answerForm(
       ctx.signal,
     );
     if (answer === TIMED_OUT) {
-      ctx.emit({ type: 'timed-out', key, afterMs: ctx.answerTimeoutMs });
+      ctx.emit({ type: 'timed-out', ...about(key, ctx), afterMs: ctx.answerTimeoutMs });
       return { action: 'cancel' };
     }
     if (!isObject(answer) || !ACTIONS.includes(answer.action as string)) {
@@ -152,7 +151,7 @@ async function answerForm(
     if (answer.action !== 'accept') return { action: answer.action };
     const checked = validateFormContent(question.requestedSchema, answer.content);
     if (checked.ok) return { action: answer.action, content: checked.value };
-    ctx.emit({ type: 'invalid-answer', key, issues: checked.issues });
+    ctx.emit({ type: 'invalid-answer', ...about(key, ctx), issues: checked.issues });
     if (attempt >= ctx.maxInvalidAnswers) throw new InvalidAnswerError(key, checked.issues);
     retry = {
       issues: checked.issues,
@@ -173,7 +172,7 @@ async function answerUrl(
     ctx.signal,
   );
   if (answer === TIMED_OUT) {
-    ctx.emit({ type: 'timed-out', key, afterMs: ctx.answerTimeoutMs });
+    ctx.emit({ type: 'timed-out', ...about(key, ctx), afterMs: ctx.answerTimeoutMs });
     return { action: 'cancel' };
   }
   if (!isObject(answer) || !ACTIONS.includes(answer.action as string)) {
@@ -188,7 +187,7 @@ async function answerUrl(
   } catch (error) {
     ctx.emit({
       type: 'open-failed',
-      key,
+      ...about(key, ctx),
       reason: error instanceof Error ? error.message : String(error),
     });
     return { action: 'cancel' };
@@ -215,7 +214,13 @@ export async function answerInputRequests(
   const responses: [string, ElicitResponse][] = [];
   for (const p of plans) {
     if (p.kind === 'decline') {
-      ctx.emit({ type: 'auto-declined', key: p.key, mode: p.mode, reasons: p.reasons });
+      ctx.emit({
+        type: 'auto-declined',
+        ...about(p.key, ctx),
+        mode: p.mode,
+        reasons: p.reasons,
+        ...(p.message !== undefined ? { message: p.message } : {}),
+      });
       responses.push([p.key, { action: 'decline' }]);
     } else if (p.kind === 'form' && ctx.answerer?.form) {
       const form = ctx.answerer.form.bind(ctx.answerer);

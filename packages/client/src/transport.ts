@@ -1,4 +1,4 @@
-import { PROTOCOL_VERSION } from '@mrtr/wire';
+import { MetaKey, PROTOCOL_VERSION } from '@mrtr/wire';
 import { createParser } from 'eventsource-parser';
 import { JsonRpcError, ProtocolError, TransportError } from './errors.js';
 import { encodeHeaderValue } from './headers.js';
@@ -47,17 +47,21 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
  * The headers Streamable HTTP requires on a POST
  * (`basic/transports/streamable-http`, "Sending Messages", "Request
  * Metadata"): `Content-Type`, `Accept` listing JSON and SSE,
- * `MCP-Protocol-Version`, `Mcp-Method`, and `Mcp-Name` (Base64 sentinel when
- * needed) for `tools/call`, `prompts/get` and `resources/read`.
+ * `MCP-Protocol-Version` (the `io.modelcontextprotocol/protocolVersion` of
+ * `params._meta`, so header and body always agree; `2026-07-28` when there is
+ * none), `Mcp-Method`, and `Mcp-Name` (Base64 sentinel when needed) for
+ * `tools/call`, `prompts/get` and `resources/read`.
  */
 export function protocolHeaders(
   method: string,
   params: Record<string, unknown>,
 ): Record<string, string> {
+  const meta = isObject(params._meta) ? params._meta : {};
+  const version = meta[MetaKey.protocolVersion];
   const headers: Record<string, string> = {
     'Content-Type': 'application/json',
     Accept: 'application/json, text/event-stream',
-    'MCP-Protocol-Version': PROTOCOL_VERSION,
+    'MCP-Protocol-Version': typeof version === 'string' ? version : PROTOCOL_VERSION,
     'Mcp-Method': method,
   };
   const field = NAMED[method];

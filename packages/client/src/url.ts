@@ -22,7 +22,7 @@ const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
  * fetched. Only `https:` and `http:` URLs can be opened.
  *
  * @param raw the `url` parameter as received
- * @param serverUrl the MCP endpoint, to warn when the URL leads to another host
+ * @param serverUrl the MCP endpoint, to warn when the URL leads to another host or port
  * @returns `{ok: true, facts}`, or `{ok: false, reason}` for a URL that must not be opened. Never throws.
  */
 export function inspectUrl(raw: unknown, serverUrl: URL): UrlInspection {
@@ -54,8 +54,11 @@ export function inspectUrl(raw: unknown, serverUrl: URL): UrlInspection {
   if (/^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.startsWith('[')) {
     warnings.push('the host is a bare IP address, not a name');
   }
-  if (host !== serverUrl.hostname) {
-    warnings.push(`the URL leads to ${host}, not to the MCP server's host ${serverUrl.hostname}`);
+  // Host and port: another port on the same name is another service (URL.host drops default ports).
+  if (parsed.host !== serverUrl.host) {
+    warnings.push(
+      `the URL leads to ${parsed.host}, not to the MCP server's host ${serverUrl.host}`,
+    );
   }
   return {
     ok: true,

@@ -197,7 +197,13 @@ describe('form answers', () => {
     const out = await new McpClient({ url: s.url, answerer, answerTimeoutMs: 50 }).callTool('t');
     expect(aborted).toBe(true);
     expect(s.requests[1]?.body.params.inputResponses).toEqual({ q: { action: 'cancel' } });
-    expect(out.events).toContainEqual({ type: 'timed-out', key: 'q', afterMs: 50 });
+    expect(out.events).toContainEqual({
+      type: 'timed-out',
+      key: 'q',
+      request: { method: 'tools/call', target: 't', arguments: {} },
+      round: 1,
+      afterMs: 50,
+    });
   });
 
   it('shows the question with the server identity, the message verbatim and the call it belongs to', async () => {

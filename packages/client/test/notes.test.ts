@@ -197,7 +197,9 @@ describe('@mrtr/client against the notes server', () => {
     });
     const ws = await workspace(c);
     const out = await c.callTool('notes_delete', { workspaceUri: ws.uri, title: 'Dup' });
-    expect(out.events).toContainEqual({ type: 'timed-out', key: 'delete_choice', afterMs: 50 });
+    expect(out.events).toContainEqual(
+      expect.objectContaining({ type: 'timed-out', key: 'delete_choice', afterMs: 50, round: 1 }),
+    );
     expect(out.result.content[0]?.text).toMatch(/dismissed/);
     expect(await remaining(ws.uri)).toHaveLength(3);
   });

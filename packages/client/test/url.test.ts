@@ -52,6 +52,28 @@ describe('inspectUrl (client/elicitation, "Safe URL Handling")', () => {
     expect(ip.ok && ip.facts.warnings.join()).toMatch(/IP address/);
   });
 
+  it('warns when the URL leads to another port of the same host, not for the same host and port', () => {
+    const local = new URL('http://127.0.0.1:3000/mcp');
+    const other = inspectUrl('http://127.0.0.1:8080/approve', local);
+    expect(other.ok && other.facts.warnings).toEqual([
+      'the host is a bare IP address, not a name',
+      "the URL leads to 127.0.0.1:8080, not to the MCP server's host 127.0.0.1:3000",
+    ]);
+    const same = inspectUrl('http://127.0.0.1:3000/approve', local);
+    expect(same.ok && same.facts.warnings).toEqual(['the host is a bare IP address, not a name']);
+    // A default port written out is the same port.
+    expect(inspectUrl('https://mcp.example.com:443/a', server)).toMatchObject({
+      ok: true,
+      facts: { warnings: [] },
+    });
+    expect(inspectUrl('https://mcp.example.com:8443/a', server)).toMatchObject({
+      ok: true,
+      facts: {
+        warnings: [expect.stringMatching(/mcp\.example\.com:8443, not to .* mcp\.example\.com$/)],
+      },
+    });
+  });
+
   it('refuses what it must not open', () => {
     expect(inspectUrl('javascript:alert(1)', server).ok).toBe(false);
     expect(inspectUrl('file:///etc/passwd', server).ok).toBe(false);
@@ -137,6 +159,12 @@ describe('URL-mode elicitation', () => {
     };
     const out = await new McpClient({ url: s.url, answerer }).callTool('t');
     expect(s.requests[1]?.body.params.inputResponses).toEqual({ u: { action: 'cancel' } });
-    expect(out.events).toContainEqual({ type: 'open-failed', key: 'u', reason: 'no browser' });
+    expect(out.events).toContainEqual({
+      type: 'open-failed',
+      key: 'u',
+      request: { method: 'tools/call', target: 't', arguments: {} },
+      round: 1,
+      reason: 'no browser',
+    });
   });
 });

@@ -9,6 +9,7 @@ import { parse } from 'yaml';
 export interface Check {
   id: string;
   status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'SKIPPED' | 'INFO' | string;
+  description?: string;
   errorMessage?: string;
 }
 
@@ -40,16 +41,29 @@ export interface RequirementSet {
 
 /** Read the server leg of a requirements YAML shipped in the suite (`requirements/<revision>.yaml`). */
 export function serverRequirements(revision: string, yamlText: string): RequirementSet {
-  const doc = parse(yamlText) as {
-    server?: string[];
+  return requirements(revision, yamlText, 'server');
+}
+
+/**
+ * Read one leg (`server` or `client`) of a requirements YAML shipped in the
+ * suite: its scored list, and the not-scored entries of that leg.
+ * @throws Error when the YAML has no list for that leg
+ */
+export function requirements(
+  revision: string,
+  yamlText: string,
+  leg: 'server' | 'client',
+): RequirementSet {
+  const doc = parse(yamlText) as Record<string, unknown> & {
     not_scored?: { scenario: string; leg: string; reason: string }[];
   };
-  if (!Array.isArray(doc?.server)) throw new Error(`requirements ${revision} have no server list`);
+  const scored = doc?.[leg];
+  if (!Array.isArray(scored)) throw new Error(`requirements ${revision} have no ${leg} list`);
   return {
     revision,
-    scored: doc.server,
+    scored: scored as string[],
     notScored: (doc.not_scored ?? [])
-      .filter((e) => e.leg === 'server')
+      .filter((e) => e.leg === leg)
       .map((e) => ({ scenario: e.scenario, reason: e.reason })),
   };
 }
@@ -61,27 +75,65 @@ export interface ExpectedFailure {
 }
 
 /**
- * Parse `expected-failures.yaml`: `server:` is a list of `{scenario, reason}`.
+ * Parse one list of `expected-failures.yaml`: `server:` (the default) or
+ * `client:`, each a list of `{scenario, reason}`.
  * @throws Error on an entry without a scenario or a non-empty reason, or a scenario listed twice.
  */
-export function parseExpectedFailures(yamlText: string): ExpectedFailure[] {
-  const doc = (parse(yamlText) ?? {}) as { server?: unknown };
-  const list = doc.server ?? [];
-  if (!Array.isArray(list)) throw new Error('expected-failures.yaml: server must be a list');
+export function parseExpectedFailures(
+  yamlText: string,
+  leg: 'server' | 'client' = 'server',
+): ExpectedFailure[] {
+  const doc = (parse(yamlText) ?? {}) as Record<string, unknown>;
+  return reasonedList(doc[leg] ?? [], `expected-failures.yaml: ${leg}`).map((e) => {
+    if (e.scenario === undefined)
+      throw new Error(`expected-failures.yaml: ${leg} entry has no scenario`);
+    return { scenario: e.scenario, reason: e.reason };
+  });
+}
+
+/** A `{scenario | prefix, reason}` list with the checks every such list needs. */
+function reasonedList(
+  list: unknown,
+  where: string,
+): { scenario?: string; prefix?: string; reason: string }[] {
+  if (!Array.isArray(list)) throw new Error(`${where} must be a list`);
   const seen = new Set<string>();
   return list.map((entry, i) => {
-    const e = (entry ?? {}) as Partial<ExpectedFailure>;
-    if (typeof e.scenario !== 'string' || e.scenario === '')
-      throw new Error(`expected-failures.yaml: entry ${i + 1} has no scenario`);
+    const e = (entry ?? {}) as { scenario?: unknown; prefix?: unknown; reason?: unknown };
+    const name = typeof e.scenario === 'string' && e.scenario !== '' ? e.scenario : undefined;
+    const prefix = typeof e.prefix === 'string' && e.prefix !== '' ? e.prefix : undefined;
+    if (!name && !prefix) throw new Error(`${where}: entry ${i + 1} has no scenario`);
+    const label = name ?? `${prefix}*`;
     if (typeof e.reason !== 'string' || e.reason.trim().length < 10)
-      throw new Error(
-        `expected-failures.yaml: ${e.scenario} needs a reason (a sentence, not a word)`,
-      );
-    if (seen.has(e.scenario))
-      throw new Error(`expected-failures.yaml: ${e.scenario} is listed twice`);
-    seen.add(e.scenario);
-    return { scenario: e.scenario, reason: e.reason.trim() };
+      throw new Error(`${where}: ${label} needs a reason (a sentence, not a word)`);
+    if (seen.has(label)) throw new Error(`${where}: ${label} is listed twice`);
+    seen.add(label);
+    return { ...(name ? { scenario: name } : { prefix }), reason: e.reason.trim() };
   });
+}
+
+/** One entry of `client-not-run:`: a scenario, or every scenario whose name starts with `prefix`. */
+export interface NotRun {
+  scenario?: string;
+  prefix?: string;
+  reason: string;
+}
+
+/**
+ * Parse `client-not-run:` of `expected-failures.yaml`: scenarios of the
+ * client set this client does not serve at all (each `{scenario | prefix, reason}`).
+ * @throws Error on an entry without a scenario or prefix, or without a reason
+ */
+export function parseNotRun(yamlText: string): NotRun[] {
+  const doc = (parse(yamlText) ?? {}) as Record<string, unknown>;
+  return reasonedList(doc['client-not-run'] ?? [], 'expected-failures.yaml: client-not-run');
+}
+
+/** Whether a not-run entry covers `scenario`. */
+export function covers(entry: NotRun, scenario: string): boolean {
+  return entry.scenario !== undefined
+    ? entry.scenario === scenario
+    : scenario.startsWith(entry.prefix as string);
 }
 
 /** The verdict of a run against the expected failures. */

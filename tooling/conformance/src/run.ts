@@ -22,27 +22,18 @@ import {
   scenarioResult,
   serverRequirements,
 } from './compare.js';
+import { fail, node22Version, requirementsYaml, runSuite, suiteVersion } from './suite.js';
 
 const REVISION = '2026-07-28';
 const HERE = dirname(new URL(import.meta.url).pathname);
 const ROOT = join(HERE, '..');
 const require = createRequire(import.meta.url);
 
-const suiteDir = dirname(require.resolve('@modelcontextprotocol/conformance/package.json'));
-const suiteVersion = (
-  JSON.parse(readFileSync(join(suiteDir, 'package.json'), 'utf8')) as { version: string }
-).version;
-const node22 = join(dirname(require.resolve('node/package.json')), 'bin', 'node');
 const serverMain = join(
   dirname(require.resolve('@mrtr/conformance-server/package.json')),
   'dist',
   'main.js',
 );
-
-function fail(message: string): never {
-  console.error(`conformance: ${message}`);
-  process.exit(2);
-}
 
 /** Start the conformance server on a free port; resolve with its URL once it says it listens. */
 function startServer(): Promise<{ child: ChildProcess; url: string }> {
@@ -71,17 +62,6 @@ function startServer(): Promise<{ child: ChildProcess; url: string }> {
   });
 }
 
-/** Run the suite's CLI under Node 22, echoing its output into `log`; resolve with its exit code. */
-function runSuite(args: string[], log: string[]): Promise<number | null> {
-  const child = spawn(node22, [join(suiteDir, 'dist', 'index.js'), ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const keep = (chunk: Buffer) => log.push(chunk.toString());
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
-  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-}
-
 function readResults(dir: string): Map<string, Check[]> {
   const found = new Map<string, Check[]>();
   for (const folder of readdirSync(dir)) {
@@ -97,22 +77,11 @@ async function main() {
   const only = process.argv.includes('--scenario')
     ? process.argv[process.argv.indexOf('--scenario') + 1]
     : undefined;
-  const set = serverRequirements(
-    REVISION,
-    readFileSync(join(suiteDir, 'requirements', `${REVISION}.yaml`), 'utf8'),
-  );
+  const set = serverRequirements(REVISION, requirementsYaml(REVISION));
   const expected = parseExpectedFailures(
     readFileSync(join(ROOT, 'expected-failures.yaml'), 'utf8'),
   );
-  const version = await new Promise<string>((resolve) => {
-    const c = spawn(node22, ['--version']);
-    let v = '';
-    c.stdout.on('data', (d: Buffer) => {
-      v += d.toString();
-    });
-    c.once('exit', () => resolve(v.trim()));
-  });
-  if (!version.startsWith('v22.')) fail(`${node22} is ${version || 'not runnable'}, not Node 22`);
+  const version = await node22Version();
 
   const { child, url } = await startServer().catch((e: Error) => fail(e.message));
   const outDir = mkdtempSync(join(tmpdir(), 'mrtr-conformance-'));

@@ -1,0 +1,130 @@
+import { ErrorCode, MetaKey, PROTOCOL_VERSION } from '@mrtr/wire';
+import {
+  AbortedError,
+  JsonRpcError,
+  McpClientError,
+  ProtocolError,
+  TransportError,
+} from './errors.js';
+import type { ClientEvent } from './events.js';
+import { postRequest } from './transport.js';
+
+/**
+ * The requests a server may answer with an `InputRequiredResult`
+ * (`basic/patterns/mrtr`, "Supported Requests"); on any other, such an
+ * answer breaks the protocol.
+ */
+export const MRTR_METHODS: ReadonlySet<string> = new Set([
+  'tools/call',
+  'prompts/get',
+  'resources/read',
+]);
+
+/** The protocol versions this client speaks, preferred first. */
+export const SPOKEN_VERSIONS: readonly string[] = [PROTOCOL_VERSION];
+
+/** What one exchange needs from the client. */
+export interface ExchangeContext {
+  url: URL;
+  /** Extra headers (e.g. `Authorization`, `Mcp-Param-*`). */
+  headers: Record<string, string>;
+  fetch?: typeof fetch;
+  /** Milliseconds one HTTP exchange may take. */
+  timeoutMs: number;
+  /** A new JSON-RPC id for every POST. */
+  nextId(): number;
+  signal?: AbortSignal;
+  emit(event: ClientEvent): void;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The version to retry with after `error`: a `-32022` whose `data.supported` lists one we speak. */
+function versionToRetry(error: unknown): { version: string; supported: string[] } | undefined {
+  if (!(error instanceof JsonRpcError) || error.rpcCode !== ErrorCode.UnsupportedProtocolVersion)
+    return undefined;
+  const data = error.data;
+  if (!isObject(data) || !Array.isArray(data.supported)) return undefined;
+  const supported = data.supported.filter((v): v is string => typeof v === 'string');
+  const version = SPOKEN_VERSIONS.find((v) => supported.includes(v));
+  return version === undefined ? undefined : { version, supported };
+}
+
+/**
+ * Send one JSON-RPC request and return its `result`. When the server refuses
+ * the protocol version (`-32022` UnsupportedProtocolVersion) and its
+ * `data.supported` lists a version this client speaks, the request is sent
+ * once more, with a new id and that version in `_meta` and in the
+ * `MCP-Protocol-Version` header (`basic/versioning`, "Protocol Version
+ * Negotiation"); the server processed nothing of the refused request.
+ *
+ * @param params the params with `_meta` already filled in
+ * @throws {JsonRpcError} on an error response, including a `-32022` that lists no version we speak or a second `-32022`
+ * @throws {ProtocolError} when a method other than `tools/call`, `prompts/get`
+ *   or `resources/read` is answered with an `InputRequiredResult`, or the response is malformed
+ * @throws {TransportError} | {AbortedError}
+ */
+export async function exchange(
+  method: string,
+  params: Record<string, unknown>,
+  ctx: ExchangeContext,
+): Promise<Record<string, unknown>> {
+  let result: Record<string, unknown>;
+  try {
+    result = await postOnce(method, params, ctx);
+  } catch (error) {
+    const retry = versionToRetry(error);
+    if (!retry) throw error;
+    ctx.emit({
+      type: 'retried',
+      method,
+      reason: 'unsupported-version',
+      detail: `the server supports ${retry.supported.join(', ')}; sent again with ${retry.version}`,
+    });
+    const meta = isObject(params._meta) ? params._meta : {};
+    const again = { ...params, _meta: { ...meta, [MetaKey.protocolVersion]: retry.version } };
+    result = await postOnce(method, again, ctx);
+  }
+  if (result.resultType === 'input_required' && !MRTR_METHODS.has(method)) {
+    throw new ProtocolError(
+      `The server answered ${method} with an InputRequiredResult; only tools/call, prompts/get and resources/read may ask for input`,
+    );
+  }
+  return result;
+}
+
+/** One POST with the timeout and abort turned into {@link McpClientError}s. */
+async function postOnce(
+  method: string,
+  params: Record<string, unknown>,
+  ctx: ExchangeContext,
+): Promise<Record<string, unknown>> {
+  if (ctx.signal?.aborted) throw new AbortedError({ cause: ctx.signal.reason });
+  const timeout = AbortSignal.timeout(ctx.timeoutMs);
+  const signal = ctx.signal ? AbortSignal.any([ctx.signal, timeout]) : timeout;
+  try {
+    return await postRequest(
+      { id: ctx.nextId(), method, params },
+      {
+        url: ctx.url,
+        headers: ctx.headers,
+        signal,
+        ...(ctx.fetch ? { fetch: ctx.fetch } : {}),
+        onNotification: (notification) => ctx.emit({ type: 'notification', notification }),
+        onIgnored: (reason) => ctx.emit({ type: 'ignored', reason }),
+      },
+    );
+  } catch (error) {
+    if (error instanceof McpClientError) throw error;
+    if (ctx.signal?.aborted) throw new AbortedError({ cause: error });
+    if (timeout.aborted) {
+      throw new TransportError(`No response from ${ctx.url.origin} within ${ctx.timeoutMs} ms`);
+    }
+    throw new TransportError(
+      `Request failed: ${error instanceof Error ? error.message : String(error)}`,
+      undefined,
+      { cause: error },
+    );
+  }
+}
