@@ -9,8 +9,12 @@ import { createNote, deleteNote, findByTitle, isMember, listNotes } from './note
 const WorkspaceUri = storableText(200).describe('Workspace URI, e.g. notes://team');
 const Title = storableText(200);
 
+/** The JSON Schema of what a caller may send (`io: 'input'`: fields with a default are optional). */
 function schema(s: z.ZodObject): { type: 'object'; [k: string]: unknown } {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(s) as Record<string, unknown>;
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(s, { io: 'input' }) as Record<
+    string,
+    unknown
+  >;
   return { ...rest, type: 'object' };
 }
 

@@ -28,8 +28,12 @@ import {
   scaleToZero,
 } from './services.js';
 
+/** The JSON Schema of what a caller may send (`io: 'input'`: fields with a default are optional). */
 function schema(s: z.ZodObject): { type: 'object'; [k: string]: unknown } {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(s) as Record<string, unknown>;
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(s, { io: 'input' }) as Record<
+    string,
+    unknown
+  >;
   return { ...rest, type: 'object' };
 }
 

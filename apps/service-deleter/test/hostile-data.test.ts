@@ -1,0 +1,145 @@
+/**
+ * The service deleter over real HTTP with the largest services
+ * `create_service` accepts, text PostgreSQL cannot store, and principals of
+ * other teams: every call gets a clear answer, and only a member of the
+ * owning team can delete.
+ */
+import { callTool } from '@mrtr/spec-schema';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, randomSecret, startServiceDeleter } from '../src/app.js';
+import { type Database, openDatabase } from '../src/db.js';
+import { getService } from '../src/services.js';
+
+const ALICE = 'tok-alice-hostile-svc';
+const BOB = 'tok-bob-hostile-svc';
+let db: Database;
+let server: RunningServer;
+
+beforeAll(async () => {
+  db = await openDatabase('memory://');
+  server = await startServiceDeleter({
+    db,
+    tokens: new Map([
+      [ALICE, 'alice'],
+      [BOB, 'bob'],
+    ]),
+    secret: randomSecret(),
+    approvalPage: false,
+  });
+});
+afterAll(async () => {
+  await server.close();
+  await db.close();
+});
+
+const call = (token: string, name: string, args: Record<string, unknown>, extra = {}) =>
+  callTool(server.url, token, name, args, extra);
+
+describe('the largest service create_service accepts', () => {
+  it('is asked about with a ticket of at most 200 characters, and deleted', async () => {
+    const dnsRecords = Array.from(
+      { length: 10 },
+      (_, i) => `${String(i).padStart(2, '0')}${'a'.repeat(229)}.example.com`,
+    );
+    const volumes = Array.from({ length: 10 }, (_, i) => ({ id: `vol_big${i}`, sizeGb: 16384 }));
+    const created = await call(ALICE, 'create_service', {
+      id: 'svc_big1',
+      name: 'b'.repeat(63),
+      environment: 'staging',
+      instances: 100,
+      dnsRecords,
+      volumes,
+      team: 'big-team',
+    });
+    expect(created.body.error).toBeUndefined();
+    expect(created.body.result.isError).toBe(false);
+    const args = { serviceId: 'svc_big1', name: 'b'.repeat(63) };
+    const asked = await call(ALICE, 'delete_service', args);
+    expect(asked.status).toBe(200);
+    const state = asked.body.result.requestState as string;
+    expect(state.length).toBeLessThanOrEqual(200);
+    const message = asked.body.result.inputRequests.confirm_delete.params.message as string;
+    expect(message).toContain(dnsRecords[9]);
+    const done = await call(ALICE, 'delete_service', args, {
+      requestState: state,
+      inputResponses: {
+        confirm_delete: { action: 'accept', content: { serviceName: 'b'.repeat(63) } },
+      },
+    });
+    expect(done.body.result.isError).toBe(false);
+    expect(await getService(db, 'svc_big1')).toBeUndefined();
+  });
+});
+
+describe('authorization: services belong to teams', () => {
+  it('a principal outside the owning team can neither be asked nor confirm', async () => {
+    const created = await call(ALICE, 'create_service', {
+      id: 'svc_team1',
+      name: 'private-svc',
+      environment: 'staging',
+      instances: 1,
+      team: 'alice-only',
+    });
+    expect(created.body.error).toBeUndefined();
+    expect(created.body.result.isError).toBe(false);
+    const args = { serviceId: 'svc_team1', name: 'private-svc' };
+    const bobAsks = await call(BOB, 'delete_service', args);
+    expect(bobAsks.body.result).toMatchObject({ isError: true });
+    expect(bobAsks.body.result.content[0].text).toMatch(/not a member of team alice-only/);
+    // Bob cannot join a team that exists, nor create services in it.
+    const join = await call(BOB, 'create_service', {
+      id: 'svc_team2',
+      name: 'x',
+      environment: 'staging',
+      instances: 1,
+      team: 'alice-only',
+    });
+    expect(join.body.result.isError).toBe(true);
+    expect(
+      (await call(BOB, 'list_services', {})).body.result.structuredContent.services.map(
+        (s: { id: string }) => s.id,
+      ),
+    ).not.toContain('svc_team1');
+    expect(await getService(db, 'svc_team1')).toBeDefined();
+  });
+
+  it('membership is checked again on the retry: removed from the team between the rounds, nothing is deleted', async () => {
+    await call(ALICE, 'create_service', {
+      id: 'svc_team3',
+      name: 'shared-svc',
+      environment: 'staging',
+      instances: 1,
+      team: 'shared',
+    });
+    await db.query("INSERT INTO team_members (team_id, principal) VALUES ('shared', 'bob')");
+    const args = { serviceId: 'svc_team3', name: 'shared-svc' };
+    const asked = await call(BOB, 'delete_service', args);
+    expect(asked.body.result.resultType).toBe('input_required');
+    await db.query("DELETE FROM team_members WHERE team_id = 'shared' AND principal = 'bob'");
+    const retry = await call(BOB, 'delete_service', args, {
+      requestState: asked.body.result.requestState,
+      inputResponses: {
+        confirm_delete: { action: 'accept', content: { serviceName: 'shared-svc' } },
+      },
+    });
+    expect(retry.body.result).toMatchObject({ isError: true });
+    expect(await getService(db, 'svc_team3')).toBeDefined();
+  });
+});
+
+describe('text PostgreSQL cannot store', () => {
+  it.each([
+    ['serviceId', 'delete_service', { serviceId: 'svc_\u0000', name: 'x' }],
+    [
+      'name',
+      'create_service',
+      { id: 'svc_nul', name: 'a\u0000', environment: 'staging', instances: 1 },
+    ],
+    ['ref', 'trigger_deploy', { serviceId: 'svc_8f21c', ref: 'main\u0000' }],
+  ])('U+0000 in %s is -32602, never a 500', async (argument, tool, args) => {
+    const r = await call(ALICE, tool, args);
+    expect(r.status).not.toBe(500);
+    expect(r.body.error?.code).toBe(-32602);
+    expect(JSON.stringify(r.body.error)).toContain(argument);
+  });
+});
