@@ -93,6 +93,11 @@ export interface GateAuditEvent {
    * a passkey). Not named `level`: JSON-lines loggers use that name.
    */
   confirmation?: 'form' | 'url' | 'presence';
+  /**
+   * The signed approval receipt (a compact JWS of `@mrtr/receipt`), on
+   * `completed`, when the gate issues receipts: what an executor verified.
+   */
+  receipt?: string;
   /** `isError` of the tool result, on `completed`, `replayed`, `declined`, `cancelled` and `refused` / `not_asked`. */
   isError?: boolean;
   /** The JSON-RPC id of the request of this round. */

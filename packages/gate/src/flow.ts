@@ -10,13 +10,21 @@ import {
 } from '@mrtr/wire';
 import type { ApprovalChannel, ConfirmationLevel } from './approval.js';
 import type { Round } from './round.js';
-import type { AskContext, GateQuestion, GateRequest, GateSpec, LevelPolicy } from './types.js';
+import type {
+  AskContext,
+  GateQuestion,
+  GateRequest,
+  GateSpec,
+  LevelPolicy,
+  ReceiptIssuer,
+} from './types.js';
 
 /** What a gate lends every round. */
 export interface GateParts<Tx> {
   sealer: TicketSealer;
   store: ReplayStore<Tx>;
   approvals: ApprovalChannel | undefined;
+  receipts: ReceiptIssuer | undefined;
 }
 
 /** One run of the gate: the request, the operation it names, and the round's records. */

@@ -20,7 +20,7 @@ import { openTicket } from './open.js';
 import { Round } from './round.js';
 import { type GatedTool, type GatedToolDeclaration, gatedTool } from './tool.js';
 import { defaultTracer, parentContext, SpanAttribute, startRoundSpan } from './trace.js';
-import type { GateRequest, GateSpec } from './types.js';
+import type { GateRequest, GateSpec, ReceiptIssuer } from './types.js';
 
 /** Options of {@link ConfirmationGate}. */
 export interface ConfirmationGateOptions<Tx> {
@@ -38,6 +38,13 @@ export interface ConfirmationGateOptions<Tx> {
    * required by operations whose level is `url`, `presence` or `form-or-url`.
    */
   approvals?: ApprovalChannel;
+  /**
+   * Signs an approval receipt (`@mrtr/receipt`) for every confirmation that
+   * lets an operation run, inside the claim and before `perform`, which gets
+   * it (to hand to an executor that verifies it); it is in the `completed`
+   * audit record. A receipt that cannot be signed stops the operation.
+   */
+  receipts?: ReceiptIssuer;
   /**
    * Audit sinks (optional): one record or more per round, written in the
    * order given (see `GateAuditEvent`). A sink that throws before the
@@ -106,7 +113,12 @@ export class ConfirmationGate<Tx = void> {
   readonly #now: () => number;
 
   constructor(options: ConfirmationGateOptions<Tx>) {
-    this.#parts = { sealer: options.sealer, store: options.store, approvals: options.approvals };
+    this.#parts = {
+      sealer: options.sealer,
+      store: options.store,
+      approvals: options.approvals,
+      receipts: options.receipts,
+    };
     this.#audit = new AuditFanout(options.audit);
     this.#tracer = options.tracer;
     this.#propagator = options.propagator;

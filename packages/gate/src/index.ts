@@ -35,6 +35,7 @@ export type {
   ConfirmationLevel,
   PendingApproval,
 } from './approval.js';
+export type { ArgsSchema, InputSchema } from './args.js';
 export {
   type AuditRecorder,
   type AuditSink,
@@ -66,7 +67,6 @@ export { ConfirmationGate, type ConfirmationGateOptions } from './gate.js';
 export type { AskAgainReason, GateReason, RefusalReason } from './reasons.js';
 export { MAX_RECORDED_ANSWER, MAX_RECORDED_ARGUMENTS } from './round.js';
 export {
-  type ArgsSchema,
   type Asking,
   type CallInput,
   type GatedTool,
@@ -87,5 +87,7 @@ export {
   type LevelPolicy,
   type PerformInput,
   type Preparation,
+  type ReceiptIssuer,
+  type ReceiptRequest,
   StaleTargetError,
 } from './types.js';

@@ -73,6 +73,7 @@ export async function perform<View, Tx>(
     confirmation: confirmation.level,
   });
   let written: GateAuditEvent | undefined;
+  let receiptOf: string | undefined;
   let result: OnceResult<Json>;
   try {
     result = await flow.parts.store.once(claimOf(flow, claims, answer), async (tx: Tx) => {
@@ -81,6 +82,14 @@ export async function perform<View, Tx>(
       const now = asked(spec, contextOf(again), live.mode);
       if (!digestEquals(now.digest, live.digest))
         throw new StaleTargetError('the target changed while the answer was on its way');
+      const receipt = await flow.parts.receipts?.issue({
+        principal: flow.principal,
+        operation: flow.operation,
+        argumentsDigest: flow.argsDigest,
+        questionDigest: live.digest,
+        confirmation,
+        nonce: claims.nonce,
+      });
       const done = toJson(
         await spec.perform({
           content,
@@ -89,6 +98,7 @@ export async function perform<View, Tx>(
           claims,
           confirmation,
           tx,
+          ...(receipt !== undefined ? { receipt } : {}),
         }),
       );
       // Inside the store's transaction: a failed write rolls back the claim and the mutation.
@@ -97,8 +107,10 @@ export async function perform<View, Tx>(
         ...round.known(),
         question: live.question.message,
         confirmation: confirmation.level,
+        ...(receipt !== undefined ? { receipt } : {}),
         isError: isErrorOf(done),
       });
+      receiptOf = receipt;
       return done;
     });
   } catch (error) {
@@ -120,7 +132,15 @@ export async function perform<View, Tx>(
     }
     throw error;
   }
-  return settle(flow, result, 'completed', written, live.question.message, confirmation.level);
+  return settle(
+    flow,
+    result,
+    'completed',
+    written,
+    live.question.message,
+    confirmation.level,
+    receiptOf,
+  );
 }
 
 /**
@@ -193,6 +213,7 @@ async function settle<View, Tx>(
   written: GateAuditEvent | undefined,
   question: string | undefined,
   level: ConfirmationLevel,
+  receipt?: string,
 ): Promise<CallToolResult> {
   const { round } = flow;
   const about = {
@@ -200,13 +221,20 @@ async function settle<View, Tx>(
     confirmation: level,
     ...(question !== undefined ? { question } : {}),
   };
+  const signed = receipt !== undefined ? { receipt } : {};
   switch (result.status) {
     case 'performed':
       // Committed: from here on an error must not claim that nothing changed.
       round.performed = true;
       round.closed = true;
       if (written) await round.afterCommit(written);
-      else await round.emit({ outcome: performed, ...about, isError: isErrorOf(result.outcome) });
+      else
+        await round.emit({
+          outcome: performed,
+          ...about,
+          ...signed,
+          isError: isErrorOf(result.outcome),
+        });
       return result.outcome as unknown as CallToolResult;
     case 'replayed':
       await round.emit({ outcome: 'replayed', ...about, isError: isErrorOf(result.outcome) });

@@ -18,7 +18,7 @@ export type RecordFields = Pick<GateAuditEvent, 'outcome'> &
   Partial<
     Pick<
       GateAuditEvent,
-      'nonce' | 'question' | 'requestedSchema' | 'answer' | 'isError' | 'confirmation'
+      'nonce' | 'question' | 'requestedSchema' | 'answer' | 'isError' | 'confirmation' | 'receipt'
     > & {
       reason: GateReason | (string & {});
     }

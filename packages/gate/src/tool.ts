@@ -1,12 +1,10 @@
-import {
-  type CallToolResult,
-  ErrorCode,
-  type InputRequiredResult,
-  McpError,
-  type RequestedSchema,
-  type ToolAnnotations,
+import type {
+  CallToolResult,
+  InputRequiredResult,
+  RequestedSchema,
+  ToolAnnotations,
 } from '@mrtr/wire';
-import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
+import { type ArgsSchema, objectSchema, parseArgs } from './args.js';
 import {
   type AnswerOf,
   type Choice,
@@ -17,10 +15,6 @@ import {
 } from './fields.js';
 import type { ConfirmationGate } from './gate.js';
 import type { Confirmation, GateRequest, GateSpec, LevelPolicy } from './types.js';
-
-/** An argument schema: Standard Schema for validation and Standard JSON Schema for `inputSchema` (zod 4 is both). */
-export type ArgsSchema<Args> = StandardSchemaV1<unknown, Args> &
-  StandardJSONSchemaV1<unknown, Args>;
 
 const WITHOUT_ASKING = Symbol('withoutAsking');
 
@@ -80,6 +74,8 @@ export interface PerformCall<Args, View, F extends FormFields, Tx> {
   confirmation: Confirmation;
   /** The ticket nonce just claimed: key an idempotent mutation on it. */
   nonce: string;
+  /** The signed approval receipt, when the gate has a `receipts` issuer: hand it to the executor. */
+  receipt?: string;
 }
 
 /**
@@ -207,7 +203,7 @@ export function gatedTool<Args, View, F extends FormFields, Tx>(
           }
           return undefined;
         },
-        perform: ({ content, view, tx, confirmation, claims }) =>
+        perform: ({ content, view, tx, confirmation, claims, receipt }) =>
           declaration.perform({
             args,
             principal,
@@ -216,6 +212,7 @@ export function gatedTool<Args, View, F extends FormFields, Tx>(
             tx,
             confirmation,
             nonce: claims.nonce,
+            ...(receipt !== undefined ? { receipt } : {}),
           }),
         ...(declaration.declined
           ? { declined: () => (declaration.declined as (a: Args) => CallToolResult)(args) }
@@ -227,48 +224,6 @@ export function gatedTool<Args, View, F extends FormFields, Tx>(
       return gate.run({ ...request, arguments: args as Record<string, unknown> }, spec);
     },
   };
-}
-
-/** The tool's `inputSchema`: the Standard JSON Schema of its arguments, closed to undeclared properties. */
-function objectSchema(declaration: {
-  name: string;
-  args: StandardJSONSchemaV1;
-}): GatedTool<unknown>['inputSchema'] {
-  const { $schema: _dialect, ...schema } = declaration.args['~standard'].jsonSchema.input({
-    target: 'draft-2020-12',
-  });
-  if (schema.type !== 'object')
-    throw new TypeError(`gated tool ${declaration.name}: args must be an object schema`);
-  if (schema.additionalProperties === undefined) schema.additionalProperties = false;
-  return schema as GatedTool<unknown>['inputSchema'];
-}
-
-function parseArgs<Args>(
-  declaration: { name: string; args: StandardSchemaV1<unknown, Args> },
-  declared: ReadonlySet<string>,
-  raw: unknown,
-): Args {
-  const invalid = (where: string, why: string) =>
-    new McpError(
-      ErrorCode.InvalidParams,
-      `Invalid arguments for ${declaration.name}: ${where}${why}`,
-    );
-  if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
-    for (const name of Object.keys(raw))
-      if (!declared.has(name))
-        throw invalid(`"${name.slice(0, 64).toWellFormed()}": `, 'not an argument of this tool');
-  }
-  const result = declaration.args['~standard'].validate(raw);
-  if (result instanceof Promise)
-    throw new TypeError(`gated tool ${declaration.name}: argument validation must be synchronous`);
-  if (result.issues) {
-    const issue = result.issues[0];
-    const path = (issue?.path ?? [])
-      .map((p) => String(typeof p === 'object' ? p.key : p))
-      .join('.');
-    throw invalid(path ? `${path}: ` : '', issue?.message ?? 'invalid');
-  }
-  return result.value;
 }
 
 /** The requested schema of `form` with the live choices. */

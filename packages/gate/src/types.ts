@@ -83,6 +83,35 @@ export type Confirmation =
   /** The principal approved on the server's page, signed in; `credentialId` names the passkey of a `presence` approval. */
   | { level: 'url' | 'presence'; approvalId: string; credentialId?: string };
 
+/**
+ * What a signed approval receipt binds, handed to a {@link ReceiptIssuer}
+ * when a confirmation lets an operation run.
+ */
+export interface ReceiptRequest {
+  principal: string;
+  /** `method:name`, e.g. `tools/call:delete_service`. */
+  operation: string;
+  /** `sha256:` digest of the RFC 8785 canonical arguments. */
+  argumentsDigest: string;
+  /** `sha256:` digest of the question as shown. */
+  questionDigest: string;
+  confirmation: Confirmation;
+  /** The ticket nonce claimed for this operation. */
+  nonce: string;
+}
+
+/**
+ * Signs approval receipts (`@mrtr/receipt`'s `receiptIssuer(signer)`): a
+ * compact JWS an executor verifies before it acts.
+ */
+export interface ReceiptIssuer {
+  /**
+   * @returns the receipt, a compact JWS.
+   * @throws when it cannot be signed; the operation then does not run.
+   */
+  issue(request: ReceiptRequest): Promise<string>;
+}
+
 /** A form answer, validated against the requested schema. */
 export type FormContent = Record<string, string | number | boolean | string[]>;
 
@@ -104,6 +133,8 @@ export interface PerformInput<View, Tx> {
   confirmation: Confirmation;
   /** What the replay store hands over: the transaction the claim commits in, when it has one. */
   tx: Tx;
+  /** The signed approval receipt of this confirmation, when the gate has a `receipts` issuer. */
+  receipt?: string;
 }
 
 /**

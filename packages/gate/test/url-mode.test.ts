@@ -219,3 +219,68 @@ describe('URL mode', () => {
     ).rejects.toMatchObject({ code: -32602, data: { reason: 'approval_unknown' } });
   });
 });
+
+describe('approval receipts', () => {
+  it('a confirmation that lets the operation run is signed once, handed to perform and recorded', async () => {
+    const issued: unknown[] = [];
+    const received: (string | undefined)[] = [];
+    const events: GateAuditEvent[] = [];
+    const gate = new ConfirmationGate({
+      sealer: new TicketSealer({ keys: [{ kid: 'k1', secret: 'r'.repeat(32) }] }),
+      store: new MemoryReplayStore(),
+      receipts: {
+        issue: async (request) => {
+          issued.push(request);
+          return `receipt-${issued.length}`;
+        },
+      },
+      audit: (e) => void events.push(e),
+    });
+    const tool = gate.tool({
+      name: 'delete_thing',
+      description: 'Delete a thing.',
+      args: z.object({ id: z.string() }),
+      form: { confirm: typeToConfirm({ title: 'Type the id' }) },
+      ask: async ({ args }) => ({
+        message: `Delete ${args.id}?`,
+        view: args.id,
+        expect: { confirm: args.id },
+      }),
+      perform: async ({ receipt }) => {
+        received.push(receipt);
+        return textResult('done');
+      },
+    });
+    const request = (extra: Partial<GateRequest> = {}): GateRequest => ({
+      principal: 'alice',
+      method: 'tools/call',
+      name: 'delete_thing',
+      arguments: { id: 't1' },
+      capabilities: { elicitation: {} },
+      inputResponses: undefined,
+      requestState: undefined,
+      ...extra,
+    });
+    const asked = (await tool.handler({ id: 't1' }, request())) as { requestState: string };
+    const answer = { confirm: { action: 'accept', content: { confirm: 't1' } } };
+    await tool.handler(
+      { id: 't1' },
+      request({ requestState: asked.requestState, inputResponses: answer }),
+    );
+    await tool.handler(
+      { id: 't1' },
+      request({ requestState: asked.requestState, inputResponses: answer }),
+    );
+    expect(received).toEqual(['receipt-1']);
+    expect(issued).toEqual([
+      expect.objectContaining({
+        principal: 'alice',
+        operation: 'tools/call:delete_thing',
+        argumentsDigest: events[0]?.argumentsDigest,
+        confirmation: { level: 'form' },
+        nonce: events[0]?.nonce,
+      }),
+    ]);
+    expect(events.find((e) => e.outcome === 'completed')?.receipt).toBe('receipt-1');
+  });
+});

@@ -1,0 +1,51 @@
+import type { ReceiptLevel } from './claims.js';
+import type { ReceiptSigner } from './signer.js';
+
+/**
+ * What a confirmation gate hands over when a confirmation lets an operation
+ * run (`ReceiptRequest` of `@mrtr/gate`, restated here so this package does
+ * not depend on the gate).
+ */
+export interface ConfirmedOperation {
+  principal: string;
+  /** `method:name`, e.g. `tools/call:delete_service`. */
+  operation: string;
+  /** `sha256:` digest of the RFC 8785 canonical arguments. */
+  argumentsDigest: string;
+  /** `sha256:` digest of the question as shown. */
+  questionDigest: string;
+  /** How it was confirmed: `form`, `url`, or `presence` (a passkey, with its credential id). */
+  confirmation: { level: 'form' | 'url' | 'presence'; credentialId?: string };
+  /** The ticket nonce claimed for the operation. */
+  nonce: string;
+}
+
+/**
+ * The `receipts` option of `@mrtr/gate`'s `ConfirmationGate`: signs a receipt
+ * with `signer` for each confirmed operation (`presence` is signed as level
+ * `passkey`, with the credential id).
+ * @example
+ * ```ts
+ * const gate = new ConfirmationGate({ sealer, store, receipts: receiptIssuer(signer) });
+ * ```
+ */
+export function receiptIssuer(signer: ReceiptSigner): {
+  issue(operation: ConfirmedOperation): Promise<string>;
+} {
+  return {
+    async issue(o) {
+      const lvl: ReceiptLevel =
+        o.confirmation.level === 'presence' ? 'passkey' : o.confirmation.level;
+      const { receipt } = await signer.sign({
+        sub: o.principal,
+        op: o.operation,
+        ad: o.argumentsDigest,
+        qd: o.questionDigest,
+        lvl,
+        ...(o.confirmation.credentialId !== undefined ? { cred: o.confirmation.credentialId } : {}),
+        n: o.nonce,
+      });
+      return receipt;
+    },
+  };
+}
