@@ -50,6 +50,11 @@ export interface NotesServerOptions {
    */
   auditRetentionMs?: number;
   /**
+   * Tool calls each principal may make per window (`@mrtr/server`'s
+   * `rateLimit`; default 300 per 60 000 ms); `false` turns the limit off.
+   */
+  rateLimit?: { limit: number; windowMs: number } | false;
+  /**
    * The approval page's channel (`@mrtr/approval-page`): with it,
    * `notes_delete` is confirmed by form where the client can show one and on
    * the page where it declares only URL elicitation (`form-or-url`).
@@ -89,6 +94,9 @@ export async function createNotesEndpoint(options: NotesServerOptions): Promise<
   return (await assemble(options)).endpoint;
 }
 
+/** The example servers' rate limit: 300 tool calls per principal per minute. */
+export const DEFAULT_RATE_LIMIT = { limit: 300, windowMs: 60_000 };
+
 /** Most rows of `mrtr_audit` an in-memory database keeps, whatever their age. */
 export const MEMORY_AUDIT_MAX_ROWS = 100_000;
 
@@ -117,7 +125,8 @@ async function assemble(
       'Notes in shared workspaces. notes_delete asks a person to choose and confirm the note before anything is deleted.',
     tools: notesTools(options.db, gate),
     authenticate: bearerAuthenticator(options.tokens),
-    rateLimit: { limit: 300, windowMs: 60_000 }, // server/tools: servers MUST rate limit tool invocations
+    // server/tools: servers MUST rate limit tool invocations.
+    ...(options.rateLimit === false ? {} : { rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT }),
   });
   return { endpoint, sweeps };
 }

@@ -22,6 +22,7 @@ runServer('notes-server', async () => {
     audit: trail,
     auditTable: env.auditTable,
     auditRetentionMs: env.auditRetentionMs,
+    ...(env.rateLimit !== undefined ? { rateLimit: env.rateLimit } : {}),
     host: env.host,
     port: env.port,
     ...(env.publicOrigin ? { publicOrigin: env.publicOrigin } : {}),

@@ -299,9 +299,17 @@ describe('notes_delete over raw HTTP', () => {
     expect(await remaining(other.uri)).toHaveLength(4);
   });
 
-  it('clients without form elicitation in this request get -32021 and nothing happens', async () => {
+  it('clients without elicitation in this request get -32021 and nothing happens; URL-only ones get the approval page', async () => {
     const ws = await workspace();
-    for (const capabilities of [{ elicitation: { url: {} } }, {}, { sampling: {} }]) {
+    const urlOnly = await callTool(
+      url,
+      ALICE,
+      'notes_delete',
+      { workspaceUri: ws.uri, title: 'Dup' },
+      { capabilities: { elicitation: { url: {} } } },
+    );
+    expect(urlOnly.body.result.inputRequests.delete_choice.params.mode).toBe('url');
+    for (const capabilities of [{}, { sampling: {} }]) {
       const r = await callTool(
         url,
         ALICE,

@@ -59,6 +59,11 @@ export interface ServiceDeleterOptions {
    */
   auditRetentionMs?: number;
   /**
+   * Tool calls each principal may make per window (`@mrtr/server`'s
+   * `rateLimit`; default 300 per 60 000 ms); `false` turns the limit off.
+   */
+  rateLimit?: { limit: number; windowMs: number } | false;
+  /**
    * Clock of the ticket sealer, milliseconds since the epoch (default
    * `Date.now`): sets `iat`/`exp` of new tickets and judges expiry. For
    * tests that need a ticket minted in the past.
@@ -98,6 +103,9 @@ export async function createServiceDeleterEndpoint(
   return endpoint;
 }
 
+/** The example servers' rate limit: 300 tool calls per principal per minute. */
+export const DEFAULT_RATE_LIMIT = { limit: 300, windowMs: 60_000 };
+
 /** Most rows of `mrtr_audit` an in-memory database keeps, whatever their age. */
 export const MEMORY_AUDIT_MAX_ROWS = 100_000;
 
@@ -128,7 +136,8 @@ async function assemble(
       'Platform operations on services. delete_service, delete_volume and scale_to_zero ask a person to confirm before acting; trigger_deploy and the read tools do not.',
     tools: serviceTools(options.db, gate),
     authenticate: bearerAuthenticator(options.tokens),
-    rateLimit: { limit: 300, windowMs: 60_000 }, // server/tools: servers MUST rate limit tool invocations
+    // server/tools: servers MUST rate limit tool invocations.
+    ...(options.rateLimit === false ? {} : { rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT }),
   });
   return { endpoint };
 }

@@ -29,6 +29,7 @@ runServer('service-deleter', async () => {
     audit: trail,
     auditTable: env.auditTable,
     auditRetentionMs: env.auditRetentionMs,
+    ...(env.rateLimit !== undefined ? { rateLimit: env.rateLimit } : {}),
     host: env.host,
     port: env.port,
     ...(env.publicOrigin ? { publicOrigin: env.publicOrigin } : {}),

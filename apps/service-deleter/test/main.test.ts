@@ -31,13 +31,15 @@ async function start(env: Record<string, string>) {
   return server;
 }
 
-/** Ask and confirm the deletion of api-prod, the way the seed tells it. */
+/** Ask and confirm by form the deletion of api-staging (production ones go to the approval page). */
 async function deleteOne(url: string) {
-  const args = { serviceId: 'svc_8f21c', name: 'api-prod' };
+  const args = { serviceId: 'svc_2d7e0', name: 'api-staging' };
   const first = await callTool(url, 'tok-alice', 'delete_service', args);
   const done = await callTool(url, 'tok-alice', 'delete_service', args, {
     requestState: first.body.result.requestState,
-    inputResponses: { confirm_delete: { action: 'accept', content: { serviceName: 'api-prod' } } },
+    inputResponses: {
+      confirm_delete: { action: 'accept', content: { serviceName: 'api-staging' } },
+    },
   });
   expect(done.body.result.isError).toBe(false);
 }

@@ -17,11 +17,13 @@ class TargetUnavailable {
 class NotRecorded {}
 
 /**
- * The recorded outcome of an identical confirmation already carried out, if
- * there is one: asked when the live target can no longer say the same
- * question (deleted by that very confirmation, changed since), so that a
- * client that lost the response and re-sends it gets the result, not a
- * refusal or a new question. Claims nothing: a free nonce is released at once.
+ * What the replay store already holds for this nonce, asked when the live
+ * target can no longer say the same question (deleted by that very
+ * confirmation, changed since): the recorded outcome for an identical
+ * re-send, so a client that lost the response gets the result; a refusal
+ * for another answer on a used (or in-progress) nonce; `undefined` for a
+ * nonce never used, which the probe does not keep (a free nonce is released
+ * at once) so the question can be put afresh.
  */
 export async function replayOf<View, Tx>(
   flow: Flow<View, Tx>,
@@ -37,7 +39,6 @@ export async function replayOf<View, Tx>(
     if (error instanceof NotRecorded) return undefined;
     throw error;
   }
-  if (result.status !== 'replayed') return undefined;
   return settle(
     flow,
     result,

@@ -22,17 +22,21 @@ export interface ServerEnv {
   publicOrigin: string | undefined;
   /** How long rows of `mrtr_audit` are kept, in milliseconds: `MRTR_AUDIT_RETENTION_DAYS` (default 30) days. */
   auditRetentionMs: number;
+  /**
+   * `MRTR_RATE_LIMIT`: tool calls per principal per minute (unset: the
+   * server's default), or `off` (`false`), for load tests.
+   */
+  rateLimit: { limit: number; windowMs: number } | false | undefined;
 }
 
 /**
  * Read the conventions every example server shares: `MRTR_TOKENS`,
  * `MRTR_SECRET`, `HOST`, `PORT`, `DATABASE_URL`, `MRTR_AUDIT_FILE`,
- * `MRTR_AUDIT_TABLE`, `MRTR_PUBLIC_ORIGIN`.
- * @throws on malformed `MRTR_TOKENS`, a `PORT` that is not a port number, or
- * a `MRTR_PUBLIC_ORIGIN` that is not an http(s) origin.
- * `MRTR_AUDIT_TABLE`, `MRTR_AUDIT_RETENTION_DAYS`.
- * @throws on malformed `MRTR_TOKENS`, a `PORT` that is not a port number, or a
- *   `MRTR_AUDIT_RETENTION_DAYS` that is not a positive number.
+ * `MRTR_AUDIT_TABLE`, `MRTR_PUBLIC_ORIGIN`, `MRTR_AUDIT_RETENTION_DAYS`, `MRTR_RATE_LIMIT`.
+ * @throws on malformed `MRTR_TOKENS`, a `PORT` that is not a port number,
+ * a `MRTR_PUBLIC_ORIGIN` that is not an http(s) origin, a
+ * `MRTR_AUDIT_RETENTION_DAYS` that is not a positive number, or a
+ * `MRTR_RATE_LIMIT` that is neither a positive whole number nor `off`.
  */
 export function readServerEnv(env: NodeJS.ProcessEnv, defaultPort: number): ServerEnv {
   const generatedToken = env.MRTR_TOKENS ? undefined : randomToken();
@@ -60,7 +64,15 @@ export function readServerEnv(env: NodeJS.ProcessEnv, defaultPort: number): Serv
     throw new Error(
       `MRTR_AUDIT_RETENTION_DAYS must be a positive number of days, got ${env.MRTR_AUDIT_RETENTION_DAYS}`,
     );
+  const rate = env.MRTR_RATE_LIMIT;
+  const perMinute = rate && rate !== 'off' ? Number(rate) : undefined;
+  if (perMinute !== undefined && !(Number.isSafeInteger(perMinute) && perMinute > 0))
+    throw new Error(
+      `MRTR_RATE_LIMIT must be a positive whole number of calls per minute or off, got ${rate}`,
+    );
   return {
+    rateLimit:
+      rate === 'off' ? false : perMinute ? { limit: perMinute, windowMs: 60_000 } : undefined,
     tokens,
     generatedToken,
     publicOrigin,
