@@ -17,8 +17,17 @@ export interface ViewKit {
   store: ApprovalStore;
   hook: SignInHook;
   origin: string;
+  basePath: string;
+  /** The WebAuthn relying party: its id (the origin's host) and the name shown by authenticators. */
+  rp: { id: string; name: string };
   now: () => number;
-  layout(title: string, tone: LayoutData['tone'], signedIn: string | null): LayoutData;
+  /** What every view's layout needs; `scripts` are same-origin paths (default none). */
+  layout(
+    title: string,
+    tone: LayoutData['tone'],
+    signedIn: string | null,
+    scripts?: string[],
+  ): LayoutData;
   notice(
     status: number,
     heading: string,
@@ -28,11 +37,11 @@ export interface ViewKit {
   ): Response;
 }
 
-const NOT_YOURS =
+export const NOT_YOURS =
   'This approval was not requested for the principal you are signed in as, so it is not shown. Sign out and sign in as the principal your client acts for.';
-const NOTHING = 'Nothing was recorded.';
+export const NOTHING = 'Nothing was recorded.';
 
-const utc = (ms: number) =>
+export const utc = (ms: number) =>
   new Date(ms)
     .toISOString()
     .replace('T', ' ')
@@ -49,7 +58,8 @@ function timeLeft(ms: number): string {
 /** The name after `method:` in an operation (`tools/call:delete_volume` → `delete_volume`). */
 const toolOf = (operation: string) => operation.slice(operation.indexOf(':') + 1) || operation;
 
-async function signedInAs(kit: ViewKit, request: Request): Promise<SignedIn | undefined> {
+/** Who is signed in on `request`, through the page's sign-in hook, or `undefined`. */
+export async function signedInAs(kit: ViewKit, request: Request): Promise<SignedIn | undefined> {
   const who = await kit.hook.authenticate(request);
   if (!who) return undefined;
   if (
@@ -91,20 +101,40 @@ interface Rejected {
   errors: Record<string, string>;
 }
 
-function approvalPage(
+/** The passkey part of an undecided approval's page: whether one can be used, and where. */
+function passkeyView(kit: ViewKit, approval: PendingApproval, path: string, passkeys: number) {
+  const register = `${kit.basePath}/passkeys?return=${encodeURIComponent(path)}`;
+  return {
+    required: approval.level === 'presence',
+    ready: passkeys > 0,
+    count: passkeys,
+    options: `${path}/passkey-options`,
+    action: `${path}/passkey`,
+    register,
+  };
+}
+
+/** The approval page: the question, the facts, and the buttons that may decide it. */
+export function approvalPage(
   kit: ViewKit,
   approval: PendingApproval,
   decision: FinalDecision | undefined,
   who: SignedIn,
   path: string,
+  passkeys: number,
   rejected?: Rejected,
 ) {
   const tool = toolOf(approval.operation);
+  const passkey = decision ? null : passkeyView(kit, approval, path, passkeys);
+  const buttonOnly = approval.level === 'url';
   const heading = !decision
     ? `Approve ${tool}?`
     : `You ${decision.status === 'approved' ? 'approved' : 'denied'} ${tool}`;
+  const scripts = passkey?.ready
+    ? [`${kit.basePath}/assets/webauthn.js`, `${kit.basePath}/assets/passkey.js`]
+    : [];
   const data = {
-    ...kit.layout(heading, decision ? 'plain' : 'danger', who.principal),
+    ...kit.layout(heading, decision ? 'plain' : 'danger', who.principal, scripts),
     operation: approval.operation,
     tool,
     heading,
@@ -118,11 +148,13 @@ function approvalPage(
         ? 'Passkey: presence and user verification of the principal'
         : 'Signed in on this page (URL mode)',
     presence: approval.level === 'presence',
+    approveButton: buttonOnly,
+    passkey,
     decided: decision ? outcome(approval, decision) : null,
     fields:
-      approval.level === 'presence'
-        ? []
-        : fieldViews(approval.requestedSchema, rejected?.values, rejected?.errors),
+      buttonOnly || passkey?.ready
+        ? fieldViews(approval.requestedSchema, rejected?.values, rejected?.errors)
+        : [],
     formError: rejected ? 'Some answers do not fit the question. Nothing was recorded.' : null,
     action: path,
     csrf: csrfToken(who.csrfSecret, approval.id),
@@ -139,7 +171,8 @@ export async function showApproval(kit: ViewKit, request: Request, id: string, p
   if (stored.approval.principal !== who.principal)
     return kit.notice(403, 'Not your approval', NOT_YOURS, who.principal);
   if (!stored.decision && stored.approval.expiresAt <= kit.now()) return expired(kit, who);
-  return approvalPage(kit, stored.approval, stored.decision, who, path);
+  const passkeys = stored.decision ? [] : await kit.store.listCredentials(who.principal);
+  return approvalPage(kit, stored.approval, stored.decision, who, path, passkeys.length);
 }
 
 /** `POST <basePath>/<id>`: `decision=approve|deny` and `csrf`. */
@@ -176,7 +209,8 @@ export async function decide(kit: ViewKit, request: Request, id: string, path: s
       if (!valid.ok) {
         const errors = Object.fromEntries(valid.issues.map((i) => [i.field, i.reason]));
         const rejected = { values: content, errors };
-        return approvalPage(kit, stored.approval, undefined, who, path, rejected);
+        const passkeys = await kit.store.listCredentials(who.principal);
+        return approvalPage(kit, stored.approval, undefined, who, path, passkeys.length, rejected);
       }
     }
   }
@@ -191,7 +225,8 @@ export async function decide(kit: ViewKit, request: Request, id: string, path: s
   return refused(kit, result.reason, who, path, result.decision);
 }
 
-function refused(
+/** The page for a {@link DecideRefusal}: what was refused and that nothing was recorded. */
+export function refused(
   kit: ViewKit,
   reason: DecideRefusal,
   who: SignedIn,
@@ -211,6 +246,14 @@ function refused(
         403,
         'A passkey is required',
         `This request can only be approved with a passkey. ${NOTHING}`,
+        who.principal,
+        link,
+      );
+    case 'challenge':
+      return kit.notice(
+        403,
+        'Refused',
+        `This passkey answer was not made for this request's current challenge (another request, an older prompt, or one already used). ${NOTHING}`,
         who.principal,
         link,
       );
@@ -235,12 +278,12 @@ function refused(
   }
 }
 
-function missing(kit: ViewKit, who: SignedIn) {
+export function missing(kit: ViewKit, who: SignedIn) {
   const text = 'There is no such approval request, or it expired and was removed.';
   return kit.notice(404, 'No such request', text, who.principal);
 }
 
-function expired(kit: ViewKit, who: SignedIn) {
+export function expired(kit: ViewKit, who: SignedIn) {
   const text = `This approval request expired. ${NOTHING} Ask your client to run the tool again for a new request.`;
   return kit.notice(410, 'This request expired', text, who.principal);
 }
