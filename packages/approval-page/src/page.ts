@@ -1,7 +1,8 @@
 import { PAGE_CSS } from './assets.js';
 import { type PageLocation, pageLocation } from './channel.js';
-import { decide, showApproval, type ViewKit } from './decision.js';
+import { decide, showApproval } from './decision.js';
 import { html, respond } from './http.js';
+import type { ViewKit } from './kit.js';
 import { approveWithPasskey, passkeyOptions } from './passkey.js';
 import { PASSKEY_SCRIPT, webauthnBundle } from './passkey-script.js';
 import { register, registrationOptions, removePasskey, showPasskeys } from './registration.js';

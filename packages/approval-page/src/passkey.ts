@@ -17,17 +17,9 @@ import {
 } from '@simplewebauthn/server';
 import { approvalChallenge, newRandom, userHandle } from './challenge.js';
 import { csrfValid } from './csrf.js';
-import {
-  expired,
-  missing,
-  NOT_YOURS,
-  NOTHING,
-  refused,
-  signedInAs,
-  type ViewKit,
-} from './decision.js';
 import { readContent } from './fields.js';
 import { field, fromOrigin, json, MAX_PASSKEY_FORM_BYTES, readForm, seeOther } from './http.js';
+import { expired, missing, NOT_YOURS, NOTHING, refused, signedInAs, type ViewKit } from './kit.js';
 import { CREDENTIAL_ID } from './passkey-rules.js';
 import type { SignedIn } from './sign-in.js';
 
