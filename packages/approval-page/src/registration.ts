@@ -150,8 +150,10 @@ export async function register(kit: ViewKit, request: Request) {
   }
   if (!info?.userVerified)
     return no(403, 'The passkey was refused: user verification is required.');
-  const transports = (info.credential.transports ?? response.response.transports ?? []).filter(
-    (t): t is PasskeyTransport => TRANSPORTS.has(t),
+  // Transports are hints the client reports, unsigned: keep only known names from a list.
+  const reported: unknown = info.credential.transports ?? response.response.transports;
+  const transports = (Array.isArray(reported) ? reported : []).filter(
+    (t): t is PasskeyTransport => typeof t === 'string' && TRANSPORTS.has(t),
   );
   const added = await kit.store.addCredential({
     id: info.credential.id,

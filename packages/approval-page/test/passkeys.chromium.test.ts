@@ -293,6 +293,30 @@ describe.skipIf(!available)('passkeys on the approval page, in Chromium', () => 
     expect((await replay(p, `${url}/passkey`, body.toString())).status()).toBe(303);
   });
 
+  it('a registration whose unsigned transport hints are not a list is kept without them, never a 500', async () => {
+    const p = await person();
+    await p.tab.route(`${origin}/approve/passkeys`, async (route) => {
+      if (route.request().method() !== 'POST') return route.continue();
+      const form = new URLSearchParams(route.request().postData() ?? '');
+      const registration = JSON.parse(form.get('registration') ?? '{}');
+      registration.response.transports = 'usb';
+      form.set('registration', JSON.stringify(registration));
+      await route.continue({ postData: form.toString() });
+    });
+    const before = (await store.listCredentials('bob')).length;
+    await p.tab.goto(`${origin}/approve/passkeys`);
+    await signIn(p.tab, 'bob');
+    const answered = p.tab.waitForResponse(
+      (r) => r.url() === `${origin}/approve/passkeys` && r.request().method() === 'POST',
+    );
+    await p.tab.getByRole('button', { name: 'Register a passkey' }).click();
+    expect((await answered).status()).toBe(303);
+    await p.tab.getByText('Your passkey is registered.').waitFor();
+    const after = await store.listCredentials('bob');
+    expect(after).toHaveLength(before + 1);
+    expect(after.at(-1)?.transports).toEqual([]);
+  });
+
   it('a choice made before the passkey is what the approval records; a URL approval may use a passkey too', async () => {
     const p = await person();
     await register(p);
