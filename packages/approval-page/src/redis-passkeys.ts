@@ -3,7 +3,9 @@
  * `<prefix>k:<id>` (`principal`, `record`, `counter`) listed in the set
  * `<prefix>p:<principal>`; each change is one script, so it is atomic. A
  * registration under way is `<prefix>r:<key>` with `PXAT` its expiry, taken
- * with `GETDEL`. Credentials have no expiry.
+ * with `GETDEL`. Credentials have no expiry. Adding and removing touch two
+ * keys in one script, which Redis Cluster refuses across hash slots
+ * (`CROSSSLOT`): passkeys need a single Redis (or a primary with replicas).
  */
 import {
   assertCounters,
