@@ -7,4 +7,6 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node20',
+  // `import.meta.url` in the CommonJS build too: the WebAuthn browser bundle is found from it.
+  shims: true,
 });

@@ -1,25 +1,26 @@
-// Take the README's screenshot of the approval page: `pnpm --filter @mrtr/approval-page screenshot`
-// (after a build). Serves the built page on 127.0.0.1, signs in as alice in Debian's Chromium and
-// saves docs/approval-page.png at the repository root.
+// Take the README's screenshots: `pnpm --filter @mrtr/approval-page screenshot` (after a build).
+// Serves the built page on localhost (WebAuthn refuses IP addresses as RP IDs), signs in as alice in
+// Debian's Chromium with a virtual authenticator (CDP WebAuthn domain) and saves, at the repository
+// root: docs/approval-page.png (a URL-mode approval), docs/passkey-registration.png (alice's passkeys
+// after registering one) and docs/passkey-approval.png (a presence approval, ready for the passkey).
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { getRequestListener } from '@hono/node-server';
 import { chromium } from 'playwright-core';
 import { createApprovalChannel, createApprovalPage, MemoryApprovalStore } from '../dist/index.js';
 
-const out = fileURLToPath(new URL('../../../docs/approval-page.png', import.meta.url));
+const docs = (name) => fileURLToPath(new URL(`../../../docs/${name}`, import.meta.url));
 const users = { alice: 'alice-screenshot-token' };
 let listener;
 const server = createServer((req, res) => listener(req, res));
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-const origin = `http://127.0.0.1:${server.address().port}`;
+const origin = `http://localhost:${server.address().port}`;
 const store = new MemoryApprovalStore();
 const channel = createApprovalChannel({ store, origin });
 listener = getRequestListener(
   createApprovalPage({ store, origin, signIn: { users }, serviceName: 'mrtr service deleter' }),
 );
-const url = await channel.open({
-  id: 'q3Yx0fM2b7Zr9KcW1nT4vA',
+const question = {
   nonce: 'screenshot-nonce',
   principal: 'alice',
   operation: 'tools/call:delete_service',
@@ -30,8 +31,13 @@ const url = await channel.open({
     '• 6 running instances will be stopped and removed\n' +
     '• 2 volumes (billing-data, 200 GiB; billing-logs, 20 GiB) will be deleted with it\n' +
     '• its public address billing.example.com will stop answering',
-  level: 'url',
   expiresAt: Date.now() + 5 * 60_000,
+};
+const url = await channel.open({ ...question, id: 'q3Yx0fM2b7Zr9KcW1nT4vA', level: 'url' });
+const presence = await channel.open({
+  ...question,
+  id: 'p7Kd2sVb9Qm4Xw1Zr8Tn3A',
+  level: 'presence',
 });
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
@@ -48,13 +54,34 @@ const browser = await chromium.launch({
 });
 try {
   const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
   await page.goto(url);
   await page.getByLabel('Principal').fill('alice');
   await page.getByLabel('Token').fill(users.alice);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Approve' }).waitFor();
-  await page.screenshot({ path: out, fullPage: true });
-  console.log(`saved ${out}`);
+  await page.getByRole('button', { name: 'Approve', exact: true }).waitFor();
+  await page.screenshot({ path: docs('approval-page.png'), fullPage: true });
+  await page.goto(
+    `${origin}/approve/passkeys?return=${encodeURIComponent(new URL(presence).pathname)}`,
+  );
+  await page.getByRole('button', { name: 'Register a passkey' }).click();
+  await page.getByText('Your passkey is registered.').waitFor();
+  await page.screenshot({ path: docs('passkey-registration.png'), fullPage: true });
+  await page.getByRole('link', { name: 'Back to the request' }).click();
+  await page.getByRole('button', { name: 'Approve with passkey' }).waitFor();
+  await page.screenshot({ path: docs('passkey-approval.png'), fullPage: true });
+  console.log(`saved ${docs('approval-page.png')}, passkey-registration.png, passkey-approval.png`);
 } finally {
   await browser.close();
   server.close();

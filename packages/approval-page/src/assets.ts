@@ -18,6 +18,7 @@ body {
 }
 .brand { font-weight: 700; margin-right: auto; }
 .who { color: var(--muted); font-size: .9rem; }
+.nav { font-size: .9rem; }
 .card {
   max-width: 44rem; margin: 2rem auto 1rem; padding: 2rem 2.25rem; background: var(--card);
   border: 1px solid var(--line); border-top: 6px solid var(--line); border-radius: 12px;
@@ -93,6 +94,23 @@ a { color: #0969da; }
 .link {
   padding: 0; border: 0; background: none; color: #0969da; cursor: pointer;
   font: inherit; font-size: .9rem; text-decoration: underline;
+}
+.ok {
+  padding: .6rem .8rem; border: 1px solid var(--ok); border-radius: 6px; background: var(--ok-bg); color: var(--ok);
+}
+.empty { color: var(--muted); }
+.passkeys { width: 100%; margin: 1.25rem 0 0; border-collapse: collapse; }
+.passkeys th {
+  padding: .4rem .75rem .4rem 0; border-bottom: 1px solid var(--line); color: var(--muted);
+  font-size: .78rem; font-weight: 600; letter-spacing: .06em; text-align: left; text-transform: uppercase;
+}
+.passkeys td { padding: .6rem .75rem .6rem 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
+.passkeys td:last-child, .passkeys th:last-child { padding-right: 0; text-align: right; }
+.register { margin: 1.5rem 0 0; }
+.passkey-status { margin: 0 0 1rem; color: var(--muted); }
+.passkey-status.error { color: var(--danger); }
+.visually-hidden {
+  position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap;
 }
 footer { max-width: 44rem; margin: 0 auto 2rem; padding: 0 1rem; color: var(--muted); font-size: .8rem; text-align: center; }
 @media (max-width: 40rem) {

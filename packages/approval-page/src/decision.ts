@@ -8,35 +8,19 @@ import { validateFormContent } from '@mrtr/wire';
 import { csrfToken, csrfValid } from './csrf.js';
 import { fieldViews, readContent } from './fields.js';
 import { field, fromOrigin, html, readForm, seeOther } from './http.js';
-import type { SignedIn, SignInHook } from './sign-in.js';
-import type { ApprovalStore, DecideRefusal, FinalDecision } from './store.js';
-import { type LayoutData, render } from './views.js';
-
-/** What the routes need from the page. */
-export interface ViewKit {
-  store: ApprovalStore;
-  hook: SignInHook;
-  origin: string;
-  now: () => number;
-  layout(title: string, tone: LayoutData['tone'], signedIn: string | null): LayoutData;
-  notice(
-    status: number,
-    heading: string,
-    text: string,
-    signedIn?: string | null,
-    link?: { href: string; text: string } | null,
-  ): Response;
-}
-
-const NOT_YOURS =
-  'This approval was not requested for the principal you are signed in as, so it is not shown. Sign out and sign in as the principal your client acts for.';
-const NOTHING = 'Nothing was recorded.';
-
-const utc = (ms: number) =>
-  new Date(ms)
-    .toISOString()
-    .replace('T', ' ')
-    .replace(/\.\d+Z$/, ' UTC');
+import {
+  expired,
+  missing,
+  NOT_YOURS,
+  NOTHING,
+  refused,
+  signedInAs,
+  utc,
+  type ViewKit,
+} from './kit.js';
+import type { SignedIn } from './sign-in.js';
+import type { FinalDecision } from './store.js';
+import { render } from './views.js';
 
 function timeLeft(ms: number): string {
   if (ms <= 0) return 'expired';
@@ -48,20 +32,6 @@ function timeLeft(ms: number): string {
 
 /** The name after `method:` in an operation (`tools/call:delete_volume` → `delete_volume`). */
 const toolOf = (operation: string) => operation.slice(operation.indexOf(':') + 1) || operation;
-
-async function signedInAs(kit: ViewKit, request: Request): Promise<SignedIn | undefined> {
-  const who = await kit.hook.authenticate(request);
-  if (!who) return undefined;
-  if (
-    typeof who.principal !== 'string' ||
-    typeof who.csrfSecret !== 'string' ||
-    who.csrfSecret.length < 32
-  )
-    throw new TypeError(
-      'authenticate must return a principal and a csrfSecret of at least 32 characters',
-    );
-  return who;
-}
 
 function outcome(approval: PendingApproval, decision: FinalDecision) {
   const when = utc(decision.decidedAt);
@@ -77,10 +47,11 @@ function outcome(approval: PendingApproval, decision: FinalDecision) {
     label: properties[name]?.title ?? name,
     value: Array.isArray(value) ? value.join(', ') : String(value),
   }));
+  const how = decision.via === 'passkey' ? ' with your passkey' : '';
   return {
     tone: 'approved',
     title: 'You approved this request',
-    text: `Approved at ${when}. Go back to your MCP client and let it retry the request: it runs once.`,
+    text: `Approved${how} at ${when}. Go back to your MCP client and let it retry the request: it runs once.`,
     content: content.length > 0 ? content : null,
   };
 }
@@ -91,20 +62,40 @@ interface Rejected {
   errors: Record<string, string>;
 }
 
-function approvalPage(
+/** The passkey part of an undecided approval's page: whether one can be used, and where. */
+function passkeyView(kit: ViewKit, approval: PendingApproval, path: string, passkeys: number) {
+  const register = `${kit.basePath}/passkeys?return=${encodeURIComponent(path)}`;
+  return {
+    required: approval.level === 'presence',
+    ready: passkeys > 0,
+    count: passkeys,
+    options: `${path}/passkey-options`,
+    action: `${path}/passkey`,
+    register,
+  };
+}
+
+/** The approval page: the question, the facts, and the buttons that may decide it. */
+export function approvalPage(
   kit: ViewKit,
   approval: PendingApproval,
   decision: FinalDecision | undefined,
   who: SignedIn,
   path: string,
+  passkeys: number,
   rejected?: Rejected,
 ) {
   const tool = toolOf(approval.operation);
+  const passkey = decision ? null : passkeyView(kit, approval, path, passkeys);
+  const buttonOnly = approval.level === 'url';
   const heading = !decision
     ? `Approve ${tool}?`
     : `You ${decision.status === 'approved' ? 'approved' : 'denied'} ${tool}`;
+  const scripts = passkey?.ready
+    ? [`${kit.basePath}/assets/webauthn.js`, `${kit.basePath}/assets/passkey.js`]
+    : [];
   const data = {
-    ...kit.layout(heading, decision ? 'plain' : 'danger', who.principal),
+    ...kit.layout(heading, decision ? 'plain' : 'danger', who.principal, scripts),
     operation: approval.operation,
     tool,
     heading,
@@ -118,11 +109,13 @@ function approvalPage(
         ? 'Passkey: presence and user verification of the principal'
         : 'Signed in on this page (URL mode)',
     presence: approval.level === 'presence',
+    approveButton: buttonOnly,
+    passkey,
     decided: decision ? outcome(approval, decision) : null,
     fields:
-      approval.level === 'presence'
-        ? []
-        : fieldViews(approval.requestedSchema, rejected?.values, rejected?.errors),
+      buttonOnly || passkey?.ready
+        ? fieldViews(approval.requestedSchema, rejected?.values, rejected?.errors)
+        : [],
     formError: rejected ? 'Some answers do not fit the question. Nothing was recorded.' : null,
     action: path,
     csrf: csrfToken(who.csrfSecret, approval.id),
@@ -139,7 +132,8 @@ export async function showApproval(kit: ViewKit, request: Request, id: string, p
   if (stored.approval.principal !== who.principal)
     return kit.notice(403, 'Not your approval', NOT_YOURS, who.principal);
   if (!stored.decision && stored.approval.expiresAt <= kit.now()) return expired(kit, who);
-  return approvalPage(kit, stored.approval, stored.decision, who, path);
+  const passkeys = stored.decision ? [] : await kit.store.listCredentials(who.principal);
+  return approvalPage(kit, stored.approval, stored.decision, who, path, passkeys.length);
 }
 
 /** `POST <basePath>/<id>`: `decision=approve|deny` and `csrf`. */
@@ -176,7 +170,8 @@ export async function decide(kit: ViewKit, request: Request, id: string, path: s
       if (!valid.ok) {
         const errors = Object.fromEntries(valid.issues.map((i) => [i.field, i.reason]));
         const rejected = { values: content, errors };
-        return approvalPage(kit, stored.approval, undefined, who, path, rejected);
+        const passkeys = await kit.store.listCredentials(who.principal);
+        return approvalPage(kit, stored.approval, undefined, who, path, passkeys.length, rejected);
       }
     }
   }
@@ -189,58 +184,4 @@ export async function decide(kit: ViewKit, request: Request, id: string, path: s
   });
   if (result.status === 'recorded') return seeOther(path);
   return refused(kit, result.reason, who, path, result.decision);
-}
-
-function refused(
-  kit: ViewKit,
-  reason: DecideRefusal,
-  who: SignedIn,
-  path: string,
-  decision?: FinalDecision,
-) {
-  const link = { href: path, text: 'Back to the request' };
-  switch (reason) {
-    case 'unknown':
-      return missing(kit, who);
-    case 'expired':
-      return expired(kit, who);
-    case 'principal':
-      return kit.notice(403, 'Not your approval', `${NOT_YOURS} ${NOTHING}`, who.principal);
-    case 'level':
-      return kit.notice(
-        403,
-        'A passkey is required',
-        `This request can only be approved with a passkey. ${NOTHING}`,
-        who.principal,
-        link,
-      );
-    case 'content':
-      return kit.notice(
-        400,
-        'Refused',
-        `The answers do not fit the question. ${NOTHING}`,
-        who.principal,
-        link,
-      );
-    case 'decided': {
-      const already = decision?.status === 'denied' ? 'denied' : 'approved';
-      return kit.notice(
-        409,
-        'Already decided',
-        `This request was already ${already}; a decision cannot be changed. ${NOTHING}`,
-        who.principal,
-        link,
-      );
-    }
-  }
-}
-
-function missing(kit: ViewKit, who: SignedIn) {
-  const text = 'There is no such approval request, or it expired and was removed.';
-  return kit.notice(404, 'No such request', text, who.principal);
-}
-
-function expired(kit: ViewKit, who: SignedIn) {
-  const text = `This approval request expired. ${NOTHING} Ask your client to run the tool again for a new request.`;
-  return kit.notice(410, 'This request expired', text, who.principal);
 }

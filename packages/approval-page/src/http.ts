@@ -5,11 +5,13 @@
 
 /**
  * The Content-Security-Policy of every response: nothing may load but the
- * page's own stylesheet; no script at all (inline or not), forms post only
- * to this origin, no framing (clickjacking), no `<base>` rewriting.
+ * page's own stylesheet and scripts (the passkey script and the WebAuthn
+ * library, files of this origin; no inline script, no `eval`), scripts may
+ * fetch only from this origin (the passkey options), forms post only to
+ * this origin, no framing (clickjacking), no `<base>` rewriting.
  */
 export const CONTENT_SECURITY_POLICY =
-  "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+  "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /** Headers on every response of the page (HTML, CSS, redirects, errors). */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
@@ -39,6 +41,13 @@ export function html(status: number, body: string, cookies: string[] = []): Resp
   return respond(status, body, { 'content-type': 'text/html; charset=utf-8' }, cookies);
 }
 
+/** A JSON body (the passkey options and their refusals, read by the page's script). */
+export function json(status: number, body: unknown): Response {
+  return respond(status, JSON.stringify(body), {
+    'content-type': 'application/json; charset=utf-8',
+  });
+}
+
 /** `303 See Other` to a path on this origin (after a POST, the browser GETs it). */
 export function seeOther(location: string, cookies: string[] = []): Response {
   return respond(303, null, { location }, cookies);
@@ -46,19 +55,28 @@ export function seeOther(location: string, cookies: string[] = []): Response {
 
 /** Largest form body the page reads, bytes: a decision or a sign-in is a few hundred. */
 export const MAX_FORM_BYTES = 8192;
+/**
+ * Largest form body of a passkey POST, bytes: a WebAuthn response as JSON,
+ * form-encoded, is 1 to 4 KiB (a 1023-byte credential id and a post-quantum
+ * public key fit too).
+ */
+export const MAX_PASSKEY_FORM_BYTES = 32_768;
 
 /**
  * The fields of an `application/x-www-form-urlencoded` body, or `undefined`
- * for another content type, a body over {@link MAX_FORM_BYTES} (refused
+ * for another content type, a body over `max` bytes (default {@link MAX_FORM_BYTES}; refused
  * without reading the rest), or one that cannot be read. Parsed by the
  * WHATWG URL standard's `URLSearchParams` (invalid percent-escapes and bytes
  * become U+FFFD; nothing throws).
  */
-export async function readForm(request: Request): Promise<URLSearchParams | undefined> {
+export async function readForm(
+  request: Request,
+  max: number = MAX_FORM_BYTES,
+): Promise<URLSearchParams | undefined> {
   const type = request.headers.get('content-type') ?? '';
   if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) return undefined;
   const declared = request.headers.get('content-length');
-  if (declared !== null && !(Number(declared) <= MAX_FORM_BYTES)) return undefined;
+  if (declared !== null && !(Number(declared) <= max)) return undefined;
   if (request.body === null) return new URLSearchParams();
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -68,7 +86,7 @@ export async function readForm(request: Request): Promise<URLSearchParams | unde
       const { done, value } = await reader.read();
       if (done) break;
       size += value.byteLength;
-      if (size > MAX_FORM_BYTES) {
+      if (size > max) {
         await reader.cancel().catch(() => {});
         return undefined;
       }

@@ -4,7 +4,10 @@
  * an approval through {@link createApprovalChannel} and sends its URL; the
  * person signs in on {@link createApprovalPage} as the tool call's principal
  * and approves or denies; the retry, on any instance, reads the decision.
- * Approvals, decisions and sign-in sessions live in an {@link ApprovalStore}
+ * A `presence` approval is approved only with a passkey (WebAuthn, user
+ * verification) whose challenge commits to this action ({@link approvalChallenge});
+ * the principal registers passkeys on `<basePath>/passkeys`.
+ * Approvals, decisions, sign-in sessions and passkeys live in an {@link ApprovalStore}
  * shared by every instance: {@link PostgresApprovalStore} (pg or PGlite, the
  * replay store's database), {@link RedisApprovalStore}, or
  * {@link MemoryApprovalStore} for one process.
@@ -26,6 +29,13 @@
  */
 
 export {
+  approvalChallenge,
+  CHALLENGE_DOMAIN,
+  type ChallengeInput,
+  newRandom,
+  userHandle,
+} from './challenge.js';
+export {
   type ApprovalChannelOptions,
   createApprovalChannel,
   type PageLocation,
@@ -33,9 +43,20 @@ export {
 export { CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from './http.js';
 export { MemoryApprovalStore, type MemoryApprovalStoreOptions } from './memory-store.js';
 export { type ApprovalPage, type ApprovalPageOptions, createApprovalPage } from './page.js';
+export { CEREMONY_TIMEOUT_MS, CHALLENGE_TTL_MS } from './passkey.js';
+export type {
+  ChallengeRequest,
+  PasskeyCredential,
+  PasskeyStore,
+  PasskeyTransport,
+  PendingChallenge,
+  RegistrationChallenge,
+} from './passkey-store.js';
 export {
   type ApprovalTableOptions,
   DEFAULT_APPROVAL_TABLE,
+  DEFAULT_CREDENTIAL_TABLE,
+  DEFAULT_REGISTRATION_TABLE,
   DEFAULT_SESSION_TABLE,
   migrateApprovalTables,
   PostgresApprovalStore,
@@ -52,6 +73,7 @@ export type { PasswordSignInOptions, SignedIn, SignInHook } from './sign-in.js';
 export {
   type ApprovalStore,
   ApprovalStoreUnavailableError,
+  type ChallengeResult,
   type DecideRefusal,
   type DecideRequest,
   type DecideResult,

@@ -1,5 +1,20 @@
 import type { PendingApproval } from '@mrtr/gate';
 import {
+  assertChallengeRequest,
+  assertCounters,
+  assertCredential,
+  assertCredentialId,
+  assertPrincipal,
+  assertRegistration,
+  credentialRecord,
+  judgeChallenge,
+} from './passkey-rules.js';
+import type {
+  ChallengeRequest,
+  PasskeyCredential,
+  RegistrationChallenge,
+} from './passkey-store.js';
+import {
   assertDecideRequest,
   assertPendingApproval,
   assertSession,
@@ -10,6 +25,7 @@ import {
 } from './rules.js';
 import type {
   ApprovalStore,
+  ChallengeResult,
   DecideRequest,
   DecideResult,
   SessionRecord,
@@ -32,6 +48,8 @@ export class MemoryApprovalStore implements ApprovalStore {
   readonly #now: () => number;
   readonly #approvals = new Map<string, StoredApproval>();
   readonly #sessions = new Map<string, SessionRecord>();
+  readonly #credentials = new Map<string, PasskeyCredential>();
+  readonly #registrations = new Map<string, RegistrationChallenge>();
 
   constructor(options: MemoryApprovalStoreOptions = {}) {
     this.#now = options.now ?? Date.now;
@@ -45,7 +63,11 @@ export class MemoryApprovalStore implements ApprovalStore {
       if (sameApproval(existing.approval, approval)) return;
       throw new TypeError('approval id already opened with another approval');
     }
-    this.#approvals.set(approval.id, { approval: pendingApproval(approval), decision: undefined });
+    this.#approvals.set(approval.id, {
+      approval: pendingApproval(approval),
+      decision: undefined,
+      challenge: undefined,
+    });
   }
 
   /** See {@link ApprovalStore.get}. Returns a copy. */
@@ -61,7 +83,76 @@ export class MemoryApprovalStore implements ApprovalStore {
     const verdict = judge(stored, request, this.#now());
     if ('refused' in verdict) return refusal(verdict);
     (stored as StoredApproval).decision = verdict.record;
-    return { status: 'recorded', decision: { ...verdict.record } };
+    (stored as StoredApproval).challenge = undefined;
+    return { status: 'recorded', decision: structuredClone(verdict.record) };
+  }
+
+  /** See {@link ApprovalStore.setChallenge}. */
+  async setChallenge(request: ChallengeRequest): Promise<ChallengeResult> {
+    assertChallengeRequest(request);
+    const stored = this.#approvals.get(request.id);
+    const verdict = judgeChallenge(stored, request, this.#now());
+    if ('refused' in verdict) return { status: 'refused', reason: verdict.refused };
+    (stored as StoredApproval).challenge = verdict.keep;
+    return { status: 'set', challenge: structuredClone(verdict.keep) };
+  }
+
+  /** See {@link PasskeyStore.addCredential}. */
+  async addCredential(credential: PasskeyCredential): Promise<boolean> {
+    assertCredential(credential);
+    if (this.#credentials.has(credential.id)) return false;
+    this.#credentials.set(credential.id, credentialRecord(credential));
+    return true;
+  }
+
+  /** See {@link PasskeyStore.getCredential}. Returns a copy. */
+  async getCredential(id: string): Promise<PasskeyCredential | undefined> {
+    assertCredentialId(id);
+    const credential = this.#credentials.get(id);
+    return credential && credentialRecord(credential);
+  }
+
+  /** See {@link PasskeyStore.listCredentials}. */
+  async listCredentials(principal: string): Promise<PasskeyCredential[]> {
+    assertPrincipal(principal);
+    return [...this.#credentials.values()]
+      .filter((c) => c.principal === principal)
+      .sort((a, b) => a.createdAt - b.createdAt)
+      .slice(0, 100)
+      .map(credentialRecord);
+  }
+
+  /** See {@link PasskeyStore.updateCredentialCounter}. */
+  async updateCredentialCounter(id: string, from: number, to: number): Promise<boolean> {
+    assertCredentialId(id);
+    assertCounters(from, to);
+    const credential = this.#credentials.get(id);
+    if (!credential || credential.counter !== from) return false;
+    credential.counter = to;
+    return true;
+  }
+
+  /** See {@link PasskeyStore.deleteCredential}. */
+  async deleteCredential(id: string, principal: string): Promise<boolean> {
+    assertCredentialId(id);
+    assertPrincipal(principal);
+    if (this.#credentials.get(id)?.principal !== principal) return false;
+    return this.#credentials.delete(id);
+  }
+
+  /** See {@link PasskeyStore.putRegistrationChallenge}. */
+  async putRegistrationChallenge(key: string, challenge: RegistrationChallenge): Promise<void> {
+    assertRegistration(key, challenge);
+    const { principal, expiresAt } = challenge;
+    this.#registrations.set(key, { challenge: challenge.challenge, principal, expiresAt });
+  }
+
+  /** See {@link PasskeyStore.takeRegistrationChallenge}. */
+  async takeRegistrationChallenge(key: string): Promise<RegistrationChallenge | undefined> {
+    assertRegistration(key);
+    const challenge = this.#registrations.get(key);
+    this.#registrations.delete(key);
+    return challenge && challenge.expiresAt > this.#now() ? challenge : undefined;
   }
 
   /** See {@link ApprovalStore.sweep}. */
@@ -71,6 +162,8 @@ export class MemoryApprovalStore implements ApprovalStore {
       if (approval.expiresAt <= now && this.#approvals.delete(id)) removed++;
     for (const [key, session] of this.#sessions)
       if (session.expiresAt <= now && this.#sessions.delete(key)) removed++;
+    for (const [key, challenge] of this.#registrations)
+      if (challenge.expiresAt <= now && this.#registrations.delete(key)) removed++;
     return removed;
   }
 

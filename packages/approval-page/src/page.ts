@@ -1,7 +1,11 @@
 import { PAGE_CSS } from './assets.js';
 import { type PageLocation, pageLocation } from './channel.js';
-import { decide, showApproval, type ViewKit } from './decision.js';
+import { decide, showApproval } from './decision.js';
 import { html, respond } from './http.js';
+import type { ViewKit } from './kit.js';
+import { approveWithPasskey, passkeyOptions } from './passkey.js';
+import { PASSKEY_SCRIPT, webauthnBundle } from './passkey-script.js';
+import { register, registrationOptions, removePasskey, showPasskeys } from './registration.js';
 import { APPROVAL_ID } from './rules.js';
 import { PasswordSignIn, type PasswordSignInOptions, type SignInHook } from './sign-in.js';
 import type { ApprovalStore } from './store.js';
@@ -70,6 +74,7 @@ export function createApprovalPage(options: ApprovalPageOptions): ApprovalPage {
     title: string,
     tone: LayoutData['tone'],
     signedIn: string | null,
+    scripts: string[] = [],
   ): LayoutData => ({
     title,
     serviceName,
@@ -78,6 +83,7 @@ export function createApprovalPage(options: ApprovalPageOptions): ApprovalPage {
     signedIn,
     signOutUrl: signedIn ? signOutUrl : null,
     tone,
+    scripts,
   });
   const builtIn =
     'authenticate' in options.signIn
@@ -97,24 +103,49 @@ export function createApprovalPage(options: ApprovalPageOptions): ApprovalPage {
     };
     return html(status, render('notice', data));
   };
-  const kit: ViewKit = { store, hook, origin, now, layout, notice };
+  const rp = { id: new URL(origin).hostname, name: serviceName };
+  const kit: ViewKit = { store, hook, origin, basePath, rp, now, layout, notice };
+  const script = (body: string) =>
+    respond(200, body, { 'content-type': 'text/javascript; charset=utf-8' });
+  const only = (method: string, request: Request, handle: () => Promise<Response>) =>
+    request.method === method ? handle() : Promise.resolve(respond(405, null, { allow: method }));
 
   async function route(request: Request): Promise<Response> {
     const path = new URL(request.url).pathname;
     if (!path.startsWith(`${basePath}/`)) return notice(404, 'Not found', 'There is no page here.');
     const rest = path.slice(basePath.length + 1);
-    if (rest === 'assets/page.css') {
-      if (request.method !== 'GET') return respond(405, null, { allow: 'GET' });
-      return respond(200, PAGE_CSS, { 'content-type': 'text/css; charset=utf-8' });
+    switch (rest) {
+      case 'assets/page.css':
+        return only('GET', request, async () =>
+          respond(200, PAGE_CSS, { 'content-type': 'text/css; charset=utf-8' }),
+        );
+      case 'assets/passkey.js':
+        return only('GET', request, async () => script(PASSKEY_SCRIPT));
+      case 'assets/webauthn.js':
+        return only('GET', request, async () => script(await webauthnBundle()));
+      case 'passkeys':
+        if (request.method === 'GET') return showPasskeys(kit, request);
+        if (request.method === 'POST') return register(kit, request);
+        return respond(405, null, { allow: 'GET, POST' });
+      case 'passkeys/options':
+        return only('POST', request, () => registrationOptions(kit, request));
+      case 'passkeys/remove':
+        return only('POST', request, () => removePasskey(kit, request));
     }
     const own = await builtIn?.handle(request, rest);
     if (own) return own;
-    if (APPROVAL_ID.test(rest)) {
-      if (request.method === 'GET') return showApproval(kit, request, rest, path);
-      if (request.method === 'POST') return decide(kit, request, rest, path);
-      return respond(405, null, { allow: 'GET, POST' });
-    }
-    return notice(404, 'Not found', 'There is no page here.');
+    const [id, action, extra] = rest.split('/');
+    if (id === undefined || !APPROVAL_ID.test(id) || extra !== undefined)
+      return notice(404, 'Not found', 'There is no page here.');
+    const page = `${basePath}/${id}`;
+    if (action === 'passkey-options')
+      return only('POST', request, () => passkeyOptions(kit, request, id));
+    if (action === 'passkey')
+      return only('POST', request, () => approveWithPasskey(kit, request, id, page));
+    if (action !== undefined) return notice(404, 'Not found', 'There is no page here.');
+    if (request.method === 'GET') return showApproval(kit, request, id, path);
+    if (request.method === 'POST') return decide(kit, request, id, path);
+    return respond(405, null, { allow: 'GET, POST' });
   }
 
   return async function approvalPage(request: Request): Promise<Response> {

@@ -1,4 +1,14 @@
 import type { PendingApproval } from '@mrtr/gate';
+import { assertChallengeRequest, judgeChallenge } from './passkey-rules.js';
+import type {
+  ChallengeRequest,
+  PasskeyCredential,
+  PasskeyStore,
+  PendingChallenge,
+  RegistrationChallenge,
+} from './passkey-store.js';
+import { PostgresPasskeyRecords } from './postgres-passkeys.js';
+import { type ApprovalTableOptions, approvalTables, type SqlDriver } from './postgres-tables.js';
 import {
   assertDecideRequest,
   assertPendingApproval,
@@ -11,6 +21,7 @@ import {
 import {
   type ApprovalStore,
   ApprovalStoreUnavailableError,
+  type ChallengeResult,
   type DecideRequest,
   type DecideResult,
   type FinalDecision,
@@ -18,86 +29,16 @@ import {
   type StoredApproval,
 } from './store.js';
 
-/** Runs one parameterized statement (`$1`, `$2`, … placeholders); rows keyed by column name. */
-export interface SqlQueryable {
-  query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: R[] }>;
-}
-
-/**
- * The SQL driver the PostgreSQL store runs on: statements, and transactions
- * (`fn` between `BEGIN` and `COMMIT`, rolled back when it throws). The same
- * shape as `SqlDriver` of `@mrtr/replay-postgres`, so its `pgPoolDriver`
- * (node-postgres `pg.Pool`) and `pgliteDriver` (PGlite) serve this store too,
- * on the replay store's own database.
- */
-export interface SqlDriver extends SqlQueryable {
-  transaction<T>(fn: (tx: SqlQueryable) => Promise<T>): Promise<T>;
-}
-
-/** Default table of the approvals. */
-export const DEFAULT_APPROVAL_TABLE = 'mrtr_approvals';
-/** Default table of the page's sign-in sessions. */
-export const DEFAULT_SESSION_TABLE = 'mrtr_approval_sessions';
-
-const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
-
-/** A configured table name (`name` or `schema.name`) as quoted SQL; anything else is refused, never quoted. */
-function tableName(table: string): { sql: string; bare: string } {
-  const parts = table.split('.');
-  if (parts.length > 2 || !parts.every((p) => IDENTIFIER.test(p)))
-    throw new TypeError(
-      `table must be a lower-case identifier or schema.identifier, got ${JSON.stringify(table)}`,
-    );
-  return { sql: parts.map((p) => `"${p}"`).join('.'), bare: parts[parts.length - 1] as string };
-}
-
-/** Table names of {@link migrateApprovalTables} and {@link PostgresApprovalStore}. */
-export interface ApprovalTableOptions {
-  /** Approvals table, optionally `schema.table` (default `mrtr_approvals`); the schema must exist. */
-  table?: string;
-  /** Sessions table, optionally `schema.table` (default `mrtr_approval_sessions`). */
-  sessionTable?: string;
-}
-
-/**
- * Create the approval and session tables and their expiry indexes if they
- * are missing (idempotent; concurrent calls are serialized with an advisory
- * lock). Rows are JSON text, not `jsonb`: a question may hold any character,
- * NUL included, which JSON text escapes and `jsonb` refuses.
- *
- * ```sql
- * CREATE TABLE mrtr_approvals (
- *   id          text PRIMARY KEY,       -- the opaque id in the approval URL
- *   approval    text NOT NULL,          -- the PendingApproval as opened (JSON)
- *   expires_at  timestamptz NOT NULL,   -- dies with the ticket; swept after
- *   decision    text,                   -- the decision (JSON); NULL while pending
- *   decided_at  timestamptz);
- * CREATE TABLE mrtr_approval_sessions (
- *   key         text PRIMARY KEY,       -- SHA-256 of the session cookie (base64url)
- *   session     text NOT NULL,          -- principal and CSRF secret (JSON)
- *   expires_at  timestamptz NOT NULL);
- * ```
- * @throws {TypeError} for a table name that is not a plain identifier; the driver's error when the statements fail.
- */
-export async function migrateApprovalTables(
-  driver: SqlDriver,
-  options: ApprovalTableOptions = {},
-): Promise<void> {
-  const a = tableName(options.table ?? DEFAULT_APPROVAL_TABLE);
-  const s = tableName(options.sessionTable ?? DEFAULT_SESSION_TABLE);
-  await driver.transaction(async (tx) => {
-    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
-      `mrtr-approvals-migrate:${a.sql}`,
-    ]);
-    await tx.query(`CREATE TABLE IF NOT EXISTS ${a.sql} (
-      id text PRIMARY KEY, approval text NOT NULL, expires_at timestamptz NOT NULL,
-      decision text, decided_at timestamptz)`);
-    await tx.query(`CREATE INDEX IF NOT EXISTS "${a.bare}_expires_at" ON ${a.sql} (expires_at)`);
-    await tx.query(`CREATE TABLE IF NOT EXISTS ${s.sql} (
-      key text PRIMARY KEY, session text NOT NULL, expires_at timestamptz NOT NULL)`);
-    await tx.query(`CREATE INDEX IF NOT EXISTS "${s.bare}_expires_at" ON ${s.sql} (expires_at)`);
-  });
-}
+export {
+  type ApprovalTableOptions,
+  DEFAULT_APPROVAL_TABLE,
+  DEFAULT_CREDENTIAL_TABLE,
+  DEFAULT_REGISTRATION_TABLE,
+  DEFAULT_SESSION_TABLE,
+  migrateApprovalTables,
+  type SqlDriver,
+  type SqlQueryable,
+} from './postgres-tables.js';
 
 /** Options of {@link PostgresApprovalStore}. */
 export interface PostgresApprovalStoreOptions extends ApprovalTableOptions {
@@ -107,38 +48,53 @@ export interface PostgresApprovalStoreOptions extends ApprovalTableOptions {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+interface ApprovalRow {
+  approval: string;
+  decision: string | null;
+  challenge: string | null;
+}
+
 /**
  * The {@link ApprovalStore} on PostgreSQL (a `pg.Pool` or PGlite), in the
  * replay store's database: every instance that shares the database shares
- * approvals, decisions and sessions. A decision is one
- * `UPDATE … WHERE decision IS NULL AND expires_at > now`: the first wins.
+ * approvals, decisions, sessions and passkeys. A decision is one
+ * `UPDATE … WHERE decision IS NULL AND expires_at > now` (for a passkey
+ * approval also `AND challenge = <the one verified>`, and it clears the
+ * challenge): the first wins, and a challenge serves one decision.
  * Run {@link migrateApprovalTables} once before use and {@link sweep} from
  * time to time. Driver failures throw {@link ApprovalStoreUnavailableError}.
  */
 export class PostgresApprovalStore implements ApprovalStore {
   readonly #driver: SqlDriver;
   readonly #now: () => number;
+  readonly #passkeys: PostgresPasskeyRecords;
   readonly #sql: Record<
-    'open' | 'get' | 'decide' | 'sweepA' | 'sweepS' | 'putS' | 'getS' | 'delS',
+    'open' | 'get' | 'decide' | 'challenge' | 'sweep' | 'putS' | 'getS' | 'delS',
     string
   >;
 
   /** @throws {TypeError} for a table name that is not a plain identifier. */
   constructor(driver: SqlDriver, options: PostgresApprovalStoreOptions = {}) {
-    const a = tableName(options.table ?? DEFAULT_APPROVAL_TABLE).sql;
-    const s = tableName(options.sessionTable ?? DEFAULT_SESSION_TABLE).sql;
+    const tables = approvalTables(options);
+    const a = tables.approvals.sql;
+    const s = tables.sessions.sql;
     this.#driver = driver;
     this.#now = options.now ?? Date.now;
-    const sweep = (t: string) => `WITH gone AS (DELETE FROM ${t} WHERE expires_at <= $1::timestamptz
-      RETURNING 1) SELECT count(*)::int AS removed FROM gone`;
+    this.#passkeys = new PostgresPasskeyRecords((sql, p) => this.#run(sql, p), tables, this.#now);
+    const gone = [a, s, tables.registrations.sql].map(
+      (t, i) => `d${i} AS (DELETE FROM ${t} WHERE expires_at <= $1::timestamptz RETURNING 1)`,
+    );
     this.#sql = {
       open: `INSERT INTO ${a} (id, approval, expires_at) VALUES ($1, $2, $3::timestamptz)
         ON CONFLICT (id) DO NOTHING RETURNING 1 AS opened`,
-      get: `SELECT approval, decision FROM ${a} WHERE id = $1`,
-      decide: `UPDATE ${a} SET decision = $2, decided_at = $3::timestamptz
-        WHERE id = $1 AND decision IS NULL AND expires_at > $3::timestamptz RETURNING 1 AS decided`,
-      sweepA: sweep(a),
-      sweepS: sweep(s),
+      get: `SELECT approval, decision, challenge FROM ${a} WHERE id = $1`,
+      decide: `UPDATE ${a} SET decision = $2, decided_at = $3::timestamptz, challenge = NULL
+        WHERE id = $1 AND decision IS NULL AND expires_at > $3::timestamptz
+        AND ($4::text IS NULL OR challenge = $4::text) RETURNING 1 AS decided`,
+      challenge: `UPDATE ${a} SET challenge = $2
+        WHERE id = $1 AND decision IS NULL AND expires_at > $3::timestamptz RETURNING 1 AS set`,
+      sweep: `WITH ${gone.join(', ')} SELECT (SELECT count(*) FROM d0) + (SELECT count(*) FROM d1)
+        + (SELECT count(*) FROM d2) AS removed`,
       putS: `INSERT INTO ${s} (key, session, expires_at) VALUES ($1, $2, $3::timestamptz)`,
       getS: `SELECT session FROM ${s} WHERE key = $1 AND expires_at > $2::timestamptz`,
       delS: `DELETE FROM ${s} WHERE key = $1`,
@@ -162,46 +118,47 @@ export class PostgresApprovalStore implements ApprovalStore {
 
   /** See {@link ApprovalStore.get}. */
   async get(id: string): Promise<StoredApproval | undefined> {
-    const { rows } = await this.#run<{ approval: string; decision: string | null }>(this.#sql.get, [
-      id,
-    ]);
-    const row = rows[0];
-    if (!row) return undefined;
-    try {
-      return {
-        approval: JSON.parse(row.approval) as PendingApproval,
-        decision: row.decision === null ? undefined : (JSON.parse(row.decision) as FinalDecision),
-      };
-    } catch (error) {
-      throw new ApprovalStoreUnavailableError('approval row is not valid JSON', { cause: error });
-    }
+    return (await this.#read(id))?.stored;
   }
 
   /** See {@link ApprovalStore.decide}. */
   async decide(request: DecideRequest): Promise<DecideResult> {
     assertDecideRequest(request);
     const now = this.#now();
-    const verdict = judge(await this.get(request.id), request, now);
+    const before = await this.#read(request.id);
+    const verdict = judge(before?.stored, request, now);
     if ('refused' in verdict) return refusal(verdict);
+    // A passkey decision holds only while the challenge it verified is still the pending one.
+    const challenge = request.via === 'passkey' ? before?.challenge : null;
     const { rows } = await this.#run(this.#sql.decide, [
       request.id,
       JSON.stringify(verdict.record),
       iso(now),
+      challenge,
     ]);
     if (rows.length > 0) return { status: 'recorded', decision: verdict.record };
-    // Lost to another decision (or the row was swept): report what is there now.
+    // Lost to another decision or challenge (or the row was swept): report what is there now.
     const after = judge(await this.get(request.id), request, now);
     return 'refused' in after ? refusal(after) : { status: 'refused', reason: 'decided' };
   }
 
-  /** See {@link ApprovalStore.sweep}. */
+  /** See {@link ApprovalStore.setChallenge}. */
+  async setChallenge(request: ChallengeRequest): Promise<ChallengeResult> {
+    assertChallengeRequest(request);
+    const now = this.#now();
+    const verdict = judgeChallenge(await this.get(request.id), request, now);
+    if ('refused' in verdict) return { status: 'refused', reason: verdict.refused };
+    const json = JSON.stringify(verdict.keep);
+    const { rows } = await this.#run(this.#sql.challenge, [request.id, json, iso(now)]);
+    if (rows.length > 0) return { status: 'set', challenge: verdict.keep };
+    const after = judgeChallenge(await this.get(request.id), request, now);
+    return { status: 'refused', reason: 'refused' in after ? after.refused : 'decided' };
+  }
+
+  /** See {@link ApprovalStore.sweep}: approvals, sessions and registrations, in one statement. */
   async sweep(now: number = this.#now()): Promise<number> {
-    let removed = 0;
-    for (const sql of [this.#sql.sweepA, this.#sql.sweepS]) {
-      const { rows } = await this.#run<{ removed: number }>(sql, [iso(now)]);
-      removed += Number(rows[0]?.removed ?? 0);
-    }
-    return removed;
+    const { rows } = await this.#run<{ removed: number | string }>(this.#sql.sweep, [iso(now)]);
+    return Number(rows[0]?.removed ?? 0);
   }
 
   /** See {@link SessionStore.createSession}. */
@@ -217,18 +174,69 @@ export class PostgresApprovalStore implements ApprovalStore {
     assertSession(key);
     const { rows } = await this.#run<{ session: string }>(this.#sql.getS, [key, iso(this.#now())]);
     const row = rows[0];
-    if (!row) return undefined;
-    try {
-      return JSON.parse(row.session) as SessionRecord;
-    } catch (error) {
-      throw new ApprovalStoreUnavailableError('session row is not valid JSON', { cause: error });
-    }
+    return row && this.#parse<SessionRecord>(row.session, 'session');
   }
 
   /** See {@link SessionStore.deleteSession}. */
   async deleteSession(key: string): Promise<void> {
     assertSession(key);
     await this.#run(this.#sql.delS, [key]);
+  }
+
+  /** See {@link PasskeyStore.addCredential}. */
+  addCredential(credential: PasskeyCredential): Promise<boolean> {
+    return this.#passkeys.addCredential(credential);
+  }
+  /** See {@link PasskeyStore.getCredential}. */
+  getCredential(id: string): Promise<PasskeyCredential | undefined> {
+    return this.#passkeys.getCredential(id);
+  }
+  /** See {@link PasskeyStore.listCredentials}. */
+  listCredentials(principal: string): Promise<PasskeyCredential[]> {
+    return this.#passkeys.listCredentials(principal);
+  }
+  /** See {@link PasskeyStore.updateCredentialCounter}: `UPDATE … WHERE counter = from`. */
+  updateCredentialCounter(id: string, from: number, to: number): Promise<boolean> {
+    return this.#passkeys.updateCredentialCounter(id, from, to);
+  }
+  /** See {@link PasskeyStore.deleteCredential}. */
+  deleteCredential(id: string, principal: string): Promise<boolean> {
+    return this.#passkeys.deleteCredential(id, principal);
+  }
+  /** See {@link PasskeyStore.putRegistrationChallenge}. */
+  putRegistrationChallenge(key: string, challenge: RegistrationChallenge): Promise<void> {
+    return this.#passkeys.putRegistrationChallenge(key, challenge);
+  }
+  /** See {@link PasskeyStore.takeRegistrationChallenge}. */
+  takeRegistrationChallenge(key: string): Promise<RegistrationChallenge | undefined> {
+    return this.#passkeys.takeRegistrationChallenge(key);
+  }
+
+  /** The approval row, parsed, with the pending challenge's text as stored (compared on decide). */
+  async #read(
+    id: string,
+  ): Promise<{ stored: StoredApproval; challenge: string | null } | undefined> {
+    const { rows } = await this.#run<ApprovalRow>(this.#sql.get, [id]);
+    const row = rows[0];
+    if (!row) return undefined;
+    const stored: StoredApproval = {
+      approval: this.#parse<PendingApproval>(row.approval, 'approval'),
+      decision:
+        row.decision === null ? undefined : this.#parse<FinalDecision>(row.decision, 'decision'),
+      challenge:
+        row.challenge === null
+          ? undefined
+          : this.#parse<PendingChallenge>(row.challenge, 'challenge'),
+    };
+    return { stored, challenge: row.challenge };
+  }
+
+  #parse<T>(text: string, what: string): T {
+    try {
+      return JSON.parse(text) as T;
+    } catch (error) {
+      throw new ApprovalStoreUnavailableError(`${what} row is not valid JSON`, { cause: error });
+    }
   }
 
   async #run<R>(sql: string, params: unknown[]): Promise<{ rows: R[] }> {

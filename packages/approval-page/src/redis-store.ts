@@ -1,4 +1,12 @@
 import type { PendingApproval } from '@mrtr/gate';
+import { assertChallengeRequest, judgeChallenge } from './passkey-rules.js';
+import type {
+  ChallengeRequest,
+  PasskeyCredential,
+  PasskeyStore,
+  RegistrationChallenge,
+} from './passkey-store.js';
+import { RedisPasskeyRecords } from './redis-passkeys.js';
 import {
   assertDecideRequest,
   assertPendingApproval,
@@ -11,6 +19,7 @@ import {
 import {
   type ApprovalStore,
   ApprovalStoreUnavailableError,
+  type ChallengeResult,
   type DecideRequest,
   type DecideResult,
   type SessionRecord,
@@ -29,13 +38,20 @@ export interface RedisCommander {
 
 /** Options of {@link RedisApprovalStore}. */
 export interface RedisApprovalStoreOptions {
-  /** Prefix of every key (default `mrtr:approval:`); `a:<id>` and `s:<session key>` follow it. */
+  /**
+   * Prefix of every key (default `mrtr:approval:`); `a:<id>` (approvals),
+   * `s:<session key>` (sessions), `k:<credential id>` and `p:<principal>`
+   * (passkeys) and `r:<key>` (registrations) follow it.
+   */
   keyPrefix?: string;
   /** Longest wait for one Redis reply, milliseconds (default 2000); then {@link ApprovalStoreUnavailableError}. */
   timeoutMs?: number;
   /** Clock, milliseconds since the epoch (default `Date.now`). */
   now?: () => number;
 }
+
+/** How often a compare-and-set lost to a concurrent change is tried again before giving up. */
+const CAS_TRIES = 4;
 
 /** Replace the value only if it is still the one read: the first decision wins. */
 const COMPARE_AND_SET = `if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -48,10 +64,11 @@ return 0`;
  * The {@link ApprovalStore} on Redis (≥ 6.2), shared by every instance on
  * the same Redis. An approval is one key holding `{approval, decision}` as
  * JSON with `PXAT expiresAt`, so Redis forgets it when its ticket dies
- * (`sweep` has nothing to do); sessions likewise. Opening is
- * `SET … NX PXAT`; deciding reads, applies the rule, then swaps the value
- * with a compare-and-set script, so of concurrent decisions exactly one is
- * recorded. Redis that fails or does not answer within `timeoutMs` throws
+ * (`sweep` has nothing to do); sessions and registrations likewise. Opening
+ * is `SET … NX PXAT`; deciding (and keeping a passkey challenge) reads,
+ * applies the rule, then swaps the value with a compare-and-set script, so
+ * of concurrent decisions exactly one is recorded, and a passkey decision
+ * only while the challenge it verified is still the pending one. Redis that fails or does not answer within `timeoutMs` throws
  * {@link ApprovalStoreUnavailableError}; a write whose reply was lost may
  * still land, which the next read shows.
  */
@@ -60,6 +77,7 @@ export class RedisApprovalStore implements ApprovalStore {
   readonly #prefix: string;
   readonly #timeoutMs: number;
   readonly #now: () => number;
+  readonly #passkeys: RedisPasskeyRecords;
 
   /**
    * @param client an `ioredis` client (the store does not close it).
@@ -71,13 +89,18 @@ export class RedisApprovalStore implements ApprovalStore {
     this.#timeoutMs = options.timeoutMs ?? 2000;
     if (!(this.#timeoutMs > 0)) throw new RangeError('timeoutMs must be a positive number');
     this.#now = options.now ?? Date.now;
+    this.#passkeys = new RedisPasskeyRecords(
+      (command, ...args) => this.#call(command, ...args),
+      this.#prefix,
+      this.#now,
+    );
   }
 
   /** See {@link ApprovalStore.open}. */
   async open(approval: PendingApproval): Promise<void> {
     assertPendingApproval(approval, this.#now());
     const row = pendingApproval(approval);
-    const value = JSON.stringify({ approval: row, decision: null });
+    const value = JSON.stringify({ approval: row, decision: null, challenge: null });
     const set = await this.#call('SET', this.#key(row.id), value, 'NX', 'PXAT', `${row.expiresAt}`);
     if (set === 'OK') return;
     const existing = await this.get(row.id);
@@ -94,15 +117,32 @@ export class RedisApprovalStore implements ApprovalStore {
   async decide(request: DecideRequest): Promise<DecideResult> {
     assertDecideRequest(request);
     const now = this.#now();
-    const before = await this.#read(request.id);
-    const verdict = judge(before?.stored, request, now);
-    if ('refused' in verdict) return refusal(verdict);
-    const next = JSON.stringify({ approval: before?.stored.approval, decision: verdict.record });
-    const key = this.#key(request.id);
-    const swapped = await this.#call('EVAL', COMPARE_AND_SET, '1', key, before?.raw ?? '', next);
-    if (swapped === 1) return { status: 'recorded', decision: verdict.record };
-    const after = judge(await this.get(request.id), request, now);
-    return 'refused' in after ? refusal(after) : { status: 'refused', reason: 'decided' };
+    for (let tries = 0; tries < CAS_TRIES; tries++) {
+      const before = await this.#read(request.id);
+      const verdict = judge(before?.stored, request, now);
+      if ('refused' in verdict) return refusal(verdict);
+      const { approval } = before?.stored as StoredApproval;
+      const next = JSON.stringify({ approval, decision: verdict.record, challenge: null });
+      if (await this.#swap(request.id, before?.raw ?? '', next))
+        return { status: 'recorded', decision: verdict.record };
+    }
+    return { status: 'refused', reason: 'decided' };
+  }
+
+  /** See {@link ApprovalStore.setChallenge}. */
+  async setChallenge(request: ChallengeRequest): Promise<ChallengeResult> {
+    assertChallengeRequest(request);
+    const now = this.#now();
+    for (let tries = 0; tries < CAS_TRIES; tries++) {
+      const before = await this.#read(request.id);
+      const verdict = judgeChallenge(before?.stored, request, now);
+      if ('refused' in verdict) return { status: 'refused', reason: verdict.refused };
+      const { approval } = before?.stored as StoredApproval;
+      const next = JSON.stringify({ approval, decision: null, challenge: verdict.keep });
+      if (await this.#swap(request.id, before?.raw ?? '', next))
+        return { status: 'set', challenge: verdict.keep };
+    }
+    return { status: 'refused', reason: 'decided' };
   }
 
   /** Nothing to do: Redis expires approvals and sessions itself. @returns 0. */
@@ -133,6 +173,40 @@ export class RedisApprovalStore implements ApprovalStore {
     await this.#call('DEL', `${this.#prefix}s:${key}`);
   }
 
+  /** See {@link PasskeyStore.addCredential}. */
+  addCredential(credential: PasskeyCredential): Promise<boolean> {
+    return this.#passkeys.addCredential(credential);
+  }
+  /** See {@link PasskeyStore.getCredential}. */
+  getCredential(id: string): Promise<PasskeyCredential | undefined> {
+    return this.#passkeys.getCredential(id);
+  }
+  /** See {@link PasskeyStore.listCredentials}. */
+  listCredentials(principal: string): Promise<PasskeyCredential[]> {
+    return this.#passkeys.listCredentials(principal);
+  }
+  /** See {@link PasskeyStore.updateCredentialCounter}. */
+  updateCredentialCounter(id: string, from: number, to: number): Promise<boolean> {
+    return this.#passkeys.updateCredentialCounter(id, from, to);
+  }
+  /** See {@link PasskeyStore.deleteCredential}. */
+  deleteCredential(id: string, principal: string): Promise<boolean> {
+    return this.#passkeys.deleteCredential(id, principal);
+  }
+  /** See {@link PasskeyStore.putRegistrationChallenge}. */
+  putRegistrationChallenge(key: string, challenge: RegistrationChallenge): Promise<void> {
+    return this.#passkeys.putRegistrationChallenge(key, challenge);
+  }
+  /** See {@link PasskeyStore.takeRegistrationChallenge}. */
+  takeRegistrationChallenge(key: string): Promise<RegistrationChallenge | undefined> {
+    return this.#passkeys.takeRegistrationChallenge(key);
+  }
+
+  /** Replace approval `id`'s value with `next` only if it is still `raw`. */
+  async #swap(id: string, raw: string, next: string): Promise<boolean> {
+    return (await this.#call('EVAL', COMPARE_AND_SET, '1', this.#key(id), raw, next)) === 1;
+  }
+
   #key(id: string): string {
     return `${this.#prefix}a:${id}`;
   }
@@ -140,10 +214,16 @@ export class RedisApprovalStore implements ApprovalStore {
   async #read(id: string): Promise<{ raw: string; stored: StoredApproval } | undefined> {
     const raw = await this.#call('GET', this.#key(id));
     if (typeof raw !== 'string') return undefined;
-    const parsed = this.#parse<{ approval: PendingApproval; decision: StoredApproval['decision'] }>(
+    const parsed = this.#parse<{
+      approval: PendingApproval;
+      decision: StoredApproval['decision'] | null;
+      challenge?: StoredApproval['challenge'] | null;
+    }>(raw);
+    const { approval, decision, challenge } = parsed;
+    return {
       raw,
-    );
-    return { raw, stored: { approval: parsed.approval, decision: parsed.decision ?? undefined } };
+      stored: { approval, decision: decision ?? undefined, challenge: challenge ?? undefined },
+    };
   }
 
   #parse<T>(raw: string): T {

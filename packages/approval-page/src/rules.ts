@@ -121,8 +121,16 @@ export function assertDecideRequest(value: unknown): asserts value is DecideRequ
   if (r.outcome === 'approved') {
     if (r.via !== 'url' && r.via !== 'passkey')
       throw new TypeError('request.via must be "url" or "passkey" for an approval');
-    if (r.via === 'passkey' && !isField(r.credentialId))
+    if (r.via === 'passkey' && !isField(r.credentialId, 1400))
       throw new TypeError('request.credentialId is required for a passkey approval');
+    if (r.via === 'passkey' && (typeof r.challenge !== 'string' || !CHALLENGE.test(r.challenge)))
+      throw new TypeError(
+        'request.challenge (43 base64url characters) is required for a passkey approval',
+      );
+    if (r.via === 'passkey' && r.content !== undefined)
+      throw new TypeError(
+        'a passkey approval records the content its challenge committed to: omit request.content',
+      );
   }
   if (r.content !== undefined && !isContent(r.content))
     throw new TypeError(
@@ -130,8 +138,11 @@ export function assertDecideRequest(value: unknown): asserts value is DecideRequ
     );
 }
 
+/** A WebAuthn challenge of this package: 32 bytes as 43 base64url characters. */
+const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+
 /** A plain object of form values (`FormValue` of `@mrtr/wire`), bounded in size. */
-function isContent(value: unknown): boolean {
+export function isContent(value: unknown): boolean {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const ok = (v: unknown) =>
     typeof v === 'string' ||
@@ -159,7 +170,13 @@ export function judge(
   if (approval.expiresAt <= now) return { refused: 'expired' };
   if (request.outcome === 'denied') return { record: { status: 'denied', decidedAt: now } };
   if (approval.level === 'presence' && request.via !== 'passkey') return { refused: 'level' };
-  const content = request.content ?? {};
+  const pending = stored.challenge;
+  if (
+    request.via === 'passkey' &&
+    (!pending || pending.challenge !== request.challenge || pending.expiresAt <= now)
+  )
+    return { refused: 'challenge' };
+  const content = (request.via === 'passkey' ? pending?.content : request.content) ?? {};
   const schema = approval.requestedSchema ?? { type: 'object' as const, properties: {} };
   if (!validateFormContent(schema, content).ok) return { refused: 'content' };
   const record: FinalDecision = { status: 'approved', via: request.via ?? 'url', decidedAt: now };

@@ -51,7 +51,12 @@ export interface SignInPage {
   basePath: string;
   origin: string;
   secure: boolean;
-  layout(title: string, tone: LayoutData['tone'], signedIn: string | null): LayoutData;
+  layout(
+    title: string,
+    tone: LayoutData['tone'],
+    signedIn: string | null,
+    scripts?: string[],
+  ): LayoutData;
   now: () => number;
 }
 
@@ -187,11 +192,26 @@ export class PasswordSignIn implements SignInHook {
     });
   }
 
-  /** Only a path of an approval page is a place to return to (no open redirect). */
+  /**
+   * Only an approval page, or the passkeys page (optionally returning to an
+   * approval page), is a place to return to (no open redirect).
+   */
   #returnPath(value: string | null): string {
     const prefix = `${this.#page.basePath}/`;
     if (!value?.startsWith(prefix)) return '';
-    return APPROVAL_ID.test(value.slice(prefix.length)) ? value : '';
+    const rest = value.slice(prefix.length);
+    if (APPROVAL_ID.test(rest) || rest === 'passkeys') return value;
+    const back = /^passkeys\?return=([^&#]+)$/.exec(rest)?.[1];
+    if (back === undefined) return '';
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(back);
+    } catch {
+      return '';
+    }
+    return decoded.startsWith(prefix) && APPROVAL_ID.test(decoded.slice(prefix.length))
+      ? value
+      : '';
   }
 
   #formPage(

@@ -1,5 +1,6 @@
 import type { ApprovalDecision, PendingApproval } from '@mrtr/gate';
 import type { FormValue } from '@mrtr/wire';
+import type { ChallengeRequest, PasskeyStore, PendingChallenge } from './passkey-store.js';
 
 /** A decision once recorded: approved (with how) or denied, and when (ms since the epoch). */
 export type FinalDecision = Extract<ApprovalDecision, { status: 'approved' | 'denied' }>;
@@ -9,6 +10,11 @@ export interface StoredApproval {
   approval: PendingApproval;
   /** `undefined` while pending. */
   decision: FinalDecision | undefined;
+  /**
+   * The pending passkey challenge ({@link ApprovalStore.setChallenge}), or
+   * `undefined`; a recorded decision clears it.
+   */
+  challenge: PendingChallenge | undefined;
 }
 
 /** What {@link ApprovalStore.decide} is asked to record. */
@@ -28,9 +34,17 @@ export interface DecideRequest {
   /** The passkey's credential id (base64url) when `via` is `passkey`. */
   credentialId?: string;
   /**
-   * For an approval, the fields of the approval's `requestedSchema` as the
-   * person filled them in; the store records it only if it validates
-   * against that schema (`validateFormContent` of `@mrtr/wire`).
+   * When `via` is `passkey`: the challenge the verified assertion signed. It
+   * must be the approval's pending challenge, unexpired; recording the
+   * decision clears it, so it is used at most once.
+   */
+  challenge?: string;
+  /**
+   * For an approval `via: 'url'`, the fields of the approval's
+   * `requestedSchema` as the person filled them in; the store records it
+   * only if it validates against that schema (`validateFormContent` of
+   * `@mrtr/wire`). A passkey approval records the content its challenge
+   * committed to instead, and must not carry `content`.
    */
   content?: Record<string, FormValue>;
 }
@@ -42,14 +56,28 @@ export interface DecideRequest {
  * - `principal`: the deciding principal is not the approval's;
  * - `level`: a `presence` approval asked to be approved without a passkey;
  * - `content`: an approval whose `content` does not validate against the approval's `requestedSchema`;
+ * - `challenge`: a passkey approval whose challenge is not the approval's pending one, or has expired
+ *   (never issued, replaced by a newer one, or already used);
  * - `decided`: a decision was already recorded (the first one wins).
  */
-export type DecideRefusal = 'unknown' | 'expired' | 'principal' | 'level' | 'content' | 'decided';
+export type DecideRefusal =
+  | 'unknown'
+  | 'expired'
+  | 'principal'
+  | 'level'
+  | 'content'
+  | 'challenge'
+  | 'decided';
 
 /** The outcome of {@link ApprovalStore.decide}. */
 export type DecideResult =
   | { status: 'recorded'; decision: FinalDecision }
   | { status: 'refused'; reason: DecideRefusal; decision?: FinalDecision };
+
+/** The outcome of {@link ApprovalStore.setChallenge}. */
+export type ChallengeResult =
+  | { status: 'set'; challenge: PendingChallenge }
+  | { status: 'refused'; reason: Exclude<DecideRefusal, 'level' | 'challenge'> };
 
 /** A sign-in session of the page, as a store keeps it. */
 export interface SessionRecord {
@@ -83,11 +111,14 @@ export interface SessionStore {
  * Rules every implementation keeps (checked by the package's contract tests):
  * a decision is recorded at most once, atomically (the first wins; a second
  * changes nothing), only by the approval's principal, only before
- * `expiresAt`; a `presence` approval is approved only `via: 'passkey'`.
+ * `expiresAt`; a `presence` approval is approved only `via: 'passkey'`,
+ * and a passkey approval only with the approval's pending, unexpired
+ * challenge, which the decision uses up. Passkey credentials are bound to
+ * one principal ({@link PasskeyStore}).
  * A store that cannot be reached throws {@link ApprovalStoreUnavailableError}
  * and records nothing.
  */
-export interface ApprovalStore extends SessionStore {
+export interface ApprovalStore extends SessionStore, PasskeyStore {
   /**
    * Record a pending approval. Opening the same id again with an identical
    * approval is a no-op (a retried round 1); with anything else it throws.
@@ -111,7 +142,18 @@ export interface ApprovalStore extends SessionStore {
    */
   decide(request: DecideRequest): Promise<DecideResult>;
   /**
-   * Delete approvals and sessions whose expiry is at or before `now`
+   * Keep a fresh passkey challenge with a pending approval, replacing any
+   * earlier one: `approvalChallenge` (see `challenge.ts`) of the approval,
+   * `content` and `random`, expiring at `expiresAt` or the approval's expiry,
+   * whichever is first. Refused, keeping nothing, when the approval is
+   * unknown, another principal's, decided, expired, or `content` does not
+   * validate against its `requestedSchema`.
+   * @throws {TypeError} for a malformed request; nothing is kept.
+   * @throws {ApprovalStoreUnavailableError} when the store cannot be reached; nothing is kept.
+   */
+  setChallenge(request: ChallengeRequest): Promise<ChallengeResult>;
+  /**
+   * Delete approvals, sessions and registration challenges whose expiry is at or before `now`
    * (milliseconds since the epoch, default the store's clock).
    * @returns how many entries were deleted (0 on stores whose backend expires entries itself).
    */

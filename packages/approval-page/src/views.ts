@@ -3,7 +3,8 @@
  * (`& < > " ' \` =`), the templates never use the unescaped forms
  * (`{{{…}}}`, `{{&…}}`; a test checks), run in strict mode (a missing
  * field throws instead of rendering empty) and may call only the built-in
- * helpers. No script and no inline style: the stylesheet is a file.
+ * helpers. No inline script and no inline style: the stylesheet and the
+ * passkey scripts are files of the page's origin.
  */
 import Handlebars from 'handlebars';
 
@@ -15,11 +16,13 @@ const LAYOUT = `<!doctype html>
 <meta name="referrer" content="no-referrer">
 <title>{{title}} · {{serviceName}}</title>
 <link rel="stylesheet" href="{{basePath}}/assets/page.css">
-</head>
+{{#each scripts}}<script src="{{this}}" defer></script>
+{{/each}}</head>
 <body>
 <header class="bar">
   <span class="brand">{{serviceName}}</span>
   {{#if signedIn}}<span class="who">Signed in as <strong>{{signedIn}}</strong></span>
+  <a class="nav" href="{{basePath}}/passkeys">Passkeys</a>
   {{#if signOutUrl}}<form method="post" action="{{signOutUrl}}" class="inline"><button type="submit" class="link">Sign out</button></form>{{/if}}{{/if}}
 </header>
 <main class="card {{tone}}">
@@ -57,10 +60,11 @@ const APPROVAL = `{{#> layout}}
   {{#if decided.content}}<dl class="facts">{{#each decided.content}}<dt>{{label}}</dt><dd>{{value}}</dd>{{/each}}</dl>{{/if}}
 </div>
 {{else}}
-{{#if presence}}
+{{#if passkey.required}}
 <div class="passkey" role="note">
   <h2>A passkey is required to approve this</h2>
-  <p>This action can only be approved with a passkey registered to {{principal}}. Passkeys are not set up on this server yet, so it cannot be approved here. You can still deny it.</p>
+  {{#if passkey.ready}}<p>Approve with a passkey registered to {{principal}}: your device checks that it is you (fingerprint, face or PIN) and signs this exact request, once.</p>
+  {{else}}<p>This action can only be approved with a passkey registered to {{principal}}, and you have none yet. <a href="{{passkey.register}}">Register a passkey</a>, then come back to this page. You can still deny it.</p>{{/if}}
 </div>
 {{/if}}
 <form method="post" action="{{action}}" class="decide">
@@ -83,11 +87,20 @@ const APPROVAL = `{{#> layout}}
     {{#if error}}<p class="error">{{error}}</p>{{/if}}
   </fieldset>
   {{/each}}
+  <p id="passkey-status" class="passkey-status" role="status" aria-live="polite" hidden></p>
   <div class="buttons">
     <button type="submit" name="decision" value="deny" class="button secondary" formnovalidate>Deny</button>
-    {{#unless presence}}<button type="submit" name="decision" value="approve" class="button danger">Approve</button>{{/unless}}
+    {{#if approveButton}}<button type="submit" name="decision" value="approve" class="button danger">Approve</button>{{/if}}
+    {{#if passkey.ready}}<button type="button" id="passkey-approve" class="button {{#if passkey.required}}danger{{else}}secondary{{/if}}" data-options="{{passkey.options}}" disabled>Approve with passkey</button>{{/if}}
   </div>
+  {{#if passkey.ready}}<noscript><p class="hint">Approving with a passkey needs JavaScript on this page.</p></noscript>{{/if}}
 </form>
+{{#if passkey.ready}}
+<form id="passkey-form" method="post" action="{{passkey.action}}" hidden>
+  <input type="hidden" name="csrf" value="{{csrf}}">
+  <input type="hidden" name="assertion" value="">
+</form>
+{{/if}}
 {{/if}}
 {{/layout}}`;
 
@@ -107,6 +120,37 @@ const SIGN_IN = `{{#> layout}}
 {{#if returnTo}}<p class="hint">Already signed in? <a href="{{returnTo}}">Continue to the request</a>.</p>{{/if}}
 {{/layout}}`;
 
+const PASSKEYS = `{{#> layout}}
+<p class="eyebrow">Approval page</p>
+<h1>Your passkeys</h1>
+<p>Some requests can only be approved with a passkey: your device checks that it is you (fingerprint, face or PIN) and signs the one request you approve. A passkey registered here works only on this server, and only for <strong>{{principal}}</strong>.</p>
+{{#if registered}}<p class="ok" role="status">{{registered}}</p>{{/if}}
+{{#if passkeys.length}}
+<table class="passkeys">
+  <thead><tr><th scope="col">Registered</th><th scope="col">Passkey</th><th scope="col">Transports</th><th scope="col"><span class="visually-hidden">Remove</span></th></tr></thead>
+  <tbody>
+  {{#each passkeys}}<tr>
+    <td><time datetime="{{createdIso}}">{{created}}</time></td>
+    <td><code title="{{id}}">{{shortId}}</code></td>
+    <td>{{transports}}</td>
+    <td><form method="post" action="{{../removeAction}}" class="inline"><input type="hidden" name="csrf" value="{{../csrf}}"><input type="hidden" name="id" value="{{id}}"><input type="hidden" name="return" value="{{../returnTo}}"><button type="submit" class="link">Remove</button></form></td>
+  </tr>
+  {{/each}}</tbody>
+</table>
+{{else}}
+<p class="empty">You have no passkey registered yet.</p>
+{{/if}}
+<p id="passkey-status" class="passkey-status" role="status" aria-live="polite" hidden></p>
+<form id="passkey-form" method="post" action="{{action}}" class="register">
+  <input type="hidden" name="csrf" value="{{csrf}}">
+  <input type="hidden" name="return" value="{{returnTo}}">
+  <input type="hidden" name="registration" value="">
+  <button type="button" id="passkey-register" class="button primary" data-options="{{optionsUrl}}" disabled>Register a passkey</button>
+</form>
+<noscript><p class="hint">Registering a passkey needs JavaScript on this page.</p></noscript>
+{{#if returnTo}}<p><a href="{{returnTo}}">Back to the request</a></p>{{/if}}
+{{/layout}}`;
+
 const NOTICE = `{{#> layout}}
 <p class="eyebrow">{{eyebrow}}</p>
 <h1>{{heading}}</h1>
@@ -115,7 +159,13 @@ const NOTICE = `{{#> layout}}
 {{/layout}}`;
 
 /** The templates, by view name: checked by tests for unescaped output. */
-export const TEMPLATES = { layout: LAYOUT, approval: APPROVAL, 'sign-in': SIGN_IN, notice: NOTICE };
+export const TEMPLATES = {
+  layout: LAYOUT,
+  approval: APPROVAL,
+  'sign-in': SIGN_IN,
+  passkeys: PASSKEYS,
+  notice: NOTICE,
+};
 
 const handlebars = Handlebars.create();
 const compile = (source: string) =>
@@ -124,6 +174,7 @@ handlebars.registerPartial('layout', compile(LAYOUT));
 const compiled = {
   approval: compile(APPROVAL),
   'sign-in': compile(SIGN_IN),
+  passkeys: compile(PASSKEYS),
   notice: compile(NOTICE),
 };
 
@@ -139,6 +190,8 @@ export interface LayoutData {
   signOutUrl: string | null;
   /** `danger`, `warning` or `plain`: the card's accent. */
   tone: 'danger' | 'warning' | 'plain';
+  /** Paths of the scripts the page loads (same origin, deferred); empty on pages without passkeys. */
+  scripts: string[];
 }
 
 /** Render `view` with `data`; every string in `data` is escaped. @throws on a missing field (a bug). */

@@ -193,8 +193,13 @@ describe('the approval page', () => {
     const cookie = await signIn(page, 'alice');
     const body = await (await page(new Request(url, { headers: { cookie } }))).text();
     expect(body).toContain('A passkey is required to approve this');
-    expect(body).toContain('Passkeys are not set up on this server yet');
+    expect(body).toContain('you have none yet');
+    // Handlebars escapes `=` as `&#x3D;`; the browser reads it back as `=`.
+    const register = `/approve/passkeys?return&#x3D;${encodeURIComponent(new URL(url).pathname)}`;
+    expect(body).toContain(`href="${register}"`);
+    expect(body).not.toContain('<script');
     expect(body).not.toContain('value="approve"');
+    expect(body).not.toContain('Approve with passkey');
     expect(body).toContain('value="deny"');
   });
 

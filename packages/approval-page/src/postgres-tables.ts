@@ -1,0 +1,124 @@
+/**
+ * The PostgreSQL tables of the approval store: their names, and the
+ * migration that creates them.
+ */
+
+/** Runs one parameterized statement (`$1`, `$2`, … placeholders); rows keyed by column name. */
+export interface SqlQueryable {
+  query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: R[] }>;
+}
+
+/**
+ * The SQL driver the PostgreSQL store runs on: statements, and transactions
+ * (`fn` between `BEGIN` and `COMMIT`, rolled back when it throws). The same
+ * shape as `SqlDriver` of `@mrtr/replay-postgres`, so its `pgPoolDriver`
+ * (node-postgres `pg.Pool`) and `pgliteDriver` (PGlite) serve this store too,
+ * on the replay store's own database.
+ */
+export interface SqlDriver extends SqlQueryable {
+  transaction<T>(fn: (tx: SqlQueryable) => Promise<T>): Promise<T>;
+}
+
+/** Default table of the approvals. */
+export const DEFAULT_APPROVAL_TABLE = 'mrtr_approvals';
+/** Default table of the page's sign-in sessions. */
+export const DEFAULT_SESSION_TABLE = 'mrtr_approval_sessions';
+/** Default table of the registered passkeys. */
+export const DEFAULT_CREDENTIAL_TABLE = 'mrtr_passkey_credentials';
+/** Default table of the passkey registrations under way. */
+export const DEFAULT_REGISTRATION_TABLE = 'mrtr_passkey_registrations';
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** A configured table name (`name` or `schema.name`) as quoted SQL; anything else is refused, never quoted. */
+export function tableName(table: string): { sql: string; bare: string } {
+  const parts = table.split('.');
+  if (parts.length > 2 || !parts.every((p) => IDENTIFIER.test(p)))
+    throw new TypeError(
+      `table must be a lower-case identifier or schema.identifier, got ${JSON.stringify(table)}`,
+    );
+  return { sql: parts.map((p) => `"${p}"`).join('.'), bare: parts[parts.length - 1] as string };
+}
+
+/** Table names of {@link migrateApprovalTables} and {@link PostgresApprovalStore}. */
+export interface ApprovalTableOptions {
+  /** Approvals table, optionally `schema.table` (default `mrtr_approvals`); the schema must exist. */
+  table?: string;
+  /** Sessions table, optionally `schema.table` (default `mrtr_approval_sessions`). */
+  sessionTable?: string;
+  /** Passkeys table, optionally `schema.table` (default `mrtr_passkey_credentials`). */
+  credentialTable?: string;
+  /** Registrations under way, optionally `schema.table` (default `mrtr_passkey_registrations`). */
+  registrationTable?: string;
+}
+
+/** The four tables, as quoted SQL (`sql`) and their bare names (`bare`, for index names). */
+export function approvalTables(options: ApprovalTableOptions = {}) {
+  return {
+    approvals: tableName(options.table ?? DEFAULT_APPROVAL_TABLE),
+    sessions: tableName(options.sessionTable ?? DEFAULT_SESSION_TABLE),
+    credentials: tableName(options.credentialTable ?? DEFAULT_CREDENTIAL_TABLE),
+    registrations: tableName(options.registrationTable ?? DEFAULT_REGISTRATION_TABLE),
+  };
+}
+
+/**
+ * Create the approval, session and passkey tables and their indexes if they
+ * are missing, and add the `challenge` column to an approvals table made
+ * before passkeys (idempotent; concurrent calls are serialized with an
+ * advisory lock). Rows are JSON text, not `jsonb`: a question may hold any
+ * character, NUL included, which JSON text escapes and `jsonb` refuses.
+ *
+ * ```sql
+ * CREATE TABLE mrtr_approvals (
+ *   id          text PRIMARY KEY,       -- the opaque id in the approval URL
+ *   approval    text NOT NULL,          -- the PendingApproval as opened (JSON)
+ *   expires_at  timestamptz NOT NULL,   -- dies with the ticket; swept after
+ *   decision    text,                   -- the decision (JSON); NULL while pending
+ *   decided_at  timestamptz,
+ *   challenge   text);                  -- the pending passkey challenge (JSON); NULL when none
+ * CREATE TABLE mrtr_approval_sessions (
+ *   key         text PRIMARY KEY,       -- SHA-256 of the session cookie (base64url)
+ *   session     text NOT NULL,          -- principal and CSRF secret (JSON)
+ *   expires_at  timestamptz NOT NULL);
+ * CREATE TABLE mrtr_passkey_credentials (
+ *   id          text PRIMARY KEY,       -- the WebAuthn credential id (base64url)
+ *   principal   text NOT NULL,          -- whose passkey it is
+ *   credential  text NOT NULL,          -- public key, transports, created (JSON)
+ *   counter     bigint NOT NULL,        -- signature counter, compare-and-set
+ *   created_at  timestamptz NOT NULL);
+ * CREATE TABLE mrtr_passkey_registrations (
+ *   key         text PRIMARY KEY,       -- derived from the sign-in session
+ *   challenge   text NOT NULL,          -- challenge and principal (JSON)
+ *   expires_at  timestamptz NOT NULL);
+ * ```
+ * @throws {TypeError} for a table name that is not a plain identifier; the driver's error when the statements fail.
+ */
+export async function migrateApprovalTables(
+  driver: SqlDriver,
+  options: ApprovalTableOptions = {},
+): Promise<void> {
+  const { approvals: a, sessions: s, credentials: c, registrations: r } = approvalTables(options);
+  await driver.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+      `mrtr-approvals-migrate:${a.sql}`,
+    ]);
+    await tx.query(`CREATE TABLE IF NOT EXISTS ${a.sql} (
+      id text PRIMARY KEY, approval text NOT NULL, expires_at timestamptz NOT NULL,
+      decision text, decided_at timestamptz, challenge text)`);
+    await tx.query(`ALTER TABLE ${a.sql} ADD COLUMN IF NOT EXISTS challenge text`);
+    await tx.query(`CREATE INDEX IF NOT EXISTS "${a.bare}_expires_at" ON ${a.sql} (expires_at)`);
+    await tx.query(`CREATE TABLE IF NOT EXISTS ${s.sql} (
+      key text PRIMARY KEY, session text NOT NULL, expires_at timestamptz NOT NULL)`);
+    await tx.query(`CREATE INDEX IF NOT EXISTS "${s.bare}_expires_at" ON ${s.sql} (expires_at)`);
+    await tx.query(`CREATE TABLE IF NOT EXISTS ${c.sql} (
+      id text PRIMARY KEY, principal text NOT NULL, credential text NOT NULL,
+      counter bigint NOT NULL, created_at timestamptz NOT NULL)`);
+    await tx.query(
+      `CREATE INDEX IF NOT EXISTS "${c.bare}_principal" ON ${c.sql} (principal, created_at)`,
+    );
+    await tx.query(`CREATE TABLE IF NOT EXISTS ${r.sql} (
+      key text PRIMARY KEY, challenge text NOT NULL, expires_at timestamptz NOT NULL)`);
+    await tx.query(`CREATE INDEX IF NOT EXISTS "${r.bare}_expires_at" ON ${r.sql} (expires_at)`);
+  });
+}

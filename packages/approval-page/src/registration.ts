@@ -1,0 +1,193 @@
+/**
+ * Registering passkeys (W3C Web Authentication, §7.1 "Registering a New
+ * Credential", through `@simplewebauthn/server`), for the signed-in
+ * principal only:
+ * - `GET <basePath>/passkeys`: the principal's passkeys and "Register a passkey";
+ * - `POST <basePath>/passkeys/options`: creation options (JSON), user
+ *   verification required, a discoverable credential preferred, no
+ *   attestation; the challenge is kept for this sign-in session, single use;
+ * - `POST <basePath>/passkeys`: the new credential, verified, kept with the principal;
+ * - `POST <basePath>/passkeys/remove`: forget one of the principal's passkeys.
+ */
+
+import type { RegistrationResponseJSON } from '@simplewebauthn/server';
+import { generateRegistrationOptions, verifyRegistrationResponse } from '@simplewebauthn/server';
+import { registrationKey, userHandle } from './challenge.js';
+import { csrfToken } from './csrf.js';
+import { field, html, json, seeOther } from './http.js';
+import { signedInAs, utc, type ViewKit } from './kit.js';
+import { admitPasskeyPost, CEREMONY_TIMEOUT_MS, CHALLENGE_TTL_MS } from './passkey.js';
+import { CREDENTIAL_ID, MAX_CREDENTIALS } from './passkey-rules.js';
+import type { PasskeyTransport } from './passkey-store.js';
+import { APPROVAL_ID } from './rules.js';
+import { render } from './views.js';
+
+/** What the CSRF tokens of the registration page's forms are bound to (never an approval id). */
+export const REGISTRATION_LABEL = 'passkeys/register';
+
+const TRANSPORTS = new Set(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb']);
+
+/** The approval page to return to, if `value` is one (no open redirect); else `''`. */
+function returnPath(kit: ViewKit, value: string | null | undefined): string {
+  const prefix = `${kit.basePath}/`;
+  if (!value?.startsWith(prefix)) return '';
+  return APPROVAL_ID.test(value.slice(prefix.length)) ? value : '';
+}
+
+function here(kit: ViewKit, returnTo: string, registered = false) {
+  const query = new URLSearchParams();
+  if (returnTo) query.set('return', returnTo);
+  if (registered) query.set('registered', '1');
+  const q = query.toString();
+  return `${kit.basePath}/passkeys${q ? `?${q}` : ''}`;
+}
+
+/** `GET <basePath>/passkeys`. */
+export async function showPasskeys(kit: ViewKit, request: Request) {
+  const url = new URL(request.url);
+  const returnTo = returnPath(kit, url.searchParams.get('return'));
+  const who = await signedInAs(kit, request);
+  if (!who) return seeOther(kit.hook.signInUrl(here(kit, returnTo)));
+  const passkeys = await kit.store.listCredentials(who.principal);
+  const data = {
+    ...kit.layout('Your passkeys', 'plain', who.principal, [
+      `${kit.basePath}/assets/webauthn.js`,
+      `${kit.basePath}/assets/passkey.js`,
+    ]),
+    principal: who.principal,
+    registered:
+      url.searchParams.get('registered') === '1'
+        ? `Your passkey is registered.${returnTo ? ' Go back to the request to approve it.' : ''}`
+        : null,
+    passkeys: passkeys.map((p) => ({
+      id: p.id,
+      shortId: p.id.length > 16 ? `${p.id.slice(0, 8)}…${p.id.slice(-6)}` : p.id,
+      created: utc(p.createdAt),
+      createdIso: new Date(p.createdAt).toISOString(),
+      transports: p.transports.length > 0 ? p.transports.join(', ') : 'not reported',
+    })),
+    csrf: csrfToken(who.csrfSecret, REGISTRATION_LABEL),
+    action: `${kit.basePath}/passkeys`,
+    optionsUrl: `${kit.basePath}/passkeys/options`,
+    removeAction: `${kit.basePath}/passkeys/remove`,
+    returnTo,
+  };
+  return html(200, render('passkeys', data));
+}
+
+/** `POST <basePath>/passkeys/options`: `csrf` → `{ options }` or `{ error }`. */
+export async function registrationOptions(kit: ViewKit, request: Request) {
+  const admit = await admitPasskeyPost(kit, request, REGISTRATION_LABEL, true);
+  if ('response' in admit) return admit.response;
+  const { who } = admit;
+  const existing = await kit.store.listCredentials(who.principal);
+  if (existing.length >= MAX_CREDENTIALS)
+    return json(409, { error: `You have ${MAX_CREDENTIALS} passkeys; remove one first.` });
+  const options = await generateRegistrationOptions({
+    rpName: kit.rp.name,
+    rpID: kit.rp.id,
+    userName: who.principal,
+    userDisplayName: who.principal,
+    userID: userHandle(who.principal),
+    timeout: CEREMONY_TIMEOUT_MS,
+    attestationType: 'none',
+    excludeCredentials: existing.map((c) => ({ id: c.id, transports: c.transports })),
+    authenticatorSelection: { residentKey: 'preferred', userVerification: 'required' },
+  });
+  await kit.store.putRegistrationChallenge(registrationKey(who.csrfSecret), {
+    challenge: options.challenge,
+    principal: who.principal,
+    expiresAt: kit.now() + CHALLENGE_TTL_MS,
+  });
+  return json(200, { options });
+}
+
+function registrationOf(form: URLSearchParams): RegistrationResponseJSON | undefined {
+  try {
+    const value = JSON.parse(field(form, 'registration') ?? '') as RegistrationResponseJSON | null;
+    const ok =
+      value &&
+      typeof value.id === 'string' &&
+      CREDENTIAL_ID.test(value.id) &&
+      value.rawId === value.id &&
+      value.type === 'public-key' &&
+      typeof value.response?.clientDataJSON === 'string' &&
+      typeof value.response?.attestationObject === 'string';
+    return ok ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `POST <basePath>/passkeys`: `csrf`, `registration` (JSON), `return` → `303` to the list, or a refusal. */
+export async function register(kit: ViewKit, request: Request) {
+  const admit = await admitPasskeyPost(kit, request, REGISTRATION_LABEL, false);
+  if ('response' in admit) return admit.response;
+  const { who, form } = admit;
+  const returnTo = returnPath(kit, field(form, 'return'));
+  const no = (status: number, text: string) =>
+    kit.notice(status, 'Not registered', `${text} Nothing was registered.`, who.principal, {
+      href: here(kit, returnTo),
+      text: 'Back to your passkeys',
+    });
+  const response = registrationOf(form);
+  if (!response) return no(400, 'The passkey answer could not be read.');
+  const pending = await kit.store.takeRegistrationChallenge(registrationKey(who.csrfSecret));
+  if (!pending || pending.principal !== who.principal)
+    return no(403, 'This registration was not started here, already finished, or expired.');
+  let info: Awaited<ReturnType<typeof verifyRegistrationResponse>>['registrationInfo'];
+  try {
+    const verified = await verifyRegistrationResponse({
+      response,
+      expectedChallenge: pending.challenge,
+      expectedOrigin: kit.origin,
+      expectedRPID: kit.rp.id,
+      requireUserVerification: true,
+    });
+    info = verified.verified ? verified.registrationInfo : undefined;
+  } catch (error) {
+    return no(403, `The passkey was refused: ${error instanceof Error ? error.message : error}.`);
+  }
+  if (!info?.userVerified)
+    return no(403, 'The passkey was refused: user verification is required.');
+  // Transports are hints the client reports, unsigned: keep only known names from a list.
+  const reported: unknown = info.credential.transports ?? response.response.transports;
+  const transports = (Array.isArray(reported) ? reported : []).filter(
+    (t): t is PasskeyTransport => typeof t === 'string' && TRANSPORTS.has(t),
+  );
+  const added = await kit.store.addCredential({
+    id: info.credential.id,
+    principal: who.principal,
+    publicKey: Buffer.from(info.credential.publicKey).toString('base64url'),
+    counter: info.credential.counter,
+    transports: [...new Set(transports)],
+    createdAt: kit.now(),
+  });
+  if (!added) return no(409, 'This passkey is already registered.');
+  return seeOther(here(kit, returnTo, true));
+}
+
+/** `POST <basePath>/passkeys/remove`: `csrf`, `id` → `303` to the list. */
+export async function removePasskey(kit: ViewKit, request: Request) {
+  const admit = await admitPasskeyPost(kit, request, REGISTRATION_LABEL, false);
+  if ('response' in admit) return admit.response;
+  const { who, form } = admit;
+  const id = field(form, 'id');
+  const returnTo = returnPath(kit, field(form, 'return'));
+  if (
+    id === undefined ||
+    !CREDENTIAL_ID.test(id) ||
+    !(await kit.store.deleteCredential(id, who.principal))
+  )
+    return kit.notice(
+      404,
+      'No such passkey',
+      'You have no passkey with this id. Nothing was removed.',
+      who.principal,
+      {
+        href: here(kit, returnTo),
+        text: 'Back to your passkeys',
+      },
+    );
+  return seeOther(here(kit, returnTo));
+}

@@ -1,0 +1,305 @@
+/**
+ * The passkey routes over HTTP semantics, without a browser: every refusal
+ * that needs no authenticator, and that none of them records anything or
+ * answers 500. The ceremonies themselves run in Chromium (passkeys.chromium.test.ts).
+ */
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { csrfToken } from '../src/csrf.js';
+import { type ApprovalStore, CONTENT_SECURITY_POLICY } from '../src/index.js';
+import { REGISTRATION_LABEL } from '../src/registration.js';
+import { csrfOf, expectSecurityHeaders, ORIGIN, post, setup, signIn } from './helpers.js';
+import { credential, newRandom } from './store-contract.js';
+
+/** The CSRF token a session would carry for `label`, read from its record in the store. */
+async function tokenOf(store: ApprovalStore, cookie: string, label: string) {
+  const key = createHash('sha256')
+    .update(cookie.split('=')[1] as string)
+    .digest('base64url');
+  const session = await store.readSession(key);
+  if (!session) throw new Error('no session');
+  return csrfToken(session.csrfSecret, label);
+}
+
+const json = async (response: Response) => (await response.json()) as Record<string, unknown>;
+
+describe('the passkey scripts', () => {
+  it('are served as same-origin files with the headers, and the CSP allows only those', async () => {
+    const { page } = setup();
+    expect(CONTENT_SECURITY_POLICY).toContain("script-src 'self'");
+    expect(CONTENT_SECURITY_POLICY).toContain("connect-src 'self'");
+    expect(CONTENT_SECURITY_POLICY).not.toContain('unsafe-inline');
+    for (const file of ['passkey.js', 'webauthn.js']) {
+      const response = await page(new Request(`${ORIGIN}/approve/assets/${file}`));
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+      expectSecurityHeaders(response);
+      expect((await response.text()).length).toBeGreaterThan(500);
+      expect((await page(post(`${ORIGIN}/approve/assets/${file}`, {}))).status).toBe(405);
+    }
+    const bundle = await (await page(new Request(`${ORIGIN}/approve/assets/webauthn.js`))).text();
+    expect(bundle).toContain('SimpleWebAuthnBrowser');
+  });
+});
+
+describe('passkey options for an approval', () => {
+  async function ready(level: 'presence' | 'url' = 'presence') {
+    const kit = setup();
+    const opened = await kit.open({ level });
+    const cookie = await signIn(kit.page, 'alice');
+    const csrf = await csrfOf(kit.page, opened.url, cookie);
+    return { ...kit, ...opened, cookie, csrf, options: `${opened.url}/passkey-options` };
+  }
+
+  it('refuses without a registered passkey (409), and keeps no challenge', async () => {
+    const { page, options, cookie, csrf, store, approval } = await ready();
+    const response = await page(post(options, { csrf }, { cookie }));
+    expect(response.status).toBe(409);
+    expect(await json(response)).toEqual({
+      error: 'You have no passkey registered. Nothing was recorded.',
+    });
+    expect((await store.get(approval.id))?.challenge).toBeUndefined();
+  });
+
+  it('answers request options whose challenge is the one kept with the approval', async () => {
+    const { page, options, cookie, csrf, store, approval } = await ready();
+    const mine = credential();
+    await store.addCredential(mine);
+    await store.addCredential(credential({ principal: 'bob' }));
+    const response = await page(post(options, { csrf }, { cookie }));
+    expect(response.status).toBe(200);
+    expectSecurityHeaders(response);
+    const body = (await json(response)).options as Record<string, unknown>;
+    const kept = (await store.get(approval.id))?.challenge;
+    expect(body.challenge).toBe(kept?.challenge);
+    expect(body).toMatchObject({
+      rpId: '127.0.0.1',
+      userVerification: 'required',
+      allowCredentials: [{ id: mine.id, type: 'public-key', transports: ['internal'] }],
+    });
+    const again = (await json(await page(post(options, { csrf }, { cookie })))).options as {
+      challenge: string;
+    };
+    expect(again.challenge).not.toBe(body.challenge);
+    expect((await store.get(approval.id))?.challenge?.challenge).toBe(again.challenge);
+  });
+
+  it('refuses another origin, no sign-in, a bad CSRF token, another principal, a decided approval', async () => {
+    const { page, options, cookie, csrf, store, approval } = await ready();
+    await store.addCredential(credential());
+    await store.addCredential(credential({ principal: 'bob' }));
+    const bob = await signIn(page, 'bob');
+    const bobsToken = csrfToken('x'.repeat(43), approval.id);
+    const attempts: [Request, number][] = [
+      [post(options, { csrf }, { cookie, origin: 'https://evil.example' }), 403],
+      [post(options, { csrf }, { cookie, 'sec-fetch-site': 'cross-site' }), 403],
+      [post(options, { csrf }), 401],
+      [post(options, { csrf: bobsToken }, { cookie }), 403],
+      [post(options, {}, { cookie }), 403],
+      // bob, signed in with a valid token of his own session for this approval id.
+      [post(options, { csrf: await tokenOf(store, bob, approval.id) }, { cookie: bob }), 403],
+    ];
+    for (const [request, status] of attempts) {
+      const response = await page(request);
+      expect(response.status).toBe(status);
+      expect(typeof (await json(response)).error).toBe('string');
+    }
+    expect((await store.get(approval.id))?.challenge).toBeUndefined();
+    await store.decide({ id: approval.id, principal: 'alice', outcome: 'denied' });
+    expect((await page(post(options, { csrf }, { cookie }))).status).toBe(409);
+  });
+
+  it('refuses answers that do not fit the question (400) and keeps no challenge', async () => {
+    const kit = setup();
+    const requestedSchema = {
+      type: 'object' as const,
+      properties: { note_id: { type: 'string' as const, enum: ['note-1', 'note-2'] } },
+      required: ['note_id'],
+    };
+    const { url, approval } = await kit.open({ level: 'presence', requestedSchema });
+    await kit.store.addCredential(credential());
+    const cookie = await signIn(kit.page, 'alice');
+    const csrf = await csrfOf(kit.page, url, cookie);
+    for (const fields of [{}, { note_id: 'note-3' }] as Record<string, string>[]) {
+      const response = await kit.page(
+        post(`${url}/passkey-options`, { csrf, ...fields }, { cookie }),
+      );
+      expect(response.status).toBe(400);
+      expect(String((await json(response)).error)).toContain('note_id');
+    }
+    expect((await kit.store.get(approval.id))?.challenge).toBeUndefined();
+    const ok = await kit.page(
+      post(`${url}/passkey-options`, { csrf, note_id: 'note-1' }, { cookie }),
+    );
+    expect(ok.status).toBe(200);
+    expect((await kit.store.get(approval.id))?.challenge?.content).toEqual({ note_id: 'note-1' });
+  });
+});
+
+describe('the passkey assertion POST', () => {
+  it('refuses what cannot be an assertion, one without a pending challenge, and hostile bodies, recording nothing', async () => {
+    const { page, open, store, channel } = setup();
+    const { url, approval } = await open({ level: 'presence' });
+    await store.addCredential(credential());
+    const cookie = await signIn(page, 'alice');
+    const csrf = await csrfOf(page, url, cookie);
+    const target = `${url}/passkey`;
+    const forged = JSON.stringify({
+      id: 'AAAA',
+      rawId: 'AAAA',
+      type: 'public-key',
+      response: { clientDataJSON: 'AA', authenticatorData: 'AA', signature: 'AA' },
+      clientExtensionResults: {},
+    });
+    const cases: [Record<string, string>, number][] = [
+      [{ csrf }, 400],
+      [{ csrf, assertion: 'not json' }, 400],
+      [{ csrf, assertion: '{"id":"x y"}' }, 400],
+      [{ csrf, assertion: '\u0000\ud800' }, 400],
+      [{ csrf, assertion: JSON.stringify({ ...JSON.parse(forged), type: 'other' }) }, 400],
+      [{ csrf, assertion: forged }, 403],
+    ];
+    for (const [fields, status] of cases) {
+      const response = await page(post(target, fields, { cookie }));
+      expect(response.status).toBe(status);
+      expectSecurityHeaders(response);
+    }
+    await store.setChallenge({
+      id: approval.id,
+      principal: 'alice',
+      random: newRandom(),
+      content: {},
+      expiresAt: Date.now() + 60_000,
+    });
+    // An unknown credential, then a well-formed but invalid signature by a known one.
+    expect((await page(post(target, { csrf, assertion: forged }, { cookie }))).status).toBe(403);
+    const [known] = await store.listCredentials('alice');
+    const signed = JSON.stringify({ ...JSON.parse(forged), id: known?.id, rawId: known?.id });
+    const response = await page(post(target, { csrf, assertion: signed }, { cookie }));
+    expect(response.status).toBe(403);
+    expect(await response.text()).toContain('The passkey answer was refused');
+    const huge = await page(post(target, { csrf, assertion: 'x'.repeat(40_000) }, { cookie }));
+    expect(huge.status).toBe(400);
+    expect(await channel.decision(approval.id, approval)).toEqual({ status: 'pending' });
+  });
+
+  it('answers unknown routes under an approval with 404 and wrong methods with 405', async () => {
+    const { page, open } = setup();
+    const { url } = await open();
+    const cookie = await signIn(page, 'alice');
+    expect((await page(new Request(`${url}/passkey`, { headers: { cookie } }))).status).toBe(405);
+    expect(
+      (await page(new Request(`${url}/passkey-options`, { headers: { cookie } }))).status,
+    ).toBe(405);
+    for (const path of [`${url}/other`, `${url}/passkey/x`, `${url}/`])
+      expect((await page(new Request(path, { headers: { cookie } }))).status).toBe(404);
+  });
+});
+
+describe('the registration page', () => {
+  it('sends a person who is not signed in to the sign-in, and back afterwards', async () => {
+    const { page, open } = setup();
+    const { url } = await open({ level: 'presence' });
+    const path = `/approve/passkeys?return=${encodeURIComponent(new URL(url).pathname)}`;
+    const first = await page(new Request(`${ORIGIN}${path}`));
+    expect(first.status).toBe(303);
+    const signInPath = first.headers.get('location') ?? '';
+    expect(new URL(signInPath, ORIGIN).searchParams.get('return')).toBe(path);
+    const back = await page(
+      post(`${ORIGIN}/approve/sign-in`, {
+        principal: 'alice',
+        token: 'alice-token-0123456789',
+        return: path,
+      }),
+    );
+    expect(back.headers.get('location')).toBe(path);
+    const cookie = (back.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    const shown = await page(new Request(`${ORIGIN}${path}`, { headers: { cookie } }));
+    expect(shown.status).toBe(200);
+    const html = await shown.text();
+    expect(html).toContain('You have no passkey registered yet.');
+    expect(html).toContain(`<script src="/approve/assets/webauthn.js" defer></script>`);
+    expect(html).toContain(`href="${new URL(url).pathname}"`);
+    for (const evil of [
+      '/approve/passkeys?return=https%3A%2F%2Fevil.example',
+      '/approve/passkeys?return=%2Fapprove%2Fsign-in',
+    ])
+      expect(
+        (
+          await page(
+            post(`${ORIGIN}/approve/sign-in`, {
+              principal: 'alice',
+              token: 'alice-token-0123456789',
+              return: evil,
+            }),
+          )
+        ).status,
+      ).toBe(200);
+  });
+
+  it('gives creation options that require user verification and exclude the passkeys already registered', async () => {
+    const { page, store } = setup();
+    const cookie = await signIn(page, 'alice');
+    const mine = credential();
+    await store.addCredential(mine);
+    const list = await (
+      await page(new Request(`${ORIGIN}/approve/passkeys`, { headers: { cookie } }))
+    ).text();
+    expect(list).toContain(mine.id.slice(0, 8));
+    const csrf = /name="csrf" value="([^"]+)"/.exec(list)?.[1] ?? '';
+    const response = await page(post(`${ORIGIN}/approve/passkeys/options`, { csrf }, { cookie }));
+    expect(response.status).toBe(200);
+    const { options } = (await response.json()) as { options: Record<string, unknown> };
+    expect(options).toMatchObject({
+      rp: { id: '127.0.0.1', name: 'Test deleter' },
+      user: { name: 'alice' },
+      attestation: 'none',
+      authenticatorSelection: { residentKey: 'preferred', userVerification: 'required' },
+      excludeCredentials: [{ id: mine.id, type: 'public-key' }],
+    });
+  });
+
+  it('refuses a registration without a challenge of this session, a bad token, another origin; removes only its own passkeys', async () => {
+    const { page, store } = setup();
+    const cookie = await signIn(page, 'alice');
+    const list = await (
+      await page(new Request(`${ORIGIN}/approve/passkeys`, { headers: { cookie } }))
+    ).text();
+    const csrf = /name="csrf" value="([^"]+)"/.exec(list)?.[1] ?? '';
+    const registration = JSON.stringify({
+      id: 'AAAA',
+      rawId: 'AAAA',
+      type: 'public-key',
+      response: { clientDataJSON: 'AA', attestationObject: 'AA' },
+      clientExtensionResults: {},
+    });
+    const target = `${ORIGIN}/approve/passkeys`;
+    expect((await page(post(target, { csrf, registration }, { cookie }))).status).toBe(403);
+    expect((await page(post(target, { csrf, registration: '[' }, { cookie }))).status).toBe(400);
+    expect(
+      (
+        await page(
+          post(
+            target,
+            { csrf: csrfToken('y'.repeat(43), REGISTRATION_LABEL), registration },
+            { cookie },
+          ),
+        )
+      ).status,
+    ).toBe(403);
+    expect(
+      (await page(post(target, { csrf, registration }, { cookie, origin: 'https://evil.example' })))
+        .status,
+    ).toBe(403);
+    expect(await store.listCredentials('alice')).toEqual([]);
+    const bobs = credential({ principal: 'bob' });
+    await store.addCredential(bobs);
+    const remove = `${ORIGIN}/approve/passkeys/remove`;
+    expect((await page(post(remove, { csrf, id: bobs.id }, { cookie }))).status).toBe(404);
+    expect(await store.getCredential(bobs.id)).toEqual(bobs);
+    const mine = credential();
+    await store.addCredential(mine);
+    expect((await page(post(remove, { csrf, id: mine.id }, { cookie }))).status).toBe(303);
+    expect(await store.getCredential(mine.id)).toBeUndefined();
+  });
+});
