@@ -7,7 +7,8 @@ import type { LevelPolicy } from '@mrtr/gate';
  * The axis is irreversibility × blast radius, not the verb in the name:
  * - `person`: only a person can say yes, at the `level` given per
  *   environment (`form`: a form the client shows; `url`: this server's
- *   approval page, signed in as the caller). A client that cannot show the
+ *   approval page, signed in as the caller; `presence`: that page, with a
+ *   passkey assertion over this very action). A client that cannot show the
  *   mode the level needs gets `-32021` and nothing happens.
  * - `person-or-argument`: a person through a form when the client can show
  *   one; otherwise the caller may confirm by repeating the target in an
@@ -25,7 +26,7 @@ export type ConfirmationMode =
 export const POLICY = {
   delete_service: {
     mode: 'person',
-    level: { production: 'url', other: 'form' },
+    level: { production: 'presence', other: 'form' },
     why: 'Irreversible: stops every instance, removes DNS, and may destroy volumes.',
   },
   delete_volume: {

@@ -147,7 +147,7 @@ export function serviceTools(db: Database, gate: ConfirmationGate<Queryable>): A
   const remove = gate.tool({
     name: 'delete_service',
     title: 'Delete a service',
-    description: `Delete a service. A person confirms by typing the service name (production: on this server's approval page). ${POLICY.delete_service.why}`,
+    description: `Delete a service. A person confirms by typing the service name (production: on this server's approval page, with a passkey). ${POLICY.delete_service.why}`,
     args: DeleteServiceArgs,
     key: 'confirm_delete',
     form: {
