@@ -27,6 +27,7 @@
  * @packageDocumentation
  */
 export type { TicketBinding, TicketClaims, TicketClaimsInput } from './claims.js';
+export { TicketConfigError, type TicketFailureReason, type TicketOpenResult } from './results.js';
 export {
   DEFAULT_MAX_SKEW_SECONDS,
   DEFAULT_MAX_TICKET_LENGTH,
@@ -36,10 +37,7 @@ export {
   TICKET_HKDF_INFO,
   TICKET_HKDF_SALT,
   TICKET_VERSION,
-  TicketConfigError,
-  type TicketFailureReason,
   type TicketKey,
-  type TicketOpenResult,
   TicketSealer,
   type TicketSealerOptions,
 } from './sealer.js';

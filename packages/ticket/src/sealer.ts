@@ -1,7 +1,7 @@
-import { randomBytes } from '@noble/ciphers/utils.js';
 import { hkdf } from '@noble/hashes/hkdf.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { aead, NONCE_BYTES, TAG_BYTES } from './aead.js';
+import { canonicalBase64url, fresh, sameString } from './bytes.js';
 import type { TicketBinding, TicketClaims, TicketClaimsInput } from './claims.js';
 import {
   approvalIdBytes,
@@ -12,6 +12,7 @@ import {
   encodeClaims,
   wellFormed,
 } from './format.js';
+import { TicketConfigError, type TicketFailureReason, type TicketOpenResult } from './results.js';
 
 /** The compact form's version tag; bump it when the layout, the AEAD or the KDF changes. */
 export const TICKET_VERSION = 'v1';
@@ -62,90 +63,8 @@ export interface TicketSealerOptions {
   now?: () => number;
 }
 
-/**
- * Why a ticket was refused. A closed set; none carries anything decoded from
- * the ticket.
- *
- * - `too_large`: longer than `maxTicketLength`; refused before any decoding.
- * - `malformed`: not a string of the form `v1.<kid>.<base64url>`, a body too
- *   short or not canonical base64url, or (only with a compromised or buggy
- *   sealer) an authentic plaintext that is not a v1 layout.
- * - `version`: another format version.
- * - `kid`: a key id not in the ring (never minted here, or its key was removed).
- * - `mac`: the AEAD tag does not verify for this ring, version, kid, `op` and
- *   `ad`: the ticket was altered, forged, or minted for another operation or
- *   other arguments. These cannot be told apart, by design.
- * - `principal`: authentic, but minted for another principal.
- * - `not_yet_valid`: `iat` is more than the skew in the future.
- * - `expired`: `exp` is more than the skew in the past.
- */
-export type TicketFailureReason =
-  | 'malformed'
-  | 'version'
-  | 'kid'
-  | 'mac'
-  | 'principal'
-  | 'expired'
-  | 'not_yet_valid'
-  | 'too_large';
-
-/** What {@link TicketSealer.open} returns. */
-export type TicketOpenResult<App = unknown> =
-  | { ok: true; claims: TicketClaims<App>; kid: string }
-  | { ok: false; reason: TicketFailureReason };
-
-/** Thrown at construction for a key ring or option that must not be used. */
-export class TicketConfigError extends Error {
-  override readonly name = 'TicketConfigError';
-}
-
-/**
- * Random bytes, each handed out once. Entropy is drawn from the CSPRNG
- * 4 KiB at a time (as Node's `randomUUID` caches it): one
- * `getRandomValues` call per ticket was a third of the cost of seal + open.
- */
-const POOL_BYTES = 4096;
-let pool = new Uint8Array(0);
-let poolAt = 0;
-function fresh(n: number): Uint8Array {
-  if (poolAt + n > pool.length) {
-    pool = randomBytes(POOL_BYTES);
-    poolAt = 0;
-  }
-  const out = pool.slice(poolAt, poolAt + n);
-  pool.fill(0, poolAt, poolAt + n);
-  poolAt += n;
-  return out;
-}
-
 function fail(reason: TicketFailureReason): { ok: false; reason: TicketFailureReason } {
   return { ok: false, reason };
-}
-
-/** The 6-bit value of a base64url character already checked against the alphabet. */
-function sextet(c: number): number {
-  if (c === 95) return 63; // _
-  if (c === 45) return 62; // -
-  if (c >= 97) return c - 71; // a-z
-  if (c >= 65) return c - 65; // A-Z
-  return c + 4; // 0-9
-}
-
-/** Unpadded base64url whose length is possible and whose unused low bits are zero (RFC 4648 §3.5). */
-function canonicalBase64url(text: string): boolean {
-  const rem = text.length % 4;
-  if (rem === 0) return true;
-  if (rem === 1) return false;
-  const unused = rem === 2 ? 0x0f : 0x03;
-  return (sextet(text.charCodeAt(text.length - 1)) & unused) === 0;
-}
-
-/** Constant-time string equality: the sealed `sub` must not leak through timing. */
-function sameString(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
 }
 
 /**
