@@ -11,7 +11,7 @@ import type { TicketClaims } from './claims.js';
  * - `version`: another format version.
  * - `kid`: a key id not in the ring (never minted here, or its key was removed).
  * - `mac`: the AEAD tag does not verify for this ring, version, kid, `op` and
- *   `ad`: the ticket was altered, forged, or minted for another operation or
+ *   `argsDigest`: the ticket was altered, forged, or minted for another operation or
  *   other arguments. These cannot be told apart, by design.
  * - `principal`: authentic, but minted for another principal.
  * - `not_yet_valid`: `iat` is more than the skew in the future.
@@ -27,9 +27,9 @@ export type TicketFailureReason =
   | 'not_yet_valid'
   | 'too_large';
 
-/** What {@link TicketSealer.open} returns. */
-export type TicketOpenResult<App = unknown> =
-  | { ok: true; claims: TicketClaims<App>; kid: string }
+/** What `TicketSealer.open` returns. */
+export type TicketOpenResult<Data = unknown> =
+  | { ok: true; claims: TicketClaims<Data>; kid: string }
   | { ok: false; reason: TicketFailureReason };
 
 /** Thrown at construction for a key ring or option that must not be used. */

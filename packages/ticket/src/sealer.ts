@@ -252,7 +252,7 @@ export class TicketSealer {
    * @throws {TypeError} only when `binding` itself is not three strings (a
    *   programming error, not hostile input).
    */
-  open<App = unknown>(ticket: unknown, binding: TicketBinding): TicketOpenResult<App> {
+  open<Data = unknown>(ticket: unknown, binding: TicketBinding): TicketOpenResult<Data> {
     if (
       typeof binding?.sub !== 'string' ||
       typeof binding.op !== 'string' ||
@@ -286,6 +286,6 @@ export class TicketSealer {
     const now = Math.floor(this.#now() / 1000);
     if (claims.iat > now + this.#skew) return fail('not_yet_valid');
     if (claims.exp + this.#skew < now) return fail('expired');
-    return { ok: true, claims: claims as TicketClaims<App>, kid };
+    return { ok: true, claims: claims as TicketClaims<Data>, kid };
   }
 }
