@@ -120,7 +120,7 @@ describe.skipIf(!postgres)('service-deleter when PostgreSQL terminates its backe
     const tag = randomBytes(5).toString('hex');
     const service = { id: `svc_${tag}`, name: `web-${tag}` };
     await data.query(
-      "INSERT INTO services (id, name, environment, instances) VALUES ($1, $2, 'production', 2)",
+      "INSERT INTO services (id, name, environment, instances) VALUES ($1, $2, 'staging', 2)", // staging: confirmed by form (production needs a passkey)
       [service.id, service.name],
     );
     await data.query('INSERT INTO volumes (id, service_id, size_gb) VALUES ($1, $2, 8)', [
