@@ -25,6 +25,12 @@ export interface ServiceDeleterOptions {
   db: Database;
   /** Bearer token → principal id. */
   tokens: Map<string, string>;
+  /**
+   * Principals made members of team `platform` (which owns the seeded
+   * services) at start. Default: the principals of `tokens`. A server whose
+   * framework authenticates (no tokens of its own) names them here.
+   */
+  members?: readonly string[];
   /** Master secret for tickets, at least 32 bytes. */
   secret: Uint8Array | string;
   /**
@@ -114,7 +120,7 @@ async function assemble(
   options: ServiceDeleterOptions,
   sweeps: Sweep[],
 ): Promise<{ endpoint: McpEndpoint }> {
-  await migrate(options.db, [...new Set(options.tokens.values())]);
+  await migrate(options.db, options.members ?? [...new Set(options.tokens.values())]);
   await migrateReplayTable(options.db);
   const ledger = new PostgresReplayStore(options.db);
   sweeps.push({ table: ledger.table, run: () => ledger.sweep() });

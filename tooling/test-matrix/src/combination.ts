@@ -79,7 +79,12 @@ interface AppOptions {
 function createEndpoint(app: AppName, { store, ...options }: AppOptions): Promise<McpEndpoint> {
   if (app === 'notes-server')
     return createNotesEndpoint({ ...options, ...(store ? { store } : {}) });
-  return createServiceDeleterEndpoint({ ...options, ...(store ? { store } : {}) });
+  // The framework authenticates under express and hono: alice and bob are the platform team either way.
+  return createServiceDeleterEndpoint({
+    ...options,
+    members: ['alice', 'bob'],
+    ...(store ? { store } : {}),
+  });
 }
 
 /**
