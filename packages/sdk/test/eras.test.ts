@@ -74,7 +74,11 @@ describe.each(['modern', 'legacy'] as const)('the official client on %s', (era) 
   it('asks the person, then deletes what they confirmed', async () => {
     const asked: string[] = [];
     const wire = new Wire();
-    const c = await client('a', ({ message }) => (asked.push(message), yes), 'alice', wire);
+    const person: Person = ({ message }) => {
+      asked.push(message);
+      return yes;
+    };
+    const c = await client('a', person, 'alice', wire);
     const result = await c.callTool({ name: TOOL, arguments: { id: 'r1' } });
     expect(textOf(result)).toBe('Deleted r1.');
     expect(result.isError).toBe(false);
