@@ -69,16 +69,25 @@ export async function createNotesEndpoint(options: NotesServerOptions): Promise<
   return (await assemble(options)).endpoint;
 }
 
-/** The endpoint, and the sweep of the default replay store when it is the one in use. */
-async function assemble(
+/** Who the notes server is, on every entry point. */
+export const NOTES_SERVER_INFO = { name: 'mrtr-notes-server', version: '0.1.0' };
+/** What it tells clients about itself. */
+export const NOTES_INSTRUCTIONS =
+  'Notes in shared workspaces. notes_delete asks a person to choose and confirm the note before anything is deleted.';
+
+/**
+ * What every entry point of the notes server shares: the database migrated
+ * (and seeded when new), the gate on the ledger replay store in that
+ * database (behind `options.store` when given), and the sweep of the ledger.
+ */
+export async function prepareNotes(
   options: NotesServerOptions,
-): Promise<{ endpoint: McpEndpoint; sweep: () => Promise<number> }> {
+): Promise<{ gate: ConfirmationGate<Queryable>; sweep: () => Promise<number> }> {
   await migrate(options.db, [...new Set(options.tokens.values())]);
   const ledger = await openReplayStore(options.db);
   const store: ReplayStore<Queryable> = options.store
     ? new LedgerReplayStore(options.store, ledger)
     : ledger;
-  const sweep = () => ledger.sweep();
   const gate = new ConfirmationGate<Queryable>({
     sealer: new TicketSealer({
       keys: [{ kid: 'k1', secret: options.secret }],
@@ -87,10 +96,17 @@ async function assemble(
     store,
     audit: await auditSinks(options),
   });
+  return { gate, sweep: () => ledger.sweep() };
+}
+
+/** The endpoint, and the sweep of the default replay store when it is the one in use. */
+async function assemble(
+  options: NotesServerOptions,
+): Promise<{ endpoint: McpEndpoint; sweep: () => Promise<number> }> {
+  const { gate, sweep } = await prepareNotes(options);
   const endpoint = createMcpEndpoint({
-    serverInfo: { name: 'mrtr-notes-server', version: '0.1.0' },
-    instructions:
-      'Notes in shared workspaces. notes_delete asks a person to choose and confirm the note before anything is deleted.',
+    serverInfo: NOTES_SERVER_INFO,
+    instructions: NOTES_INSTRUCTIONS,
     tools: notesTools(options.db, gate),
     authenticate: bearerAuthenticator(options.tokens),
   });
