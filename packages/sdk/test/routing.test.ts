@@ -250,3 +250,55 @@ describe('principal and errors', () => {
     expect(records.has('r1')).toBe(true);
   });
 });
+
+describe('other methods', () => {
+  /** A 2025-era session on a server built by `build`: `rpc(body)` answers its response text. */
+  async function session(build: (server: McpServer) => void) {
+    const handler = serveBothEras(() => {
+      const server = new McpServer({ name: 'other', version: '0' });
+      build(server);
+      return server;
+    });
+    opened.push(handler);
+    let id: string | null = null;
+    const rpc = async (method: string, params: Record<string, unknown> = {}) => {
+      const response = await handler.fetch(
+        new Request('http://records.test/mcp', {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            ...(id ? { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' } : {}),
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        }),
+        { authInfo: { token: 't', clientId: 'alice', scopes: [] } },
+      );
+      id ??= response.headers.get('mcp-session-id');
+      return response.text();
+    };
+    const info = { name: 'raw', version: '0' };
+    await rpc('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: info });
+    return rpc;
+  }
+
+  it('an unknown method is still -32601', async () => {
+    const rpc = await session((server) => registerGatedTool(server, gateOn(), deleting(new Set())));
+    expect(await rpc('acme/ping')).toContain('"code":-32601');
+  });
+
+  it('a fallback handler the server had keeps answering other methods', async () => {
+    const seen: string[] = [];
+    const rpc = await session((server) => {
+      server.server.fallbackRequestHandler = async (request) => {
+        seen.push(request.method);
+        if (request.method === 'acme/ping') return { pong: true };
+        throw new Error('not mine');
+      };
+      registerGatedTool(server, gateOn(), deleting(new Set()));
+    });
+    expect(await rpc('acme/ping')).toContain('"pong":true');
+    expect(await rpc('acme/other')).toContain('not mine');
+    expect(seen).toEqual(['acme/ping', 'acme/other']);
+  });
+});
