@@ -302,3 +302,54 @@ describe('other methods', () => {
     expect(seen).toEqual(['acme/ping', 'acme/other']);
   });
 });
+
+describe('hostile input', () => {
+  it('odd requestState and arguments get JSON-RPC answers, never HTTP 500, and delete nothing', async () => {
+    const records = new Set(['r1']);
+    const gate = gateOn();
+    const handler = serveBothEras(() => {
+      const server = new McpServer({ name: 'hostile', version: '0' });
+      registerGatedTool(server, gate, deleting(records));
+      return server;
+    });
+    opened.push(handler);
+    // Raw JSON: a nesting this deep is past what JSON.stringify itself can write.
+    const deep = `${'['.repeat(20_000)}"x"${']'.repeat(20_000)}`;
+    const cases: [string, RegExp][] = [
+      ['"arguments":{"id":"r1"},"requestState":42', /"code":-32602/],
+      ['"arguments":{"id":"r1"},"requestState":{"forged":true}', /"code":-32602/],
+      [`"arguments":{"id":"r1"},"requestState":"v1.k1.${'A'.repeat(1_000_000)}"`, /"code":-32602/],
+      ['"arguments":{"id":"r1"},"requestState":"v1.k1.\\u0000\\ud800"', /"code":-32602/],
+      ['"arguments":{"id":"\\ud800\\u0000"}', /"code":-32602|"isError":true/],
+      [`"arguments":{"id":"r1","deep":${deep}}`, /"isError":true|"code":-326/],
+      [`"arguments":{"id":${deep}}`, /"isError":true|"code":-326/],
+      ['"arguments":"r1"', /"code":-32602/],
+      [
+        `"arguments":{"id":"r1"},"inputResponses":{"confirm":${deep}}`,
+        /"code":-326|input_required/,
+      ],
+    ];
+    const meta =
+      '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}';
+    for (const [params, answer] of cases) {
+      const response = await handler.fetch(
+        new Request('http://records.test/mcp', {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2026-07-28',
+            'mcp-method': 'tools/call',
+            'mcp-name': 'delete_record',
+          },
+          body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_record",${params},${meta}}}`,
+        }),
+        { authInfo: { token: 't', clientId: 'alice', scopes: [] } },
+      );
+      const label = params.slice(0, 80);
+      expect(response.status, label).toBeLessThan(500);
+      expect(await response.text(), label).toMatch(answer);
+    }
+    expect(records.has('r1')).toBe(true);
+  });
+});
