@@ -231,3 +231,23 @@ describe('both eras on one pair of instances', () => {
     await b.handler.close();
   });
 });
+
+describe("the official client's versionNegotiation auto", () => {
+  it('probes server/discover and confirms on 2026-07-28', async () => {
+    const s = shared(['r1']);
+    const { handler } = instance(s);
+    const wire = new Wire();
+    const client = await officialClient(fetchFor(handler, wire), 'alice', 'auto', () => yes);
+    expect(textOf(await client.callTool({ name: TOOL, arguments: { id: 'r1' } }))).toBe(
+      'Deleted r1.',
+    );
+    expect(wire.sent.map((body) => JSON.parse(body).method)).toEqual([
+      'server/discover',
+      'tools/call',
+      'tools/call',
+    ]);
+    expect(s.records.has('r1')).toBe(false);
+    await client.close();
+    await handler.close();
+  });
+});

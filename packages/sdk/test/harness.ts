@@ -193,22 +193,24 @@ export function textOf(result: Record<string, unknown> | undefined): string {
 export type Person = (params: ElicitRequestFormParams) => ElicitResult | Promise<ElicitResult>;
 
 /**
- * The official client as `who`, on 2026-07-28 (`modern`) or the default
- * 2025-era negotiation (`legacy`), answering each form with `person`
+ * The official client as `who`, on 2026-07-28 (`modern`, pinned; `auto`,
+ * probed) or the default 2025-era negotiation (`legacy`), answering each form with `person`
  * (declaring form elicitation unless `person` is `undefined`).
  */
 export async function officialClient(
   fetchImpl: typeof fetch,
   who: string,
-  era: 'modern' | 'legacy',
+  era: 'modern' | 'legacy' | 'auto',
   person: Person | undefined,
 ): Promise<Client> {
+  const negotiation = {
+    modern: { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const,
+    auto: { versionNegotiation: { mode: 'auto' } } as const,
+    legacy: {},
+  }[era];
   const client = new Client(
     { name: 'sdk-bridge-test', version: '0.0.0' },
-    {
-      capabilities: person ? { elicitation: { form: {} } } : {},
-      ...(era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}),
-    },
+    { capabilities: person ? { elicitation: { form: {} } } : {}, ...negotiation },
   );
   if (person)
     client.setRequestHandler('elicitation/create', async (request) => {
