@@ -33,8 +33,7 @@ function buildServer(): McpServer {
 
 const mcp = toNodeHandler(serveBothEras(buildServer)); // 2026-07-28 per request, 2025 on sessions
 createServer((req: IncomingMessage & { auth?: AuthInfo }, res) => {
-  if (!TOKEN || req.headers.authorization !== `Bearer ${TOKEN}`)
-    return void res.writeHead(401).end();
+  if (!TOKEN || req.headers.authorization !== `Bearer ${TOKEN}`) return res.writeHead(401).end();
   req.auth = { token: TOKEN, clientId: 'alice', scopes: [] }; // the principal tickets are bound to
   void mcp(req, res);
 }).listen(Number(process.env.PORT) || 3000, '127.0.0.1');
