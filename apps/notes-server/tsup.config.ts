@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/main.ts', 'src/demo.ts'],
+  entry: ['src/main.ts', 'src/sdk-main.ts', 'src/demo.ts'],
   format: ['esm'],
   clean: true,
   sourcemap: true,

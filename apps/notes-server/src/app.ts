@@ -100,10 +100,20 @@ export const DEFAULT_RATE_LIMIT = { limit: 300, windowMs: 60_000 };
 /** Most rows of `mrtr_audit` an in-memory database keeps, whatever their age. */
 export const MEMORY_AUDIT_MAX_ROWS = 100_000;
 
-/** The endpoint, and the tables that grow with it: the replay ledger's and the audit table. */
-async function assemble(
+/** Who the notes server is, on every entry point. */
+export const NOTES_SERVER_INFO = { name: 'mrtr-notes-server', version: '0.1.0' };
+/** What it tells clients about itself. */
+export const NOTES_INSTRUCTIONS =
+  'Notes in shared workspaces. notes_delete asks a person to choose and confirm the note before anything is deleted.';
+
+/**
+ * What every entry point of the notes server shares: the database migrated
+ * (and seeded when new), the gate on the ledger replay store in that
+ * database (behind `options.store` when given), and the sweep of the ledger.
+ */
+export async function prepareNotes(
   options: NotesServerOptions,
-): Promise<{ endpoint: McpEndpoint; sweeps: Sweep[] }> {
+): Promise<{ gate: ConfirmationGate<Queryable>; sweep: () => Promise<number>; sweeps: Sweep[] }> {
   await migrate(options.db, [...new Set(options.tokens.values())]);
   const ledger = await openReplayStore(options.db);
   const store: ReplayStore<Queryable> = options.store
@@ -119,10 +129,17 @@ async function assemble(
     ...(options.approvals ? { approvals: options.approvals } : {}),
     audit: await auditSinks(options, sweeps),
   });
+  return { gate, sweep: () => ledger.sweep(), sweeps };
+}
+
+/** The endpoint, and the tables that grow with it: the replay ledger's and the audit table. */
+async function assemble(
+  options: NotesServerOptions,
+): Promise<{ endpoint: McpEndpoint; sweeps: Sweep[] }> {
+  const { gate, sweeps } = await prepareNotes(options);
   const endpoint = createMcpEndpoint({
-    serverInfo: { name: 'mrtr-notes-server', version: '0.1.0' },
-    instructions:
-      'Notes in shared workspaces. notes_delete asks a person to choose and confirm the note before anything is deleted.',
+    serverInfo: NOTES_SERVER_INFO,
+    instructions: NOTES_INSTRUCTIONS,
     tools: notesTools(options.db, gate),
     authenticate: bearerAuthenticator(options.tokens),
     // server/tools: servers MUST rate limit tool invocations.

@@ -1,8 +1,13 @@
 /**
- * The three ways the matrix serves an app's web-standard endpoint on real
- * HTTP, each the way an application on that framework would:
+ * The ways the matrix serves an app's web-standard endpoint on real HTTP,
+ * each the way an application on that framework would:
  * - `node`: `node:http` with `@mrtr/node`'s `toNodeHandler`; the endpoint's
  *   own `authenticate` (the app's bearer tokens) finds the principal.
+ * - `sdk`: the app built on the official SDK's `McpServer` through
+ *   `@mrtr/sdk` (`serveBothEras`: 2026-07-28 per request, 2025-era on
+ *   sessions), on `node:http` like `node`; it authenticates the app's bearer
+ *   tokens and hands the principal to the SDK as `authInfo`. Only apps with
+ *   an SDK entry point have this row.
  * - `express`: Express 5, a router at `/api`, a small auth middleware that
  *   puts the principal on `res.locals`, and `@mrtr/express`'s `mcpHandler`.
  * - `hono`: Hono 4 on `@hono/node-server`, a middleware that sets the
@@ -21,7 +26,7 @@ import express from 'express';
 import { Hono } from 'hono';
 
 /** The adapters under test. */
-export const ADAPTERS = ['node', 'express', 'hono'] as const;
+export const ADAPTERS = ['node', 'express', 'hono', 'sdk'] as const;
 export type AdapterName = (typeof ADAPTERS)[number];
 
 /** One server instance listening on 127.0.0.1. */
@@ -32,7 +37,8 @@ export interface Listening {
 }
 
 /** Whether the app itself must authenticate (node), or gets the principal from the framework. */
-export const appAuthenticates = (adapter: AdapterName): boolean => adapter === 'node';
+export const appAuthenticates = (adapter: AdapterName): boolean =>
+  adapter === 'node' || adapter === 'sdk';
 
 /** `Authorization: Bearer <token>` → principal, as an application's auth middleware would. */
 function principalOf(
@@ -73,7 +79,8 @@ export async function serveWith(
   tokens: Map<string, string>,
 ): Promise<Listening> {
   switch (adapter) {
-    case 'node': {
+    case 'node':
+    case 'sdk': {
       const server = createServer(toNodeHandler(endpoint, { path: '/mcp' }));
       server.listen(0, '127.0.0.1');
       return listening(server, '/mcp');

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Database } from '@mrtr/example-kit';
 import type { McpEndpoint } from '@mrtr/server';
 import { createNotesEndpoint } from '../../../apps/notes-server/src/app.js';
+import { createNotesSdkEndpoint } from '../../../apps/notes-server/src/sdk-app.js';
 import { createServiceDeleterEndpoint } from '../../../apps/service-deleter/src/app.js';
 import {
   ADAPTERS,
@@ -27,9 +28,13 @@ export interface Combination {
   slug: string;
 }
 
+/** The adapters an app is served with: `sdk` only where the app has an SDK entry point. */
+export const adaptersOf = (app: AppName): readonly AdapterName[] =>
+  app === 'notes-server' ? ADAPTERS : ADAPTERS.filter((a) => a !== 'sdk');
+
 /** Every app × adapter × store, apps outermost. */
 export const COMBINATIONS: Combination[] = APPS.flatMap((app) =>
-  ADAPTERS.flatMap((adapter) =>
+  adaptersOf(app).flatMap((adapter) =>
     STORES.map((store) => ({
       app,
       adapter,
@@ -76,15 +81,17 @@ interface AppOptions {
   store?: GivenStore;
 }
 
-function createEndpoint(app: AppName, { store, ...options }: AppOptions): Promise<McpEndpoint> {
-  if (app === 'notes-server')
-    return createNotesEndpoint({ ...options, ...(store ? { store } : {}) });
+/** The app's endpoint for `adapter`, and what closes it (the SDK bridge's 2025-era sessions). */
+async function createEndpoint(
+  app: AppName,
+  adapter: AdapterName,
+  { store, ...options }: AppOptions,
+): Promise<{ endpoint: McpEndpoint; close?: () => Promise<void> }> {
+  const given = { ...options, ...(store ? { store } : {}) };
+  if (adapter === 'sdk') return createNotesSdkEndpoint(given);
+  if (app === 'notes-server') return { endpoint: await createNotesEndpoint(given) };
   // The framework authenticates under express and hono: alice and bob are the platform team either way.
-  return createServiceDeleterEndpoint({
-    ...options,
-    members: ['alice', 'bob'],
-    ...(store ? { store } : {}),
-  });
+  return { endpoint: await createServiceDeleterEndpoint({ ...given, members: ['alice', 'bob'] }) };
 }
 
 /**
@@ -106,19 +113,22 @@ export async function startCombination(c: Combination, run: string): Promise<Run
   const clock: TestClock = { offsetMs: 0, now: () => Date.now() + clock.offsetMs };
   const secret = new Uint8Array(randomBytes(32));
   const instances: Listening[] = [];
+  const closers: (() => Promise<void>)[] = [];
   try {
     for (const i of [0, 1] as const) {
-      const endpoint = await createEndpoint(c.app, {
+      const { endpoint, close } = await createEndpoint(c.app, c.adapter, {
         db: backend.dbs[i],
         tokens: appAuthenticates(c.adapter) ? tokens : new Map(),
         secret,
         now: () => clock.now(),
         store: backend.stores[i],
       });
+      if (close) closers.push(close);
       instances.push(await serveWith(c.adapter, endpoint, tokens));
     }
   } catch (error) {
     for (const instance of instances) await instance.close();
+    for (const close of closers) await close();
     await backend.close();
     throw error;
   }
@@ -132,6 +142,7 @@ export async function startCombination(c: Combination, run: string): Promise<Run
     async close() {
       await a.close();
       await b.close();
+      for (const close of closers) await close();
       await backend.close();
     },
   };

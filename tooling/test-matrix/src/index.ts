@@ -1,14 +1,16 @@
 /**
- * @mrtr/test-matrix: every example app × adapter × replay store, driven the
- * same way over real HTTP. Each app has one list of scenarios (happy path,
- * decline, cancel then accept, missing answer, tampered ticket, changed
- * arguments, other principal, expired ticket, chosen value outside the signed
- * set, typed name mismatch, re-issue after completion, 20 concurrent
- * presentations on two instances, capabilities without form elicitation, and
- * the happy path with the official `@modelcontextprotocol/client`); each
- * scenario asserts what is left in the database, not only what was answered.
- * Every JSON-RPC message sent or received is checked against the official
- * schema.json (`@mrtr/spec-schema`).
+ * @mrtr/test-matrix: every example app × adapter (node, Express, Hono, and
+ * the official SDK through `@mrtr/sdk` where the app has an SDK entry point)
+ * × replay store, driven the same way over real HTTP. Each app has one list
+ * of scenarios (happy path, decline, cancel then accept, missing answer,
+ * tampered ticket, changed arguments, other principal, expired ticket, chosen
+ * value outside the signed set, typed name mismatch, re-issue after
+ * completion, 20 concurrent presentations on two instances, capabilities
+ * without form elicitation, and the official `@modelcontextprotocol/client`
+ * on 2026-07-28 and on its 2025-era default); each scenario asserts what is
+ * left in the database, not only what was answered. Every JSON-RPC message
+ * of 2026-07-28 sent or received is checked against the official schema.json
+ * (`@mrtr/spec-schema`).
  *
  * `pnpm test` runs it as `test/matrix.test.ts`, which prints the table at the end.
  *

@@ -13,15 +13,17 @@ export interface ServerProcess {
 }
 
 /**
- * Start `src/main.ts` of the app in `appDir` through its own `tsx`, with
- * `env` over the current environment, and wait for its `listening on <url>` line.
+ * Start `entry` (default `src/main.ts`) of the app in `appDir` through its
+ * own `tsx`, with `env` over the current environment, and wait for its
+ * `listening on <url>` line.
  * @throws when the process exits first (the message carries its stderr).
  */
 export async function startServerProcess(
   appDir: string,
   env: Record<string, string>,
+  entry = 'src/main.ts',
 ): Promise<ServerProcess> {
-  const child = spawn(join(appDir, 'node_modules/.bin/tsx'), ['src/main.ts'], {
+  const child = spawn(join(appDir, 'node_modules/.bin/tsx'), [entry], {
     cwd: appDir,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

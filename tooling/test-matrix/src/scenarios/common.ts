@@ -1,5 +1,7 @@
 import { DEFAULT_MAX_SKEW_SECONDS, DEFAULT_TTL_SECONDS } from '@mrtr/ticket';
+import { expect } from 'vitest';
 import type { RunningCombination } from '../combination.js';
+import { type Person, withOfficialClient } from '../official-client.js';
 
 /**
  * How far back the clock goes to mint an expired ticket, milliseconds: past
@@ -23,3 +25,23 @@ export async function atOffset<T>(
 
 /** Refusals of a used nonce: already used, or still being carried out by another request. */
 export const USED_OR_IN_PROGRESS = /already used|being carried out by another request/;
+
+/**
+ * Our own endpoint speaks 2026-07-28 only: the official client on its
+ * 2025-era default cannot even connect (its `initialize` carries no
+ * `MCP-Protocol-Version`, answered `-32020`), so `person` is never asked.
+ */
+export async function refusesLegacyClient(h: RunningCombination, person: Person): Promise<void> {
+  const outcome = await withOfficialClient(
+    h.urls[0],
+    h.principals.alice.token,
+    person,
+    async () => 'connected',
+    'legacy',
+  ).then(
+    ({ value }) => value,
+    (error: unknown) => error,
+  );
+  expect(outcome).toBeInstanceOf(Error);
+  expect(String(outcome)).toMatch(/"code":-32020/);
+}

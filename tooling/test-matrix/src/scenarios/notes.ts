@@ -8,7 +8,7 @@ import type { Database } from '@mrtr/example-kit';
 import { fieldOptions } from '@mrtr/wire';
 import { expect } from 'vitest';
 import type { RunningCombination } from '../combination.js';
-import { withOfficialClient } from '../official-client.js';
+import { type Person, withOfficialClient } from '../official-client.js';
 import {
   asked,
   call,
@@ -21,7 +21,7 @@ import {
   textOf,
   WITHOUT_FORM,
 } from '../wire.js';
-import { atOffset, EXPIRED_OFFSET_MS, USED_OR_IN_PROGRESS } from './common.js';
+import { atOffset, EXPIRED_OFFSET_MS, refusesLegacyClient, USED_OR_IN_PROGRESS } from './common.js';
 import type { Scenario } from './types.js';
 
 const TOOL = 'notes_delete';
@@ -331,6 +331,45 @@ export const NOTES_SCENARIOS: Scenario[] = [
       expect(wire.methods.filter((m) => m === 'tools/call')).toHaveLength(2);
       // Every request sent and every response received was checked against schema.json.
       expect(wire.checked).toBe(2 * wire.methods.length);
+      expect(offered).toHaveLength(1);
+      expect([...(offered[0] ?? [])].sort()).toEqual(ids);
+      const chosen = offered[0]?.[1] as string;
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({
+        deleted: { id: chosen, workspaceUri: uri },
+      });
+      expect(await left(h.db, uri)).toEqual(without(ids, chosen));
+    },
+  },
+  {
+    id: 'legacy',
+    async run(h) {
+      const { uri, ids } = await seed(h.db);
+      const offered: string[][] = [];
+      const person = ({ requestedSchema }: Parameters<Person>[0]) => {
+        const choices = fieldOptions(requestedSchema.properties.note_id) ?? [];
+        offered.push(choices);
+        return {
+          action: 'accept' as const,
+          content: { note_id: choices[1] as string, confirm: true },
+        };
+      };
+      if (h.combination.adapter !== 'sdk') {
+        await refusesLegacyClient(h, person);
+        expect(offered).toEqual([]);
+        expect(await left(h.db, uri)).toEqual(ids);
+        return;
+      }
+      // On a session of instance B: the question arrives as elicitation/create, the ticket stays there.
+      const { value: result, wire } = await withOfficialClient(
+        h.urls[1],
+        h.principals.alice.token,
+        person,
+        (client) => client.callTool({ name: TOOL, arguments: args(uri) }),
+        'legacy',
+      );
+      expect(wire.methods).toContain('initialize');
+      expect(wire.methods.filter((m) => m === 'tools/call')).toHaveLength(1);
       expect(offered).toHaveLength(1);
       expect([...(offered[0] ?? [])].sort()).toEqual(ids);
       const chosen = offered[0]?.[1] as string;

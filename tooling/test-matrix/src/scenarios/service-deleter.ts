@@ -21,7 +21,7 @@ import {
   textOf,
   WITHOUT_FORM,
 } from '../wire.js';
-import { atOffset, EXPIRED_OFFSET_MS, USED_OR_IN_PROGRESS } from './common.js';
+import { atOffset, EXPIRED_OFFSET_MS, refusesLegacyClient, USED_OR_IN_PROGRESS } from './common.js';
 import type { Scenario } from './types.js';
 
 const TOOL = 'delete_service';
@@ -346,6 +346,20 @@ export const SERVICE_DELETER_SCENARIOS: Scenario[] = [
         retained: { volumes: [{ id: svc.vol, sizeGb: 48 }] },
       });
       expect(await state(h.db, svc)).toEqual(deleted(true));
+    },
+  },
+  {
+    id: 'legacy',
+    async run(h) {
+      // The service deleter has no SDK entry point: only our 2026-07-28 endpoint serves it.
+      const svc = await seed(h.db);
+      const shown: string[] = [];
+      await refusesLegacyClient(h, ({ message }) => {
+        shown.push(message);
+        return { action: 'accept', content: { serviceName: svc.name, deleteVolumes: true } };
+      });
+      expect(shown).toEqual([]);
+      expect(await state(h.db, svc)).toEqual(untouched(svc));
     },
   },
 ];

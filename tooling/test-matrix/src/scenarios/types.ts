@@ -16,6 +16,12 @@ export const COLUMNS = [
   { id: 'concurrent', code: 'x20', title: '20 concurrent presentations on two instances' },
   { id: 'capabilities', code: 'cap', title: 'capabilities without form elicitation' },
   { id: 'official', code: 'sdk', title: 'happy path with @modelcontextprotocol/client' },
+  {
+    id: 'legacy',
+    code: '2025',
+    title:
+      '@modelcontextprotocol/client on 2025-11-25 (its default): confirmed on the SDK bridge, refused by our 2026-07-28 endpoint',
+  },
 ] as const;
 
 export type ScenarioId = (typeof COLUMNS)[number]['id'];

@@ -1,0 +1,107 @@
+/**
+ * `notes_delete`, declared once for every entry point: `gate.tool()` serves
+ * it on `@mrtr/server` (`tools.ts`), `registerGatedTool` of `@mrtr/sdk` on
+ * the official SDK's `McpServer` (`sdk-app.ts`).
+ */
+import { storableText } from '@mrtr/example-kit';
+import {
+  choose,
+  confirm,
+  type FormFields,
+  type GatedToolDeclaration,
+  preview,
+  withoutAsking,
+} from '@mrtr/gate';
+import { type CallToolResult, textResult } from '@mrtr/wire';
+import { z } from 'zod';
+import type { Database, Queryable } from './db.js';
+import { deleteNote, findByTitle, isMember } from './notes.js';
+
+export const WorkspaceUri = storableText(200).describe('Workspace URI, e.g. notes://team');
+export const Title = storableText(200);
+
+const DeleteArgs = z.strictObject({
+  workspaceUri: WorkspaceUri,
+  title: Title.describe('Exact title of the note'),
+});
+
+/** At most this many matches are offered in one form. */
+const MAX_CANDIDATES = 20;
+/** Characters of a note's body shown beside its id, cut on a character boundary. */
+const PREVIEW_LENGTH = 40;
+
+/** The refusal of a tool called on a workspace the principal is not a member of. */
+export function noAccess(uri: string): CallToolResult {
+  return textResult(`You are not a member of a workspace ${uri}.`, { isError: true });
+}
+
+/** A declaration for a store whose transaction is a `Queryable`, typed from its members. */
+function declare<Args, View, F extends FormFields>(
+  declaration: GatedToolDeclaration<Args, View, F, Queryable>,
+): GatedToolDeclaration<Args, View, F, Queryable> {
+  return declaration;
+}
+
+/**
+ * The gated `notes_delete {workspaceUri, title}`: the person chooses which of
+ * the notes with that title to delete and confirms. With `approvals` (the
+ * gate has an approval page) a client that declares only URL elicitation is
+ * sent to the page.
+ */
+export function deleteNoteDeclaration(db: Database, options: { approvals: boolean }) {
+  return declare({
+    name: 'notes_delete',
+    title: 'Delete a note',
+    description:
+      'Delete one note by title. A person confirms which note, through a form (or on this server’s approval page); nothing is deleted without that confirmation.',
+    args: DeleteArgs,
+    key: 'delete_choice',
+    level: options.approvals ? 'form-or-url' : 'form',
+    form: {
+      note_id: choose({ title: 'Note to delete' }),
+      confirm: confirm({ title: 'Yes, delete it permanently' }),
+    },
+    // Every round, and again inside the claim with its transaction (rows locked).
+    async ask({ args, principal, tx }) {
+      const q = tx ?? db;
+      if (!(await isMember(q, principal, args.workspaceUri)))
+        return withoutAsking(noAccess(args.workspaceUri));
+      const matches = await findByTitle(q, args.workspaceUri, args.title, tx !== undefined);
+      if (matches.length === 0)
+        return withoutAsking(
+          textResult(`No note titled "${args.title}" in ${args.workspaceUri}.`, { isError: true }),
+        );
+      if (matches.length > MAX_CANDIDATES)
+        return withoutAsking(
+          textResult(
+            `${matches.length} notes are titled "${args.title}"; at most ${MAX_CANDIDATES} can be offered. Rename some first.`,
+            { isError: true },
+          ),
+        );
+      const label = (n: (typeof matches)[number]) =>
+        `${n.id} (created ${n.createdAt.slice(0, 16).replace('T', ' ')} UTC): ${preview(n.body, PREVIEW_LENGTH)}`;
+      const head =
+        matches.length === 1
+          ? `Delete the note "${args.title}" from ${args.workspaceUri}? This cannot be undone.`
+          : `${matches.length} notes titled "${args.title}" are in ${args.workspaceUri}. Choose the one to delete and confirm. This cannot be undone.`;
+      return {
+        message: [head, ...matches.map((n) => `• ${label(n)}`)].join('\n'),
+        view: matches,
+        choices: { note_id: matches.map((n) => ({ value: n.id, label: label(n) })) },
+      };
+    },
+    async perform({ answer, view, tx }) {
+      const note = view.find((n) => n.id === answer.note_id);
+      if (!note) throw new Error('the chosen note is not among those asked about');
+      await deleteNote(tx, note.id);
+      return textResult(`Deleted ${note.id} "${note.title}" from ${note.workspaceUri}.`, {
+        structuredContent: {
+          deleted: { id: note.id, workspaceUri: note.workspaceUri, title: note.title },
+        },
+      });
+    },
+    declined: () => textResult('Not deleted: the deletion was declined. Nothing was changed.'),
+    cancelled: () =>
+      textResult('Not deleted: the question was dismissed. This request changed nothing.'),
+  });
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+/**
+ * The notes server on the official MCP SDK through `@mrtr/sdk`
+ * (`pnpm start:sdk`): the same settings, data and `notes_delete` as
+ * `main.ts`, for 2026-07-28 clients and for 2025-era clients (sessions).
+ */
+import { JsonLinesAuditSink } from '@mrtr/audit';
+import { readServerEnv, runServer } from '@mrtr/example-kit';
+import { openDatabase } from './db.js';
+import { startNotesSdkServer } from './sdk-app.js';
+
+runServer('notes-server (SDK)', async () => {
+  const env = readServerEnv(process.env, 3000);
+  const db = await openDatabase(env.databaseUrl);
+  const trail = new JsonLinesAuditSink({ destination: env.auditTo });
+  const running = await startNotesSdkServer({
+    db,
+    tokens: env.tokens,
+    secret: env.secret,
+    audit: trail,
+    auditTable: env.auditTable,
+    host: env.host,
+    port: env.port,
+  });
+  console.log(`notes-server (SDK bridge) listening on ${running.url} (data: ${db.description})`);
+  console.log(
+    'clients: 2026-07-28 (versionNegotiation auto or pin), or 2025-era with elicitation on a session',
+  );
+  console.log('replay store: table mrtr_replay in the same database, claimed with each delete');
+  console.log(
+    `audit trail: JSON lines to ${env.auditTo}${env.auditTable ? '; table mrtr_audit, written with each delete' : ''}`,
+  );
+  if (env.generatedToken) {
+    console.log(
+      `principal "local" token: ${env.generatedToken}\n  export MRTR_TOKEN=${env.generatedToken}`,
+    );
+  }
+  return async () => {
+    await running.close();
+    await db.close();
+    trail.close();
+  };
+});

@@ -1,0 +1,39 @@
+import { createServer, type IncomingMessage } from 'node:http';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { type AuthInfo, McpServer } from '@modelcontextprotocol/server';
+import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
+import { MemoryReplayStore } from '@mrtr/replay';
+import { registerGatedTool, serveBothEras } from '@mrtr/sdk';
+import { TicketSealer } from '@mrtr/ticket';
+import { textResult } from '@mrtr/wire';
+import { z } from 'zod';
+
+const { MRTR_SECRET = '', TOKEN = '' } = process.env; // secret: `openssl rand -base64 32`
+const records = new Set(['rec-1', 'rec-2']);
+const gate = new ConfirmationGate({
+  sealer: new TicketSealer({ keys: [{ kid: 'k1', secret: MRTR_SECRET }] }), // throws if < 32 bytes
+  store: new MemoryReplayStore(), // one process; @mrtr/replay-postgres or -redis for several
+});
+
+function buildServer(): McpServer {
+  const server = new McpServer({ name: 'records', version: '1.0.0' });
+  registerGatedTool(server, gate, {
+    name: 'delete_record',
+    description: 'Delete a record; a person confirms first.',
+    args: z.object({ id: z.string() }),
+    form: { confirm: confirm({ title: 'Yes, delete it permanently' }) },
+    async ask({ args }) {
+      if (!records.has(args.id)) return withoutAsking(textResult('No such record.'));
+      return { message: `Delete record ${args.id}? This cannot be undone.`, view: args.id };
+    },
+    perform: async ({ view }) => textResult(`Deleted ${view}: ${records.delete(view)}.`),
+  });
+  return server;
+}
+
+const mcp = toNodeHandler(serveBothEras(buildServer)); // 2026-07-28 per request, 2025 on sessions
+createServer((req: IncomingMessage & { auth?: AuthInfo }, res) => {
+  if (!TOKEN || req.headers.authorization !== `Bearer ${TOKEN}`) return res.writeHead(401).end();
+  req.auth = { token: TOKEN, clientId: 'alice', scopes: [] }; // the principal tickets are bound to
+  void mcp(req, res);
+}).listen(Number(process.env.PORT) || 3000, '127.0.0.1');

@@ -1,0 +1,158 @@
+import {
+  type AuthInfo,
+  type CreateMcpHandlerOptions,
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  type McpRequestContext,
+  type McpServer,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
+import { principalOfAuthInfo } from './principal.js';
+
+/** Options of {@link serveBothEras}. */
+export interface BothErasOptions {
+  /** Options of the 2026-07-28 leg, the SDK's `createMcpHandler` (its `legacy` is always `'reject'`). */
+  modern?: Omit<CreateMcpHandlerOptions, 'legacy'>;
+  /** A 2025-era session unused this long is closed, milliseconds (default 1 800 000, 30 minutes). */
+  sessionIdleMs?: number;
+  /** At most this many 2025-era sessions at once (default 1000); one more `initialize` gets HTTP 503. */
+  maxSessions?: number;
+  /** Clock for session idleness, milliseconds since the epoch (default `Date.now`). */
+  now?: () => number;
+}
+
+/** The web-standard handler {@link serveBothEras} returns (the face of the SDK's `McpHttpHandler`). */
+export interface BothErasHandler {
+  /** Serve one HTTP request with the caller's verified `authInfo` (never read from headers here). */
+  fetch(request: Request, options?: { authInfo?: AuthInfo }): Promise<Response>;
+  /** Close every 2025-era session and the 2026-07-28 leg. */
+  close(): Promise<void>;
+  /** 2025-era sessions open now. */
+  readonly sessions: number;
+}
+
+interface Session {
+  transport: WebStandardStreamableHTTPServerTransport;
+  server: McpServer;
+  /** The principal that opened the session: no one else may use it. */
+  owner: string | undefined;
+  lastSeen: number;
+}
+
+/**
+ * Serve one server factory to both protocol eras over Streamable HTTP:
+ *
+ * - 2026-07-28 requests go to the SDK's `createMcpHandler(factory, { legacy: 'reject' })`:
+ *   a fresh instance per request, nothing kept between requests, any
+ *   instance behind a load balancer can serve any round of a confirmation.
+ * - 2025-era requests (`isLegacyRequest`) go to a session: `initialize` opens
+ *   one (`Mcp-Session-Id`, a random UUID) on a
+ *   `WebStandardStreamableHTTPServerTransport` with an instance of its own,
+ *   later requests of that session reach it. A 2025-era client can be asked
+ *   for a confirmation only this way: the SDK sends `elicitation/create` to
+ *   the client on the SSE stream of the open `tools/call` POST, and reads the
+ *   client's capabilities from its `initialize`. A per-request (stateless)
+ *   2025 instance never saw one, so a gated tool refuses there (`-32021`).
+ *   Sessions live in this process: put 2025-era clients on sticky routing
+ *   (by `Mcp-Session-Id`); the gate's replay store is what keeps a
+ *   confirmation single-use across instances.
+ *
+ * A session belongs to the principal of its `initialize`
+ * ({@link principalOfAuthInfo}); the same session id with another principal,
+ * an unknown id or a closed one gets HTTP 404 (the client starts a new
+ * session). No Origin or Host validation happens here: put the SDK's
+ * `originValidationResponse` / `hostHeaderValidationResponse` in front.
+ *
+ * @example
+ * ```ts
+ * const handler = serveBothEras(() => buildServer()); // a new McpServer with its tools
+ * const response = await handler.fetch(request, { authInfo: await verify(request) });
+ * ```
+ */
+export function serveBothEras(
+  factory: (ctx: McpRequestContext) => McpServer | Promise<McpServer>,
+  options: BothErasOptions = {},
+): BothErasHandler {
+  const modern = createMcpHandler(factory, { ...options.modern, legacy: 'reject' });
+  const idleMs = options.sessionIdleMs ?? 30 * 60_000;
+  const maxSessions = options.maxSessions ?? 1000;
+  const now = options.now ?? Date.now;
+  const sessions = new Map<string, Session>();
+
+  async function drop(id: string, session: Session) {
+    sessions.delete(id);
+    await session.transport.close().catch(() => {});
+    await session.server.close().catch(() => {});
+  }
+
+  async function sweep() {
+    const cutoff = now() - idleMs;
+    for (const [id, session] of sessions) if (session.lastSeen < cutoff) await drop(id, session);
+  }
+
+  async function legacy(request: Request, authInfo: AuthInfo | undefined): Promise<Response> {
+    await sweep();
+    const handle = authInfo ? { authInfo } : {};
+    const id = request.headers.get('mcp-session-id');
+    if (id !== null) {
+      const session = sessions.get(id);
+      if (!session || session.owner !== principalOfAuthInfo(authInfo))
+        return jsonRpcError(404, -32001, 'Session not found');
+      session.lastSeen = now();
+      return session.transport.handleRequest(request, handle);
+    }
+    if (request.method !== 'POST' || !isInitializeRequest(await bodyOf(request)))
+      return jsonRpcError(
+        400,
+        -32000,
+        'Bad Request: no valid Mcp-Session-Id; send initialize first',
+      );
+    if (sessions.size >= maxSessions)
+      return jsonRpcError(503, -32000, 'Too many sessions; try again later');
+    const server = await factory({ era: 'legacy', ...handle, requestInfo: request });
+    const session: Session = {
+      server,
+      owner: principalOfAuthInfo(authInfo),
+      lastSeen: now(),
+      transport: new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
+        onsessioninitialized: (sid) => {
+          sessions.set(sid, session);
+        },
+        onsessionclosed: (sid) => {
+          sessions.delete(sid);
+        },
+      }),
+    };
+    await server.connect(session.transport);
+    return session.transport.handleRequest(request, handle);
+  }
+
+  return {
+    async fetch(request, fetchOptions = {}) {
+      if (await isLegacyRequest(request)) return legacy(request, fetchOptions.authInfo);
+      return modern.fetch(request, fetchOptions);
+    },
+    async close() {
+      for (const [id, session] of [...sessions]) await drop(id, session);
+      await modern.close();
+    },
+    get sessions() {
+      return sessions.size;
+    },
+  };
+}
+
+/** The JSON body of `request` (read from a clone), or `undefined` when it is not JSON. */
+async function bodyOf(request: Request): Promise<unknown> {
+  try {
+    return await request.clone().json();
+  } catch {
+    return undefined;
+  }
+}
+
+function jsonRpcError(status: number, code: number, message: string): Response {
+  return Response.json({ jsonrpc: '2.0', id: null, error: { code, message } }, { status });
+}

@@ -1,0 +1,178 @@
+import {
+  type McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+  type RegisteredTool,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import type {
+  ConfirmationGate,
+  FormFields,
+  GatedTool,
+  GatedToolDeclaration,
+  GateRequest,
+} from '@mrtr/gate';
+import { type PrincipalOf, principalFromAuthInfo } from './principal.js';
+import { eraOf, gateRequestOf } from './request.js';
+import { type SdkToolResult, toProtocolError, toSdkResult } from './results.js';
+import { type GatedCall, routeGatedTool } from './route.js';
+import { argumentsSchema } from './schema.js';
+
+/** Options of {@link registerGatedTool}. */
+export interface GatedToolOptions {
+  /**
+   * Who the call acts for (default {@link principalFromAuthInfo}: the SDK's
+   * `authInfo`, subject then client id). A call without one is refused.
+   */
+  principal?: PrincipalOf;
+  /**
+   * Receives what the tool threw that is not a JSON-RPC error (a database
+   * failure in `ask` or `perform`); the client gets `-32603` "Internal error"
+   * without detail. Default: the server's `onerror`, else `console.error`.
+   */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * Register a gated tool on an official-SDK `McpServer`
+ * (`@modelcontextprotocol/server` 2.4): the same declaration
+ * `gate.tool({...})` takes (`@mrtr/gate`'s `GatedToolDeclaration`: `name`,
+ * `args`, `form`, `ask`, `perform`, ...), listed by `tools/list` with the
+ * declaration's `inputSchema` and annotations, and served for both
+ * protocol eras:
+ *
+ * - 2026-07-28 (`createMcpHandler`, `serveStdio`): round 1 answers
+ *   `input_required` with the form and the sealed ticket as `requestState`;
+ *   the client retries on any instance.
+ * - 2025-era (`initialize` on a session): the SDK's shim sends the form as an
+ *   `elicitation/create` request on the open call and re-enters the tool with
+ *   the answer; the ticket stays on the server. The checks are the same:
+ *   principal, arguments, single use in the gate's replay store, decline and
+ *   cancel. Needs a sessionful transport (see {@link serveBothEras}).
+ *
+ * Refusals reach the client as JSON-RPC errors: `-32021` (no form
+ * elicitation declared: this request's `_meta`, or the session's
+ * `initialize`), `-32602` (a ticket that does not open for this principal,
+ * tool and arguments), `-32603` (replay store or audit unavailable, nothing
+ * changed; no principal; anything else the tool threw, without detail).
+ * Invalid arguments are an `isError` result naming the argument, as on
+ * `@mrtr/server`. The server's `requestState.verify` hook (e.g. the SDK's
+ * `createRequestStateCodec`) keeps verifying the state of its other tools and
+ * is not run on the gate's tickets.
+ *
+ * @returns the SDK's `RegisteredTool` (`disable()`, `enable()`, `remove()`
+ *   and renames work; a new `callback` or `paramsSchema` throws `TypeError`)
+ * @throws {TypeError} as `gate.tool()` does (a form without a consent field, arguments that are
+ *   not an object schema)
+ * @throws {Error} when a tool of that name is already registered
+ */
+export function registerGatedTool<Args, View, F extends FormFields, Tx>(
+  server: McpServer,
+  gate: ConfirmationGate<Tx>,
+  declaration: GatedToolDeclaration<Args, View, F, Tx>,
+  options: GatedToolOptions = {},
+): RegisteredTool {
+  const tool = gate.tool(declaration);
+  const principalOf = options.principal ?? principalFromAuthInfo;
+  const report =
+    options.onError ??
+    ((error: unknown) => {
+      const onerror = server.server.onerror;
+      if (onerror) onerror(error instanceof Error ? error : new Error(String(error)));
+      else console.error('[mrtr/sdk] gated tool error', error);
+    });
+
+  const registered = server.registerTool(
+    tool.name,
+    {
+      ...(tool.title !== undefined ? { title: tool.title } : {}),
+      description: tool.description,
+      inputSchema: argumentsSchema(tool),
+      annotations: tool.annotations,
+    },
+    // The router serves every call; were it ever bypassed, nothing is asked or changed.
+    () => {
+      throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
+    },
+  );
+  routeGatedTool(server, tool.name, {
+    registered,
+    serve: (request, ctx, call) =>
+      serveGated(server, tool, {
+        rawArgs: request.params.arguments ?? {},
+        ctx,
+        call,
+        principalOf,
+        report,
+      }),
+  });
+  return registered;
+}
+
+/** `MissingRequiredClientCapability` (MCP 2026-07-28 `basic/index`, error codes). */
+const MISSING_CAPABILITY = -32021;
+
+interface ServeInput {
+  rawArgs: unknown;
+  ctx: ServerContext;
+  call: GatedCall;
+  principalOf: PrincipalOf;
+  report: (error: unknown) => void;
+}
+
+/** One round of a gated tool on `server`, in its era. */
+async function serveGated<Args>(
+  server: McpServer,
+  tool: GatedTool<Args>,
+  { rawArgs, ctx, call, principalOf, report }: ServeInput,
+): Promise<SdkToolResult> {
+  let args: Args;
+  try {
+    args = tool.parse(rawArgs);
+  } catch (error) {
+    const invalid = toProtocolError(error, report);
+    if (invalid.code !== ProtocolErrorCode.InvalidParams) throw invalid;
+    // As @mrtr/server answers them: a result the model can read and correct.
+    return { content: [{ type: 'text', text: invalid.message }], isError: true };
+  }
+  const principal = await principalOf(ctx);
+  if (!principal)
+    throw new ProtocolError(
+      ProtocolErrorCode.InternalError,
+      `${tool.name} needs an authenticated principal; nothing was asked or changed`,
+    );
+  const state = call.requestState;
+  if (state !== undefined && typeof state !== 'string')
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid requestState: not a string', {
+      reason: 'invalid_request_state',
+    });
+  const era = eraOf(server);
+  const request: GateRequest = gateRequestOf(server, ctx, era, {
+    principal,
+    name: tool.name,
+    rawArgs,
+    requestState: state,
+  });
+  let result: Awaited<ReturnType<GatedTool<Args>['handler']>>;
+  try {
+    result = await tool.handler(args, request);
+  } catch (error) {
+    const refusal = toProtocolError(error, report);
+    if (era === 'legacy' && refusal.code === MISSING_CAPABILITY)
+      // The gate's message points at this request's _meta; a 2025-era client declares at initialize.
+      throw new ProtocolError(
+        refusal.code,
+        `${tool.name} needs a person to confirm it through elicitation, which this session did not declare at initialize`,
+        refusal.data,
+      );
+    throw refusal;
+  }
+  if (result.resultType === 'input_required' && era === 'legacy') {
+    // The SDK's shim fulfils the question on the open call and re-enters in process: the
+    // ticket stays here (see GatedCall) instead of passing through your verify hook.
+    call.requestState = result.requestState;
+    const { requestState: _kept, ...asking } = result;
+    return toSdkResult(asking);
+  }
+  return toSdkResult(result);
+}

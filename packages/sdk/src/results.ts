@@ -1,0 +1,44 @@
+import {
+  type CallToolResult,
+  type InputRequiredResult,
+  isInputRequiredResult,
+  ProtocolError,
+  ProtocolErrorCode,
+} from '@modelcontextprotocol/server';
+import {
+  McpError,
+  type CallToolResult as WireCallToolResult,
+  type InputRequiredResult as WireInputRequiredResult,
+} from '@mrtr/wire';
+
+/** What a gated tool answers, in the SDK's types. */
+export type SdkToolResult = CallToolResult | InputRequiredResult;
+
+/**
+ * A gate result in the SDK's shapes: a complete result without its
+ * `resultType` (the SDK's 2026-07-28 codec stamps it), an `input_required`
+ * one as it is.
+ */
+export function toSdkResult(
+  result: WireCallToolResult | Omit<WireInputRequiredResult, 'requestState'>,
+): SdkToolResult {
+  // The SDK types a URL-mode request with the 2025 `elicitationId`, which the 2026-07-28 in-band
+  // request has not (the SDK's shim adds one); its own guard is the honest narrowing.
+  if (isInputRequiredResult(result)) return result;
+  if (result.resultType !== 'complete') throw new TypeError('unexpected result');
+  const { resultType: _complete, ...complete } = result;
+  return complete;
+}
+
+/**
+ * The JSON-RPC error a gated call answers: an `McpError` of the gate keeps
+ * its code, message and `data`; an SDK `ProtocolError` thrown by the tool's
+ * own code passes as it is; anything else is reported and becomes `-32603`
+ * "Internal error" without detail.
+ */
+export function toProtocolError(error: unknown, report: (error: unknown) => void): ProtocolError {
+  if (error instanceof McpError) return new ProtocolError(error.code, error.message, error.data);
+  if (error instanceof ProtocolError) return error;
+  report(error);
+  return new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
+}

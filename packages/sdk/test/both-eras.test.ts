@@ -1,0 +1,121 @@
+/**
+ * `serveBothEras`: 2026-07-28 per request, 2025-era clients on sessions that
+ * belong to the principal that opened them; and why a 2025-era client needs
+ * a session to be asked anything.
+ */
+import { createMcpHandler } from '@modelcontextprotocol/server';
+import { afterEach, describe, expect, it } from 'vitest';
+import { serveBothEras } from '../src/index.js';
+import { authInfoOf, callTool, instance, officialClient, shared, TOKENS } from './harness.js';
+
+const opened: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const x of opened.splice(0).reverse()) await x.close();
+});
+
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-11-25',
+    capabilities: { elicitation: { form: {} } },
+    clientInfo: { name: 'raw', version: '0' },
+  },
+};
+
+function post(body: unknown, who: string, session?: string): Request {
+  return new Request('http://records.test/mcp', {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${TOKENS[who]}`,
+      ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } : {}),
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+describe('2025-era sessions', () => {
+  function handler(options: Parameters<typeof serveBothEras>[1] = {}) {
+    const h = serveBothEras(instance(shared(['r1'])).factory, options);
+    opened.push(h);
+    const fetchAs = (request: Request) => h.fetch(request, { authInfo: authInfoOf(request) });
+    return { h, fetchAs };
+  }
+
+  async function open(fetchAs: (r: Request) => Promise<Response>, who = 'alice') {
+    const response = await fetchAs(post(initialize, who));
+    expect(response.status).toBe(200);
+    await response.body?.cancel();
+    return response.headers.get('mcp-session-id') as string;
+  }
+
+  it('belong to the principal that opened them', async () => {
+    const { h, fetchAs } = handler();
+    const session = await open(fetchAs);
+    expect(h.sessions).toBe(1);
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
+    const asBob = await fetchAs(post(list, 'bob', session));
+    expect(asBob.status).toBe(404);
+    const asAlice = await fetchAs(post(list, 'alice', session));
+    expect(asAlice.status).toBe(200);
+    expect(await asAlice.text()).toContain('delete_record');
+  });
+
+  it('an unknown session is 404, a request without one that is not initialize is 400', async () => {
+    const { fetchAs } = handler();
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
+    expect((await fetchAs(post(list, 'alice', crypto.randomUUID()))).status).toBe(404);
+    expect((await fetchAs(post(list, 'alice'))).status).toBe(400);
+  });
+
+  it('idle sessions are closed; at most maxSessions are open', async () => {
+    let now = 1_000_000;
+    const { h, fetchAs } = handler({ sessionIdleMs: 60_000, maxSessions: 2, now: () => now });
+    const first = await open(fetchAs);
+    await open(fetchAs, 'bob');
+    expect((await fetchAs(post(initialize, 'alice'))).status).toBe(503);
+    now += 61_000;
+    await open(fetchAs); // sweeps both idle sessions first
+    expect(h.sessions).toBe(1);
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
+    expect((await fetchAs(post(list, 'alice', first))).status).toBe(404);
+  });
+
+  it('close() ends every session', async () => {
+    const { h, fetchAs } = handler();
+    await open(fetchAs);
+    await open(fetchAs, 'bob');
+    await h.close();
+    expect(h.sessions).toBe(0);
+  });
+});
+
+describe('why 2025-era clients need a session', () => {
+  it("the SDK's stateless 2025 serving has no client capabilities, so the gated tool refuses", async () => {
+    const s = shared(['r1']);
+    const stateless = createMcpHandler(instance(s).factory); // legacy: 'stateless', the SDK's default
+    opened.push(stateless);
+    const asked: string[] = [];
+    const client = await officialClient(
+      async (input, init) => {
+        const request = new Request(input, init);
+        return stateless.fetch(request, { authInfo: authInfoOf(request) });
+      },
+      'alice',
+      'legacy',
+      ({ message }) => {
+        asked.push(message);
+        return { action: 'accept', content: { confirm: true } };
+      },
+    );
+    opened.push(client);
+    const refused = await callTool(client, { name: 'delete_record', arguments: { id: 'r1' } });
+    expect(refused.error?.code).toBe(-32021);
+    expect(refused.error?.message).toMatch(/did not declare at initialize/);
+    expect(asked).toEqual([]);
+    expect(s.records.has('r1')).toBe(true);
+  });
+});

@@ -1,0 +1,91 @@
+/**
+ * The README's quick start is `examples/quick-start.ts` (type-checked with
+ * the package), and it runs: started as a process, it deletes a record for
+ * the official client on 2026-07-28 and on the 2025-era default.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const here = (path: string) => new URL(path, import.meta.url);
+const example = readFileSync(here('../examples/quick-start.ts'), 'utf8');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(),
+      );
+    });
+  });
+}
+
+describe('README quick start', () => {
+  it('is examples/quick-start.ts, verbatim', () => {
+    const readme = readFileSync(here('../README.md'), 'utf8');
+    const block = /## Quick start[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(block).toBe(example);
+  });
+
+  let child: ChildProcess | undefined;
+  afterAll(() => {
+    child?.kill();
+  });
+
+  it('runs, and confirms a deletion for both eras of the official client', async () => {
+    const port = await freePort();
+    const token = randomBytes(12).toString('hex');
+    const tsx = createRequire(import.meta.url).resolve('tsx/cli');
+    child = spawn(process.execPath, [tsx, 'examples/quick-start.ts'], {
+      cwd: here('..'),
+      env: {
+        ...process.env,
+        PORT: String(port),
+        TOKEN: token,
+        MRTR_SECRET: randomBytes(32).toString('base64'),
+      },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    const url = new URL(`http://127.0.0.1:${port}/mcp`);
+    for (let i = 0; ; i++) {
+      const up = await fetch(url, { method: 'POST' }).then(
+        (r) => r.status === 401,
+        () => false,
+      );
+      if (up) break;
+      if (i > 200) throw new Error('the quick start did not start listening');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    for (const [era, id] of [
+      ['modern', 'rec-1'],
+      ['legacy', 'rec-2'],
+    ] as const) {
+      const client = new Client(
+        { name: 'readme', version: '0' },
+        {
+          capabilities: { elicitation: { form: {} } },
+          ...(era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}),
+        },
+      );
+      const asked: string[] = [];
+      client.setRequestHandler('elicitation/create', async (request) => {
+        asked.push(request.params.message);
+        return { action: 'accept', content: { confirm: true } };
+      });
+      await client.connect(
+        new StreamableHTTPClientTransport(url, {
+          requestInit: { headers: { Authorization: `Bearer ${token}` } },
+        }),
+      );
+      const result = await client.callTool({ name: 'delete_record', arguments: { id } });
+      expect(result.content).toEqual([{ type: 'text', text: `Deleted ${id}: true.` }]);
+      expect(asked).toEqual([`Delete record ${id}? This cannot be undone.`]);
+      await client.close();
+    }
+  });
+});
