@@ -82,9 +82,13 @@ const deleteIn = (uri: string, extra: string[] = []) =>
     ...extra,
   ]);
 
-/** The note ids of the open select, in the order the form offered them (lines holding only an id). */
+/**
+ * The note ids of the open select, in the order the form offered them: its
+ * option lines start with clack's radio marks (● ○), then the option's label,
+ * which begins with the id (the message's own list uses •).
+ */
 function offered(screen: string): string[] {
-  return [...screen.matchAll(/^\S\s+\S?\s*(note-[0-9a-f]{10})\s*$/gm)].map((m) => m[1] as string);
+  return [...screen.matchAll(/^\S\s+[●○]\s+(note-[0-9a-f]{10})\b/gm)].map((m) => m[1] as string);
 }
 /** An open (active) prompt: clack marks it ◆ (or * without Unicode); answered ones turn ◇. */
 const active = (title: string) => new RegExp(`[◆*]  ${title.replace(/[?]/g, '\\?')}`);
