@@ -6,6 +6,7 @@ import type { ConfirmationLevel } from './approval.js';
 import { askAfresh, contextOf } from './ask.js';
 import type { GateAuditEvent } from './audit.js';
 import { type Asked, asked, type Flow } from './flow.js';
+import { readTicketData } from './sealed.js';
 import { type Confirmation, type FormContent, StaleTargetError } from './types.js';
 
 /** Thrown inside the claim when the target is gone or no longer accessible: rolls the claim back. */
@@ -27,6 +28,7 @@ export async function perform<View, Tx>(
   confirmation: Confirmation,
 ): Promise<CallToolResult | InputRequiredResult> {
   const { round, spec } = flow;
+  const { seal: sealed } = readTicketData(claims.data);
   const answer: Json =
     confirmation.level === 'form'
       ? { action: 'accept', content }
@@ -41,7 +43,7 @@ export async function perform<View, Tx>(
   let result: OnceResult<Json>;
   try {
     result = await flow.parts.store.once(claimOf(flow, claims, answer), async (tx: Tx) => {
-      const again = await spec.prepare(tx);
+      const again = await spec.prepare(tx, sealed);
       if (again.result) throw new TargetUnavailable(again.result);
       const now = asked(spec, contextOf(again), live.mode);
       if (!digestEquals(now.digest, live.digest))
@@ -72,7 +74,7 @@ export async function perform<View, Tx>(
       return error.result;
     }
     if (error instanceof StaleTargetError) {
-      const prepared = await spec.prepare(undefined);
+      const prepared = await spec.prepare(undefined, sealed);
       if (prepared.result) {
         await round.emit({ outcome: 'refused', reason: 'target_unavailable', ...round.known() });
         return prepared.result;
