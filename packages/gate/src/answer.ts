@@ -10,7 +10,7 @@ import {
 import { askAfresh, askAgain, contextOf } from './ask.js';
 import { canonicalizable, refusal } from './errors.js';
 import { type Asked, allows, asked, type Flow, modeFor, policyOf } from './flow.js';
-import { decline, perform } from './perform.js';
+import { alreadyUsed, decline, perform } from './perform.js';
 import { readTicketData } from './sealed.js';
 import type { FormContent } from './types.js';
 
@@ -51,6 +51,12 @@ export async function answer<View, Tx>(
   const same = live !== undefined && digestEquals(live.digest, claims.questionDigest as string);
   // A decline stays a decline whatever changed; the record names the question when it is still the one shown.
   if (action === 'decline') return decline(flow, claims, same ? live : undefined);
+  // What changed may be this very confirmation's doing: an identical re-send gets its recorded outcome.
+  if (!same && action === 'accept' && claims.approvalId === undefined) {
+    const content = (raw as { content?: unknown }).content;
+    const used = await alreadyUsed(flow, claims, content, live?.question.message);
+    if (used) return used;
+  }
   if (!context || !live) {
     await round.emit({ outcome: 'refused', reason: 'target_unavailable', ...round.known() });
     return prepared.result as CallToolResult;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Json } from '@mrtr/replay';
 import type { TicketClaimsInput } from '@mrtr/ticket';
 import {
   type CallToolResult,
@@ -46,7 +47,7 @@ export async function askAfresh<View, Tx>(
 ): Promise<InputRequiredResult> {
   const { round, spec } = flow;
   if (again) await round.emit({ outcome: 'asked_again', reason: again.reason, ...round.known() });
-  const claims: TicketClaimsInput<string> = {
+  const claims: TicketClaimsInput<Json> = {
     sub: flow.principal,
     op: flow.operation,
     argsDigest: flow.argsDigest,

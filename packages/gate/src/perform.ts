@@ -5,6 +5,7 @@ import { type CallToolResult, type InputRequiredResult, textResult } from '@mrtr
 import type { ConfirmationLevel } from './approval.js';
 import { askAfresh, contextOf } from './ask.js';
 import type { GateAuditEvent } from './audit.js';
+import { canonicalizable } from './errors.js';
 import { type Asked, asked, type Flow } from './flow.js';
 import { readTicketData } from './sealed.js';
 import { type Confirmation, type FormContent, StaleTargetError } from './types.js';
@@ -88,6 +89,38 @@ export async function perform<View, Tx>(
     throw error;
   }
   return settle(flow, result, 'completed', written, live.question.message, confirmation.level);
+}
+
+const PROBE = Symbol('probe');
+
+/**
+ * Whether this ticket was already used, asked before the live target is
+ * judged: an identical re-send of a completed form confirmation gets the
+ * recorded outcome (its target has changed or gone since, by its own
+ * mutation most likely), and any other answer on a used ticket is refused,
+ * never asked afresh. The store is probed with a claim whose action throws,
+ * so an unused nonce stays unclaimed.
+ * @returns the result to answer, or `undefined` when the ticket is unused (or the content cannot be digested).
+ */
+export async function alreadyUsed<View, Tx>(
+  flow: Flow<View, Tx>,
+  claims: TicketClaims,
+  content: unknown,
+  question: string | undefined,
+): Promise<CallToolResult | undefined> {
+  if (content === null || typeof content !== 'object' || Array.isArray(content)) return undefined;
+  if (!canonicalizable(content)) return undefined;
+  let result: OnceResult<Json>;
+  try {
+    const answer = { action: 'accept', content } as Json;
+    result = await flow.parts.store.once(claimOf(flow, claims, answer), async () => {
+      throw PROBE;
+    });
+  } catch (error) {
+    if (error === PROBE) return undefined;
+    throw error;
+  }
+  return settle(flow, result, 'completed', undefined, question, 'form');
 }
 
 /**

@@ -362,6 +362,27 @@ describe('gate.tool(): facts sealed in the ticket (seal → sealed)', () => {
     expect(removed).toEqual([1]);
   });
 
+  it('an identical re-send after the target changed gets the recorded outcome; the ticket asks nothing afresh', async () => {
+    const { tool, file, removed, request, yes } = fileTool();
+    const first = (await tool.handler({ path: 'a' }, request())) as { requestState: string };
+    const done = await tool.handler({ path: 'a' }, yes(first.requestState));
+    file.inode = 2; // what the deletion left: another file under the name, or none
+    file.size = 99;
+    expect(await tool.handler({ path: 'a' }, yes(first.requestState))).toEqual(done);
+    const other = await tool.handler(
+      { path: 'a' },
+      request({
+        requestState: first.requestState,
+        inputResponses: { confirm: { action: 'accept', content: { confirm: true, extra: 1 } } },
+      }),
+    );
+    expect(other).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringMatching(/already used/) }],
+    });
+    expect(removed).toEqual([1]);
+  });
+
   it('a fresh question after a change seals the facts read then', async () => {
     const { tool, file, seen, request, yes } = fileTool();
     const first = (await tool.handler({ path: 'a' }, request())) as { requestState: string };
