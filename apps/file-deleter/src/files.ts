@@ -274,8 +274,14 @@ export class FilesRoot {
       try {
         next = await fsp.open(at(parent.fd, folder), DIR_FLAGS);
       } catch (error) {
+        // O_DIRECTORY | O_NOFOLLOW on a link fails with ELOOP or ENOTDIR, depending on the kernel.
+        const link = await fsp.lstat(at(parent.fd, folder)).then(
+          (st) => st.isSymbolicLink(),
+          () => false,
+        );
         const code = codeOf(error);
-        if (code === 'ELOOP') return refuse(`${here} is a symbolic link, which is never followed`);
+        if (code === 'ELOOP' || link)
+          return refuse(`${here} is a symbolic link, which is never followed`);
         if (code === 'ENOTDIR') return refuse(`${here} is not a folder`);
         if (code === 'ENOENT') return refuse(`there is no folder ${here}`, true);
         await closeAll(handles);

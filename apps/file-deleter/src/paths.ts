@@ -7,6 +7,9 @@ export const MAX_NAME_BYTES = 255;
 /** The folder under the root where files wait between the claim and the unlink; no path may name it. */
 export const TRASH_DIR = '.mrtr-trash';
 
+/** Slashes NFKC leaves alone: division, fraction, big and set-minus slashes, box-drawing diagonals. */
+const SLASH_LIKE = /[\u2044\u2215\u2216\u2571\u2572\u29F5\u29F8\u29F9\uFE68]/;
+
 /**
  * Why `path` is not a name this server will look up, or `undefined` when it
  * is one. The rules, checked on the text alone before the file system is
@@ -19,8 +22,8 @@ export const TRASH_DIR = '.mrtr-trash';
  * - no control characters, no invisible format characters (bidi overrides,
  *   zero-width joiners), no line or paragraph separators;
  * - Unicode NFC, and unchanged by NFKC: compatibility look-alikes of `/` and
- *   `.` (`／`, `∕`, `․`, `‥`), fullwidth letters and ligatures are refused,
- *   never normalized into another name;
+ *   `.` (`／`, `․`, `‥`), fullwidth letters and ligatures are refused, never
+ *   normalized into another name; so are the slashes NFKC keeps (`∕`, `⁄`, `⧸`);
  * - no name that starts or ends with a space, none over 255 UTF-8 bytes,
  *   none equal to `.mrtr-trash` in any case.
  */
@@ -34,6 +37,7 @@ export function pathProblem(path: string): string | undefined {
     return 'contains a control or invisible formatting character';
   if (path.normalize('NFC') !== path)
     return 'is not in Unicode NFC form: type it composed (é as one character, not e and an accent)';
+  if (SLASH_LIKE.test(path)) return 'contains a character that looks like / or \\';
   if (path.normalize('NFKC') !== path)
     return 'contains a compatibility look-alike character (such as ／ for / or ․ for .), refused rather than read as another name';
   for (const name of path.split('/')) {
