@@ -22,8 +22,8 @@ runServer('file-deleter', async () => {
     host: env.host,
     port: env.port,
   });
-  console.log(`file-deleter listening on ${running.url} (data: ${db.description})`);
   console.log(`files root: ${root}${seeded ? ' (demo files seeded: notes.txt, todo.md, …)' : ''}`);
+  console.log(`file-deleter listening on ${running.url} (data: ${db.description})`);
   console.log('replay store: table mrtr_replay in the same database, claimed with each deletion');
   console.log(
     `audit trail: JSON lines to ${env.auditTo}${env.auditTable ? '; table mrtr_audit, written with each deletion' : ''}`,

@@ -23,7 +23,7 @@ Action items
 
 /** The demo files: `notes.txt` (about 2.3 KB, modified 2026-10-05 14:30 UTC) and a few others. */
 const FILES: { path: string; text: string; modified?: string }[] = [
-  { path: 'notes.txt', text: NOTES.repeat(3).slice(0, 2345), modified: '2026-10-05T14:30:00Z' },
+  { path: 'notes.txt', text: NOTES.repeat(5).slice(0, 2345), modified: '2026-10-05T14:30:00Z' },
   { path: 'todo.md', text: '- [ ] renew the certificate\n- [x] rotate the keys\n' },
   { path: 'reports/q3-summary.csv', text: 'month,revenue\njul,120\naug,135\nsep,128\n' },
   { path: 'drafts/letter.txt', text: 'Dear team,\n\nthank you for a good quarter.\n' },
