@@ -7,7 +7,7 @@ import { createMcpEndpoint, type McpEndpoint } from '@mrtr/server';
 import { TicketSealer } from '@mrtr/ticket';
 import type { Database, Queryable } from './db.js';
 import { migrateDeletions, recover } from './deletions.js';
-import { type FilesHooks, FilesRoot } from './files.js';
+import { type FilesHooks, FilesRoot } from './root.js';
 import { fileTools, type ToolHooks } from './tools.js';
 
 export { parseTokens, type RunningServer, randomSecret } from '@mrtr/example-kit';

@@ -1,5 +1,6 @@
 import type { Database, Queryable } from './db.js';
-import type { FileFacts, FilesRoot } from './files.js';
+import type { FileFacts, FilesRoot } from './root.js';
+import { finish, restore, trashNonces } from './trash.js';
 
 /**
  * Table `file_deletions`: one row per deletion, keyed by the ticket nonce,
@@ -75,8 +76,14 @@ export async function settle(
   return db.transaction(async (tx) => {
     await lockNonce(tx, nonce);
     const row = await tx.query('SELECT 1 FROM file_deletions WHERE nonce = $1', [nonce]);
-    if (row.rows.length === 0) return (await root.restore(nonce)) ? 'restored' : 'stuck';
-    await root.finish(nonce);
+    if (row.rows.length === 0) {
+      if (await restore(root, nonce)) return 'restored';
+      console.warn(
+        `file-deleter: ${nonce} was not deleted but cannot be put back (its name is taken); it stays in .mrtr-trash`,
+      );
+      return 'stuck';
+    }
+    await finish(root, nonce);
     await tx.query(
       'UPDATE file_deletions SET finished_at = now() WHERE nonce = $1 AND finished_at IS NULL',
       [nonce],
@@ -95,6 +102,6 @@ export async function recover(
   root: FilesRoot,
 ): Promise<Record<'finished' | 'restored' | 'stuck', string[]>> {
   const done = { finished: [] as string[], restored: [] as string[], stuck: [] as string[] };
-  for (const nonce of await root.trashNonces()) done[await settle(db, root, nonce)].push(nonce);
+  for (const nonce of await trashNonces(root)) done[await settle(db, root, nonce)].push(nonce);
   return done;
 }

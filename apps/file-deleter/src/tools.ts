@@ -13,8 +13,9 @@ import { filesize } from 'filesize';
 import { z } from 'zod';
 import type { Database, Queryable } from './db.js';
 import { lockNonce, recordDeletion, settle } from './deletions.js';
-import type { FileFacts, FilesRoot } from './files.js';
 import { PathArgument } from './paths.js';
+import type { FileFacts, FilesRoot } from './root.js';
+import { moveToTrash } from './trash.js';
 
 const DeleteArgs = z.strictObject({ path: PathArgument });
 
@@ -135,7 +136,7 @@ export function fileTools(
       await lockNonce(tx, nonce);
       await recordDeletion(tx, nonce, f, { principal, reason: answer.reason, backup });
       moved.getStore()?.add(nonce);
-      if ((await root.moveToTrash(f, nonce, backup)) === 'changed')
+      if ((await moveToTrash(root, f, nonce, backup)) === 'changed')
         throw new StaleTargetError(`${f.path} changed or went just before it was moved`);
       const kept = backup ? ` A backup is kept as ${backup}.` : '';
       return textResult(`Deleted ${f.path} (${size(f.size)}).${kept}`, {
