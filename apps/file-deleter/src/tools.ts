@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { posix } from 'node:path';
 import {
   type ConfirmationGate,
   flag,
@@ -138,10 +139,12 @@ export function fileTools(
       moved.getStore()?.add(nonce);
       if ((await moveToTrash(root, f, nonce, backup)) === 'changed')
         throw new StaleTargetError(`${f.path} changed or went just before it was moved`);
-      const kept = backup ? ` A backup is kept as ${backup}.` : '';
+      // The backup's path from the root: beside the file, in the same folder.
+      const backupPath = backup && posix.join(posix.dirname(f.path), backup);
+      const kept = backupPath ? ` A backup is kept as ${backupPath}.` : '';
       return textResult(`Deleted ${f.path} (${size(f.size)}).${kept}`, {
         structuredContent: {
-          deleted: { path: f.path, size: f.size, backup: backup ?? null },
+          deleted: { path: f.path, size: f.size, backup: backupPath ?? null },
         },
       });
     },

@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Database } from '@mrtr/example-kit';
 import type { McpEndpoint } from '@mrtr/server';
+import { createFileDeleterEndpoint } from '../../../apps/file-deleter/src/app.js';
 import { createNotesEndpoint } from '../../../apps/notes-server/src/app.js';
 import { createServiceDeleterEndpoint } from '../../../apps/service-deleter/src/app.js';
 import {
@@ -13,7 +17,7 @@ import {
 import { type GivenStore, openBackend, STORES, type StoreName } from './backends.js';
 
 /** The example apps under test. */
-export const APPS = ['notes-server', 'service-deleter'] as const;
+export const APPS = ['notes-server', 'service-deleter', 'file-deleter'] as const;
 export type AppName = (typeof APPS)[number];
 
 /** One cell row of the matrix: an app served by an adapter on a replay store. */
@@ -63,6 +67,8 @@ export interface RunningCombination {
   urls: [string, string];
   /** The app database, to assert what was mutated. */
   db: Database;
+  /** The files root both instances serve (`file-deleter` only): a fresh temporary folder. */
+  files: string;
   clock: TestClock;
   principals: Principals;
   close(): Promise<void>;
@@ -74,12 +80,18 @@ interface AppOptions {
   secret: Uint8Array;
   now: () => number;
   store?: GivenStore;
+  files: string;
 }
 
-function createEndpoint(app: AppName, { store, ...options }: AppOptions): Promise<McpEndpoint> {
-  if (app === 'notes-server')
-    return createNotesEndpoint({ ...options, ...(store ? { store } : {}) });
-  return createServiceDeleterEndpoint({ ...options, ...(store ? { store } : {}) });
+function createEndpoint(
+  app: AppName,
+  { store, files, ...options }: AppOptions,
+): Promise<McpEndpoint> {
+  const front = store ? { store } : {};
+  if (app === 'notes-server') return createNotesEndpoint({ ...options, ...front });
+  if (app === 'file-deleter')
+    return createFileDeleterEndpoint({ ...options, ...front, root: files });
+  return createServiceDeleterEndpoint({ ...options, ...front });
 }
 
 /**
@@ -100,6 +112,8 @@ export async function startCombination(c: Combination, run: string): Promise<Run
   ]);
   const clock: TestClock = { offsetMs: 0, now: () => Date.now() + clock.offsetMs };
   const secret = new Uint8Array(randomBytes(32));
+  const files = mkdtempSync(join(tmpdir(), `mrtr-matrix-${c.slug}-`));
+  const removeFiles = () => rmSync(files, { recursive: true, force: true });
   const instances: Listening[] = [];
   try {
     for (const i of [0, 1] as const) {
@@ -109,12 +123,14 @@ export async function startCombination(c: Combination, run: string): Promise<Run
         secret,
         now: () => clock.now(),
         store: backend.stores[i],
+        files,
       });
       instances.push(await serveWith(c.adapter, endpoint, tokens));
     }
   } catch (error) {
     for (const instance of instances) await instance.close();
     await backend.close();
+    removeFiles();
     throw error;
   }
   const [a, b] = instances as [Listening, Listening];
@@ -122,12 +138,14 @@ export async function startCombination(c: Combination, run: string): Promise<Run
     combination: c,
     urls: [a.url, b.url],
     db: backend.dbs[0],
+    files,
     clock,
     principals,
     async close() {
       await a.close();
       await b.close();
       await backend.close();
+      removeFiles();
     },
   };
 }

@@ -1,5 +1,5 @@
 /**
- * The matrix: 2 apps × 3 adapters × 4 replay stores, each combination two
+ * The matrix: 3 apps × 3 adapters × 4 replay stores, each combination two
  * server instances, every scenario of its app one test. Combinations run one
  * after another; the table is printed at the end, and any red cell (failed,
  * or never run) fails the run. Under CI=true an unreachable PostgreSQL or
