@@ -166,7 +166,10 @@ describe('notes_delete with the official client', () => {
     const { uri, ids } = await dupWorkspace();
     const alice = await connect('tok-alice', ({ requestedSchema }) => ({
       action: 'accept',
-      content: { note_id: fieldOptions(requestedSchema.properties.note_id)[0] as string, confirm: false },
+      content: {
+        note_id: fieldOptions(requestedSchema.properties.note_id)[0] as string,
+        confirm: false,
+      },
     }));
 
     const result = await deleteDup(alice, uri);
