@@ -15,7 +15,8 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type Database, openDatabase } from '../src/db.js';
 import {
   answer,
   ask,
@@ -30,13 +31,20 @@ import {
 } from './harness.js';
 
 let h: Harness | undefined;
+// One database for the file (starting PGlite is the slow part); each test its own root and server.
+let db: Database;
+beforeAll(async () => {
+  db = await openDatabase('memory://');
+});
+afterAll(() => db.close());
 afterEach(async () => {
   await h?.close();
   h = undefined;
 });
 
 async function started(hooks: { beforeMove?: () => Promise<void> } = {}) {
-  h = await startHarness({ hooks });
+  h = await startHarness({ hooks, db });
+  await db.query('DELETE FROM file_deletions');
   put(h.root, 'notes.txt', 'version one');
   return h;
 }

@@ -6,7 +6,8 @@ import { readFileSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { rpc } from '@mrtr/spec-schema';
 import { DEFAULT_TTL_SECONDS } from '@mrtr/ticket';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type Database, openDatabase } from '../src/db.js';
 import {
   accept,
   answer,
@@ -25,8 +26,15 @@ import {
 
 const NOTES = 'n'.repeat(2345);
 let h: Harness;
+// One database for the file (starting PGlite is the slow part); each test its own root and servers.
+let db: Database;
+beforeAll(async () => {
+  db = await openDatabase('memory://');
+});
+afterAll(() => db.close());
 beforeEach(async () => {
-  h = await startHarness();
+  h = await startHarness({ db });
+  await db.query('DELETE FROM file_deletions');
   put(h.root, 'notes.txt', NOTES);
   const modified = new Date('2026-10-05T14:30:00Z');
   utimesSync(join(h.root, 'notes.txt'), modified, modified);
