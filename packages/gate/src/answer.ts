@@ -11,6 +11,7 @@ import { askAfresh, askAgain, contextOf } from './ask.js';
 import { canonicalizable, refusal } from './errors.js';
 import { type Asked, allows, asked, type Flow, modeFor, policyOf } from './flow.js';
 import { acceptedAnswer, decline, perform, replayOf } from './perform.js';
+import { readTicketData } from './sealed.js';
 import type { FormContent } from './types.js';
 
 type Action = 'accept' | 'decline' | 'cancel';
@@ -41,7 +42,7 @@ export async function answer<View, Tx>(
     await round.emit({ outcome: 'cancelled', ...round.known(), isError: !!result.isError });
     return result;
   }
-  const prepared = await spec.prepare(undefined);
+  const prepared = await spec.prepare(undefined, readTicketData(claims.data).seal);
   const context = prepared.result ? undefined : contextOf(prepared);
   const policy = policyOf(spec, context);
   const mode =

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Json } from '@mrtr/replay';
 import type { TicketClaimsInput } from '@mrtr/ticket';
 import {
   type CallToolResult,
@@ -9,6 +10,7 @@ import {
 } from '@mrtr/wire';
 import { type Asked, asked, type Flow, modeFor, policyOf, withNotice } from './flow.js';
 import type { AskAgainReason } from './reasons.js';
+import { ticketData } from './sealed.js';
 import { sealTraceContext } from './trace.js';
 import type { AskContext, Preparation } from './types.js';
 
@@ -45,7 +47,7 @@ export async function askAfresh<View, Tx>(
 ): Promise<InputRequiredResult> {
   const { round, spec } = flow;
   if (again) await round.emit({ outcome: 'asked_again', reason: again.reason, ...round.known() });
-  const claims: TicketClaimsInput<string> = {
+  const claims: TicketClaimsInput<Json> = {
     sub: flow.principal,
     op: flow.operation,
     argsDigest: flow.argsDigest,
@@ -55,8 +57,8 @@ export async function askAfresh<View, Tx>(
   };
   const approvalId = live.mode === 'form' ? undefined : randomBytes(16).toString('base64url');
   if (approvalId !== undefined) claims.approvalId = approvalId;
-  const traced = sealTraceContext(round.span);
-  if (traced !== undefined) claims.data = traced;
+  const data = ticketData(sealTraceContext(round.span), live.context.seal);
+  if (data !== undefined) claims.data = data;
   const { ticket, claims: minted } = flow.parts.sealer.seal(claims);
   round.setNonce(minted.nonce);
   const shown = again ? withNotice(spec, live.context, again.notice) : live.question;
@@ -123,6 +125,8 @@ export async function askAgain<View, Tx>(
 
 /** The ask context of a preparation that asks. */
 export function contextOf<View>(prepared: Preparation<View>): AskContext<View> {
-  const p = prepared as { candidates?: string[]; view: View };
-  return { candidates: p.candidates, view: p.view };
+  const p = prepared as { candidates?: string[]; view: View; seal?: AskContext<View>['seal'] };
+  return p.seal === undefined
+    ? { candidates: p.candidates, view: p.view }
+    : { candidates: p.candidates, view: p.view, seal: p.seal };
 }

@@ -3,6 +3,7 @@ import { ErrorCode } from '@mrtr/wire';
 import { refusal } from './errors.js';
 import type { Flow } from './flow.js';
 import { TICKET_REFUSAL_DETAIL } from './reasons.js';
+import { readTicketData } from './sealed.js';
 import { previousRoundLink } from './trace.js';
 
 /**
@@ -30,7 +31,8 @@ export async function openTicket<View, Tx>(flow: Flow<View, Tx>): Promise<Ticket
   }
   const claims = opened.claims;
   round.setNonce(claims.nonce);
-  const link = typeof claims.data === 'string' ? previousRoundLink(claims.data) : undefined;
+  const { trace } = readTicketData(claims.data);
+  const link = trace === undefined ? undefined : previousRoundLink(trace);
   if (link) round.span.addLink(link);
   // What the sealer cannot know: which question and phase of this tool the ticket was for.
   if (

@@ -5,7 +5,9 @@ import { type CallToolResult, type InputRequiredResult, textResult } from '@mrtr
 import type { ConfirmationLevel } from './approval.js';
 import { askAfresh, contextOf } from './ask.js';
 import type { GateAuditEvent } from './audit.js';
+import { canonicalizable } from './errors.js';
 import { type Asked, asked, type Flow } from './flow.js';
+import { readTicketData } from './sealed.js';
 import { type Confirmation, type FormContent, StaleTargetError } from './types.js';
 
 /** Thrown inside the claim when the target is gone or no longer accessible: rolls the claim back. */
@@ -63,6 +65,7 @@ export async function perform<View, Tx>(
   confirmation: Confirmation,
 ): Promise<CallToolResult | InputRequiredResult> {
   const { round, spec } = flow;
+  const { seal: sealed } = readTicketData(claims.data);
   const answer = acceptedAnswer(
     confirmation.level === 'form' ? undefined : confirmation.approvalId,
     content,
@@ -78,7 +81,7 @@ export async function perform<View, Tx>(
   let result: OnceResult<Json>;
   try {
     result = await flow.parts.store.once(claimOf(flow, claims, answer), async (tx: Tx) => {
-      const again = await spec.prepare(tx);
+      const again = await spec.prepare(tx, sealed);
       if (again.result) throw new TargetUnavailable(again.result);
       const now = asked(spec, contextOf(again), live.mode);
       if (!digestEquals(now.digest, live.digest))
@@ -120,7 +123,7 @@ export async function perform<View, Tx>(
       return error.result;
     }
     if (error instanceof StaleTargetError) {
-      const prepared = await spec.prepare(undefined);
+      const prepared = await spec.prepare(undefined, sealed);
       if (prepared.result) {
         await round.emit({ outcome: 'refused', reason: 'target_unavailable', ...round.known() });
         return prepared.result;

@@ -1,3 +1,4 @@
+import type { Json } from '@mrtr/replay';
 import type {
   CallToolResult,
   InputRequiredResult,
@@ -44,6 +45,13 @@ export type Asking<View, F extends FormFields> =
       choices?: { [K in keyof F]?: readonly Choice[] };
       /** The text each `typeToConfirm` field must equal. */
       expect?: { [K in keyof F]?: string };
+      /**
+       * Facts to seal in the ticket of this question (small JSON, e.g. a
+       * file's device and inode), handed back as `sealed` to `ask` on every
+       * retry of that ticket and inside its claim: what the person was asked
+       * about, which live data cannot tell. Only the server reads it.
+       */
+      seal?: Json;
     }
   | WithoutAsking;
 
@@ -58,6 +66,13 @@ export interface CallInput<Args, Tx> {
    * transaction: read with it and lock what will change (`FOR UPDATE`).
    */
   tx: Tx | undefined;
+  /**
+   * On a retry and inside the claim: the `seal` that `ask` returned when the
+   * ticket this request presents was minted (`undefined` at round 1, or when
+   * nothing was sealed). Compare it with the live target to refuse one that
+   * was replaced instead of asking about the replacement.
+   */
+  sealed: Json | undefined;
 }
 
 /** What `perform` receives: the call, the live view, the typed answer, and the claim's transaction. */
@@ -173,8 +188,8 @@ export function gatedTool<Args, View, F extends FormFields, Tx>(
           : { level: typeof level === 'function' ? ({ view }) => level(view.view, args) : level }),
         ...(chooser !== undefined ? { candidateField: chooser } : {}),
         consentFields,
-        async prepare(tx) {
-          const asking = await declaration.ask({ args, principal, tx });
+        async prepare(tx, sealed) {
+          const asking = await declaration.ask({ args, principal, tx, sealed });
           if (asking instanceof WithoutAsking) return { result: asking.result };
           const shown: Shown<View> = {
             message: asking.message,
@@ -184,7 +199,11 @@ export function gatedTool<Args, View, F extends FormFields, Tx>(
           };
           const candidates =
             chooser === undefined ? undefined : (shown.choices[chooser] ?? []).map((c) => c.value);
-          return candidates === undefined ? { view: shown } : { view: shown, candidates };
+          return {
+            view: shown,
+            ...(candidates === undefined ? {} : { candidates }),
+            ...(asking.seal === undefined ? {} : { seal: asking.seal }),
+          };
         },
         question({ view }, notice) {
           return {

@@ -1,3 +1,4 @@
+import type { Json } from '@mrtr/replay';
 import type { TicketClaims } from '@mrtr/ticket';
 import type {
   CallToolResult,
@@ -66,6 +67,8 @@ export interface AskContext<View> {
   candidates: string[] | undefined;
   /** What the question shows about the target, read from live data (the tool's own shape). */
   view: View;
+  /** What a ticket minted for this question seals and hands back (see {@link Preparation}). */
+  seal?: Json | undefined;
 }
 
 /**
@@ -73,7 +76,19 @@ export interface AskContext<View> {
  * result (nothing matched, no access) that ends the round without asking.
  */
 export type Preparation<View> =
-  | { candidates?: string[]; view: View; result?: undefined }
+  | {
+      candidates?: string[];
+      view: View;
+      /**
+       * Facts about the target to seal in the ticket minted for this question
+       * (small JSON: it travels in every retry), handed back to `prepare` as
+       * `sealed` on each retry of that ticket and inside its claim, e.g. a
+       * file's identity, so that a replaced target can be refused rather than
+       * asked about afresh. Only the server can read or write it.
+       */
+      seal?: Json;
+      result?: undefined;
+    }
   | { result: CallToolResult };
 
 /** How the "yes" that lets an operation run was given. */
@@ -153,9 +168,11 @@ export interface GateSpec<View, Tx> {
    * once more inside the replay store's claim with its transaction `tx`
    * (read with it, and lock what will change: `SELECT … FOR UPDATE`), so the
    * mutation acts on what the person saw. Re-authorize here: a result means
-   * nothing is asked or done.
+   * nothing is asked or done. `sealed` is the `seal` of the preparation that
+   * minted the ticket this request presents (`undefined` at round 1, or when
+   * none was sealed).
    */
-  prepare(tx: Tx | undefined): Promise<Preparation<View>>;
+  prepare(tx: Tx | undefined, sealed?: Json): Promise<Preparation<View>>;
   /**
    * Build the question from the live view. Pure: the same view must give the
    * same question, whose digest the ticket seals; a `notice` (why the person

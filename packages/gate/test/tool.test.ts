@@ -327,3 +327,110 @@ describe('gate.tool(): one declaration per gated tool', () => {
     expect(done).toEqual(['notes.txt:cleanup']);
   });
 });
+
+describe('gate.tool(): facts sealed in the ticket (seal → sealed)', () => {
+  /** A file whose identity (inode) and size the test changes between rounds. */
+  function fileTool() {
+    const file = { inode: 1, size: 10 };
+    const seen: unknown[] = [];
+    const removed: number[] = [];
+    const gate = new ConfirmationGate({ sealer: sealer(), store: new MemoryReplayStore() });
+    const tool = gate.tool({
+      name: 'delete_file',
+      description: 'Delete a file; a person confirms.',
+      args: z.object({ path: z.string() }),
+      form: { confirm: confirm({ title: 'Yes' }) },
+      async ask({ sealed }) {
+        seen.push(sealed);
+        if (sealed !== undefined && sealed !== file.inode)
+          return withoutAsking(textResult('Replaced since you were asked.', { isError: true }));
+        return { message: `Delete it (${file.size} bytes)?`, view: file.inode, seal: file.inode };
+      },
+      async perform({ view }) {
+        removed.push(view);
+        return textResult('Deleted.');
+      },
+    });
+    const request = (extra: Partial<GateRequest> = {}): GateRequest => ({
+      principal: 'alice',
+      method: 'tools/call',
+      name: 'delete_file',
+      arguments: { path: 'a' },
+      capabilities: { elicitation: {} },
+      inputResponses: undefined,
+      requestState: undefined,
+      ...extra,
+    });
+    const yes = (requestState: string) =>
+      request({
+        requestState,
+        inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+      });
+    return { tool, file, seen, removed, request, yes };
+  }
+
+  it('hands the seal back to ask on the retry and inside the claim', async () => {
+    const { tool, seen, removed, request, yes } = fileTool();
+    const first = (await tool.handler({ path: 'a' }, request())) as { requestState: string };
+    expect(await tool.handler({ path: 'a' }, yes(first.requestState))).toMatchObject({
+      isError: false,
+    });
+    // Round 1, the retry, and inside the claim (a memory store's claim has no transaction).
+    expect(seen).toEqual([undefined, 1, 1]);
+    expect(removed).toEqual([1]);
+  });
+
+  it('a replaced target is refused with what ask says, nothing performed, the ticket unused', async () => {
+    const { tool, file, removed, request, yes } = fileTool();
+    const first = (await tool.handler({ path: 'a' }, request())) as { requestState: string };
+    file.inode = 2;
+    expect(await tool.handler({ path: 'a' }, yes(first.requestState))).toMatchObject({
+      isError: true,
+      content: [{ text: 'Replaced since you were asked.' }],
+    });
+    file.inode = 1;
+    expect(await tool.handler({ path: 'a' }, yes(first.requestState))).toMatchObject({
+      isError: false,
+    });
+    expect(removed).toEqual([1]);
+  });
+
+  it('an identical re-send after the target changed gets the recorded outcome; the ticket asks nothing afresh', async () => {
+    const { tool, file, removed, request, yes } = fileTool();
+    const first = (await tool.handler({ path: 'a' }, request())) as { requestState: string };
+    const done = await tool.handler({ path: 'a' }, yes(first.requestState));
+    file.inode = 2; // what the deletion left: another file under the name, or none
+    file.size = 99;
+    expect(await tool.handler({ path: 'a' }, yes(first.requestState))).toEqual(done);
+    const other = await tool.handler(
+      { path: 'a' },
+      request({
+        requestState: first.requestState,
+        inputResponses: { confirm: { action: 'accept', content: { confirm: true, extra: 1 } } },
+      }),
+    );
+    expect(other).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringMatching(/already used/) }],
+    });
+    expect(removed).toEqual([1]);
+  });
+
+  it('a fresh question after a change seals the facts read then', async () => {
+    const { tool, file, seen, request, yes } = fileTool();
+    const first = (await tool.handler({ path: 'a' }, request())) as { requestState: string };
+    file.size = 11;
+    file.inode = 1;
+    const fresh = (await tool.handler({ path: 'a' }, yes(first.requestState))) as {
+      requestState: string;
+      resultType: string;
+    };
+    expect(fresh.resultType).toBe('input_required');
+    expect(fresh.requestState).not.toBe(first.requestState);
+    file.inode = 3; // what the fresh ticket sealed is the inode read when it was minted (1)
+    expect(await tool.handler({ path: 'a' }, yes(fresh.requestState))).toMatchObject({
+      isError: true,
+    });
+    expect(seen.at(-1)).toBe(1);
+  });
+});

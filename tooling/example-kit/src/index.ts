@@ -1,6 +1,6 @@
 /**
  * @mrtr/example-kit: what the example MCP servers (apps/notes-server,
- * apps/service-deleter) share and none of the published packages should own:
+ * apps/service-deleter, apps/file-deleter) share and none of the published packages should own:
  * opening PostgreSQL or PGlite, bearer tokens, ticket secrets, listening.
  *
  * @example

@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Database } from '@mrtr/example-kit';
 import type { McpEndpoint } from '@mrtr/server';
+import { createFileDeleterEndpoint } from '../../../apps/file-deleter/src/app.js';
 import { createNotesEndpoint } from '../../../apps/notes-server/src/app.js';
 import { createNotesSdkEndpoint } from '../../../apps/notes-server/src/sdk-app.js';
 import { createServiceDeleterEndpoint } from '../../../apps/service-deleter/src/app.js';
@@ -14,7 +18,7 @@ import {
 import { type GivenStore, openBackend, STORES, type StoreName } from './backends.js';
 
 /** The example apps under test. */
-export const APPS = ['notes-server', 'service-deleter'] as const;
+export const APPS = ['notes-server', 'service-deleter', 'file-deleter'] as const;
 export type AppName = (typeof APPS)[number];
 
 /** One cell row of the matrix: an app served by an adapter on a replay store. */
@@ -68,6 +72,8 @@ export interface RunningCombination {
   urls: [string, string];
   /** The app database, to assert what was mutated. */
   db: Database;
+  /** The files root both instances serve (`file-deleter` only): a fresh temporary folder. */
+  files: string;
   clock: TestClock;
   principals: Principals;
   close(): Promise<void>;
@@ -79,17 +85,20 @@ interface AppOptions {
   secret: Uint8Array;
   now: () => number;
   store?: GivenStore;
+  files: string;
 }
 
 /** The app's endpoint for `adapter`, and what closes it (the SDK bridge's 2025-era sessions). */
 async function createEndpoint(
   app: AppName,
   adapter: AdapterName,
-  { store, ...options }: AppOptions,
+  { store, files, ...options }: AppOptions,
 ): Promise<{ endpoint: McpEndpoint; close?: () => Promise<void> }> {
   const given = { ...options, ...(store ? { store } : {}) };
   if (adapter === 'sdk') return createNotesSdkEndpoint(given);
   if (app === 'notes-server') return { endpoint: await createNotesEndpoint(given) };
+  if (app === 'file-deleter')
+    return { endpoint: await createFileDeleterEndpoint({ ...given, root: files }) };
   // The framework authenticates under express and hono: alice and bob are the platform team either way.
   return { endpoint: await createServiceDeleterEndpoint({ ...given, members: ['alice', 'bob'] }) };
 }
@@ -112,6 +121,8 @@ export async function startCombination(c: Combination, run: string): Promise<Run
   ]);
   const clock: TestClock = { offsetMs: 0, now: () => Date.now() + clock.offsetMs };
   const secret = new Uint8Array(randomBytes(32));
+  const files = mkdtempSync(join(tmpdir(), `mrtr-matrix-${c.slug}-`));
+  const removeFiles = () => rmSync(files, { recursive: true, force: true });
   const instances: Listening[] = [];
   const closers: (() => Promise<void>)[] = [];
   try {
@@ -122,6 +133,7 @@ export async function startCombination(c: Combination, run: string): Promise<Run
         secret,
         now: () => clock.now(),
         store: backend.stores[i],
+        files,
       });
       if (close) closers.push(close);
       instances.push(await serveWith(c.adapter, endpoint, tokens));
@@ -130,6 +142,7 @@ export async function startCombination(c: Combination, run: string): Promise<Run
     for (const instance of instances) await instance.close();
     for (const close of closers) await close();
     await backend.close();
+    removeFiles();
     throw error;
   }
   const [a, b] = instances as [Listening, Listening];
@@ -137,6 +150,7 @@ export async function startCombination(c: Combination, run: string): Promise<Run
     combination: c,
     urls: [a.url, b.url],
     db: backend.dbs[0],
+    files,
     clock,
     principals,
     async close() {
@@ -144,6 +158,7 @@ export async function startCombination(c: Combination, run: string): Promise<Run
       await b.close();
       for (const close of closers) await close();
       await backend.close();
+      removeFiles();
     },
   };
 }

@@ -25,6 +25,7 @@
  * @packageDocumentation
  */
 import type { AppName } from './combination.js';
+import { FILE_DELETER_SCENARIOS } from './scenarios/file-deleter.js';
 import { NOTES_SCENARIOS } from './scenarios/notes.js';
 import { SERVICE_DELETER_SCENARIOS } from './scenarios/service-deleter.js';
 import type { Scenario } from './scenarios/types.js';
@@ -45,5 +46,7 @@ export { type Cell, ResultTable } from './table.js';
 
 /** The scenarios of `app`, one per column of {@link COLUMNS}, in its order. */
 export function scenariosOf(app: AppName): Scenario[] {
-  return app === 'notes-server' ? NOTES_SCENARIOS : SERVICE_DELETER_SCENARIOS;
+  if (app === 'notes-server') return NOTES_SCENARIOS;
+  if (app === 'file-deleter') return FILE_DELETER_SCENARIOS;
+  return SERVICE_DELETER_SCENARIOS;
 }

@@ -1,6 +1,6 @@
 /**
- * The matrix: notes-server × 4 adapters and service-deleter × 3 adapters
- * (no SDK entry point) × 4 replay stores, each combination two
+ * The matrix: notes-server × 4 adapters, service-deleter and file-deleter
+ * × 3 adapters each (no SDK entry point) × 4 replay stores, each combination two
  * server instances, every scenario of its app one test. Combinations run one
  * after another; the table is printed at the end, and any red cell (failed,
  * or never run) fails the run. Under CI=true an unreachable PostgreSQL or

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from '@mrtr/example-kit';
 import { expect } from 'vitest';
-import { insertService } from '../../../../apps/service-deleter/src/services.js';
+import { DEFAULT_TEAM, insertService } from '../../../../apps/service-deleter/src/services.js';
 import type { RunningCombination } from '../combination.js';
 import { withOfficialClient } from '../official-client.js';
 import {
@@ -43,6 +43,12 @@ async function seed(db: Database): Promise<Svc> {
     host: `${tag}.example.com`,
     vol: `vol_m${tag}`,
   };
+  // Services belong to a team. Behind Express or Hono the app has no tokens, so no principal was
+  // made a member at start: alice joins the default team here, as an operator would add her.
+  await db.query(
+    'INSERT INTO team_members (team_id, principal) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+    [DEFAULT_TEAM, 'alice'],
+  );
   await db.transaction((tx) =>
     insertService(tx, {
       id: svc.id,

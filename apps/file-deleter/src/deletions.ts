@@ -1,0 +1,107 @@
+import type { Database, Queryable } from './db.js';
+import type { FileFacts, FilesRoot } from './root.js';
+import { finish, restore, trashNonces } from './trash.js';
+
+/**
+ * Table `file_deletions`: one row per deletion, keyed by the ticket nonce,
+ * written in the transaction that claims the nonce. A row means the
+ * deletion committed; no row means it did not, whatever the trash holds.
+ */
+export async function migrateDeletions(db: Queryable): Promise<void> {
+  await db.query(`CREATE TABLE IF NOT EXISTS file_deletions (
+    nonce text PRIMARY KEY,
+    path text NOT NULL,
+    principal text NOT NULL,
+    reason text NOT NULL,
+    backup text,
+    dev text NOT NULL,
+    ino text NOT NULL,
+    size bigint NOT NULL,
+    mtime_ns text NOT NULL,
+    deleted_at timestamptz NOT NULL DEFAULT now(),
+    finished_at timestamptz
+  )`);
+}
+
+/** Advisory-lock class of the nonce locks (`pg_advisory_xact_lock(class, hashtext(nonce))`). */
+const NONCE_LOCK = 0x6d72_7466; // "mrtf"
+
+/**
+ * Hold the nonce's lock until `tx` ends: the deletion's transaction takes it
+ * before it moves anything, and {@link settle} takes it before it looks, so
+ * settling waits for a deletion in flight on any instance and then sees
+ * whether it committed.
+ */
+export async function lockNonce(tx: Queryable, nonce: string): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [NONCE_LOCK, nonce]);
+}
+
+/** Record the deletion of `file` under `nonce`, in the claim's transaction `tx`. */
+export async function recordDeletion(
+  tx: Queryable,
+  nonce: string,
+  file: FileFacts,
+  by: { principal: string; reason: string; backup: string | undefined },
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO file_deletions (nonce, path, principal, reason, backup, dev, ino, size, mtime_ns)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [
+      nonce,
+      file.path,
+      by.principal,
+      // The audit trail keeps the answer exactly; a text column cannot hold U+0000.
+      by.reason.replaceAll('\u0000', '\uFFFD'),
+      by.backup ?? null,
+      file.dev,
+      file.ino,
+      file.size,
+      file.mtimeNs,
+    ],
+  );
+}
+
+/**
+ * Finish what a deletion under `nonce` left in the trash: committed (its row
+ * exists) → unlink `.mrtr-trash/<nonce>`; rolled back or never committed
+ * (no row) → put the file back at its path. Waits for a deletion of that
+ * nonce still in flight. Idempotent.
+ * @returns what was done.
+ */
+export async function settle(
+  db: Database,
+  root: FilesRoot,
+  nonce: string,
+): Promise<'finished' | 'restored' | 'stuck'> {
+  return db.transaction(async (tx) => {
+    await lockNonce(tx, nonce);
+    const row = await tx.query('SELECT 1 FROM file_deletions WHERE nonce = $1', [nonce]);
+    if (row.rows.length === 0) {
+      if (await restore(root, nonce)) return 'restored';
+      console.warn(
+        `file-deleter: ${nonce} was not deleted but cannot be put back (its name is taken); it stays in .mrtr-trash`,
+      );
+      return 'stuck';
+    }
+    await finish(root, nonce);
+    await tx.query(
+      'UPDATE file_deletions SET finished_at = now() WHERE nonce = $1 AND finished_at IS NULL',
+      [nonce],
+    );
+    return 'finished';
+  });
+}
+
+/**
+ * Settle everything in the trash: at start (a crash may have left files
+ * there) and every minute.
+ * @returns the nonces settled, by outcome.
+ */
+export async function recover(
+  db: Database,
+  root: FilesRoot,
+): Promise<Record<'finished' | 'restored' | 'stuck', string[]>> {
+  const done = { finished: [] as string[], restored: [] as string[], stuck: [] as string[] };
+  for (const nonce of await trashNonces(root)) done[await settle(db, root, nonce)].push(nonce);
+  return done;
+}

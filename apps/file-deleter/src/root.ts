@@ -1,0 +1,203 @@
+import { type BigIntStats, constants, promises as fsp } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { at, closeAll, codeOf, DIR_FLAGS } from './fd.js';
+import { MAX_NAME_BYTES, TRASH_DIR } from './paths.js';
+
+/** What the server checked about a file: the question states it, the claim compares it. */
+export interface FileFacts {
+  /** The path as given, relative to the root. */
+  path: string;
+  /** Device and inode (decimal): the file's identity. */
+  dev: string;
+  ino: string;
+  /** Size in bytes. */
+  size: number;
+  /** Modification time, nanoseconds since the epoch (decimal). */
+  mtimeNs: string;
+  /** Other names in the same folder equal to this one but for case or compatibility form. */
+  twins: string[];
+  /** The name a backup would get (`<name>.bak`, else `<name>.1.bak` … `.9.bak`), or none free. */
+  backupName: string | undefined;
+}
+
+/** A file found, or why not (`missing` when nothing is at the path). */
+export type Lookup = { found: FileFacts } | { refused: string; missing: boolean };
+
+/** Test hooks: run in the window between the last check and the rename. */
+export interface FilesHooks {
+  beforeMove?: () => Promise<void>;
+}
+
+/** Whether `st` is the file `f` describes: same device, inode, size and modification time (ns). */
+export const same = (st: BigIntStats, f: Pick<FileFacts, 'dev' | 'ino' | 'size' | 'mtimeNs'>) =>
+  String(st.dev) === f.dev &&
+  String(st.ino) === f.ino &&
+  Number(st.size) === f.size &&
+  String(st.mtimeNs) === f.mtimeNs;
+const fold = (name: string) => name.normalize('NFKC').toLowerCase();
+
+/** An open walk to a file's folder: every folder on the way held open, the last one `dir`. */
+export interface Walk {
+  handles: FileHandle[];
+  dir: FileHandle;
+  name: string;
+  /** The names in `dir`. */
+  names: string[];
+}
+
+/**
+ * One root folder, reached only through directory handles: every folder on
+ * a path is opened relative to the one before with `O_NOFOLLOW`, so no
+ * symbolic link is ever followed and nothing outside the root is reached.
+ * Linux only (it needs `/proc/self/fd`). What goes through the trash is in
+ * `trash.ts`.
+ */
+export class FilesRoot {
+  private constructor(
+    /** The root's real path (symbolic links resolved once, at start). */
+    readonly path: string,
+    private readonly id: { dev: bigint; ino: bigint },
+    /** Test hooks (see {@link FilesHooks}). */
+    readonly hooks: FilesHooks,
+  ) {}
+
+  /**
+   * Open the root `dir` (which must exist) and make its trash folder.
+   * @throws without `/proc/self/fd`, when `dir` is not a folder, or when `dir/.mrtr-trash` is not one.
+   */
+  static async open(dir: string, hooks: FilesHooks = {}): Promise<FilesRoot> {
+    await fsp.access('/proc/self/fd').catch(() => {
+      throw new Error('file-deleter needs Linux /proc/self/fd for directory-relative operations');
+    });
+    const path = await fsp.realpath(dir);
+    const st = await fsp.stat(path, { bigint: true });
+    if (!st.isDirectory()) throw new Error(`FILES_ROOT ${path} is not a folder`);
+    const root = new FilesRoot(path, { dev: st.dev, ino: st.ino }, hooks);
+    const handle = await root.#openRoot();
+    try {
+      await fsp.mkdir(at(handle.fd, TRASH_DIR), { mode: 0o700 }).catch((error) => {
+        if (codeOf(error) !== 'EEXIST') throw error;
+      });
+      await (await root.openTrash(handle)).close();
+    } finally {
+      await handle.close();
+    }
+    return root;
+  }
+
+  /** Find the regular file at `path` (already checked by `pathProblem`). */
+  async lookup(path: string): Promise<Lookup> {
+    const walk = await this.walk(path);
+    if ('refused' in walk) return walk;
+    try {
+      return await this.#facts(walk, path);
+    } finally {
+      await closeAll(walk.handles);
+    }
+  }
+
+  /** Run `use` with the trash folder open (and the root, checked). */
+  async inTrash<T>(use: (trash: FileHandle) => Promise<T>): Promise<T> {
+    const root = await this.#openRoot();
+    try {
+      const trash = await this.openTrash(root);
+      try {
+        return await use(trash);
+      } finally {
+        await trash.close();
+      }
+    } finally {
+      await root.close();
+    }
+  }
+
+  /** The root, checked to be the folder opened at start (not one swapped in at its path since). */
+  async #openRoot(): Promise<FileHandle> {
+    const handle = await fsp.open(this.path, constants.O_RDONLY | constants.O_DIRECTORY);
+    const st = await handle.stat({ bigint: true });
+    if (st.dev !== this.id.dev || st.ino !== this.id.ino) {
+      await handle.close();
+      throw new Error(`FILES_ROOT ${this.path} was replaced since the server started`);
+    }
+    return handle;
+  }
+
+  /** Open `.mrtr-trash` in the open root, refusing a link. */
+  async openTrash(root: FileHandle): Promise<FileHandle> {
+    return fsp.open(at(root.fd, TRASH_DIR), DIR_FLAGS).catch((error) => {
+      throw new Error(`${TRASH_DIR} in FILES_ROOT must be a folder (${codeOf(error)})`);
+    });
+  }
+
+  /** Open every folder of `path` from the root, each relative to the last, refusing links and mounts. */
+  async walk(path: string): Promise<Walk | { refused: string; missing: boolean }> {
+    const parts = path.split('/');
+    const name = parts.pop() as string;
+    const handles = [await this.#openRoot()];
+    const refuse = async (refused: string, missing = false) => {
+      await closeAll(handles);
+      return { refused, missing };
+    };
+    for (const [i, folder] of parts.entries()) {
+      const here = parts.slice(0, i + 1).join('/');
+      const parent = handles.at(-1) as FileHandle;
+      if (!(await fsp.readdir(at(parent.fd))).includes(folder))
+        return refuse(`there is no folder ${here}`, true);
+      let next: FileHandle;
+      try {
+        next = await fsp.open(at(parent.fd, folder), DIR_FLAGS);
+      } catch (error) {
+        // O_DIRECTORY | O_NOFOLLOW on a link fails with ELOOP or ENOTDIR, depending on the kernel.
+        const link = await fsp.lstat(at(parent.fd, folder)).then(
+          (st) => st.isSymbolicLink(),
+          () => false,
+        );
+        const code = codeOf(error);
+        if (code === 'ELOOP' || link)
+          return refuse(`${here} is a symbolic link, which is never followed`);
+        if (code === 'ENOTDIR') return refuse(`${here} is not a folder`);
+        if (code === 'ENOENT') return refuse(`there is no folder ${here}`, true);
+        await closeAll(handles);
+        throw error;
+      }
+      handles.push(next);
+      if ((await next.stat({ bigint: true })).dev !== this.id.dev)
+        return refuse(`${here} is another file system mounted inside the root`);
+    }
+    const dir = handles.at(-1) as FileHandle;
+    return { handles, dir, name, names: await fsp.readdir(at(dir.fd)) };
+  }
+
+  async #facts(walk: Walk, path: string): Promise<Lookup> {
+    const { dir, name, names } = walk;
+    const twins = names.filter((n) => n !== name && fold(n) === fold(name));
+    // Exact names only: on a case- or normalization-insensitive file system `Notes.txt` is not `notes.txt`.
+    if (!names.includes(name)) {
+      const hint = twins.length ? ` (the folder has ${twins.join(', ')})` : '';
+      return { refused: `there is no file ${path}${hint}`, missing: true };
+    }
+    const st = await fsp.lstat(at(dir.fd, name), { bigint: true }).catch(() => undefined);
+    if (!st) return { refused: `there is no file ${path}`, missing: true };
+    if (st.isSymbolicLink())
+      return {
+        refused: `${path} is a symbolic link; links are never followed or deleted`,
+        missing: false,
+      };
+    if (!st.isFile()) return { refused: `${path} is not a regular file`, missing: false };
+    const backupName = [
+      `${name}.bak`,
+      ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => `${name}.${i}.bak`),
+    ].find((b) => Buffer.byteLength(b) <= MAX_NAME_BYTES && !names.includes(b));
+    return {
+      found: {
+        path,
+        dev: String(st.dev),
+        ino: String(st.ino),
+        size: Number(st.size),
+        mtimeNs: String(st.mtimeNs),
+        twins,
+        backupName,
+      },
+    };
+  }
+}

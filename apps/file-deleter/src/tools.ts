@@ -1,0 +1,177 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { posix } from 'node:path';
+import {
+  type ConfirmationGate,
+  flag,
+  StaleTargetError,
+  text,
+  typeToConfirm,
+  withoutAsking,
+} from '@mrtr/gate';
+import type { AnyToolDefinition } from '@mrtr/server';
+import { textResult } from '@mrtr/wire';
+import { filesize } from 'filesize';
+import { z } from 'zod';
+import type { Database, Queryable } from './db.js';
+import { lockNonce, recordDeletion, settle } from './deletions.js';
+import { PathArgument } from './paths.js';
+import type { FileFacts, FilesRoot } from './root.js';
+import { moveToTrash } from './trash.js';
+
+const DeleteArgs = z.strictObject({ path: PathArgument });
+
+/** Test hooks of the tool: `beforeSettle` runs after the deletion committed, before the trash is emptied. */
+export interface ToolHooks {
+  beforeSettle?: () => Promise<void>;
+}
+
+const refused = (message: string) => textResult(message, { isError: true });
+const size = (bytes: number) => filesize(bytes, { round: 1, standard: 'jedec' }) as string;
+/** `2026-10-05 14:30` of nanoseconds since the epoch, UTC. */
+const minute = (ns: string) =>
+  new Date(Number(BigInt(ns) / 1_000_000n)).toISOString().slice(0, 16).replace('T', ' ');
+/** `2026-10-05T14:30:12.123456789Z` of nanoseconds since the epoch. */
+const exact = (ns: string) => {
+  const n = BigInt(ns);
+  const seconds = new Date(Number((n / 1_000_000_000n) * 1000n)).toISOString().slice(0, 19);
+  return `${seconds}.${String(n % 1_000_000_000n).padStart(9, '0')}Z`;
+};
+
+/**
+ * The question about `f`. Every fact the claim compares (device, inode,
+ * size, modification time to the nanosecond) is in the text, so a change to
+ * any of them changes the question's digest and the gate asks afresh.
+ */
+function question(f: FileFacts): string {
+  const backup = f.backupName
+    ? `, unless you choose to keep a backup (it would be kept as ${f.backupName})`
+    : ' (no backup name is free beside it, so no backup can be kept)';
+  return [
+    `Confirm deletion of ${f.path} (${size(f.size)}, modified ${minute(f.mtimeNs)} UTC).`,
+    `This cannot be undone${backup}. Type the path to confirm.`,
+    `Checked again just before deleting: ${f.size.toLocaleString('en-US')} bytes, modified ${exact(f.mtimeNs)}, device ${f.dev}, inode ${f.ino}. If any of these change, you are asked again.`,
+    ...(f.twins.length
+      ? [
+          `Careful: the same folder also holds ${f.twins.join(', ')}, differing only in case or form.`,
+        ]
+      : []),
+  ].join('\n');
+}
+
+/** What the ticket seals of the file asked about: its identity. */
+interface Sealed {
+  dev: string;
+  ino: string;
+}
+const isSealed = (v: unknown): v is Sealed =>
+  typeof v === 'object' && v !== null && 'dev' in v && 'ino' in v;
+
+/**
+ * The file deleter's tools: `delete_file {path}`, gated. Round 1 looks at
+ * the file and asks with what only the server knows; the retry re-checks it
+ * (same identity, size and mtime; a replaced or removed file is refused);
+ * inside the claim the file is moved into `.mrtr-trash/<nonce>` and its
+ * deletion recorded in the claim's transaction; after the commit the trash
+ * entry is unlinked (see `settle`).
+ */
+export function fileTools(
+  db: Database,
+  root: FilesRoot,
+  gate: ConfirmationGate<Queryable>,
+  hooks: ToolHooks = {},
+): AnyToolDefinition[] {
+  /** The nonces whose file this call moved into the trash, to settle once the claim has ended. */
+  const moved = new AsyncLocalStorage<Set<string>>();
+
+  const remove = gate.tool({
+    name: 'delete_file',
+    title: 'Delete a file',
+    description:
+      'Delete one file under the files root. A person confirms by typing its path, gives a reason (recorded), and may keep a .bak copy; nothing is deleted without that confirmation.',
+    args: DeleteArgs,
+    key: 'confirm_delete',
+    form: {
+      confirm_name: typeToConfirm({ title: 'Type the file path to confirm' }),
+      reason: text({
+        title: 'Reason',
+        description: "Why it's being deleted (recorded in the server audit log)",
+        minLength: 5,
+        maxLength: 200,
+      }),
+      keep_backup: flag({
+        title: 'Keep a backup',
+        description: 'Keep a .bak copy instead of deleting outright',
+        default: false,
+      }),
+    },
+    // Round 1, every retry, and inside the claim: look at the file again.
+    async ask({ args, sealed }) {
+      const found = await root.lookup(args.path);
+      if ('refused' in found) {
+        if (sealed !== undefined && found.missing)
+          return withoutAsking(
+            refused(`${args.path} was removed since you were asked. Nothing was deleted.`),
+          );
+        return withoutAsking(refused(`Not deleted: ${found.refused}.`));
+      }
+      const f = found.found;
+      if (isSealed(sealed) && (sealed.dev !== f.dev || sealed.ino !== f.ino))
+        return withoutAsking(
+          refused(
+            `${args.path} was replaced by another file since you were asked, so it is not the file you confirmed. Nothing was deleted; call delete_file again to be asked about the file there now.`,
+          ),
+        );
+      return {
+        message: question(f),
+        view: f,
+        expect: { confirm_name: args.path },
+        seal: { dev: f.dev, ino: f.ino },
+      };
+    },
+    async perform({ view: f, answer, tx, nonce, principal }) {
+      const backup = answer.keep_backup ? f.backupName : undefined;
+      if (answer.keep_backup && !backup)
+        return refused(
+          `Not deleted: no backup name is free beside ${f.path}. Nothing was changed.`,
+        );
+      await lockNonce(tx, nonce);
+      await recordDeletion(tx, nonce, f, { principal, reason: answer.reason, backup });
+      moved.getStore()?.add(nonce);
+      if ((await moveToTrash(root, f, nonce, backup)) === 'changed')
+        throw new StaleTargetError(`${f.path} changed or went just before it was moved`);
+      // The backup's path from the root: beside the file, in the same folder.
+      const backupPath = backup && posix.join(posix.dirname(f.path), backup);
+      const kept = backupPath ? ` A backup is kept as ${backupPath}.` : '';
+      return textResult(`Deleted ${f.path} (${size(f.size)}).${kept}`, {
+        structuredContent: {
+          deleted: { path: f.path, size: f.size, backup: backupPath ?? null },
+        },
+      });
+    },
+    declined: (args) => textResult(`Not deleted: deleting ${args.path} was declined.`),
+    cancelled: (args) =>
+      textResult(`Not deleted: the question about ${args.path} was dismissed. Nothing changed.`),
+  });
+
+  const deleteFile: AnyToolDefinition = {
+    ...remove,
+    async handler(args, ctx) {
+      const nonces = new Set<string>();
+      try {
+        return await moved.run(nonces, () =>
+          remove.handler(args as z.infer<typeof DeleteArgs>, ctx),
+        );
+      } finally {
+        // Committed: unlink the trash entry. Rolled back: put the file back. Waits for the claim.
+        if (nonces.size) await hooks.beforeSettle?.();
+        for (const nonce of nonces)
+          await settle(db, root, nonce).catch((error: unknown) =>
+            console.warn(
+              `file-deleter: settling ${nonce} failed, left for recovery: ${String(error)}`,
+            ),
+          );
+      }
+    },
+  };
+  return [deleteFile];
+}

@@ -1,0 +1,148 @@
+import { promises as fsp } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { at, closeAll, codeOf, readNoFollow, unlinkIfThere, writeNew } from './fd.js';
+import { TRASH_DIR } from './paths.js';
+import { type FileFacts, type FilesRoot, same } from './root.js';
+
+/** What is kept beside a file moved into the trash, to put it back if its transaction rolls back. */
+interface Intent {
+  path: string;
+  backup?: string;
+  dev: string;
+  ino: string;
+}
+
+/**
+ * Move the file at `expected.path` into `.mrtr-trash/<nonce>` if it is
+ * still the file `expected` describes; with `backup`, also link it as
+ * that name beside where it was. Writes `.mrtr-trash/<nonce>.json` first,
+ * so that {@link restore} can put it back.
+ * @returns `moved`, or `changed` when it is gone or not the same file (nothing moved then).
+ * @throws on an I/O error; whatever was moved is then still in the trash, to be restored.
+ */
+export async function moveToTrash(
+  root: FilesRoot,
+  expected: FileFacts,
+  nonce: string,
+  backup?: string,
+): Promise<'moved' | 'changed'> {
+  const walk = await root.walk(expected.path);
+  if ('refused' in walk) return 'changed';
+  try {
+    const { dir, name } = walk;
+    const now = await fsp.lstat(at(dir.fd, name), { bigint: true }).catch(() => undefined);
+    if (!now || !now.isFile() || !same(now, expected)) return 'changed';
+    await root.hooks.beforeMove?.();
+    const trash = await root.openTrash(walk.handles[0] as FileHandle);
+    try {
+      await fsp.lstat(at(trash.fd, nonce)).then(
+        () => {
+          throw new Error(`${TRASH_DIR}/${nonce} already exists`);
+        },
+        () => {},
+      );
+      const intent: Intent = { path: expected.path, dev: expected.dev, ino: expected.ino };
+      if (backup) intent.backup = backup;
+      await writeNew(at(trash.fd, `${nonce}.json`), JSON.stringify(intent));
+      await fsp.rename(at(dir.fd, name), at(trash.fd, nonce));
+      // Whatever was at the name went: check it is the file checked, else put it back.
+      const moved = await fsp.lstat(at(trash.fd, nonce), { bigint: true });
+      if (!moved.isFile() || !same(moved, expected)) {
+        await putBack(trash, nonce, dir, name);
+        return 'changed';
+      }
+      if (backup) {
+        try {
+          await fsp.link(at(trash.fd, nonce), at(dir.fd, backup));
+        } catch (error) {
+          await putBack(trash, nonce, dir, name);
+          if (codeOf(error) === 'EEXIST') return 'changed';
+          throw error;
+        }
+      }
+      await trash.sync();
+      await dir.sync();
+      return 'moved';
+    } finally {
+      await trash.close();
+    }
+  } finally {
+    await closeAll(walk.handles);
+  }
+}
+
+/** After a committed deletion: unlink `.mrtr-trash/<nonce>` and its intent (either may be gone already). */
+export async function finish(root: FilesRoot, nonce: string): Promise<void> {
+  await root.inTrash(async (trash) => {
+    await unlinkIfThere(at(trash.fd, nonce));
+    await unlinkIfThere(at(trash.fd, `${nonce}.json`));
+  });
+}
+
+/**
+ * After a rolled-back deletion: put `.mrtr-trash/<nonce>` back at its path
+ * (never over a file now there) and drop the backup link made for it.
+ * @returns `false` when it could not be put back (it stays in the trash, with its intent).
+ */
+export async function restore(root: FilesRoot, nonce: string): Promise<boolean> {
+  return root.inTrash(async (trash) => {
+    const text = await readNoFollow(at(trash.fd, `${nonce}.json`));
+    const entry = await fsp.lstat(at(trash.fd, nonce), { bigint: true }).catch(() => undefined);
+    if (entry === undefined) {
+      // Nothing was moved, or it was put back already: only the intent is left.
+      await unlinkIfThere(at(trash.fd, `${nonce}.json`));
+      return true;
+    }
+    if (text === undefined) return false; // where it came from is unknown: it stays
+    const intent = JSON.parse(text) as Intent;
+    const walk = await root.walk(intent.path);
+    if ('refused' in walk) return false;
+    try {
+      const back = await fsp.link(at(trash.fd, nonce), at(walk.dir.fd, walk.name)).then(
+        () => true,
+        () => false,
+      );
+      if (!back) return false;
+      if (intent.backup) {
+        const bak = await fsp
+          .lstat(at(walk.dir.fd, intent.backup), { bigint: true })
+          .catch(() => undefined);
+        // Only the link made for this deletion (same inode), never a file that took the name since.
+        if (bak && String(bak.ino) === intent.ino && String(bak.dev) === intent.dev)
+          await unlinkIfThere(at(walk.dir.fd, intent.backup));
+      }
+      await unlinkIfThere(at(trash.fd, nonce));
+      await unlinkIfThere(at(trash.fd, `${nonce}.json`));
+      return true;
+    } finally {
+      await closeAll(walk.handles);
+    }
+  });
+}
+
+/** The nonces with something in the trash (a file, an intent, or both). */
+export async function trashNonces(root: FilesRoot): Promise<string[]> {
+  const names = await root.inTrash((trash) => fsp.readdir(at(trash.fd)));
+  const nonces = names.map((n) => n.replace(/\.json$/, '')).filter((n) => /^[\w-]{16,64}$/.test(n));
+  return [...new Set(nonces)];
+}
+
+/** Put a wrongly moved entry back at `name` (never over one now there); it stays in the trash if it cannot. */
+async function putBack(trash: FileHandle, nonce: string, dir: FileHandle, name: string) {
+  try {
+    await fsp.link(at(trash.fd, nonce), at(dir.fd, name));
+  } catch (error) {
+    // A folder cannot be hard-linked: rename it back, only if the name is still free.
+    const free = await fsp.lstat(at(dir.fd, name)).then(
+      () => false,
+      () => true,
+    );
+    if (codeOf(error) !== 'EPERM' || !free) {
+      console.warn(`could not put back ${name}: it stays in ${TRASH_DIR}/${nonce}`);
+      return;
+    }
+    await fsp.rename(at(trash.fd, nonce), at(dir.fd, name));
+  }
+  await unlinkIfThere(at(trash.fd, nonce));
+  await unlinkIfThere(at(trash.fd, `${nonce}.json`));
+}

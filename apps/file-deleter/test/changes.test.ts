@@ -1,0 +1,180 @@
+/**
+ * The file changes while the person reads the question: a changed file is
+ * asked about afresh with the new facts; a replaced or removed one is
+ * refused; a swap in the window between the last check and the rename
+ * cannot make anything outside the root (or another file) go.
+ */
+import {
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type Database, openDatabase } from '../src/db.js';
+import {
+  answer,
+  ask,
+  confirmed,
+  exists,
+  type Harness,
+  KEY,
+  put,
+  startHarness,
+  textOf,
+  trash,
+} from './harness.js';
+
+let h: Harness | undefined;
+// One database for the file (starting PGlite is the slow part); each test its own root and server.
+let db: Database;
+beforeAll(async () => {
+  db = await openDatabase('memory://');
+});
+afterAll(() => db.close());
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+async function started(hooks: { beforeMove?: () => Promise<void> } = {}) {
+  h = await startHarness({ hooks, db });
+  await db.query('DELETE FROM file_deletions');
+  put(h.root, 'notes.txt', 'version one');
+  return h;
+}
+
+const rows = async (x: Harness) =>
+  (await x.db.query('SELECT nonce FROM file_deletions')).rows.length;
+
+describe('the file changed between the rounds', () => {
+  it('a new size: asked afresh with the new facts under a new ticket; nothing deleted until that is answered', async () => {
+    const x = await started();
+    const q = await ask(x.url, 'notes.txt');
+    writeFileSync(join(x.root, 'notes.txt'), 'version two, longer');
+    const r = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    expect(r.result.resultType).toBe('input_required');
+    expect(r.result.requestState).not.toBe(q.ticket);
+    const message: string = r.result.inputRequests[KEY].params.message;
+    expect(message).toMatch(/has changed since/);
+    expect(message).toContain('Confirm deletion of notes.txt (19 B,');
+    expect(readFileSync(join(x.root, 'notes.txt'), 'utf8')).toBe('version two, longer');
+    expect(await rows(x)).toBe(0);
+    const done = await answer(x.url, 'notes.txt', r.result.requestState, confirmed('notes.txt'));
+    expect(done.result.isError).toBe(false);
+    expect(exists(x.root, 'notes.txt')).toBe(false);
+  });
+
+  it('the same size with new content and a new mtime: asked afresh, nothing deleted', async () => {
+    const x = await started();
+    const before = statSync(join(x.root, 'notes.txt'), { bigint: true });
+    const q = await ask(x.url, 'notes.txt');
+    writeFileSync(join(x.root, 'notes.txt'), 'version 1.0');
+    const later = new Date(Number(before.mtimeMs) + 1500);
+    utimesSync(join(x.root, 'notes.txt'), later, later);
+    expect(statSync(join(x.root, 'notes.txt')).size).toBe(Number(before.size));
+    const r = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    expect(r.result.resultType).toBe('input_required');
+    expect(r.result.requestState).not.toBe(q.ticket);
+    expect(readFileSync(join(x.root, 'notes.txt'), 'utf8')).toBe('version 1.0');
+  });
+
+  it('replaced by another file of the same name (another inode): refused, the new file kept', async () => {
+    const x = await started();
+    const q = await ask(x.url, 'notes.txt');
+    put(x.root, 'notes.txt.new', 'version one'); // same size and content
+    const { mtime } = statSync(join(x.root, 'notes.txt'));
+    utimesSync(join(x.root, 'notes.txt.new'), mtime, mtime);
+    renameSync(join(x.root, 'notes.txt.new'), join(x.root, 'notes.txt'));
+    const r = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    expect(r.result).toMatchObject({ resultType: 'complete', isError: true });
+    expect(textOf(r)).toMatch(/was replaced by another file since you were asked/);
+    expect(readFileSync(join(x.root, 'notes.txt'), 'utf8')).toBe('version one');
+    expect(await rows(x)).toBe(0);
+  });
+
+  it('removed: refused, nothing recorded', async () => {
+    const x = await started();
+    const q = await ask(x.url, 'notes.txt');
+    unlinkSync(join(x.root, 'notes.txt'));
+    const r = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    expect(textOf(r)).toBe('notes.txt was removed since you were asked. Nothing was deleted.');
+    expect(await rows(x)).toBe(0);
+  });
+
+  it('a backup name taken meanwhile changes the question (it states the backup name)', async () => {
+    const x = await started();
+    const q = await ask(x.url, 'notes.txt');
+    put(x.root, 'notes.txt.bak', 'someone else’s');
+    const r = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt', true));
+    expect(r.result.resultType).toBe('input_required');
+    expect(r.result.inputRequests[KEY].params.message).toContain('kept as notes.txt.1.bak');
+    expect(readFileSync(join(x.root, 'notes.txt.bak'), 'utf8')).toBe('someone else’s');
+  });
+});
+
+describe('a swap in the window between the last check and the rename', () => {
+  it('the file swapped for a link to a file outside: the link is put back, nothing outside goes, the call is refused', async () => {
+    let swap = async () => {};
+    const x = await started({ beforeMove: () => swap() });
+    const outside = put(x.outside, 'secret.txt', 'outside');
+    const q = await ask(x.url, 'notes.txt');
+    swap = async () => {
+      swap = async () => {};
+      renameSync(join(x.root, 'notes.txt'), join(x.root, 'moved-away.txt'));
+      symlinkSync(outside, join(x.root, 'notes.txt'));
+    };
+    const r = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    expect(r.result).toMatchObject({ resultType: 'complete', isError: true });
+    expect(textOf(r)).toMatch(/symbolic link/);
+    expect(readFileSync(outside, 'utf8')).toBe('outside');
+    expect(readFileSync(join(x.root, 'moved-away.txt'), 'utf8')).toBe('version one');
+    expect(statSync(join(x.root, 'notes.txt')).isFile()).toBe(true); // the link, followed by statSync
+    expect(trash(x.root)).toEqual([]);
+    expect(await rows(x)).toBe(0);
+  });
+
+  it('the file swapped for another regular file: that one is put back and kept; the call is refused', async () => {
+    let swap = async () => {};
+    const x = await started({ beforeMove: () => swap() });
+    const q = await ask(x.url, 'notes.txt');
+    swap = async () => {
+      swap = async () => {};
+      // Moved away, not unlinked: a new file could otherwise reuse its inode (then it only looks changed).
+      renameSync(join(x.root, 'notes.txt'), join(x.root, 'kept-aside.txt'));
+      put(x.root, 'notes.txt', 'an impostor');
+    };
+    const r = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    expect(r.result).toMatchObject({ resultType: 'complete', isError: true });
+    expect(textOf(r)).toMatch(/was replaced by another file/);
+    expect(readFileSync(join(x.root, 'notes.txt'), 'utf8')).toBe('an impostor');
+    expect(readFileSync(join(x.root, 'kept-aside.txt'), 'utf8')).toBe('version one');
+    expect(trash(x.root)).toEqual([]);
+    expect(await rows(x)).toBe(0);
+  });
+
+  it('its folder swapped for a link to a folder outside: the held folder is used, the outside file stays', async () => {
+    let swap = async () => {};
+    const x = await started({ beforeMove: () => swap() });
+    put(x.root, 'docs/plan.txt', 'the plan');
+    const lookalike = put(x.outside, 'plan.txt', 'outside plan');
+    const q = await ask(x.url, 'docs/plan.txt');
+    swap = async () => {
+      swap = async () => {};
+      renameSync(join(x.root, 'docs'), join(x.root, 'docs-old'));
+      symlinkSync(x.outside, join(x.root, 'docs'));
+    };
+    const r = await answer(x.url, 'docs/plan.txt', q.ticket, confirmed('docs/plan.txt'));
+    // The file confirmed (same inode, now under docs-old) is the one that went; nothing outside did.
+    expect(r.result.isError).toBe(false);
+    expect(readFileSync(lookalike, 'utf8')).toBe('outside plan');
+    expect(exists(x.root, 'docs-old/plan.txt')).toBe(false);
+    expect(trash(x.root)).toEqual([]);
+    rmSync(join(x.root, 'docs'));
+  });
+});

@@ -1,0 +1,190 @@
+/**
+ * One delete: a rollback after the move puts the file back; a crash after
+ * the commit leaves a used ticket and a trash entry that recovery unlinks,
+ * never a second delete; two instances racing one confirmation delete once.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AuditWriter, GateAuditEvent } from '@mrtr/gate';
+import { dropSchema, POSTGRES_URL, postgresReachable } from '@mrtr/test-services';
+import { afterEach, describe, expect, it } from 'vitest';
+import { randomSecret, startFileDeleter } from '../src/app.js';
+import { openDatabase } from '../src/db.js';
+import {
+  answer,
+  ask,
+  confirmed,
+  exists,
+  type Harness,
+  put,
+  startHarness,
+  TOKEN,
+  textOf,
+  trash,
+} from './harness.js';
+
+const reachable = await postgresReachable();
+const opened: Harness[] = [];
+afterEach(async () => {
+  for (const x of opened.splice(0)) await x.close();
+});
+async function harness(...args: Parameters<typeof startHarness>) {
+  const x = await startHarness(...args);
+  opened.push(x);
+  put(x.root, 'notes.txt', 'the notes');
+  return x;
+}
+
+const rows = async (x: Harness) =>
+  (
+    await x.db.query<{ nonce: string; finished: boolean }>(
+      'SELECT nonce, finished_at IS NOT NULL AS finished FROM file_deletions',
+    )
+  ).rows;
+
+/** A transactional audit writer whose `completed` write fails while `failing.on`: the claim rolls back. */
+function failingWriter(): AuditWriter<unknown> & { on: boolean } {
+  const w = {
+    on: true,
+    transactional: true as const,
+    async write(e: GateAuditEvent) {
+      if (w.on && e.outcome === 'completed') throw new Error('audit disk full');
+    },
+  };
+  return w;
+}
+
+describe('at most once, across a rollback or a crash', () => {
+  it('a rollback after the move puts the file back (same inode); the same confirmation then deletes it once', async () => {
+    const writer = failingWriter();
+    const events: GateAuditEvent[] = [];
+    const x = await harness({ audit: [(e) => void events.push(e), writer] });
+    const { ino } = statSync(join(x.root, 'notes.txt'));
+    const q = await ask(x.url, 'notes.txt');
+    const failed = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    expect(failed.error.code).toBe(-32603);
+    expect(failed.error.message).toMatch(/Nothing was changed/);
+    expect(statSync(join(x.root, 'notes.txt')).ino).toBe(ino);
+    expect(trash(x.root)).toEqual([]);
+    expect(await rows(x)).toEqual([]);
+    writer.on = false;
+    const done = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    expect(done.result.isError).toBe(false);
+    expect(exists(x.root, 'notes.txt')).toBe(false);
+    expect(await rows(x)).toHaveLength(1);
+  });
+
+  it('a crash after the commit, before the unlink: the ticket is used, a re-send deletes nothing more, recovery empties the trash', async () => {
+    let crash = true;
+    const x = await harness({
+      hooks: {
+        beforeSettle: async () => {
+          if (crash) throw new Error('process died');
+        },
+      },
+    });
+    const q = await ask(x.url, 'notes.txt');
+    const lost = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    expect(lost.error.code).toBe(-32603); // the response never made it
+    expect(exists(x.root, 'notes.txt')).toBe(false);
+    const [row] = await rows(x);
+    expect(row?.finished).toBe(false);
+    expect(trash(x.root).sort()).toEqual([row?.nonce, `${row?.nonce}.json`].sort());
+    // Someone writes a new notes.txt; the client re-sends the confirmation it never got an answer to.
+    put(x.root, 'notes.txt', 'a new file');
+    crash = false;
+    const again = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    expect(textOf(again)).toBe('Deleted notes.txt (9 B).');
+    expect(readFileSync(join(x.root, 'notes.txt'), 'utf8')).toBe('a new file');
+    // A restarted instance recovers the trash before it serves.
+    await startFileDeleter({
+      db: x.db,
+      root: x.root,
+      tokens: new Map(),
+      secret: randomSecret(),
+    }).then((s) => s.close());
+    expect(trash(x.root)).toEqual([]);
+    expect(await rows(x)).toEqual([{ nonce: row?.nonce, finished: true }]);
+    expect(readFileSync(join(x.root, 'notes.txt'), 'utf8')).toBe('a new file');
+  });
+
+  it('a crash after a rollback, before the file was put back: recovery at start restores it', async () => {
+    const writer = failingWriter();
+    const x = await harness({
+      audit: [writer],
+      hooks: {
+        beforeSettle: async () => {
+          throw new Error('process died');
+        },
+      },
+    });
+    const q = await ask(x.url, 'notes.txt');
+    await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    expect(exists(x.root, 'notes.txt')).toBe(false);
+    expect(trash(x.root)).toHaveLength(2);
+    await startFileDeleter({
+      db: x.db,
+      root: x.root,
+      tokens: new Map(),
+      secret: randomSecret(),
+    }).then((s) => s.close());
+    expect(readFileSync(join(x.root, 'notes.txt'), 'utf8')).toBe('the notes');
+    expect(trash(x.root)).toEqual([]);
+    expect(await rows(x)).toEqual([]);
+  });
+});
+
+/** 12 copies of one confirmation, alternating between `urls`: one deletion, one outcome. */
+async function race(urls: string[], root: string) {
+  const q = await ask(urls[0] as string, 'notes.txt');
+  const replies = await Promise.all(
+    Array.from({ length: 12 }, (_, i) =>
+      answer(urls[i % urls.length] as string, 'notes.txt', q.ticket, confirmed('notes.txt')),
+    ),
+  );
+  const done = replies.filter((r) => r.result?.resultType === 'complete' && !r.result.isError);
+  expect(done.length).toBeGreaterThan(0);
+  for (const r of done) expect(r.result).toEqual(done[0].result);
+  for (const r of replies.filter((r) => !done.includes(r)))
+    expect(textOf(r)).toMatch(/already used|being carried out by another request/);
+  expect(exists(root, 'notes.txt')).toBe(false);
+  expect(trash(root)).toEqual([]);
+}
+
+describe('two server instances racing one confirmation', () => {
+  it('on one PGlite database: exactly one deletion', async () => {
+    const x = await harness({ instances: 2 });
+    await race(
+      x.servers.map((s) => s.url),
+      x.root,
+    );
+    expect(await rows(x)).toHaveLength(1);
+  });
+
+  it.skipIf(!reachable)('on PostgreSQL, one pool each: exactly one deletion', async () => {
+    const schema = `file_deleter_test_${process.pid}_${Date.now().toString(36)}`;
+    const x = await harness(); // for its root; its own server is not used
+    const dbs = [
+      await openDatabase(POSTGRES_URL, { searchPath: schema }),
+      await openDatabase(POSTGRES_URL, { searchPath: schema }),
+    ];
+    const secret = randomSecret();
+    const servers = [];
+    try {
+      for (const db of dbs)
+        servers.push(
+          await startFileDeleter({ db, root: x.root, tokens: new Map([[TOKEN, 'alice']]), secret }),
+        );
+      await race(
+        servers.map((s) => s.url),
+        x.root,
+      );
+      const count = await dbs[0]?.query('SELECT 1 FROM file_deletions');
+      expect(count?.rows).toHaveLength(1);
+    } finally {
+      for (const s of servers) await s.close();
+      for (const db of dbs) await db.close();
+      await dropSchema(schema);
+    }
+  });
+});
