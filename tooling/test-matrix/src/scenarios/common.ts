@@ -28,8 +28,9 @@ export const USED_OR_IN_PROGRESS = /already used|being carried out by another re
 
 /**
  * Our own endpoint speaks 2026-07-28 only: the official client on its
- * 2025-era default cannot even connect (its `initialize` carries no
- * `MCP-Protocol-Version`, answered `-32020`), so `person` is never asked.
+ * 2025-era default cannot even connect (its `initialize` is answered
+ * `-32022`, naming 2026-07-28 as the version supported), so `person` is
+ * never asked.
  */
 export async function refusesLegacyClient(h: RunningCombination, person: Person): Promise<void> {
   const outcome = await withOfficialClient(
@@ -43,5 +44,6 @@ export async function refusesLegacyClient(h: RunningCombination, person: Person)
     (error: unknown) => error,
   );
   expect(outcome).toBeInstanceOf(Error);
-  expect(String(outcome)).toMatch(/"code":-32020/);
+  expect(String(outcome)).toMatch(/"code":-32022/);
+  expect(String(outcome)).toContain('2026-07-28');
 }

@@ -23,7 +23,7 @@ import {
   textOf,
   WITHOUT_FORM,
 } from '../wire.js';
-import { atOffset, EXPIRED_OFFSET_MS, USED_OR_IN_PROGRESS } from './common.js';
+import { atOffset, EXPIRED_OFFSET_MS, refusesLegacyClient, USED_OR_IN_PROGRESS } from './common.js';
 import type { Scenario } from './types.js';
 
 const TOOL = 'delete_file';
@@ -317,6 +317,20 @@ export const FILE_DELETER_SCENARIOS: Scenario[] = [
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent).toEqual({ deleted: { path, size: 18, backup: null } });
       expect(await state(h, path)).toEqual(deleted(false));
+    },
+  },
+  {
+    id: 'legacy',
+    async run(h) {
+      // The file deleter has no SDK entry point: only our 2026-07-28 endpoint serves it.
+      const path = seed(h);
+      const shown: string[] = [];
+      await refusesLegacyClient(h, ({ message }) => {
+        shown.push(message);
+        return { action: 'accept', content: { confirm_name: path, reason: 'superseded by Q4' } };
+      });
+      expect(shown).toEqual([]);
+      expect(await state(h, path)).toEqual(untouched);
     },
   },
 ];
