@@ -1,9 +1,7 @@
-import { defineConfig } from 'tsup';
+import { tsupConfig } from '../../tsup.base.js';
 
-export default defineConfig({
+export default tsupConfig({
   entry: ['src/main.ts'],
   format: ['esm'],
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
+  dts: false,
 });

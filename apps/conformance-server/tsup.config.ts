@@ -1,10 +1,7 @@
-import { defineConfig } from 'tsup';
+import { tsupConfig } from '../../tsup.base.js';
 
-export default defineConfig({
+export default tsupConfig({
   entry: ['src/main.ts', 'src/app.ts'],
   format: ['esm'],
   dts: { entry: 'src/app.ts' },
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
 });

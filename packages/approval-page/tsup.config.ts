@@ -1,12 +1,4 @@
-import { defineConfig } from 'tsup';
+import { tsupConfig } from '../../tsup.base.js';
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
-  // `import.meta.url` in the CommonJS build too: the WebAuthn browser bundle is found from it.
-  shims: true,
-});
+// `import.meta.url` in the CommonJS build too: the WebAuthn browser bundle is found from it.
+export default tsupConfig({ shims: true });

@@ -1,10 +1,5 @@
-import { defineConfig } from 'tsup';
+import { tsupConfig } from '../../tsup.base.js';
 
-export default defineConfig({
-  entry: ['src/index.ts'],
+export default tsupConfig({
   format: ['esm'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
 });

@@ -1,10 +1,6 @@
-import { defineConfig } from 'tsup';
+import { tsupConfig } from '../../tsup.base.js';
 
-export default defineConfig({
+export default tsupConfig({
   entry: ['src/index.ts', 'src/browser.ts'],
   format: ['esm'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
 });

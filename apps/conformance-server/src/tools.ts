@@ -1,5 +1,5 @@
 import type { AnyToolDefinition, ToolDefinition } from '@mrtr/server';
-import { ErrorCode, McpError, textResult } from '@mrtr/wire';
+import { ErrorCode, formElicitation, inputRequired, McpError, textResult } from '@mrtr/wire';
 import { RED_PIXEL_PNG, silentWav } from './media.js';
 
 /**
@@ -134,19 +134,12 @@ export function plainTools(): AnyToolDefinition[] {
       'Asks a question through an InputRequiredResult.',
       (_a, ctx) => {
         if (ctx.inputResponses?.answer !== undefined) return textResult('Thanks for answering.');
-        return {
-          resultType: 'input_required',
-          inputRequests: {
-            answer: {
-              method: 'elicitation/create',
-              params: {
-                mode: 'form',
-                message: 'Any comment?',
-                requestedSchema: { type: 'object', properties: { comment: { type: 'string' } } },
-              },
-            },
-          },
-        };
+        return inputRequired({
+          answer: formElicitation('Any comment?', {
+            type: 'object',
+            properties: { comment: { type: 'string' } },
+          }),
+        });
       },
     ),
     tool(

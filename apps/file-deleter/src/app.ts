@@ -1,4 +1,4 @@
-import { migrateAuditTable, PostgresAuditSink } from '@mrtr/audit';
+import { migrateAuditTable, PostgresAuditSink } from '@mrtr/audit-postgres';
 import { bearerAuthenticator, listen, type RunningServer } from '@mrtr/example-kit';
 import { type AuditSink, ConfirmationGate } from '@mrtr/gate';
 import { LedgerReplayStore, type ReplayStore } from '@mrtr/replay';

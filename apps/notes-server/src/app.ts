@@ -1,4 +1,4 @@
-import { DEFAULT_AUDIT_TABLE, migrateAuditTable, PostgresAuditSink } from '@mrtr/audit';
+import { DEFAULT_AUDIT_TABLE, migrateAuditTable, PostgresAuditSink } from '@mrtr/audit-postgres';
 import {
   bearerAuthenticator,
   exampleApprovals,

@@ -20,7 +20,8 @@
  * Run it with `pnpm demo` from the repository root.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { JsonLinesAuditSink, readAuditRecords } from '@mrtr/audit';
+import { JsonLinesAuditSink } from '@mrtr/audit';
+import { readAuditRecords } from '@mrtr/audit-postgres';
 import { fieldOptions } from '@mrtr/wire';
 import { randomSecret, startNotesServer } from './app.js';
 import { openDatabase } from './db.js';

@@ -1,4 +1,5 @@
-import { JsonLinesAuditSink, readAuditRecords } from '@mrtr/audit';
+import { JsonLinesAuditSink } from '@mrtr/audit';
+import { readAuditRecords } from '@mrtr/audit-postgres';
 import { callTool } from '@mrtr/spec-schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, randomSecret, startNotesServer } from '../src/app.js';

@@ -4,8 +4,9 @@
  * deleted, nothing stays claimed, and a later retry with the same ticket
  * behaves as the ReplayStore contract says.
  */
-import { pgPoolDriver } from '@mrtr/replay-postgres';
+
 import { RedisReplayStore } from '@mrtr/replay-redis';
+import { pgPoolDriver } from '@mrtr/sql';
 import {
   deleteKeys,
   dropSchema,

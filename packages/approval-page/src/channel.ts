@@ -77,6 +77,13 @@ export interface ApprovalChannelOptions extends PageLocation {
  * @throws {TypeError} at creation for a malformed origin or base path.
  * @example
  * ```ts
+ * import { createApprovalChannel, PostgresApprovalStore } from '@mrtr/approval-page';
+ * import type { PendingApproval } from '@mrtr/gate';
+ * import { pgPoolDriver } from '@mrtr/sql';
+ * import pg from 'pg';
+ *
+ * declare const approval: PendingApproval; // what the gate asks the channel to open
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
  * const store = new PostgresApprovalStore(pgPoolDriver(pool));
  * const channel = createApprovalChannel({ store, origin: 'https://ops.example.com', basePath: '/approve' });
  * const url = await channel.open(approval); // https://ops.example.com/approve/<id>

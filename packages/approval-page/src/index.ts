@@ -17,11 +17,15 @@
  * import { createServer } from 'node:http';
  * import { getRequestListener } from '@hono/node-server';
  * import { createApprovalChannel, createApprovalPage, MemoryApprovalStore } from '@mrtr/approval-page';
+ * import { toNodeHandler } from '@mrtr/node';
+ * import type { McpEndpoint } from '@mrtr/server';
  *
+ * declare const endpoint: McpEndpoint; // createMcpEndpoint of @mrtr/server, its gate given `channel`
+ * const mcp = toNodeHandler(endpoint);
  * const store = new MemoryApprovalStore();
  * const location = { origin: 'http://127.0.0.1:3000', basePath: '/approve' };
  * const channel = createApprovalChannel({ store, ...location }); // give it to the gate
- * const page = createApprovalPage({ store, ...location, signIn: { users: { alice: process.env.ALICE_TOKEN! } } });
+ * const page = createApprovalPage({ store, ...location, signIn: { users: { alice: process.env.ALICE_TOKEN ?? '' } } });
  * const approvals = getRequestListener(page);
  * createServer((req, res) => (req.url?.startsWith('/approve/') ? approvals(req, res) : mcp(req, res))).listen(3000);
  * ```
@@ -61,8 +65,6 @@ export {
   migrateApprovalTables,
   PostgresApprovalStore,
   type PostgresApprovalStoreOptions,
-  type SqlDriver,
-  type SqlQueryable,
 } from './postgres-store.js';
 export {
   RedisApprovalStore,

@@ -1,4 +1,5 @@
 import type { PendingApproval } from '@mrtr/gate';
+import type { SqlDriver } from '@mrtr/sql';
 import { assertChallengeRequest, judgeChallenge } from './passkey-rules.js';
 import type {
   ChallengeRequest,
@@ -8,7 +9,7 @@ import type {
   RegistrationChallenge,
 } from './passkey-store.js';
 import { PostgresPasskeyRecords } from './postgres-passkeys.js';
-import { type ApprovalTableOptions, approvalTables, type SqlDriver } from './postgres-tables.js';
+import { type ApprovalTableOptions, approvalTables } from './postgres-tables.js';
 import {
   assertDecideRequest,
   assertPendingApproval,
@@ -36,8 +37,6 @@ export {
   DEFAULT_REGISTRATION_TABLE,
   DEFAULT_SESSION_TABLE,
   migrateApprovalTables,
-  type SqlDriver,
-  type SqlQueryable,
 } from './postgres-tables.js';
 
 /** Options of {@link PostgresApprovalStore}. */

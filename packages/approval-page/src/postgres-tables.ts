@@ -2,22 +2,9 @@
  * The PostgreSQL tables of the approval store: their names, and the
  * migration that creates them.
  */
+import { type SqlDriver, sqlTableName as tableName } from '@mrtr/sql';
 
-/** Runs one parameterized statement (`$1`, `$2`, … placeholders); rows keyed by column name. */
-export interface SqlQueryable {
-  query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: R[] }>;
-}
-
-/**
- * The SQL driver the PostgreSQL store runs on: statements, and transactions
- * (`fn` between `BEGIN` and `COMMIT`, rolled back when it throws). The same
- * shape as `SqlDriver` of `@mrtr/replay-postgres`, so its `pgPoolDriver`
- * (node-postgres `pg.Pool`) and `pgliteDriver` (PGlite) serve this store too,
- * on the replay store's own database.
- */
-export interface SqlDriver extends SqlQueryable {
-  transaction<T>(fn: (tx: SqlQueryable) => Promise<T>): Promise<T>;
-}
+export { tableName };
 
 /** Default table of the approvals. */
 export const DEFAULT_APPROVAL_TABLE = 'mrtr_approvals';
@@ -27,18 +14,6 @@ export const DEFAULT_SESSION_TABLE = 'mrtr_approval_sessions';
 export const DEFAULT_CREDENTIAL_TABLE = 'mrtr_passkey_credentials';
 /** Default table of the passkey registrations under way. */
 export const DEFAULT_REGISTRATION_TABLE = 'mrtr_passkey_registrations';
-
-const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
-
-/** A configured table name (`name` or `schema.name`) as quoted SQL; anything else is refused, never quoted. */
-export function tableName(table: string): { sql: string; bare: string } {
-  const parts = table.split('.');
-  if (parts.length > 2 || !parts.every((p) => IDENTIFIER.test(p)))
-    throw new TypeError(
-      `table must be a lower-case identifier or schema.identifier, got ${JSON.stringify(table)}`,
-    );
-  return { sql: parts.map((p) => `"${p}"`).join('.'), bare: parts[parts.length - 1] as string };
-}
 
 /** Table names of {@link migrateApprovalTables} and {@link PostgresApprovalStore}. */
 export interface ApprovalTableOptions {

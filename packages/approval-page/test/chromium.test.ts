@@ -3,7 +3,7 @@
  * playwright-core): what a person sees and does, and what each attack gets.
  */
 import type { ApprovalChannel, PendingApproval } from '@mrtr/gate';
-import { pgPoolDriver } from '@mrtr/replay-postgres';
+import { pgPoolDriver } from '@mrtr/sql';
 import { dropSchema, poolInSchema, postgresReachable } from '@mrtr/test-services';
 import type pg from 'pg';
 import type { Browser, BrowserContext, Page } from 'playwright-core';

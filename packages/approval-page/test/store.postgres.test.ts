@@ -1,5 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
-import { pgliteDriver, pgPoolDriver } from '@mrtr/replay-postgres';
+import { pgliteDriver, pgPoolDriver } from '@mrtr/sql';
 import { dropSchema, poolInSchema, postgresReachable } from '@mrtr/test-services';
 import type pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';

@@ -77,6 +77,13 @@ function fromLineDestination(destination: LineDestination): LineSender {
  *
  * @example
  * ```ts
+ * import { JsonLinesAuditSink } from '@mrtr/audit';
+ * import { ConfirmationGate } from '@mrtr/gate';
+ * import { MemoryReplayStore } from '@mrtr/replay';
+ * import { TicketSealer } from '@mrtr/ticket';
+ *
+ * const sealer = new TicketSealer({ keys: [{ kid: 'k1', secret: process.env.MRTR_SECRET ?? '' }] });
+ * const store = new MemoryReplayStore();
  * const trail = new JsonLinesAuditSink({ destination: process.env.MRTR_AUDIT_FILE ?? 'stdout' });
  * const gate = new ConfirmationGate({ sealer, store, audit: trail });
  * // {"level":"info","time":"2026-08-01T09:30:00.000Z","pid":7,"hostname":"web-1","outcome":"asked",…,"msg":"mrtr.audit"}

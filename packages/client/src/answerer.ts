@@ -1,4 +1,4 @@
-import type { FormIssue, FormValue, RequestedSchema } from '@mrtr/wire';
+import type { ClientCapabilities, FormIssue, FormValue, RequestedSchema } from '@mrtr/wire';
 import type { UrlFacts } from './url.js';
 
 /** Which server is asking: what a person must be shown with every question (`client/elicitation`, "User Interaction Model"). */
@@ -105,4 +105,16 @@ export interface Answerer {
      */
     open(url: string): Promise<void> | void;
   };
+}
+
+/**
+ * The capabilities to declare for a call answered by `answerer`
+ * (`client/elicitation`, "Capabilities"): `elicitation.form` when it can show
+ * forms, `elicitation.url` when it can ask consent for URLs, nothing otherwise.
+ */
+export function capabilitiesFor(answerer: Answerer | undefined): ClientCapabilities {
+  const elicitation: Record<string, Record<string, never>> = {};
+  if (typeof answerer?.form === 'function') elicitation.form = {};
+  if (answerer?.url && typeof answerer.url.ask === 'function') elicitation.url = {};
+  return Object.keys(elicitation).length > 0 ? { elicitation } : {};
 }

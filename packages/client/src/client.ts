@@ -1,9 +1,15 @@
-import { type ClientCapabilities, MetaKey, PROTOCOL_VERSION } from '@mrtr/wire';
-import type { Answerer, AskingRequest, ServerIdentity } from './answerer.js';
+import {
+  type ClientCapabilities,
+  type HeaderAnnotation,
+  MetaKey,
+  PROTOCOL_VERSION,
+  readHeaderAnnotations,
+} from '@mrtr/wire';
+import { type AskingRequest, capabilitiesFor, type ServerIdentity } from './answerer.js';
 import { ProtocolError } from './errors.js';
 import type { ClientEvent } from './events.js';
 import { exchange } from './exchange.js';
-import { type HeaderAnnotation, paramHeaders, readHeaderAnnotations } from './headers.js';
+import { paramHeaders } from './headers.js';
 import { runRounds } from './rounds.js';
 import type {
   CallOptions,
@@ -26,18 +32,6 @@ export type {
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/**
- * The capabilities to declare for a call answered by `answerer`
- * (`client/elicitation`, "Capabilities"): `elicitation.form` when it can show
- * forms, `elicitation.url` when it can ask consent for URLs, nothing otherwise.
- */
-export function capabilitiesFor(answerer: Answerer | undefined): ClientCapabilities {
-  const elicitation: Record<string, Record<string, never>> = {};
-  if (typeof answerer?.form === 'function') elicitation.form = {};
-  if (answerer?.url && typeof answerer.url.ask === 'function') elicitation.url = {};
-  return Object.keys(elicitation).length > 0 ? { elicitation } : {};
-}
 
 /**
  * A stateless MCP 2026-07-28 client over Streamable HTTP that runs Multi

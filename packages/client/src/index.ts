@@ -11,8 +11,9 @@
  *
  * @example
  * ```ts
- * import { McpClient, type Answerer } from '@mrtr/client';
+ * import { type Answerer, type FormAnswer, type FormQuestion, McpClient } from '@mrtr/client';
  *
+ * declare function showForm(q: FormQuestion): Promise<FormAnswer>; // your user interface
  * const person: Answerer = {
  *   async form(q) {
  *     // Show q.server, q.message verbatim and a field per property of q.requestedSchema;
@@ -43,11 +44,11 @@ export type {
   UrlAnswer,
   UrlQuestion,
 } from './answerer.js';
+export { capabilitiesFor } from './answerer.js';
 export {
   type CallOptions,
   type CallOutcome,
   type ContentBlock,
-  capabilitiesFor,
   McpClient,
   type McpClientOptions,
   type ToolInfo,
@@ -66,13 +67,7 @@ export {
 } from './errors.js';
 export type { AutoDeclined, ClientEvent, QuestionContext } from './events.js';
 export { checkRenderable, type Renderable } from './form.js';
-export {
-  encodeHeaderValue,
-  type HeaderAnnotation,
-  type HeaderAnnotations,
-  paramHeaders,
-  readHeaderAnnotations,
-} from './headers.js';
+export { paramHeaders } from './headers.js';
 export type { ElicitResponse } from './inputs.js';
 export { protocolHeaders, type ServerNotification } from './transport.js';
 export { inspectUrl, type UrlFacts, type UrlInspection } from './url.js';

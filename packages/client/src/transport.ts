@@ -1,7 +1,6 @@
-import { MetaKey, PROTOCOL_VERSION } from '@mrtr/wire';
+import { encodeHeaderValue, MCP_NAME_FIELD, MetaKey, PROTOCOL_VERSION } from '@mrtr/wire';
 import { createParser } from 'eventsource-parser';
 import { JsonRpcError, ProtocolError, TransportError } from './errors.js';
-import { encodeHeaderValue } from './headers.js';
 
 /** A JSON-RPC 2.0 notification a server sent on a request's SSE stream (e.g. `notifications/progress`). */
 export interface ServerNotification {
@@ -34,12 +33,6 @@ export interface OutgoingRequest {
   params: Record<string, unknown>;
 }
 
-const NAMED: Record<string, 'name' | 'uri'> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-};
-
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -64,7 +57,7 @@ export function protocolHeaders(
     'MCP-Protocol-Version': typeof version === 'string' ? version : PROTOCOL_VERSION,
     'Mcp-Method': method,
   };
-  const field = NAMED[method];
+  const field = MCP_NAME_FIELD[method];
   if (field && typeof params[field] === 'string') {
     headers['Mcp-Name'] = encodeHeaderValue(params[field]);
   }

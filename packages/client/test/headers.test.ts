@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { encodeHeaderValue, McpClient, paramHeaders, readHeaderAnnotations } from '../src/index.js';
+import { McpClient, paramHeaders } from '../src/index.js';
 import { done, type Reply, scriptedServer } from './helpers.js';
 
 const servers: { close(): Promise<void> }[] = [];
@@ -12,81 +12,9 @@ async function serve(script: (body: any, n: number) => Reply) {
   return s;
 }
 
-describe('encodeHeaderValue (streamable-http, "Value Encoding")', () => {
-  it.each([
-    ['us-west1', 'us-west1'],
-    ['Hello, 世界', '=?base64?SGVsbG8sIOS4lueVjA==?='],
-    [' padded ', '=?base64?IHBhZGRlZCA=?='],
-    ['line1\nline2', '=?base64?bGluZTEKbGluZTI=?='],
-    ['=?base64?literal?=', '=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?='],
-  ])('%j → %s', (value, encoded) => {
-    expect(encodeHeaderValue(value)).toBe(encoded);
-  });
-});
-
 const schema = (properties: Record<string, unknown>) => ({ type: 'object', properties });
 
-describe('x-mcp-header annotations', () => {
-  it('reads annotations reached through properties only', () => {
-    const r = readHeaderAnnotations(
-      schema({
-        region: { type: 'string', 'x-mcp-header': 'Region' },
-        opts: {
-          type: 'object',
-          properties: { dry: { type: 'boolean', 'x-mcp-header': 'Dry-Run' } },
-        },
-      }),
-    );
-    expect(r).toEqual({
-      ok: true,
-      annotations: [
-        { name: 'Region', path: ['region'] },
-        { name: 'Dry-Run', path: ['opts', 'dry'] },
-      ],
-    });
-  });
-
-  it.each([
-    ['an empty name', schema({ a: { type: 'string', 'x-mcp-header': '' } }), /not an HTTP token/],
-    [
-      'a name with a space',
-      schema({ a: { type: 'string', 'x-mcp-header': 'A B' } }),
-      /not an HTTP token/,
-    ],
-    [
-      'a number property',
-      schema({ a: { type: 'number', 'x-mcp-header': 'A' } }),
-      /not string, integer or boolean/,
-    ],
-    [
-      'a duplicate, case-insensitively',
-      schema({
-        a: { type: 'string', 'x-mcp-header': 'A' },
-        b: { type: 'string', 'x-mcp-header': 'a' },
-      }),
-      /used twice/,
-    ],
-    [
-      'a property under items',
-      schema({
-        a: {
-          type: 'array',
-          items: { type: 'object', properties: { b: { type: 'string', 'x-mcp-header': 'B' } } },
-        },
-      }),
-      /not on a property reached through properties/,
-    ],
-    [
-      'a property under oneOf',
-      schema({ a: { oneOf: [{ type: 'string', 'x-mcp-header': 'A' }] } }),
-      /not on a property reached through properties/,
-    ],
-  ])('rejects %s', (_label, inputSchema, reason) => {
-    const r = readHeaderAnnotations(inputSchema);
-    expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.reason).toMatch(reason);
-  });
-
+describe('Mcp-Param headers of a tools/call', () => {
   it('converts and encodes values, and omits absent and null ones', () => {
     const annotations = [
       { name: 'S', path: ['s'] },

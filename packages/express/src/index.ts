@@ -13,12 +13,14 @@
  *
  * @example
  * ```ts
- * import express from 'express';
- * import { createMcpEndpoint } from '@mrtr/server';
  * import { handleClientError, mcpErrorHandler, mcpHandler } from '@mrtr/express';
+ * import { type AnyToolDefinition, createMcpEndpoint } from '@mrtr/server';
+ * import express, { type RequestHandler } from 'express';
  *
+ * declare const tools: AnyToolDefinition[]; // yours
+ * declare const myAuth: RequestHandler; // your middleware: sets res.locals.principal = { id: 'alice' }
  * const app = express();
- * app.use(myAuth); // sets res.locals.principal = { id: 'alice' }
+ * app.use(myAuth);
  * const endpoint = createMcpEndpoint({ serverInfo: { name: 'notes', version: '1.0.0' }, tools });
  * app.post('/mcp', express.json(), mcpHandler(endpoint, { principal: (_req, res) => res.locals.principal }));
  * app.use('/mcp', mcpErrorHandler());

@@ -100,9 +100,19 @@ export interface ConfirmationGateOptions<Tx> {
  *
  * @example
  * ```ts
- * const gate = new ConfirmationGate({ sealer, store });
- * // in a tools/call handler:
- * return gate.run(request, spec); // see GateSpec; or declare the whole tool with gate.tool()
+ * import { ConfirmationGate, type GateSpec } from '@mrtr/gate';
+ * import { MemoryReplayStore } from '@mrtr/replay';
+ * import type { ToolDefinition } from '@mrtr/server';
+ * import { TicketSealer } from '@mrtr/ticket';
+ *
+ * declare const spec: GateSpec<string, void>; // what to ask and what to do: see GateSpec
+ * const sealer = new TicketSealer({ keys: [{ kid: 'k1', secret: process.env.MRTR_SECRET ?? '' }] });
+ * const gate = new ConfirmationGate({ sealer, store: new MemoryReplayStore() });
+ * const tool: ToolDefinition = {
+ *   name: 'delete_thing',
+ *   inputSchema: { type: 'object' },
+ *   handler: (_args, context) => gate.run(context, spec), // or declare the whole tool with gate.tool()
+ * };
  * ```
  */
 export class ConfirmationGate<Tx = void> {
@@ -133,6 +143,14 @@ export class ConfirmationGate<Tx = void> {
    * @throws {TypeError} when the form has no consent field.
    * @example
    * ```ts
+   * import { type ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
+   * import type { SqlQueryable } from '@mrtr/sql';
+   * import { textResult } from '@mrtr/wire';
+   * import { z } from 'zod';
+   *
+   * declare const gate: ConfirmationGate<SqlQueryable>; // on a PostgresReplayStore
+   * declare const db: SqlQueryable;
+   * declare function findNote(q: SqlQueryable, id: string): Promise<{ id: string; title: string } | undefined>;
    * const remove = gate.tool({
    *   name: 'notes_delete',
    *   description: 'Delete a note; a person confirms.',

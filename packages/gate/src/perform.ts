@@ -1,5 +1,5 @@
 import { digestEquals, digestJson } from '@mrtr/digest';
-import type { ClaimRequest, Json, OnceResult } from '@mrtr/replay';
+import type { Json, OnceRequest, OnceResult } from '@mrtr/replay';
 import type { TicketClaims } from '@mrtr/ticket';
 import { type CallToolResult, type InputRequiredResult, textResult } from '@mrtr/wire';
 import type { ConfirmationLevel } from './approval.js';
@@ -34,7 +34,7 @@ export async function replayOf<View, Tx>(
 ): Promise<CallToolResult | undefined> {
   let result: OnceResult<Json>;
   try {
-    result = await flow.parts.store.once(claimOf(flow, claims, answer), async () => {
+    result = await flow.parts.store.once(onceRequestOf(flow, claims, answer), async () => {
       throw new NotRecorded();
     });
   } catch (error) {
@@ -80,7 +80,7 @@ export async function perform<View, Tx>(
   let receiptOf: string | undefined;
   let result: OnceResult<Json>;
   try {
-    result = await flow.parts.store.once(claimOf(flow, claims, answer), async (tx: Tx) => {
+    result = await flow.parts.store.once(onceRequestOf(flow, claims, answer), async (tx: Tx) => {
       const again = await spec.prepare(tx, sealed);
       if (again.result) throw new TargetUnavailable(again.result);
       const now = asked(spec, contextOf(again), live.mode);
@@ -163,7 +163,7 @@ export async function decline<View, Tx>(
   const question = live?.question.message;
   let written: GateAuditEvent | undefined;
   const result = await flow.parts.store.once(
-    claimOf(flow, claims, { action: 'decline' }),
+    onceRequestOf(flow, claims, { action: 'decline' }),
     async (tx: Tx) => {
       const declined = toJson(
         spec.declined?.(context) ?? textResult('Declined. Nothing was changed.'),
@@ -195,7 +195,11 @@ export function acceptedAnswer(approvalId: string | undefined, content: unknown)
  * (`TicketSealer.acceptedUntil`): never shorter, or a re-send after it was
  * forgotten would run again.
  */
-function claimOf<View, Tx>(flow: Flow<View, Tx>, claims: TicketClaims, answer: Json): ClaimRequest {
+function onceRequestOf<View, Tx>(
+  flow: Flow<View, Tx>,
+  claims: TicketClaims,
+  answer: Json,
+): OnceRequest {
   return {
     nonce: claims.nonce,
     requestDigest: digestJson({
@@ -209,7 +213,7 @@ function claimOf<View, Tx>(flow: Flow<View, Tx>, claims: TicketClaims, answer: J
   };
 }
 
-/** The end of a claim: the store's verdict, audited (a record written in the transaction goes to the other sinks now). */
+/** After the store claimed (or refused) the nonce: its verdict, audited (a record written in the transaction goes to the other sinks now). */
 async function settle<View, Tx>(
   flow: Flow<View, Tx>,
   result: OnceResult<Json>,

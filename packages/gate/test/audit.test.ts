@@ -1,7 +1,7 @@
 import { digestJson } from '@mrtr/digest';
 import {
-  type ClaimRequest,
   type Json,
+  type OnceRequest,
   type OnceResult,
   type ReplayStore,
   ReplayStoreUnavailableError,
@@ -35,20 +35,20 @@ class TxStore implements ReplayStore<Tx> {
   loseCommit = false;
 
   async once<T extends Json>(
-    claim: ClaimRequest,
+    onceRequest: OnceRequest,
     action: (tx: Tx) => Promise<T>,
   ): Promise<OnceResult<T>> {
     if (this.down) throw new ReplayStoreUnavailableError('connection refused');
-    const entry = this.entries.get(claim.nonce);
+    const entry = this.entries.get(onceRequest.nonce);
     if (entry)
-      return entry.digest === claim.requestDigest
+      return entry.digest === onceRequest.requestDigest
         ? { status: 'replayed', outcome: JSON.parse(entry.outcome) as T }
         : { status: 'refused', reason: 'used' };
     const tx: Tx = { writes: [] };
     const outcome = await action(tx);
     if (this.loseCommit) throw new ReplayStoreUnavailableError('connection lost at COMMIT');
-    this.entries.set(claim.nonce, {
-      digest: claim.requestDigest,
+    this.entries.set(onceRequest.nonce, {
+      digest: onceRequest.requestDigest,
       outcome: JSON.stringify(outcome),
     });
     this.effects.push(...tx.writes);

@@ -1,4 +1,4 @@
-import type { ClaimRequest, Json, OnceResult, ReplayStore } from '@mrtr/replay';
+import type { Json, OnceRequest, OnceResult, ReplayStore } from '@mrtr/replay';
 import { MemoryReplayStore } from '@mrtr/replay';
 import { MAX_SKEW_SECONDS, TicketSealer } from '@mrtr/ticket';
 import { textResult } from '@mrtr/wire';
@@ -12,13 +12,13 @@ import {
   preview,
 } from '../src/index.js';
 
-/** A memory store that remembers the claims it was given. */
+/** A memory store that remembers the requests `once` was given. */
 class Recording implements ReplayStore<void> {
-  readonly claims: ClaimRequest[] = [];
+  readonly requests: OnceRequest[] = [];
   readonly #inner = new MemoryReplayStore();
-  once<T extends Json>(claim: ClaimRequest, action: () => Promise<T>): Promise<OnceResult<T>> {
-    this.claims.push(claim);
-    return this.#inner.once(claim, action);
+  once<T extends Json>(onceRequest: OnceRequest, action: () => Promise<T>): Promise<OnceResult<T>> {
+    this.requests.push(onceRequest);
+    return this.#inner.once(onceRequest, action);
   }
 }
 
@@ -100,7 +100,7 @@ describe('answers no other layer cleaned', () => {
       t.spec,
     );
     expect(cancelled).toMatchObject({ resultType: 'complete', isError: false });
-    expect(t.store.claims).toEqual([]);
+    expect(t.store.requests).toEqual([]);
   });
 
   it('an accept with text Unicode cannot carry is asked again; the record holds it made well-formed', async () => {
@@ -172,8 +172,8 @@ describe('the replay record outlives the ticket', () => {
       argsDigest: t.events[0]?.argumentsDigest as string,
     });
     if (!opened.ok) throw new Error(opened.reason);
-    expect(t.store.claims[0]?.expiresAt).toBe((opened.claims.exp + maxSkewSeconds) * 1000);
-    expect(t.store.claims[0]?.expiresAt).toBe(t.sealer.acceptedUntil(opened.claims));
+    expect(t.store.requests[0]?.expiresAt).toBe((opened.claims.exp + maxSkewSeconds) * 1000);
+    expect(t.store.requests[0]?.expiresAt).toBe(t.sealer.acceptedUntil(opened.claims));
   });
 });
 

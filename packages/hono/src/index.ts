@@ -6,11 +6,13 @@
  *
  * @example
  * ```ts
- * import { Hono } from 'hono';
- * import { createMcpEndpoint } from '@mrtr/server';
  * import { mcpHandler } from '@mrtr/hono';
+ * import { type AnyToolDefinition, createMcpEndpoint, type Principal } from '@mrtr/server';
+ * import { type Context, Hono } from 'hono';
  *
- * type AppEnv = { Variables: { principal: { id: string } } };
+ * declare const tools: AnyToolDefinition[]; // yours
+ * declare function authenticate(c: Context): Promise<Principal | undefined>; // yours
+ * type AppEnv = { Variables: { principal: Principal | undefined } };
  * const app = new Hono<AppEnv>();
  * app.use('/mcp', async (c, next) => { c.set('principal', await authenticate(c)); await next(); });
  * const endpoint = createMcpEndpoint({ serverInfo: { name: 'notes', version: '1.0.0' }, tools });

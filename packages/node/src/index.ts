@@ -8,9 +8,11 @@
  *
  * @example
  * ```ts
- * import { createMcpEndpoint } from '@mrtr/server';
  * import { createMcpHttpServer } from '@mrtr/node';
+ * import { type AnyToolDefinition, createMcpEndpoint, type McpEndpointOptions } from '@mrtr/server';
  *
+ * declare const tools: AnyToolDefinition[]; // yours
+ * declare const authenticate: McpEndpointOptions['authenticate']; // yours
  * const endpoint = createMcpEndpoint({ serverInfo: { name: 'notes', version: '1.0.0' }, tools, authenticate });
  * createMcpHttpServer(endpoint, { path: '/mcp' }).listen(3000, '127.0.0.1');
  * ```

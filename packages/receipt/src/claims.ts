@@ -62,7 +62,7 @@ export interface ReceiptInput {
   lvl: ReceiptLevel;
   /** The WebAuthn credential id (base64url) that made the assertion: required for `passkey`, absent otherwise. */
   cred?: string;
-  /** The confirmation's ticket nonce (the ticket's `n`), at most 256 characters: what single use claims. */
+  /** The confirmation's ticket nonce (the ticket's `nonce`), at most 256 characters: what single use claims. */
   n: string;
 }
 

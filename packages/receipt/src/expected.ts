@@ -1,5 +1,5 @@
 import { CanonicalizeError, digestEquals, digestJson } from '@mrtr/digest';
-import type { ClaimRequest } from '@mrtr/replay';
+import type { OnceRequest } from '@mrtr/replay';
 import { RECEIPT_LEVELS, type ReceiptClaims, type ReceiptLevel } from './claims.js';
 import { ReceiptError } from './errors.js';
 import { MAX_CLOCK_TOLERANCE_SECONDS } from './verify-signature.js';
@@ -64,12 +64,12 @@ export function checkAction(claims: ReceiptClaims, expected: ExpectedAction): vo
 }
 
 /**
- * The replay-store claim that makes a confirmation usable once: keyed by its
+ * The replay-store request that makes a confirmation usable once: keyed by its
  * ticket nonce (so a second receipt minted for the same confirmation is
  * refused too), `requestDigest` the receipt's `jti`, kept until no verifier
  * could accept the receipt any more (`exp` plus the largest tolerance).
  */
-export function singleUseClaim(claims: ReceiptClaims): ClaimRequest {
+export function onceRequestOf(claims: ReceiptClaims): OnceRequest {
   return {
     nonce: `${RECEIPT_NONCE_PREFIX}${claims.n}`,
     requestDigest: claims.jti,

@@ -12,6 +12,9 @@
  * import { MemoryReplayStore } from '@mrtr/replay';
  * import { generateKeyPair } from 'jose';
  *
+ * declare const receipt: string; // signed by signer.sign() when the person confirmed
+ * declare const args: { serviceId: string; name: string };
+ * declare function deleteService(id: string): Promise<void>;
  * const signer = await ReceiptSigner.create({
  *   keys: [{ kid: 'r1', ...(await generateKeyPair('EdDSA')) }],
  *   issuer: 'https://deleter.example',

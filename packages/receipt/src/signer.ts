@@ -47,7 +47,11 @@ export interface SignedReceipt {
  *
  * @example
  * ```ts
- * const { privateKey, publicKey } = await generateKeyPair('EdDSA'); // jose
+ * import { ReceiptSigner } from '@mrtr/receipt';
+ * import { generateKeyPair } from 'jose';
+ *
+ * declare const sub: string, op: string, ad: string, qd: string, n: string; // from the confirmation
+ * const { privateKey, publicKey } = await generateKeyPair('EdDSA');
  * const signer = await ReceiptSigner.create({
  *   keys: [{ kid: '2026-11', privateKey, publicKey }],
  *   issuer: 'https://deleter.example',

@@ -1,6 +1,6 @@
 import { type Json, type ReplayStore, ReplayStoreUnavailableError } from '@mrtr/replay';
 import { ReceiptError } from './errors.js';
-import { assertExpected, checkAction, singleUseClaim } from './expected.js';
+import { assertExpected, checkAction, onceRequestOf } from './expected.js';
 import type { VerifyReceiptOptions } from './verify-receipt.js';
 import { type VerifiedReceipt, verifyReceiptSignature } from './verify-signature.js';
 
@@ -49,7 +49,7 @@ export async function verifyAndRun<T extends Json, Tx = void>(
   let actionFailed = false;
   let result: Awaited<ReturnType<typeof options.store.once<T>>>;
   try {
-    result = await options.store.once(singleUseClaim(verified.claims), async (tx: Tx) => {
+    result = await options.store.once(onceRequestOf(verified.claims), async (tx: Tx) => {
       try {
         return await action(verified, tx);
       } catch (error) {

@@ -1,6 +1,6 @@
 import { type ReplayStore, ReplayStoreUnavailableError } from '@mrtr/replay';
 import { ReceiptError } from './errors.js';
-import { assertExpected, checkAction, type ExpectedAction, singleUseClaim } from './expected.js';
+import { assertExpected, checkAction, type ExpectedAction, onceRequestOf } from './expected.js';
 import {
   type VerifiedReceipt,
   type VerifyReceiptSignatureOptions,
@@ -48,7 +48,7 @@ export async function verifyReceipt<Tx = unknown>(
   if (options.store === undefined) return verified;
   let result: Awaited<ReturnType<ReplayStore<Tx>['once']>>;
   try {
-    result = await options.store.once(singleUseClaim(verified.claims), async () => null);
+    result = await options.store.once(onceRequestOf(verified.claims), async () => null);
   } catch (error) {
     if (error instanceof ReplayStoreUnavailableError)
       throw new ReceiptError('store_unavailable', { cause: error });

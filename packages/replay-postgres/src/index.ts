@@ -3,13 +3,16 @@
  * PostgreSQL, with the claim inside the transaction that performs the
  * mutation, so the claim, the mutation and the recorded outcome commit or
  * roll back together. Runs on a node-postgres `pg.Pool` or on PGlite through
- * one small driver interface.
+ * the driver interface of `@mrtr/sql`.
  *
  * @example
  * ```ts
  * import pg from 'pg';
- * import { migrateReplayTable, PostgresReplayStore, pgPoolDriver } from '@mrtr/replay-postgres';
+ * import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
+ * import { pgPoolDriver } from '@mrtr/sql';
  *
+ * declare const nonce: string, requestDigest: string, expiresAt: number; // from the ticket
+ * declare const id: string; // the note to delete
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
  * // Before the pool's first use: a lost connection then never ends the process.
  * const driver = pgPoolDriver(pool, { onConnectionError: (e) => console.warn(e.message) });
@@ -30,22 +33,9 @@
  * ```
  * @packageDocumentation
  */
-export { ConnectionLostError, isConnectionError } from './connection.js';
-export {
-  type PgliteLike,
-  type PgPoolClientLike,
-  type PgPoolDriverOptions,
-  type PgPoolLike,
-  pgliteDriver,
-  pgPoolDriver,
-  type SqlDriver,
-  type SqlQueryable,
-  type SqlResult,
-} from './driver.js';
 export {
   DEFAULT_REPLAY_TABLE,
   migrateReplayTable,
   PostgresReplayStore,
   type PostgresReplayStoreOptions,
 } from './store.js';
-export { sqlTableName } from './table-name.js';

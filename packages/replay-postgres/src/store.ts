@@ -1,13 +1,12 @@
 import {
-  assertClaimRequest,
-  type ClaimRequest,
+  assertOnceRequest,
   type Json,
+  type OnceRequest,
   type OnceResult,
   type ReplayStore,
   ReplayStoreUnavailableError,
 } from '@mrtr/replay';
-import type { SqlDriver, SqlQueryable } from './driver.js';
-import { sqlTableName } from './table-name.js';
+import { type SqlDriver, type SqlQueryable, sqlTableName } from '@mrtr/sql';
 
 /** Default table of the replay entries. */
 export const DEFAULT_REPLAY_TABLE = 'mrtr_replay';
@@ -121,7 +120,7 @@ export class PostgresReplayStore implements ReplayStore<SqlQueryable> {
    * See {@link ReplayStore.once}. Opens a transaction on the driver, claims
    * the nonce in it, runs `action(tx)` in it (do the mutation on `tx`), and
    * records the outcome in it before `COMMIT`.
-   * @throws {TypeError} for a malformed claim.
+   * @throws {TypeError} for a malformed request.
    * @throws {ReplayStoreUnavailableError} when PostgreSQL fails or the
    *   connection is lost anywhere in the transaction (the claim and the
    *   action's writes rolled back; after a lost `COMMIT` the outcome is
@@ -130,15 +129,15 @@ export class PostgresReplayStore implements ReplayStore<SqlQueryable> {
    * @throws what `action` throws, unchanged, after rolling back.
    */
   async once<T extends Json>(
-    claim: ClaimRequest,
+    request: OnceRequest,
     action: (tx: SqlQueryable) => Promise<T>,
   ): Promise<OnceResult<T>> {
-    assertClaimRequest(claim);
+    assertOnceRequest(request);
     const now = this.#now();
     let recorded: Promise<unknown> | undefined;
     try {
       const result = await this.#driver.transaction((tx) =>
-        this.#claimed(tx, claim, now, guarded(action), (pending) => {
+        this.#claimed(tx, request, now, guarded(action), (pending) => {
           // Not awaited here: the driver's COMMIT follows it on the same connection
           // (one round trip when pipelined), and a failed UPDATE makes COMMIT fail.
           recorded = pending;
@@ -153,25 +152,25 @@ export class PostgresReplayStore implements ReplayStore<SqlQueryable> {
   }
 
   /**
-   * Claim `claim.nonce` inside the caller's open transaction `tx`, run
+   * Claim `request.nonce` inside the caller's open transaction `tx`, run
    * `fn(tx)` when the claim is won, and record its outcome, all in `tx`. The
    * caller commits; it must roll back when this throws, which also releases
    * the claim. On a lost claim `fn` does not run and the result is
    * `replayed` or `refused` (`in_progress` only if a committed claim has no
    * outcome, which happens when a caller committed after a throw).
-   * @throws {TypeError} for a malformed claim, or an outcome that is not JSON.
+   * @throws {TypeError} for a malformed request, or an outcome that is not JSON.
    * @throws {ReplayStoreUnavailableError} when a statement of the store fails.
    * @throws what `fn` throws, unchanged.
    */
   async withClaim<T extends Json>(
     tx: SqlQueryable,
-    claim: ClaimRequest,
+    request: OnceRequest,
     fn: (tx: SqlQueryable) => Promise<T>,
   ): Promise<OnceResult<T>> {
-    assertClaimRequest(claim);
+    assertOnceRequest(request);
     try {
       let recorded: Promise<unknown> | undefined;
-      const result = await this.#claimed(tx, claim, this.#now(), guarded(fn), (pending) => {
+      const result = await this.#claimed(tx, request, this.#now(), guarded(fn), (pending) => {
         recorded = pending;
       });
       await recorded; // the caller commits next: the outcome must be written by then
@@ -195,28 +194,29 @@ export class PostgresReplayStore implements ReplayStore<SqlQueryable> {
 
   async #claimed<T extends Json>(
     tx: SqlQueryable,
-    claim: ClaimRequest,
+    request: OnceRequest,
     now: number,
     fn: (tx: SqlQueryable) => Promise<T>,
     record: (pending: Promise<unknown>) => void,
   ): Promise<OnceResult<T>> {
     const won = await tx.query(this.#sql.claim, [
-      claim.nonce,
-      claim.requestDigest,
-      iso(claim.expiresAt),
+      request.nonce,
+      request.requestDigest,
+      iso(request.expiresAt),
       iso(now),
     ]);
     if (won.rows.length === 0) {
       // Lost: the conflicting row is committed (the INSERT waited for it) and now locked by us.
-      const { rows } = await tx.query<EntryRow>(this.#sql.read, [claim.nonce]);
+      const { rows } = await tx.query<EntryRow>(this.#sql.read, [request.nonce]);
       const row = rows[0];
       if (!row) throw new Error(`replay row for the nonce vanished during the claim`);
-      if (row.request_digest !== claim.requestDigest) return { status: 'refused', reason: 'used' };
+      if (row.request_digest !== request.requestDigest)
+        return { status: 'refused', reason: 'used' };
       if (row.outcome === null) return { status: 'refused', reason: 'in_progress' };
       return { status: 'replayed', outcome: JSON.parse(row.outcome) as T };
     }
     const outcome = await fn(tx);
-    record(tx.query(this.#sql.record, [claim.nonce, JSON.stringify(outcome)]));
+    record(tx.query(this.#sql.record, [request.nonce, JSON.stringify(outcome)]));
     return { status: 'performed', outcome };
   }
 }

@@ -1,14 +1,10 @@
 import { PGlite } from '@electric-sql/pglite';
 import { describeReplayStoreContract } from '@mrtr/replay/contract-tests';
+import { pgliteDriver, pgPoolDriver } from '@mrtr/sql';
 import { dropSchema, poolInSchema, postgresReachable } from '@mrtr/test-services';
 import type pg from 'pg';
 import { afterAll } from 'vitest';
-import {
-  migrateReplayTable,
-  PostgresReplayStore,
-  pgliteDriver,
-  pgPoolDriver,
-} from '../src/index.js';
+import { migrateReplayTable, PostgresReplayStore } from '../src/index.js';
 
 const reachable = await postgresReachable();
 const schema = `replay_contract_${process.pid}_${Date.now().toString(36)}`;

@@ -1,26 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
-import { type ClaimRequest, ReplayStoreUnavailableError } from '@mrtr/replay';
-import { dropSchema, POSTGRES_URL, poolInSchema, postgresReachable } from '@mrtr/test-services';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type OnceRequest, ReplayStoreUnavailableError } from '@mrtr/replay';
 import {
   ConnectionLostError,
-  migrateReplayTable,
   type PgPoolLike,
-  PostgresReplayStore,
   pgliteDriver,
   pgPoolDriver,
   type SqlDriver,
   type SqlQueryable,
-} from '../src/index.js';
+} from '@mrtr/sql';
+import { dropSchema, POSTGRES_URL, poolInSchema, postgresReachable } from '@mrtr/test-services';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateReplayTable, PostgresReplayStore } from '../src/index.js';
 
 const reachable = await postgresReachable();
 const schema = `replay_pg_${process.pid}_${Date.now().toString(36)}`;
 const ignore = () => {};
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-function claim(overrides: Partial<ClaimRequest> = {}): ClaimRequest {
+function onceRequest(overrides: Partial<OnceRequest> = {}): OnceRequest {
   return {
     nonce: randomUUID(),
     requestDigest: 'sha256:answer-a',
@@ -138,7 +137,7 @@ describe('migrateReplayTable and options', () => {
     await db.query('CREATE SCHEMA ops');
     await migrateReplayTable(driver, { table: 'ops.confirmations' });
     const store = new PostgresReplayStore(driver, { table: 'ops.confirmations' });
-    const c = claim();
+    const c = onceRequest();
     expect(await store.once(c, async () => 'ok')).toEqual({ status: 'performed', outcome: 'ok' });
     const { rows } = await db.query('SELECT nonce FROM ops.confirmations');
     expect(rows).toEqual([{ nonce: c.nonce }]);
@@ -151,7 +150,7 @@ for (const backend of backends) {
     it('withClaim: the claim and the caller’s mutation commit together', async () => {
       const driver = backend.driver();
       const store = new PostgresReplayStore(driver);
-      const c = claim();
+      const c = onceRequest();
       const result = await driver.transaction((tx) =>
         store.withClaim(tx, c, async (t) => {
           await insertItem(t, c.nonce);
@@ -169,7 +168,7 @@ for (const backend of backends) {
     it('withClaim: when the caller’s transaction rolls back, the claim goes with the mutation; a retry performs', async () => {
       const driver = backend.driver();
       const store = new PostgresReplayStore(driver);
-      const c = claim();
+      const c = onceRequest();
       const late = new Error('failed after the claim');
       await expect(
         driver.transaction(async (tx) => {
@@ -195,7 +194,7 @@ for (const backend of backends) {
     it('once: an action that throws rolls back its own writes with the claim and is rethrown unchanged', async () => {
       const driver = backend.driver();
       const store = new PostgresReplayStore(driver);
-      const c = claim();
+      const c = onceRequest();
       const boom = new Error('stale target');
       await expect(
         store.once(c, async (tx) => {
@@ -210,7 +209,7 @@ for (const backend of backends) {
     it('once: an action that returns a non-JSON value is a TypeError and nothing is committed', async () => {
       const driver = backend.driver();
       const store = new PostgresReplayStore(driver);
-      const c = claim();
+      const c = onceRequest();
       await expect(
         store.once(c, (async (tx: SqlQueryable) => {
           await insertItem(tx, c.nonce);
@@ -224,7 +223,7 @@ for (const backend of backends) {
     it('a presentation blocked behind an open claim performs when the first transaction rolls back', async () => {
       const driver = backend.driver();
       const [a, b] = [new PostgresReplayStore(driver), new PostgresReplayStore(driver)];
-      const c = claim();
+      const c = onceRequest();
       let release!: () => void;
       const held = new Promise<void>((resolve) => {
         release = resolve;
@@ -249,7 +248,7 @@ for (const backend of backends) {
 
     it('replays the outcome exactly as recorded, key order included', async () => {
       const store = new PostgresReplayStore(backend.driver());
-      const c = claim();
+      const c = onceRequest();
       const outcome = { zeta: 1, alpha: [{ b: 2, a: 1 }], ü: 'ß\u0000end' };
       await store.once(c, async () => outcome);
       const replayed = await store.once(c, async () => null);
@@ -262,8 +261,8 @@ for (const backend of backends) {
       const driver = backend.driver();
       const store = new PostgresReplayStore(driver);
       const t0 = Date.now() + 3_600_000; // later than any other test's entry
-      const soon = claim({ expiresAt: t0 + 1_000 });
-      const later = claim({ expiresAt: t0 + 2_000 });
+      const soon = onceRequest({ expiresAt: t0 + 1_000 });
+      const later = onceRequest({ expiresAt: t0 + 2_000 });
       await store.once(soon, async () => 1);
       await store.once(later, async () => 2);
       await store.sweep(t0 + 999);
@@ -276,7 +275,7 @@ for (const backend of backends) {
     it('a missing table fails closed with ReplayStoreUnavailableError before the action runs', async () => {
       const store = new PostgresReplayStore(backend.driver(), { table: 'no_such_table' });
       let runs = 0;
-      await expect(store.once(claim(), async () => ++runs)).rejects.toBeInstanceOf(
+      await expect(store.once(onceRequest(), async () => ++runs)).rejects.toBeInstanceOf(
         ReplayStoreUnavailableError,
       );
       expect(runs).toBe(0);
@@ -344,7 +343,7 @@ describe.skipIf(!reachable)('PostgresReplayStore when PostgreSQL kills the conne
         }
       });
       const store = new PostgresReplayStore(pgPoolDriver(faulty));
-      const c = claim();
+      const c = onceRequest();
       let runs = 0;
       const error = await store
         .once(c, async (tx) => {
@@ -388,11 +387,11 @@ describe.skipIf(!reachable)('PostgresReplayStore when PostgreSQL kills the conne
       }
     });
     const store = new PostgresReplayStore(pgPoolDriver(faulty));
-    await expect(store.once(claim(), async () => 1)).rejects.toBeInstanceOf(
+    await expect(store.once(onceRequest(), async () => 1)).rejects.toBeInstanceOf(
       ReplayStoreUnavailableError,
     );
     // With max 1, a broken client returned to the pool would fail this at once.
-    expect(await store.once(claim(), async () => 2)).toMatchObject({ status: 'performed' });
+    expect(await store.once(onceRequest(), async () => 2)).toMatchObject({ status: 'performed' });
     await base.end();
   });
 });

@@ -12,7 +12,12 @@
  * ```ts
  * import { ConfirmationGate } from '@mrtr/gate';
  * import { RedisReplayStore } from '@mrtr/replay-redis';
+ * import type { TicketSealer } from '@mrtr/ticket';
  *
+ * declare const sealer: TicketSealer;
+ * declare const nonce: string, requestDigest: string, expiresAt: number; // from the ticket
+ * declare const id: string;
+ * declare function deleteService(id: string): Promise<void>;
  * // Redis with appendonly yes, appendfsync always (else RedisDurabilityError):
  * const store = await RedisReplayStore.connect(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', {
  *   keyPrefix: 'deleter:replay:',

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import {
-  assertClaimRequest,
-  type ClaimRequest,
+  assertOnceRequest,
   type Json,
+  type OnceRequest,
   type OnceResult,
   type ReplayStore,
   ReplayStoreUnavailableError,
@@ -162,24 +162,24 @@ export class RedisReplayStore implements ReplayStore<void> {
 
   /**
    * See {@link ReplayStore.once}; the action receives nothing.
-   * @throws {TypeError} for a malformed claim (nothing sent), or an outcome that is not JSON (the claim stays until it expires).
+   * @throws {TypeError} for a malformed request (nothing sent), or an outcome that is not JSON (the claim stays until it expires).
    * @throws {RedisDurabilityError} when the server is not durable enough (nothing sent, the action did not run).
    * @throws {ReplayStoreUnavailableError} when Redis, or `replicas` of its replicas, do not take the claim; the action did not run.
    * @throws what `action` throws, after deleting the claim.
    */
   async once<T extends Json>(
-    claim: ClaimRequest,
+    request: OnceRequest,
     action: (tx: undefined) => Promise<T>,
   ): Promise<OnceResult<T>> {
-    assertClaimRequest(claim);
+    assertOnceRequest(request);
     // After a reconnect, 'ready' drops the earlier check: read the settings of this connection.
     if (this.#client.status !== 'ready') await this.#c.settle();
     await this.#ensureDurable();
-    const key = this.#o.prefix + claim.nonce;
+    const key = this.#o.prefix + request.nonce;
     const token = `${this.#tokenPrefix}.${(this.#tokens++).toString(36)}`;
-    const digest = JSON.stringify(claim.requestDigest);
+    const digest = JSON.stringify(request.requestDigest);
     const held = `{"d":${digest},"t":"${token}"}`;
-    const until = Math.max(claim.expiresAt, this.#o.now() + this.#o.leaseMs);
+    const until = Math.max(request.expiresAt, this.#o.now() + this.#o.leaseMs);
     const wait = waitCommand(this.#o, this.#report);
     let previous: unknown;
     let acks: unknown;
@@ -196,7 +196,7 @@ export class RedisReplayStore implements ReplayStore<void> {
         { cause: error },
       );
     }
-    if (previous !== null) return settled(previous, claim.requestDigest);
+    if (previous !== null) return settled(previous, request.requestDigest);
     const short = wait && shortfall(wait, acks);
     if (short) {
       await this.#release(token, key, held, until);
@@ -221,27 +221,27 @@ export class RedisReplayStore implements ReplayStore<void> {
     // The action ran, so the claim stays (until it expires); there is just no outcome to record.
     if (text === undefined) throw new TypeError('the action must return a JSON value');
     const done = `{"d":${digest},"o":${text}}`;
-    const record = [held, done, String(claim.expiresAt)];
+    const record = [held, done, String(request.expiresAt)];
     try {
       const [swapped, recordAcks] = await this.#c.script(RECORD, key, record, wait);
       if (swapped !== 1)
         this.#o.onRecordError(
           new Error('the claim ended before its outcome was recorded'),
-          claim.nonce,
+          request.nonce,
         );
       else {
         const short = wait && shortfall(wait, recordAcks);
         if (short)
           this.#o.onRecordError(
             new Error(`the outcome was not kept by enough replicas (${short})`),
-            claim.nonce,
+            request.nonce,
           );
       }
     } catch (error) {
       // The action ran: report it as performed; the claim blocks a second run, and the
       // outcome is sent again until Redis answers, so identical retries then get `replayed`.
       this.#pending.add(token, ['EVAL', RECORD.lua, '1', key, ...record], until);
-      this.#o.onRecordError(error, claim.nonce);
+      this.#o.onRecordError(error, request.nonce);
     }
     return { status: 'performed', outcome };
   }

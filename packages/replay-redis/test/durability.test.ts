@@ -10,7 +10,7 @@ import {
   RedisReplayStore,
   type RedisReplayStoreOptions,
 } from '../src/index.js';
-import { claim, eventually, looker } from './support.js';
+import { eventually, looker, onceRequest } from './support.js';
 
 const available = await redisServerAvailable();
 
@@ -24,7 +24,7 @@ async function connectTo(
     const store = await RedisReplayStore.connect(redis.url, options).catch((e: Error) => e);
     if (store instanceof RedisReplayStore) {
       // Accepted means usable: a claim performs.
-      expect((await store.once(claim(), async () => 'ran')).status).toBe('performed');
+      expect((await store.once(onceRequest(), async () => 'ran')).status).toBe('performed');
       await store.close();
     }
     return store;
@@ -139,7 +139,7 @@ describe.skipIf(!available)('RedisReplayStore durability check, on a Redis of it
       expect(error).toBeInstanceOf(RedisDurabilityError);
       expect((error as Error).message).toMatch(/refused CONFIG GET appendfsync \(NOPERM/);
       const store = await RedisReplayStore.connect(url, { durability: 'volatile' });
-      expect((await store.once(claim(), async () => 1)).status).toBe('performed');
+      expect((await store.once(onceRequest(), async () => 1)).status).toBe('performed');
       await store.close();
     } finally {
       admin.disconnect();
@@ -154,7 +154,7 @@ describe.skipIf(!available)('RedisReplayStore durability check, on a Redis of it
       const store = new RedisReplayStore(client);
       await expect(store.checkDurability()).rejects.toBeInstanceOf(RedisDurabilityError);
       let runs = 0;
-      await expect(store.once(claim(), async () => ++runs)).rejects.toBeInstanceOf(
+      await expect(store.once(onceRequest(), async () => ++runs)).rejects.toBeInstanceOf(
         RedisDurabilityError,
       );
       expect(runs).toBe(0);
@@ -171,18 +171,18 @@ describe.skipIf(!available)('RedisReplayStore durability check, on a Redis of it
     const admin = looker(redis.url);
     const store = await RedisReplayStore.connect(redis.url);
     try {
-      expect((await store.once(claim(), async () => 1)).status).toBe('performed');
+      expect((await store.once(onceRequest(), async () => 1)).status).toBe('performed');
       await admin.config('SET', 'appendonly', 'no');
       await admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes'); // the store reconnects
       // A claim racing the reconnect may still pass the earlier check; after it, none does.
       expect(
         await eventually(async () => {
-          const error = await store.once(claim(), async () => 1).catch((e: unknown) => e);
+          const error = await store.once(onceRequest(), async () => 1).catch((e: unknown) => e);
           return error instanceof RedisDurabilityError;
         }),
       ).toBe(true);
       let runs = 0;
-      await expect(store.once(claim(), async () => ++runs)).rejects.toBeInstanceOf(
+      await expect(store.once(onceRequest(), async () => ++runs)).rejects.toBeInstanceOf(
         RedisDurabilityError,
       );
       expect(runs).toBe(0);
@@ -234,7 +234,7 @@ describe.skipIf(!available)('RedisReplayStore with a replica, on Redis of its ow
       expect(report.servers[0]?.waitaof).toBe(
         !/^7\.[01]\.|^[0-6]\./.test(report.servers[0]?.version ?? ''),
       );
-      const c = claim();
+      const c = onceRequest();
       let onReplica: string | null = null;
       const result = await store.once(c, async () => {
         onReplica = await look.get(`r:${c.nonce}`);
@@ -258,7 +258,7 @@ describe.skipIf(!available)('RedisReplayStore with a replica, on Redis of its ow
     });
     const onPrimary = looker(primary.url);
     try {
-      const c = claim();
+      const c = onceRequest();
       let runs = 0;
       replica.stall();
       const error = await store.once(c, async () => ++runs).catch((e: unknown) => e);
@@ -269,7 +269,7 @@ describe.skipIf(!available)('RedisReplayStore with a replica, on Redis of its ow
       replica.resume();
 
       // The replica stalls while the action runs: performed (it ran), outcome reported.
-      const d = claim();
+      const d = onceRequest();
       const result = await store.once(d, async () => {
         replica.stall();
         return ++runs;
@@ -283,7 +283,7 @@ describe.skipIf(!available)('RedisReplayStore with a replica, on Redis of its ow
       // And once the replica answers again, claims go through.
       expect(
         await eventually(
-          async () => (await store.once(claim(), async () => 0)).status === 'performed',
+          async () => (await store.once(onceRequest(), async () => 0)).status === 'performed',
         ),
       ).toBe(true);
     } finally {

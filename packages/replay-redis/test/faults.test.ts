@@ -9,7 +9,7 @@ const reachable = await redisReachable();
 const prefix = `mrtr:test:${process.pid}:${Date.now().toString(36)}:faults:`;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-function claim(
+function onceRequest(
   overrides: Partial<{ nonce: string; requestDigest: string; expiresAt: number }> = {},
 ) {
   return {
@@ -93,7 +93,7 @@ describe.skipIf(!reachable)('RedisReplayStore against the real Redis', () => {
   });
 
   it('writes the claim under keyPrefix + nonce with PXAT max(expiresAt, now + lease), then the outcome with PXAT expiresAt', async () => {
-    const c = claim({ expiresAt: Date.now() + 120_000 });
+    const c = onceRequest({ expiresAt: Date.now() + 120_000 });
     let during: { value: string | null; expireAt: number } | undefined;
     const result = await store.once(c, async () => {
       during = {
@@ -113,7 +113,7 @@ describe.skipIf(!reachable)('RedisReplayStore against the real Redis', () => {
   });
 
   it('keeps an unsettled claim for at least claimLeaseMs even when expiresAt is sooner', async () => {
-    const c = claim({ expiresAt: Date.now() + 1_000 });
+    const c = onceRequest({ expiresAt: Date.now() + 1_000 });
     let expireAt = 0;
     const before = Date.now();
     await store.once(c, async () => {
@@ -124,7 +124,7 @@ describe.skipIf(!reachable)('RedisReplayStore against the real Redis', () => {
   });
 
   it('refuses a nonce whose key holds a foreign value as used and runs nothing', async () => {
-    const c = claim();
+    const c = onceRequest();
     await look.set(prefix + c.nonce, 'not a claim', 'PX', 60_000);
     let runs = 0;
     expect(await store.once(c, async () => ++runs)).toEqual({ status: 'refused', reason: 'used' });
@@ -132,7 +132,7 @@ describe.skipIf(!reachable)('RedisReplayStore against the real Redis', () => {
   });
 
   it('Redis unreachable at claim time: fails closed before the action, claims nothing, and a later retry performs', async () => {
-    const c = claim();
+    const c = onceRequest();
     await proxy.stop();
     let runs = 0;
     const started = Date.now();
@@ -150,7 +150,7 @@ describe.skipIf(!reachable)('RedisReplayStore against the real Redis', () => {
   });
 
   it('Redis stalled at claim time: times out closed; the claim that lands late is deleted, and a retry performs', async () => {
-    const c = claim();
+    const c = onceRequest();
     proxy.stall();
     let runs = 0;
     const error = await store.once(c, async () => ++runs).catch((e: unknown) => e);
@@ -163,7 +163,7 @@ describe.skipIf(!reachable)('RedisReplayStore against the real Redis', () => {
   });
 
   it('Redis lost while the action runs: the result is performed, the claim left behind blocks any second run, and the outcome is recorded once Redis is back', async () => {
-    const c = claim();
+    const c = onceRequest();
     let runs = 0;
     const result = await store.once(c, async () => {
       runs++;
@@ -196,7 +196,7 @@ describe.skipIf(!reachable)('RedisReplayStore against the real Redis', () => {
   });
 
   it('releases the claim when the action throws even if Redis is down then, as soon as it is back', async () => {
-    const c = claim();
+    const c = onceRequest();
     const boom = new Error('mutation failed');
     await expect(
       store.once(c, async () => {
@@ -218,7 +218,7 @@ describe.skipIf(!reachable)('RedisReplayStore against the real Redis', () => {
     const client = new Redis(REDIS_URL, FAIL_FAST_REDIS_OPTIONS);
     const own = new RedisReplayStore(client, { keyPrefix: prefix, durability: 'volatile' });
     try {
-      expect(await own.once(claim(), async () => 'ok')).toEqual({
+      expect(await own.once(onceRequest(), async () => 'ok')).toEqual({
         status: 'performed',
         outcome: 'ok',
       });

@@ -1,7 +1,7 @@
 import { PrivateRedis, redisServerAvailable } from '@mrtr/test-services';
 import { describe, expect, it } from 'vitest';
 import { RedisReplayStore, type RedisReplayStoreOptions } from '../src/index.js';
-import { claim, eventually } from './support.js';
+import { eventually, onceRequest } from './support.js';
 
 const available = await redisServerAvailable();
 
@@ -17,7 +17,7 @@ async function performKillRestart(
   const redis = await PrivateRedis.start(settings);
   const store = await RedisReplayStore.connect(redis.url, options);
   try {
-    const c = claim();
+    const c = onceRequest();
     let runs = 0;
     expect(await store.once(c, async () => ++runs)).toEqual({ status: 'performed', outcome: 1 });
     await redis.kill(); // no shutdown, no last write
@@ -40,7 +40,7 @@ async function performKillRestart(
 describe.skipIf(!available)(
   'RedisReplayStore across a Redis restart (kill -9), on a Redis of its own',
   () => {
-    it("a volatile Redis forgets a completed claim: the identical retry runs the action again (why durability: 'volatile' must be named)", async () => {
+    it("a volatile Redis forgets a completed onceRequest: the identical retry runs the action again (why durability: 'volatile' must be named)", async () => {
       const { again, runs } = await performKillRestart({}, { durability: 'volatile' });
       expect(again).toBe('performed');
       expect(runs).toBe(2);

@@ -5,7 +5,7 @@ import { PrivateRedis, redisServerAvailable } from '@mrtr/test-services';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RedisReplayStore } from '../src/index.js';
-import { claim, eventually, looker, sleep } from './support.js';
+import { eventually, looker, onceRequest, sleep } from './support.js';
 
 const available = await redisServerAvailable();
 /** The store's longest wait for a reply, milliseconds (room for a loaded machine). */
@@ -60,7 +60,7 @@ describe.skipIf(!available)('RedisReplayStore when its Redis stalls (SIGSTOP) or
 
   it('SIGSTOP during once: fails closed without running; after SIGCONT an identical claim on another instance performs', async () => {
     await open();
-    const c = claim();
+    const c = onceRequest();
     let runs = 0;
     redis.stall();
     const error = await store.once(c, async () => ++runs).catch((e: unknown) => e);
@@ -84,7 +84,7 @@ describe.skipIf(!available)('RedisReplayStore when its Redis stalls (SIGSTOP) or
 
   it('SIGSTOP while a failed action releases its claim: after SIGCONT an identical claim performs', async () => {
     await open();
-    const c = claim();
+    const c = onceRequest();
     const boom = new Error('mutation failed');
     await expect(
       store.once(c, async () => {
@@ -103,7 +103,7 @@ describe.skipIf(!available)('RedisReplayStore when its Redis stalls (SIGSTOP) or
 
   it('SIGSTOP during the outcome record: performed, reported; after SIGCONT identical retries get the outcome, never a second run', async () => {
     await open();
-    const c = claim();
+    const c = onceRequest();
     let runs = 0;
     const result = await store.once(c, async () => {
       redis.stall();
@@ -131,7 +131,7 @@ describe.skipIf(!available)('RedisReplayStore when its Redis stalls (SIGSTOP) or
 
   it('Redis killed during the outcome record and restarted from its AOF: the outcome is recorded after the reconnect', async () => {
     await open();
-    const c = claim();
+    const c = onceRequest();
     let runs = 0;
     const result = await store.once(c, async () => {
       await redis.kill();
@@ -148,7 +148,7 @@ describe.skipIf(!available)('RedisReplayStore when its Redis stalls (SIGSTOP) or
 
   it('Redis killed while a failed action releases its claim, restarted from its AOF: the claim it kept is released after the reconnect', async () => {
     await open();
-    const c = claim();
+    const c = onceRequest();
     await expect(
       store.once(c, async () => {
         await redis.kill();
@@ -165,7 +165,7 @@ describe.skipIf(!available)('RedisReplayStore when its Redis stalls (SIGSTOP) or
 
   it('Redis stalled, then killed and restarted empty: the claim that never landed blocks nothing', async () => {
     await open();
-    const c = claim();
+    const c = onceRequest();
     redis.stall();
     await expect(store.once(c, async () => 1)).rejects.toBeInstanceOf(ReplayStoreUnavailableError);
     await sleep(STALL_MS);

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { ClaimRequest } from '@mrtr/replay';
+import type { OnceRequest } from '@mrtr/replay';
 import { Redis } from 'ioredis';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** A claim with a fresh nonce, 5 minutes to live. */
-export function claim(overrides: Partial<ClaimRequest> = {}): ClaimRequest {
+export function onceRequest(overrides: Partial<OnceRequest> = {}): OnceRequest {
   return {
     nonce: randomUUID(),
     requestDigest: 'sha256:answer-a',

@@ -6,9 +6,13 @@
  * it is kept.
  */
 
-/** What identifies one presentation of a confirmation. */
-export interface ClaimRequest {
-  /** The ticket nonce (`n` claim): the single-use identity. A non-empty string of at most 512 characters. */
+/**
+ * The argument of {@link ReplayStore.once}: what identifies one presentation
+ * of a confirmation (the nonce to claim, and what an identical re-issue must
+ * match).
+ */
+export interface OnceRequest {
+  /** The ticket nonce (the ticket's `n` field): the single-use identity. A non-empty string of at most 512 characters. */
   nonce: string;
   /**
    * Digest of everything the answer bound: principal, operation, argument
@@ -37,9 +41,9 @@ export type OnceResult<T> =
 /**
  * A store that runs an action at most once per nonce.
  *
- * `once(claim, action)`:
- * 1. claims `claim.nonce` atomically with its `expiresAt`: the first claim
- *    wins, every later one learns it lost;
+ * `once(request, action)`:
+ * 1. claims `request.nonce` atomically with its `expiresAt`: the first call
+ *    to claim it wins, every later one learns it lost;
  * 2. the winner runs `action`, records its outcome (JSON) under the nonce,
  *    and gets `performed`;
  * 3. a later presentation with the same nonce and the same `requestDigest`
@@ -56,27 +60,30 @@ export type OnceResult<T> =
  *    forgotten: the nonce may be claimed again. The ticket that carries the
  *    nonce has expired by then, so the gate never presents it.
  *
- * If `action` throws, the claim is released and the same error rethrown, so
+ * If `action` throws, the nonce is released and the same error rethrown, so
  * a failed attempt leaves nothing half-claimed and a retry may perform.
  *
  * A store that cannot be reached, or fails before `action` runs, throws
  * {@link ReplayStoreUnavailableError} and `action` does not run (fail closed).
- * A claim that is not a valid {@link ClaimRequest} throws `TypeError` and
+ * A request that is not a valid {@link OnceRequest} throws `TypeError` and
  * changes nothing.
  *
  * `Tx` is what the store hands the action: a transaction for a database
- * store, so the claim and the mutation commit or roll back together; nothing
+ * store, so claiming the nonce and the mutation commit or roll back together; nothing
  * for a store that cannot share a transaction with the caller.
  */
 export interface ReplayStore<Tx = void> {
   /**
-   * Run `action` at most once for `claim.nonce` (see the interface).
+   * Run `action` at most once for `request.nonce` (see the interface).
    * @returns `performed`, `replayed` or `refused` ({@link OnceResult}).
-   * @throws {TypeError} when `claim` is malformed; nothing changed.
-   * @throws {ReplayStoreUnavailableError} when the store failed; `action` did not run, or its effects were rolled back with the claim.
-   * @throws whatever `action` throws, after releasing the claim.
+   * @throws {TypeError} when `request` is malformed; nothing changed.
+   * @throws {ReplayStoreUnavailableError} when the store failed; `action` did not run, or its effects were rolled back with the nonce's entry.
+   * @throws whatever `action` throws, after releasing the nonce.
    */
-  once<T extends Json>(claim: ClaimRequest, action: (tx: Tx) => Promise<T>): Promise<OnceResult<T>>;
+  once<T extends Json>(
+    request: OnceRequest,
+    action: (tx: Tx) => Promise<T>,
+  ): Promise<OnceResult<T>>;
   /**
    * Delete settled entries whose `expiresAt` is at or before `now`
    * (milliseconds since the epoch, default the store's clock). Optional:
@@ -105,24 +112,27 @@ export class ReplayStoreUnavailableError extends Error {
 }
 
 /** Longest `nonce` and `requestDigest` a store accepts, in characters. */
-export const MAX_CLAIM_FIELD_LENGTH = 512;
+export const MAX_ONCE_FIELD_LENGTH = 512;
 
 /**
- * Check that `claim` is a well-formed {@link ClaimRequest}; every store calls
+ * Check that `request` is a well-formed {@link OnceRequest}; every store calls
  * it before touching its backend.
  * @throws {TypeError} naming the bad field: `nonce` or `requestDigest` not a
- * non-empty string of at most {@link MAX_CLAIM_FIELD_LENGTH} characters, or
+ * non-empty string of at most {@link MAX_ONCE_FIELD_LENGTH} characters, or
  * `expiresAt` not a finite number of milliseconds.
  */
-export function assertClaimRequest(claim: ClaimRequest): void {
-  if (typeof claim !== 'object' || claim === null) throw new TypeError('claim must be an object');
+export function assertOnceRequest(request: OnceRequest): void {
+  if (typeof request !== 'object' || request === null)
+    throw new TypeError('request must be an object');
   for (const field of ['nonce', 'requestDigest'] as const) {
-    const value = claim[field];
-    if (typeof value !== 'string' || value.length === 0 || value.length > MAX_CLAIM_FIELD_LENGTH)
+    const value = request[field];
+    if (typeof value !== 'string' || value.length === 0 || value.length > MAX_ONCE_FIELD_LENGTH)
       throw new TypeError(
-        `claim.${field} must be a non-empty string of at most ${MAX_CLAIM_FIELD_LENGTH} characters`,
+        `request.${field} must be a non-empty string of at most ${MAX_ONCE_FIELD_LENGTH} characters`,
       );
   }
-  if (typeof claim.expiresAt !== 'number' || !Number.isFinite(claim.expiresAt))
-    throw new TypeError('claim.expiresAt must be a finite number of milliseconds since the epoch');
+  if (typeof request.expiresAt !== 'number' || !Number.isFinite(request.expiresAt))
+    throw new TypeError(
+      'request.expiresAt must be a finite number of milliseconds since the epoch',
+    );
 }

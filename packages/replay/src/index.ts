@@ -5,6 +5,10 @@
  * @example
  * ```ts
  * import { MemoryReplayStore } from '@mrtr/replay';
+ *
+ * declare const nonce: string, requestDigest: string; // from the ticket and the answer
+ * declare const id: string;
+ * declare function deleteNote(id: string): Promise<void>;
  * const store = new MemoryReplayStore();
  * const r = await store.once({ nonce, requestDigest, expiresAt: Date.now() + 300_000 }, async () => {
  *   await deleteNote(id);
@@ -19,10 +23,10 @@
  * @packageDocumentation
  */
 export {
-  assertClaimRequest,
-  type ClaimRequest,
+  assertOnceRequest,
   type Json,
-  MAX_CLAIM_FIELD_LENGTH,
+  MAX_ONCE_FIELD_LENGTH,
+  type OnceRequest,
   type OnceResult,
   type ReplayStore,
   ReplayStoreUnavailableError,

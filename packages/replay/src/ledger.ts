@@ -1,4 +1,4 @@
-import type { ClaimRequest, Json, OnceResult, ReplayStore } from './contract.js';
+import type { Json, OnceRequest, OnceResult, ReplayStore } from './contract.js';
 
 /** Carries a refusal of the ledger out of the front store's claim, which it releases. */
 class LedgerRefused {
@@ -40,13 +40,13 @@ export class LedgerReplayStore<Tx> implements ReplayStore<Tx> {
    * @throws what `action` throws, after both claims are released.
    */
   async once<T extends Json>(
-    claim: ClaimRequest,
+    request: OnceRequest,
     action: (tx: Tx) => Promise<T>,
   ): Promise<OnceResult<T>> {
     let inner: OnceResult<T> | undefined;
     try {
-      const outer = await (this.front as ReplayStore<void>).once(claim, async () => {
-        inner = await this.ledger.once(claim, action);
+      const outer = await (this.front as ReplayStore<void>).once(request, async () => {
+        inner = await this.ledger.once(request, action);
         if (inner.status === 'refused') throw new LedgerRefused(inner as OnceResult<never>);
         return inner.outcome;
       });

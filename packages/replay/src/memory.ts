@@ -1,7 +1,7 @@
 import {
-  assertClaimRequest,
-  type ClaimRequest,
+  assertOnceRequest,
   type Json,
+  type OnceRequest,
   type OnceResult,
   type ReplayStore,
 } from './contract.js';
@@ -87,14 +87,14 @@ export class MemoryReplayStore implements ReplayStore<void> {
   /**
    * See {@link ReplayStore.once}. An identical presentation while the action
    * runs is refused as `in_progress` at once.
-   * @throws {TypeError} for a malformed claim; otherwise only what `action` throws.
+   * @throws {TypeError} for a malformed request; otherwise only what `action` throws.
    */
   async once<T extends Json>(
-    claim: ClaimRequest,
+    request: OnceRequest,
     action: (tx: undefined) => Promise<T>,
   ): Promise<OnceResult<T>> {
-    assertClaimRequest(claim);
-    const { nonce, requestDigest, expiresAt } = claim;
+    assertOnceRequest(request);
+    const { nonce, requestDigest, expiresAt } = request;
     const now = this.#now();
     if (++this.#claims % this.#sweepEvery === 0) this.sweep(now);
     // A claim still running never expires: forgetting it would let a second caller run the action.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type ClaimRequest, type Json, MemoryReplayStore, type OnceResult } from '../src/index.js';
+import { type Json, MemoryReplayStore, type OnceRequest, type OnceResult } from '../src/index.js';
 
 const T0 = 1_800_000_000_000;
 
@@ -19,7 +19,7 @@ function clock(startMs = T0) {
   return c;
 }
 
-function claim(overrides: Partial<ClaimRequest> = {}): ClaimRequest {
+function onceRequest(overrides: Partial<OnceRequest> = {}): OnceRequest {
   return {
     nonce: 'nonce-1',
     requestDigest: 'sha256:answer-a',
@@ -42,7 +42,7 @@ describe('MemoryReplayStore.once', () => {
   it('performs the first call and returns its outcome', async () => {
     const store = new MemoryReplayStore({ now: clock().now });
     const { calls, action } = counted({ deleted: 'note-1', ok: true });
-    const result = await store.once(claim(), action);
+    const result = await store.once(onceRequest(), action);
     expect(result).toEqual({ status: 'performed', outcome: { deleted: 'note-1', ok: true } });
     expect(calls.count).toBe(1);
     expect(store.size).toBe(1);
@@ -51,16 +51,16 @@ describe('MemoryReplayStore.once', () => {
   it('replays an identical re-issue with an equal outcome and does not run the action again', async () => {
     const store = new MemoryReplayStore({ now: clock().now });
     const first = counted({ deleted: 'note-1', list: [1, 'two', null] });
-    const performed = await store.once(claim(), first.action);
+    const performed = await store.once(onceRequest(), first.action);
     const again = counted({ deleted: 'SOMETHING ELSE', list: [] });
-    const replayed = await store.once(claim(), again.action);
+    const replayed = await store.once(onceRequest(), again.action);
     expect(replayed).toEqual({
       status: 'replayed',
       outcome: { deleted: 'note-1', list: [1, 'two', null] },
     });
     expect(performed.status).toBe('performed');
     expect(again.calls.count).toBe(0);
-    const third = await store.once(claim(), again.action);
+    const third = await store.once(onceRequest(), again.action);
     expect(third.status).toBe('replayed');
     expect(again.calls.count).toBe(0);
     expect(first.calls.count).toBe(1);
@@ -69,7 +69,7 @@ describe('MemoryReplayStore.once', () => {
   it('replays scalar and null outcomes too', async () => {
     const store = new MemoryReplayStore({ now: clock().now });
     for (const [i, outcome] of ([null, 0, false, '', [], 'done'] as Json[]).entries()) {
-      const c = claim({ nonce: `n-${i}` });
+      const c = onceRequest({ nonce: `n-${i}` });
       expect(await store.once(c, async () => outcome)).toEqual({ status: 'performed', outcome });
       const again = counted('other');
       expect(await store.once(c, again.action)).toEqual({ status: 'replayed', outcome });
@@ -79,13 +79,16 @@ describe('MemoryReplayStore.once', () => {
 
   it('refuses a different requestDigest on a used nonce as used, without running the action', async () => {
     const store = new MemoryReplayStore({ now: clock().now });
-    await store.once(claim(), counted('first').action);
+    await store.once(onceRequest(), counted('first').action);
     const other = counted('second');
-    const result = await store.once(claim({ requestDigest: 'sha256:answer-b' }), other.action);
+    const result = await store.once(
+      onceRequest({ requestDigest: 'sha256:answer-b' }),
+      other.action,
+    );
     expect(result).toEqual({ status: 'refused', reason: 'used' });
     expect(other.calls.count).toBe(0);
     // The original request still replays.
-    expect(await store.once(claim(), other.action)).toEqual({
+    expect(await store.once(onceRequest(), other.action)).toEqual({
       status: 'replayed',
       outcome: 'first',
     });
@@ -95,25 +98,27 @@ describe('MemoryReplayStore.once', () => {
     const store = new MemoryReplayStore({ now: clock().now });
     const gate = deferred<Json>();
     let runs = 0;
-    const firstPromise = store.once(claim(), () => {
+    const firstPromise = store.once(onceRequest(), () => {
       runs++;
       return gate.promise;
     });
     const second = counted('second');
-    expect(await store.once(claim(), second.action)).toEqual({
+    expect(await store.once(onceRequest(), second.action)).toEqual({
       status: 'refused',
       reason: 'in_progress',
     });
     // A different answer on the same nonce while it runs is `used`, not `in_progress`.
-    expect(await store.once(claim({ requestDigest: 'sha256:other' }), second.action)).toEqual({
-      status: 'refused',
-      reason: 'used',
-    });
+    expect(await store.once(onceRequest({ requestDigest: 'sha256:other' }), second.action)).toEqual(
+      {
+        status: 'refused',
+        reason: 'used',
+      },
+    );
     expect(second.calls.count).toBe(0);
 
     gate.resolve({ deleted: 'note-1' });
     expect(await firstPromise).toEqual({ status: 'performed', outcome: { deleted: 'note-1' } });
-    expect(await store.once(claim(), second.action)).toEqual({
+    expect(await store.once(onceRequest(), second.action)).toEqual({
       status: 'replayed',
       outcome: { deleted: 'note-1' },
     });
@@ -130,7 +135,7 @@ describe('MemoryReplayStore.once', () => {
       await gate.promise;
       return { run: runs };
     };
-    const pending = Array.from({ length: 50 }, () => store.once(claim(), action));
+    const pending = Array.from({ length: 50 }, () => store.once(onceRequest(), action));
     gate.resolve();
     const results = await Promise.all(pending);
     expect(runs).toBe(1);
@@ -145,7 +150,7 @@ describe('MemoryReplayStore.once', () => {
     const store = new MemoryReplayStore({ now: clock().now });
     const { calls, action } = counted('done');
     const results = await Promise.all(
-      Array.from({ length: 50 }, () => store.once(claim(), action)),
+      Array.from({ length: 50 }, () => store.once(onceRequest(), action)),
     );
     expect(calls.count).toBe(1);
     expect(results.filter((r) => r.status === 'performed')).toHaveLength(1);
@@ -156,8 +161,8 @@ describe('MemoryReplayStore.once', () => {
 
   it('keeps different nonces independent', async () => {
     const store = new MemoryReplayStore({ now: clock().now });
-    const a = await store.once(claim({ nonce: 'a' }), async () => 'A');
-    const b = await store.once(claim({ nonce: 'b' }), async () => 'B');
+    const a = await store.once(onceRequest({ nonce: 'a' }), async () => 'A');
+    const b = await store.once(onceRequest({ nonce: 'b' }), async () => 'B');
     expect([a, b]).toEqual([
       { status: 'performed', outcome: 'A' },
       { status: 'performed', outcome: 'B' },
@@ -169,9 +174,9 @@ describe('MemoryReplayStore.once', () => {
     const store = new MemoryReplayStore({ now: clock().now });
     const boom = new Error('database down');
     const gate = deferred<Json>();
-    const failing = store.once(claim(), () => gate.promise);
+    const failing = store.once(onceRequest(), () => gate.promise);
     // While the failing attempt runs, the nonce is held.
-    expect(await store.once(claim(), async () => 'x')).toEqual({
+    expect(await store.once(onceRequest(), async () => 'x')).toEqual({
       status: 'refused',
       reason: 'in_progress',
     });
@@ -180,7 +185,7 @@ describe('MemoryReplayStore.once', () => {
     expect(store.size).toBe(0);
 
     const retry = counted('deleted');
-    expect(await store.once(claim(), retry.action)).toEqual({
+    expect(await store.once(onceRequest(), retry.action)).toEqual({
       status: 'performed',
       outcome: 'deleted',
     });
@@ -190,12 +195,14 @@ describe('MemoryReplayStore.once', () => {
   it('releases the claim for a different request after a throw too', async () => {
     const store = new MemoryReplayStore({ now: clock().now });
     await expect(
-      store.once(claim(), async () => {
+      store.once(onceRequest(), async () => {
         throw new TypeError('bad');
       }),
     ).rejects.toThrow(TypeError);
     const other = counted('other answer');
-    expect(await store.once(claim({ requestDigest: 'sha256:answer-b' }), other.action)).toEqual({
+    expect(
+      await store.once(onceRequest({ requestDigest: 'sha256:answer-b' }), other.action),
+    ).toEqual({
       status: 'performed',
       outcome: 'other answer',
     });
@@ -206,23 +213,26 @@ describe('MemoryReplayStore.once', () => {
     const action = (() => {
       throw new Error('sync');
     }) as unknown as () => Promise<Json>;
-    await expect(store.once(claim(), action)).rejects.toThrow('sync');
-    expect(await store.once(claim(), async () => 1)).toEqual({ status: 'performed', outcome: 1 });
+    await expect(store.once(onceRequest(), action)).rejects.toThrow('sync');
+    expect(await store.once(onceRequest(), async () => 1)).toEqual({
+      status: 'performed',
+      outcome: 1,
+    });
   });
 
   it('forgets an entry once now reaches expiresAt', async () => {
     const c = clock();
     const store = new MemoryReplayStore({ now: c.now });
     const expiresAt = T0 + 5_000;
-    await store.once(claim({ expiresAt }), async () => 'first');
+    await store.once(onceRequest({ expiresAt }), async () => 'first');
 
     c.ms = expiresAt - 1;
-    expect(await store.once(claim({ expiresAt }), async () => 'x')).toEqual({
+    expect(await store.once(onceRequest({ expiresAt }), async () => 'x')).toEqual({
       status: 'replayed',
       outcome: 'first',
     });
     expect(
-      await store.once(claim({ expiresAt, requestDigest: 'sha256:b' }), async () => 'x'),
+      await store.once(onceRequest({ expiresAt, requestDigest: 'sha256:b' }), async () => 'x'),
     ).toEqual({
       status: 'refused',
       reason: 'used',
@@ -230,7 +240,7 @@ describe('MemoryReplayStore.once', () => {
 
     c.ms = expiresAt;
     const again = counted('second');
-    expect(await store.once(claim({ expiresAt: expiresAt + 5_000 }), again.action)).toEqual({
+    expect(await store.once(onceRequest({ expiresAt: expiresAt + 5_000 }), again.action)).toEqual({
       status: 'performed',
       outcome: 'second',
     });
@@ -240,11 +250,11 @@ describe('MemoryReplayStore.once', () => {
   it('lets a different request claim an expired nonce', async () => {
     const c = clock();
     const store = new MemoryReplayStore({ now: c.now });
-    await store.once(claim({ expiresAt: T0 + 1_000 }), async () => 'first');
+    await store.once(onceRequest({ expiresAt: T0 + 1_000 }), async () => 'first');
     c.ms = T0 + 1_001;
     expect(
       await store.once(
-        claim({ requestDigest: 'sha256:b', expiresAt: T0 + 9_000 }),
+        onceRequest({ requestDigest: 'sha256:b', expiresAt: T0 + 9_000 }),
         async () => 'b',
       ),
     ).toEqual({ status: 'performed', outcome: 'b' });
@@ -255,7 +265,7 @@ describe('MemoryReplayStore.once', () => {
     const store = new MemoryReplayStore({ now: c.now });
     const gate = deferred<Json>();
     let runs = 0;
-    const first = store.once(claim({ expiresAt: T0 + 1_000 }), () => {
+    const first = store.once(onceRequest({ expiresAt: T0 + 1_000 }), () => {
       runs++;
       return gate.promise;
     });
@@ -263,7 +273,7 @@ describe('MemoryReplayStore.once', () => {
     store.sweep();
     expect(store.size).toBe(1);
     const second = counted('second');
-    expect(await store.once(claim({ expiresAt: T0 + 9_000 }), second.action)).toEqual({
+    expect(await store.once(onceRequest({ expiresAt: T0 + 9_000 }), second.action)).toEqual({
       status: 'refused',
       reason: 'in_progress',
     });
@@ -279,7 +289,7 @@ describe('MemoryReplayStore.once', () => {
   it('runs once for concurrent calls whose claim is already past expiresAt', async () => {
     const store = new MemoryReplayStore({ now: clock().now });
     const { calls, action } = counted('done');
-    const late = claim({ expiresAt: T0 - 1 });
+    const late = onceRequest({ expiresAt: T0 - 1 });
     const results = await Promise.all(Array.from({ length: 10 }, () => store.once(late, action)));
     expect(calls.count).toBe(1);
     expect(results.filter((r) => r.status === 'performed')).toHaveLength(1);
@@ -288,12 +298,12 @@ describe('MemoryReplayStore.once', () => {
   it('sweeps expired entries every sweepEvery claims and on demand', async () => {
     const c = clock();
     const store = new MemoryReplayStore({ now: c.now, sweepEvery: 3 });
-    await store.once(claim({ nonce: 'a', expiresAt: T0 + 1_000 }), async () => 1);
-    await store.once(claim({ nonce: 'b', expiresAt: T0 + 100_000 }), async () => 2);
+    await store.once(onceRequest({ nonce: 'a', expiresAt: T0 + 1_000 }), async () => 1);
+    await store.once(onceRequest({ nonce: 'b', expiresAt: T0 + 100_000 }), async () => 2);
     expect(store.size).toBe(2);
     c.ms = T0 + 1_000;
     // The third claim triggers a sweep: 'a' is gone, 'b' stays, 'c' is added.
-    await store.once(claim({ nonce: 'c', expiresAt: T0 + 100_000 }), async () => 3);
+    await store.once(onceRequest({ nonce: 'c', expiresAt: T0 + 100_000 }), async () => 3);
     expect(store.size).toBe(2);
     c.ms = T0 + 100_000;
     store.sweep();
@@ -302,7 +312,7 @@ describe('MemoryReplayStore.once', () => {
 
   it('sweep keeps an entry due later in a second that has begun, and sweeps it once due', async () => {
     const store = new MemoryReplayStore({ now: clock().now });
-    await store.once(claim({ nonce: 'a', expiresAt: T0 + 1_500 }), async () => 1);
+    await store.once(onceRequest({ nonce: 'a', expiresAt: T0 + 1_500 }), async () => 1);
     store.sweep(T0 + 1_200);
     expect(store.size).toBe(1);
     store.sweep(T0 + 1_500);
@@ -311,18 +321,21 @@ describe('MemoryReplayStore.once', () => {
 
   it('sweep follows a nonce released by a failed action and claimed again later', async () => {
     const store = new MemoryReplayStore({ now: clock().now });
-    const failing = store.once(claim({ nonce: 'b', expiresAt: T0 + 1_000 }), async () => {
+    const failing = store.once(onceRequest({ nonce: 'b', expiresAt: T0 + 1_000 }), async () => {
       throw new Error('boom');
     });
     await expect(failing).rejects.toThrow('boom');
     expect(store.size).toBe(0);
-    const again = await store.once(claim({ nonce: 'b', expiresAt: T0 + 5_000 }), async () => 2);
+    const again = await store.once(
+      onceRequest({ nonce: 'b', expiresAt: T0 + 5_000 }),
+      async () => 2,
+    );
     expect(again.status).toBe('performed');
     store.sweep(T0 + 2_000);
     expect(store.size).toBe(1);
     const reused = counted('late');
     expect(
-      (await store.once(claim({ nonce: 'b', expiresAt: T0 + 5_000 }), reused.action)).status,
+      (await store.once(onceRequest({ nonce: 'b', expiresAt: T0 + 5_000 }), reused.action)).status,
     ).toBe('replayed');
     store.sweep(T0 + 5_000);
     expect(store.size).toBe(0);
@@ -330,19 +343,19 @@ describe('MemoryReplayStore.once', () => {
 
   it('sweep(NaN) forgets nothing: no entry is past a broken clock', async () => {
     const store = new MemoryReplayStore({ now: clock().now });
-    await store.once(claim({ nonce: 'a', expiresAt: T0 + 10 }), async () => 1);
+    await store.once(onceRequest({ nonce: 'a', expiresAt: T0 + 10 }), async () => 1);
     expect(store.sweep(Number.NaN)).toBe(0);
     expect(store.size).toBe(1);
     const again = counted('again');
-    expect((await store.once(claim({ nonce: 'a', expiresAt: T0 + 10 }), again.action)).status).toBe(
-      'replayed',
-    );
+    expect(
+      (await store.once(onceRequest({ nonce: 'a', expiresAt: T0 + 10 }), again.action)).status,
+    ).toBe('replayed');
     expect(again.calls.count).toBe(0);
   });
 
   it('sweep(now) uses the given time', async () => {
     const store = new MemoryReplayStore({ now: clock().now });
-    await store.once(claim({ nonce: 'a', expiresAt: T0 + 10 }), async () => 1);
+    await store.once(onceRequest({ nonce: 'a', expiresAt: T0 + 10 }), async () => 1);
     store.sweep(T0 + 9);
     expect(store.size).toBe(1);
     store.sweep(T0 + 10);
@@ -351,15 +364,15 @@ describe('MemoryReplayStore.once', () => {
 
   it('returns a copy on replay: mutating a replayed outcome does not change the store', async () => {
     const store = new MemoryReplayStore({ now: clock().now });
-    await store.once(claim(), async () => ({ deleted: ['note-1'], meta: { n: 1 } }));
-    const first = (await store.once(claim(), async () => null)) as OnceResult<Json>;
+    await store.once(onceRequest(), async () => ({ deleted: ['note-1'], meta: { n: 1 } }));
+    const first = (await store.once(onceRequest(), async () => null)) as OnceResult<Json>;
     expect(first.status).toBe('replayed');
     if (first.status !== 'replayed') return;
     const outcome = first.outcome as { deleted: string[]; meta: { n: number } };
     outcome.deleted.push('note-2');
     outcome.meta.n = 99;
     (outcome as Record<string, unknown>).extra = true;
-    const second = await store.once(claim(), async () => null);
+    const second = await store.once(onceRequest(), async () => null);
     expect(second).toEqual({
       status: 'replayed',
       outcome: { deleted: ['note-1'], meta: { n: 1 } },
@@ -370,10 +383,10 @@ describe('MemoryReplayStore.once', () => {
   it('stores a copy of the performed outcome: mutating it afterwards does not change what replays', async () => {
     const store = new MemoryReplayStore({ now: clock().now });
     const outcome = { deleted: ['note-1'] };
-    const performed = await store.once(claim(), async () => outcome);
+    const performed = await store.once(onceRequest(), async () => outcome);
     expect(performed).toEqual({ status: 'performed', outcome: { deleted: ['note-1'] } });
     outcome.deleted.push('tampered');
-    expect(await store.once(claim(), async () => null)).toEqual({
+    expect(await store.once(onceRequest(), async () => null)).toEqual({
       status: 'replayed',
       outcome: { deleted: ['note-1'] },
     });
@@ -383,12 +396,15 @@ describe('MemoryReplayStore.once', () => {
     const c = clock();
     const store = new MemoryReplayStore({ now: c.now });
     const notJson = (async () => undefined) as unknown as () => Promise<Json>;
-    await expect(store.once(claim(), notJson)).rejects.toThrow(TypeError);
+    await expect(store.once(onceRequest(), notJson)).rejects.toThrow(TypeError);
     const again = counted('again');
-    expect(await store.once(claim(), again.action)).toEqual({ status: 'refused', reason: 'used' });
+    expect(await store.once(onceRequest(), again.action)).toEqual({
+      status: 'refused',
+      reason: 'used',
+    });
     expect(again.calls.count).toBe(0);
     c.ms = T0 + 60_000;
-    expect(await store.once(claim({ expiresAt: T0 + 120_000 }), again.action)).toEqual({
+    expect(await store.once(onceRequest({ expiresAt: T0 + 120_000 }), again.action)).toEqual({
       status: 'performed',
       outcome: 'again',
     });
@@ -396,10 +412,10 @@ describe('MemoryReplayStore.once', () => {
 
   it('uses Date.now by default', async () => {
     const store = new MemoryReplayStore();
-    const c = claim({ expiresAt: Date.now() + 60_000 });
+    const c = onceRequest({ expiresAt: Date.now() + 60_000 });
     expect((await store.once(c, async () => 'ok')).status).toBe('performed');
     expect((await store.once(c, async () => 'ok')).status).toBe('replayed');
-    const past = claim({ nonce: 'old', expiresAt: Date.now() - 60_000 });
+    const past = onceRequest({ nonce: 'old', expiresAt: Date.now() - 60_000 });
     await store.once(past, async () => 'ok');
     expect((await store.once(past, async () => 'again')).status).toBe('performed');
   });

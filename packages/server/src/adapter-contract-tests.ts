@@ -13,7 +13,9 @@
  *
  * @example
  * ```ts
- * import { describeAdapterContract } from '@mrtr/server/adapter-contract-tests';
+ * import type { McpEndpoint } from '@mrtr/server';
+ * import { describeAdapterContract, type ServedEndpoint } from '@mrtr/server/adapter-contract-tests';
+ * declare function serveWithMyAdapter(endpoint: McpEndpoint): Promise<ServedEndpoint>; // yours
  * describeAdapterContract('node', { serve: (endpoint) => serveWithMyAdapter(endpoint) });
  * ```
  * @packageDocumentation

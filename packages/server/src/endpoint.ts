@@ -1,8 +1,10 @@
 import {
+  decodeHeaderValue,
   ErrorCode,
   errorResponse,
   isRequestMeta,
   JSONRPCNotificationSchema,
+  MCP_NAME_FIELD,
   MetaKey,
   missingRequiredMetaKeys,
   type RequestId,
@@ -12,7 +14,6 @@ import { buildCatalog } from './catalog.js';
 import { createRequestContext, RequestAbort } from './context.js';
 import { dispatcher } from './dispatch.js';
 import { idOf, legacyRequestedVersion, requestEnvelope } from './envelope.js';
-import { decodeHeaderValue, NAMED_METHODS } from './headers.js';
 import { DEFAULT_MAX_BODY_BYTES, hostPolicy, originPolicy, readBody, requestHost } from './http.js';
 import { DEFAULT_MAX_DEPTH, inspectParams } from './json-shape.js';
 import { methodTable, SUPPORTED_PROTOCOL_VERSIONS } from './methods.js';
@@ -104,8 +105,15 @@ function unsupportedVersion(id: RequestId, requested: string, legacy: boolean): 
  *   a `maxBodyBytes`, `maxDepth` or `rateLimit` that is not made of positive integers.
  * @example
  * ```ts
+ * import { type AnyToolDefinition, createMcpEndpoint } from '@mrtr/server';
+ *
+ * declare const notesDelete: AnyToolDefinition;
+ * const tokens = new Map([['Bearer s3cret', { id: 'alice' }]]);
  * const endpoint = createMcpEndpoint({ serverInfo: { name: 'notes', version: '1.0.0' }, tools: [notesDelete],
  *   authenticate: (req) => tokens.get(req.headers.get('authorization') ?? '') });
+ * const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream',
+ *   authorization: 'Bearer s3cret', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' };
+ * const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: {} });
  * const response = await endpoint(new Request('http://localhost/mcp', { method: 'POST', headers, body }));
  * ```
  */
@@ -189,7 +197,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     }
     if (!methods.has(method))
       return fail(id, ErrorCode.MethodNotFound, `Method not found: ${method}`);
-    const nameField = NAMED_METHODS[method];
+    const nameField = MCP_NAME_FIELD[method];
     if (nameField) {
       const header = request.headers.get('mcp-name');
       const decoded = header === null ? undefined : decodeHeaderValue(header);

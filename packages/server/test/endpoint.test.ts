@@ -1,6 +1,6 @@
 import { JSONRPCRequestSchema, McpError, textResult } from '@mrtr/wire';
 import { describe, expect, it } from 'vitest';
-import { createMcpEndpoint, decodeHeaderValue, type ToolDefinition } from '../src/index.js';
+import { createMcpEndpoint, type ToolDefinition } from '../src/index.js';
 
 const echo: ToolDefinition = {
   name: 'echo',
@@ -285,14 +285,5 @@ describe('createMcpEndpoint', () => {
   it('requires application/json', async () => {
     const r = await send(post(call('echo'), { 'content-type': 'text/plain' }));
     expect(r.status).toBe(415);
-  });
-});
-
-describe('decodeHeaderValue', () => {
-  it('decodes the base64 sentinel and rejects invalid values', () => {
-    expect(decodeHeaderValue('plain')).toBe('plain');
-    expect(decodeHeaderValue('=?base64?SGVsbG8sIOS4lueVjA==?=')).toBe('Hello, 世界');
-    expect(decodeHeaderValue('bad\u0001')).toBeUndefined();
-    expect(decodeHeaderValue('=?base64?//79?=')).toBeUndefined(); // not UTF-8
   });
 });

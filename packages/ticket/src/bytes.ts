@@ -1,3 +1,7 @@
+/**
+ * Byte-level helpers of the sealer: random bytes from a pool, the canonical
+ * base64url check, and a constant-time string comparison.
+ */
 import { randomBytes } from '@noble/ciphers/utils.js';
 
 /**

@@ -2,7 +2,7 @@
  * The v1 byte layouts: the plaintext of a ticket and the associated data it
  * is sealed under. Binary rather than JSON because every byte travels twice
  * in every retry: the claims of a delete_service ticket take 57 bytes here
- * (plus `op` and `ad` as associated data, which cost nothing on the wire)
+ * (plus `op` and `argsDigest` as associated data, which cost nothing on the wire)
  * against 211 as JSON.
  *
  * Plaintext (all integers unsigned LEB128, minimal, below 2^53; `str` is a
@@ -26,8 +26,8 @@
  */
 import type { TicketClaims } from './claims.js';
 
-/** Length of the claim nonce `n`, bytes (128 bits). */
-export const CLAIM_NONCE_BYTES = 16;
+/** Length of the ticket's `nonce` (its single-use identity, not the AEAD nonce), bytes (128 bits). */
+export const TICKET_NONCE_BYTES = 16;
 /** Length of an approval id, bytes (128 bits). */
 export const APPROVAL_ID_BYTES = 16;
 const DIGEST_BYTES = 32;
@@ -250,7 +250,7 @@ export function decodeClaims(
     const r = new Reader(plain);
     const flags = r.byte();
     if ((flags & ~FLAGS) !== 0) return null;
-    const nonce = Buffer.from(r.bytes(CLAIM_NONCE_BYTES)).toString('base64url');
+    const nonce = Buffer.from(r.bytes(TICKET_NONCE_BYTES)).toString('base64url');
     const iat = r.uint();
     const exp = iat + r.uint();
     if (!Number.isSafeInteger(exp)) return null;

@@ -27,7 +27,6 @@
  * @packageDocumentation
  */
 export type { TicketBinding, TicketClaims, TicketClaimsInput } from './claims.js';
-export { TicketConfigError, type TicketFailureReason, type TicketOpenResult } from './results.js';
 export {
   DEFAULT_MAX_SKEW_SECONDS,
   DEFAULT_MAX_TICKET_LENGTH,
@@ -37,7 +36,10 @@ export {
   TICKET_HKDF_INFO,
   TICKET_HKDF_SALT,
   TICKET_VERSION,
+  TicketConfigError,
+  type TicketFailureReason,
   type TicketKey,
-  TicketSealer,
+  type TicketOpenResult,
   type TicketSealerOptions,
-} from './sealer.js';
+} from './options.js';
+export { TicketSealer } from './sealer.js';

@@ -6,62 +6,32 @@ import type { TicketBinding, TicketClaims, TicketClaimsInput } from './claims.js
 import {
   approvalIdBytes,
   associatedData,
-  CLAIM_NONCE_BYTES,
   decodeClaims,
   digestBytes,
   encodeClaims,
+  TICKET_NONCE_BYTES,
   wellFormed,
 } from './format.js';
-import { TicketConfigError, type TicketFailureReason, type TicketOpenResult } from './results.js';
-
-/** The compact form's version tag; bump it when the layout, the AEAD or the KDF changes. */
-export const TICKET_VERSION = 'v1';
-/**
- * HKDF-SHA256 `info` label for ticket subkeys (RFC 5869 §3.2). `/<kid>` is
- * appended, so each key id gets its own subkey, and no other purpose that
- * derives from the same master secret with a different label can collide.
- */
-export const TICKET_HKDF_INFO = 'mrtr-gate/ticket/v1/xchacha20poly1305';
-/** HKDF salt (RFC 5869 §3.1): fixed and public; it only separates this application. */
-export const TICKET_HKDF_SALT = 'mrtr-gate/ticket/salt/v1';
-
-/** Minimum master secret length, bytes: a 256-bit key needs 256 bits of input. */
-export const MIN_SECRET_BYTES = 32;
-/** Default largest ticket string accepted by `open` (and minted by `seal`), characters: 4 KiB. */
-export const DEFAULT_MAX_TICKET_LENGTH = 4096;
-/** Default clock skew tolerated on `iat` and `exp`, seconds. */
-export const DEFAULT_MAX_SKEW_SECONDS = 30;
-/** Largest clock skew a sealer accepts, seconds: beyond this, fix the clocks. */
-export const MAX_SKEW_SECONDS = 300;
-/** Default ticket lifetime, seconds. */
-export const DEFAULT_TTL_SECONDS = 300;
+import {
+  DEFAULT_MAX_SKEW_SECONDS,
+  DEFAULT_MAX_TICKET_LENGTH,
+  DEFAULT_TTL_SECONDS,
+  MAX_SKEW_SECONDS,
+  MIN_SECRET_BYTES,
+  TICKET_HKDF_INFO,
+  TICKET_HKDF_SALT,
+  TICKET_VERSION,
+  TicketConfigError,
+  type TicketFailureReason,
+  type TicketKey,
+  type TicketOpenResult,
+  type TicketSealerOptions,
+} from './options.js';
 
 const KID = /^[A-Za-z0-9_-]{1,32}$/;
 const B64URL = /^[A-Za-z0-9_-]+$/;
 const encoder = new TextEncoder();
 const salt = encoder.encode(TICKET_HKDF_SALT);
-
-/** One master key of the ring. */
-export interface TicketKey {
-  /** Key id, sent in the clear: 1 to 32 characters of `[A-Za-z0-9_-]`. */
-  kid: string;
-  /** Master secret: at least 32 bytes; a string is taken as its UTF-8 bytes. */
-  secret: Uint8Array | string;
-}
-
-/** Options of {@link TicketSealer}. */
-export interface TicketSealerOptions {
-  /** The key ring; the first key seals new tickets, every key opens. */
-  keys: readonly TicketKey[];
-  /** Lifetime of new tickets, seconds (default 300). */
-  ttlSeconds?: number;
-  /** Clock skew tolerated when opening, seconds (default 30, at most 300). */
-  maxSkewSeconds?: number;
-  /** Largest ticket string `open` will decode and `seal` will mint, characters (default 4096). */
-  maxTicketLength?: number;
-  /** Clock, milliseconds since the epoch (default `Date.now`); for tests. */
-  now?: () => number;
-}
 
 function fail(reason: TicketFailureReason): { ok: false; reason: TicketFailureReason } {
   return { ok: false, reason };
@@ -82,7 +52,11 @@ function fail(reason: TicketFailureReason): { ok: false; reason: TicketFailureRe
  *
  * @example
  * ```ts
- * const sealer = new TicketSealer({ keys: [{ kid: 'k1', secret: process.env.MRTR_SECRET! }] });
+ * import { digestJson } from '@mrtr/digest';
+ * import { TicketSealer } from '@mrtr/ticket';
+ *
+ * const argsDigest = digestJson({ id: 'note-1' }); // the digest of the call's arguments
+ * const sealer = new TicketSealer({ keys: [{ kid: 'k1', secret: process.env.MRTR_SECRET ?? '' }] });
  * const { ticket } = sealer.seal({ sub: 'alice', op: 'tools/call:notes_delete', argsDigest, inputKey: 'confirm', phase: 'confirm' });
  * const opened = sealer.open(ticket, { sub: 'alice', op: 'tools/call:notes_delete', argsDigest });
  * if (opened.ok) opened.claims.nonce; else opened.reason; // 'mac', 'expired', …
@@ -206,7 +180,7 @@ export class TicketSealer {
     }
 
     const iat = Math.floor(this.#now() / 1000);
-    const random = fresh(NONCE_BYTES + CLAIM_NONCE_BYTES);
+    const random = fresh(NONCE_BYTES + TICKET_NONCE_BYTES);
     const aeadNonce = random.subarray(0, NONCE_BYTES);
     const nonce = random.subarray(NONCE_BYTES);
     const claims: TicketClaims<Data> = {
@@ -240,7 +214,7 @@ export class TicketSealer {
 
   /**
    * Open a ticket presented with a request. In order: size, shape, version,
-   * key id, canonical base64url, AEAD tag under the request's `op` and `ad`,
+   * key id, canonical base64url, AEAD tag under the request's `op` and `argsDigest`,
    * plaintext layout, principal, then time (`iat` no later than now + skew,
    * `exp` no earlier than now − skew). Never throws on any `ticket` value and
    * never returns anything decoded from a ticket that failed.

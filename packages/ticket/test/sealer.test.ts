@@ -39,7 +39,7 @@ describe('seal and open', () => {
     expect(TICKET_VERSION).toBe('v1');
   });
 
-  it('keeps the seed 003 delete_service ticket at 136 characters: 24 + 57 + 16 bytes behind "v1.k1."', () => {
+  it('keeps the service deleter\'s delete_service ticket at 136 characters: 24 + 57 + 16 bytes behind "v1.k1."', () => {
     const s = sealer();
     const binding = {
       sub: 'user_5f2a',

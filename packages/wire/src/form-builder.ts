@@ -169,6 +169,9 @@ function numeric(
  *
  * @example
  * ```ts
+ * import { field, formSchema } from '@mrtr/wire';
+ *
+ * const ids = ['note-1', 'note-2'];
  * const requestedSchema = formSchema(
  *   { note_id: field.select(ids, { title: 'Note to delete' }), confirm: field.boolean({ title: 'Yes, delete it' }) },
  *   { required: ['note_id', 'confirm'] },

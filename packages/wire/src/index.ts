@@ -5,12 +5,16 @@
  * `ClientCapabilities`, the Multi Round-Trip Request types
  * (`InputRequiredResult`, `InputRequests`, `InputResponses`), results with
  * `resultType` and caching hints, the error codes with their `data`, and the
- * form-mode `requestedSchema` subset with a builder and a validator.
+ * form-mode `requestedSchema` subset with a builder and a validator, and the
+ * Streamable HTTP header encoding client and server share (Base64 sentinel,
+ * `x-mcp-header` annotations).
  *
  * @example
  * ```ts
  * import { CallToolRequestParamsSchema, ErrorCode, McpError, MetaKey, field, formSchema,
  *   supportsFormElicitation, validateFormContent } from '@mrtr/wire';
+ *
+ * declare const request: { params?: unknown }; // a tools/call request as received
  * const params = CallToolRequestParamsSchema.parse(request.params);
  * if (!supportsFormElicitation(params._meta[MetaKey.clientCapabilities]))
  *   throw new McpError(ErrorCode.MissingRequiredClientCapability, 'form elicitation required');
@@ -25,6 +29,7 @@ export * from './content.js';
 export * from './errors.js';
 export * from './form.js';
 export * from './form-builder.js';
+export * from './headers.js';
 export * from './jsonrpc.js';
 export * from './meta.js';
 export * from './mrtr.js';

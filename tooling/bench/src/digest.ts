@@ -2,7 +2,7 @@
  * RFC 8785 canonicalization: `@mrtr/digest`'s own `canonicalize` against the
  * `canonicalize` npm package, on the same inputs in the same run; and the
  * whole digest, `digestJson`, against `canonicalize` + `node:crypto` SHA-256
- * (issue 9), on the seed-003 arguments and a 10 KB argument object among others.
+ * on the service deleter's `delete_service` arguments and a 10 KB argument object among others.
  *
  * The package follows `JSON.stringify` for values JSON cannot carry (drops
  * `undefined` members, calls `toJSON`, writes a `Map` as `{}`), so using it
@@ -33,8 +33,8 @@ const words = ['api-prod', 'svc_8f21c', 'Meeting notes', 'é€😀', 'a"b\\c', 
 const pick = () => words[Math.floor(rand() * words.length)] as string;
 
 const workloads: [string, unknown][] = [
-  // The arguments of seed 003's delete_service call: what the gate digests on every round.
-  ['seed-003 arguments', { serviceId: 'svc_8f21c', name: 'api-prod' }],
+  // The arguments of the service deleter's delete_service call: what the gate digests on every round.
+  ['delete_service args', { serviceId: 'svc_8f21c', name: 'api-prod' }],
   [
     'nested object (~1 KB)',
     {

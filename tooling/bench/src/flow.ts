@@ -25,7 +25,7 @@
  * medians are reported with the peak RSS of each server (VmHWM, reset before
  * each run through `/proc/<pid>/clear_refs`) and the CPU each process used.
  *
- * Targets (issue 9), at concurrency 16: ours ≥ 10× the SDK server's flows/s,
+ * The project's targets, at concurrency 16: ours ≥ 10× the SDK server's flows/s,
  * p99 ≤ 1/5 of its p99, and ≥ 40 % of the bare floor. The script prints
  * figures; it asserts nothing.
  *

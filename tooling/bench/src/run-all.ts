@@ -1,5 +1,5 @@
 /**
- * Every benchmark of issue 9, one after the other, each in its own process so
+ * Every benchmark of the project, one after the other, each in its own process so
  * that none inherits another's heap or JIT state: ticket mint + open, RFC 8785
  * digest, the two-round gated `tools/call` over HTTP with peak RSS, the
  * in-process split of that flow's server CPU, and the replay stores. Each prints its own table; this prints a heading before each

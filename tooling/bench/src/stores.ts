@@ -11,7 +11,7 @@
  * - `PostgresReplayStore` on PGlite vs the same `INSERT` on the same PGlite.
  *
  * Each pair runs with 1 call in flight (latency-bound) and with 16 (throughput).
- * Target (issue 5): each store at least 70 % of its raw primitive. The script
+ * The project's target: each store at least 70 % of its raw primitive. The script
  * prints figures; it asserts nothing.
  *
  * Run: `npx -y pnpm@12.4.2 bench:stores` (builds the packages first). Uses
@@ -21,14 +21,9 @@
 import { randomBytes } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import { type Json, MemoryReplayStore, type ReplayStore } from '@mrtr/replay';
-import {
-  migrateReplayTable,
-  PostgresReplayStore,
-  pgliteDriver,
-  pgPoolDriver,
-  type SqlQueryable,
-} from '@mrtr/replay-postgres';
+import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
 import { RedisReplayStore } from '@mrtr/replay-redis';
+import { pgliteDriver, pgPoolDriver, type SqlQueryable } from '@mrtr/sql';
 import pg from 'pg';
 import { opsPerSecond, printTable } from './measure.js';
 

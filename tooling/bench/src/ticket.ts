@@ -1,10 +1,10 @@
 /**
  * Ticket size and speed: `@mrtr/ticket` seal + open against the official
  * SDK's `createRequestStateCodec` (`@modelcontextprotocol/server` 2.4.0,
- * HMAC-SHA256 over JSON) mint + verify, on the claims of seed 003's
- * delete_service confirmation, alternating in one run on one machine.
+ * HMAC-SHA256 over JSON) mint + verify, on the claims of the service
+ * deleter's delete_service confirmation, alternating in one run on one machine.
  *
- * Targets (issue 4): at most 200 characters on the wire, and at least 3× the
+ * The project's targets: at most 200 characters on the wire, and at least 3× the
  * SDK's operations per second. The script prints figures; it asserts nothing.
  *
  * Run: `npx -y pnpm@12.4.2 bench:ticket` (builds the packages first).
@@ -19,7 +19,7 @@ import { printTable } from './measure.js';
 
 const SECRET = 'bench-master-secret-0123456789abcdefghijklmnop';
 
-// Seed 003: the agent calls delete_service {serviceId: "svc_8f21c", name: "api-prod"} as user_5f2a;
+// The service deleter: the agent calls delete_service {serviceId: "svc_8f21c", name: "api-prod"} as user_5f2a;
 // the server asks "confirm_delete" and seals what the retry must match.
 const binding = {
   sub: 'user_5f2a',
@@ -38,7 +38,7 @@ const sealer = new TicketSealer({ keys: [{ kid: 'k1', secret: SECRET }], ttlSeco
 
 /**
  * The same claims for the SDK codec, as its JSON payload: everything our
- * ticket carries, `iat` and `exp` included as the seed's own ticket has them
+ * ticket carries, `iat` and `exp` included as a ticket of ours has them
  * (the codec adds its envelope `exp` on top).
  */
 interface SdkClaims {
@@ -165,7 +165,7 @@ const parts = {
 const us = (r: number) => 1e6 / r;
 
 console.log(
-  `Node ${process.version}; seed 003 delete_service claims; ${ROUNDS} alternating rounds of ${SLICE_MS} ms each.\n`,
+  `Node ${process.version}; delete_service claims; ${ROUNDS} alternating rounds of ${SLICE_MS} ms each.\n`,
 );
 printTable(
   [

@@ -10,6 +10,7 @@
  * boolean; round 2 carries `inputResponses.confirm_delete` and the echoed
  * `requestState`, and deletes the chosen record.
  */
+import { formElicitation, inputRequired } from '@mrtr/wire';
 
 /** The tool every server serves. */
 export const TOOL = 'delete_record';
@@ -186,20 +187,10 @@ export async function serveChild(
  */
 export function cannedResults() {
   const candidates = candidatesOf(seedRecords(), WORKSPACE);
-  const ask = {
-    resultType: 'input_required' as const,
-    inputRequests: {
-      [KEY]: {
-        method: 'elicitation/create' as const,
-        params: {
-          mode: 'form' as const,
-          message: question(WORKSPACE, candidates.length),
-          requestedSchema: formSchema(candidates),
-        },
-      },
-    },
-    requestState: 'v1.k1.'.padEnd(212, 'x'),
-  };
+  const ask = inputRequired(
+    { [KEY]: formElicitation(question(WORKSPACE, candidates.length), formSchema(candidates)) },
+    'v1.k1.'.padEnd(212, 'x'),
+  );
   const done = {
     resultType: 'complete' as const,
     content: [{ type: 'text' as const, text: `Deleted rec-03 from ${WORKSPACE}.` }],

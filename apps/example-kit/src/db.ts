@@ -1,0 +1,140 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import {
+  ConnectionLostError,
+  isConnectionError,
+  pgliteDriver,
+  pgPoolDriver,
+  type SqlDriver,
+} from '@mrtr/sql';
+import { ErrorCode, McpError } from '@mrtr/wire';
+import pg from 'pg';
+
+/** The rows of a query. */
+export interface QueryResult<R> {
+  rows: R[];
+}
+
+/** What the example servers need of PostgreSQL: queries. */
+export interface Queryable {
+  query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<R>>;
+}
+
+/**
+ * A database handle: PGlite (embedded) or a `pg.Pool` behind one interface.
+ * It is also an `SqlDriver` of `@mrtr/sql`, so the replay store
+ * claims nonces inside the transactions that mutate the app's records.
+ */
+export interface Database extends Queryable {
+  /** Run `fn` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+  /** Human-readable description of where the data lives (no credentials). */
+  readonly description: string;
+  /** PGlite (embedded): one connection, and no autovacuum (see `startSweeper`). */
+  readonly embedded?: boolean;
+  /** In-memory PGlite (`memory://`): every row costs memory until the process ends. */
+  readonly inMemory?: boolean;
+}
+
+/**
+ * The JSON-RPC error a lost database connection becomes, so a tool's request
+ * gets an answer that says what happened instead of a bare "Internal error";
+ * any other error unchanged. The example servers write only in transactions,
+ * so before a `COMMIT` was sent nothing was changed.
+ */
+function databaseUnavailable(error: unknown): unknown {
+  if (!isConnectionError(error)) return error;
+  const unknown = error instanceof ConnectionLostError && error.code === '08007';
+  const mcp = new McpError(
+    ErrorCode.InternalError,
+    unknown
+      ? 'The connection to the database was lost while committing: the change may or may not have been made. Check before retrying.'
+      : 'Nothing was changed: the connection to the database was lost. Retry the request.',
+  );
+  Object.defineProperty(mcp, 'cause', { value: error, enumerable: false, configurable: true });
+  return mcp;
+}
+
+/** `driver` whose statements and transactions fail with {@link databaseUnavailable}. */
+function answering(driver: SqlDriver): SqlDriver {
+  const fail = (error: unknown): never => {
+    throw databaseUnavailable(error);
+  };
+  return {
+    query: <R>(sql: string, params?: unknown[]) => driver.query<R>(sql, params).catch(fail),
+    transaction: (fn) => driver.transaction(fn).catch(fail),
+  };
+}
+
+function fromPglite(db: PGlite, description: string, inMemory: boolean): Database {
+  return {
+    ...answering(pgliteDriver(db)),
+    description,
+    embedded: true,
+    inMemory,
+    close: () => db.close(),
+  };
+}
+
+/**
+ * Open the database named by `url`:
+ * - `undefined` or `''`: embedded PGlite persisted under `options.dataDir` (required then);
+ * - `memory://`: in-memory PGlite, gone when the process ends;
+ * - `postgres://…` / `postgresql://…`: a PostgreSQL server through a `pg.Pool`.
+ * @param options.searchPath a schema to use on a server (created if missing), for isolated tests.
+ * @throws when the URL has another scheme, or PostgreSQL cannot be reached.
+ */
+export async function openDatabase(
+  url: string | undefined,
+  options: { dataDir?: string; searchPath?: string } = {},
+): Promise<Database> {
+  if (url === undefined || url === '') {
+    const dir = options.dataDir;
+    if (!dir) throw new Error('openDatabase: a dataDir is needed for embedded PGlite');
+    mkdirSync(dir, { recursive: true });
+    const db = new PGlite(dir);
+    await db.waitReady;
+    return fromPglite(db, `PGlite at ${dir}`, false);
+  }
+  if (url === 'memory://') {
+    const db = new PGlite();
+    await db.waitReady;
+    return fromPglite(db, 'in-memory PGlite', true);
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    // Pipelining sends BEGIN with the replay claim and COMMIT with the recorded outcome.
+    const config: pg.PoolConfig = { connectionString: url, max: 10, pipeline: true };
+    if (options.searchPath) {
+      if (!/^[a-z_][a-z0-9_]*$/.test(options.searchPath)) throw new Error('invalid schema name');
+      const setup = new pg.Client({ connectionString: url });
+      // Its statements report a lost connection; without a listener the 'error' event would end the process.
+      setup.on('error', () => {});
+      try {
+        await setup.connect();
+        await setup.query(`CREATE SCHEMA IF NOT EXISTS ${options.searchPath}`);
+      } finally {
+        await setup.end().catch(() => {});
+      }
+      config.options = `-c search_path=${options.searchPath}`;
+    }
+    const pool = new pg.Pool(config);
+    // Before the pool's first client: the driver gives every client an 'error' listener, so a
+    // terminated backend fails the statement that needed it and never ends the process.
+    const driver = pgPoolDriver(pool, {
+      onConnectionError: (error) => console.warn(`PostgreSQL connection lost: ${error.message}`),
+    });
+    await pool.query('SELECT 1');
+    const where = new URL(url);
+    return {
+      ...answering(driver),
+      description: `PostgreSQL at ${where.host}${where.pathname}`,
+      embedded: false,
+      inMemory: false,
+      close: () => pool.end(),
+    };
+  }
+  throw new Error(
+    `DATABASE_URL must be unset, memory:// or postgres://…; got scheme ${url.split(':')[0]}`,
+  );
+}

@@ -1,0 +1,30 @@
+/**
+ * @mrtr/example-kit: what the example MCP servers (apps/notes-server,
+ * apps/service-deleter, apps/file-deleter) share and none of the published packages should own:
+ * opening PostgreSQL or PGlite, bearer tokens, ticket secrets, listening.
+ *
+ * @example
+ * ```ts
+ * import { bearerAuthenticator, listen, openDatabase, parseTokens } from '@mrtr/example-kit';
+ * import { type AnyToolDefinition, createMcpEndpoint } from '@mrtr/server';
+ *
+ * declare const tools: AnyToolDefinition[];
+ * const serverInfo = { name: 'my-app', version: '1.0.0' };
+ * const db = await openDatabase(process.env.DATABASE_URL, { dataDir: './.data/my-app' });
+ * const endpoint = createMcpEndpoint({ serverInfo, tools, authenticate: bearerAuthenticator(parseTokens(process.env.MRTR_TOKENS ?? '')) });
+ * const running = await listen(endpoint, { port: 3000 });
+ * ```
+ * @packageDocumentation
+ */
+
+export {
+  APPROVAL_BASE_PATH,
+  type ExampleApprovals,
+  exampleApprovals,
+} from './approvals.js';
+export { bearerAuthenticator, parseTokens, randomSecret, randomToken } from './auth.js';
+export { type Database, openDatabase, type Queryable, type QueryResult } from './db.js';
+export { readServerEnv, runServer, type ServerEnv } from './env.js';
+export { type ListenOptions, listen, listenApp, type RunningServer, type Served } from './serve.js';
+export { type Sweep, type Sweeper, startSweeper } from './sweeper.js';
+export { storableText } from './text.js';

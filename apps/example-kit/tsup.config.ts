@@ -1,0 +1,5 @@
+import { tsupConfig } from '../../tsup.base.js';
+
+export default tsupConfig({
+  format: ['esm'],
+});

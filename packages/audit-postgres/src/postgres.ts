@@ -1,0 +1,188 @@
+import { canonicalize } from '@mrtr/digest';
+import type { AuditWriter, GateAuditEvent } from '@mrtr/gate';
+import { type SqlDriver, type SqlQueryable, sqlTableName } from '@mrtr/sql';
+import { DEFAULT_AUDIT_RETENTION_MS, sweepAuditTable } from './retention.js';
+
+/** Default table of the audit records. */
+export const DEFAULT_AUDIT_TABLE = 'mrtr_audit';
+
+/**
+ * The statements that create the audit table and its indexes if missing
+ * (the migration `migrations/001_mrtr_audit.sql` of this package, for the
+ * default name). Each row is one `GateAuditEvent`; `arguments` holds the RFC
+ * 8785 canonical JSON text, so `arguments_digest` can be recomputed from the
+ * row alone (see the README). JSON columns are `json`, not `jsonb`: they keep
+ * the JSON text as written, and accept the `\u0000` escape `jsonb` refuses.
+ * @param table table name, optionally `schema.table` (default `mrtr_audit`).
+ * @throws {TypeError} for a table name that is not a plain identifier.
+ */
+export function auditTableStatements(table: string = DEFAULT_AUDIT_TABLE): string[] {
+  const t = sqlTableName(table);
+  return [
+    `CREATE TABLE IF NOT EXISTS ${t.sql} (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  nonce text,
+  outcome text NOT NULL,
+  reason text,
+  principal text NOT NULL,
+  client json,
+  method text NOT NULL,
+  name text NOT NULL,
+  arguments text NOT NULL,
+  arguments_digest text NOT NULL,
+  phase text NOT NULL,
+  input_key text NOT NULL,
+  question text,
+  requested_schema json,
+  answer_action text,
+  answer_content json,
+  is_error boolean,
+  request_id json,
+  trace_id text,
+  span_id text,
+  received_at timestamptz NOT NULL,
+  recorded_at timestamptz NOT NULL
+)`,
+    `CREATE INDEX IF NOT EXISTS "${t.bare}_nonce" ON ${t.sql} (nonce)`,
+    `CREATE INDEX IF NOT EXISTS "${t.bare}_recorded_at" ON ${t.sql} (recorded_at)`,
+  ];
+}
+
+/**
+ * Create the audit table if it is missing (idempotent; concurrent runs are
+ * serialized with an advisory lock). See {@link auditTableStatements}.
+ * @param driver where to create it (`pgPoolDriver`, `pgliteDriver` of `@mrtr/sql`).
+ * @param options.table table name, optionally `schema.table` (default `mrtr_audit`); the schema must exist.
+ * @throws {TypeError} for a bad table name; the driver's error when a statement fails.
+ */
+export async function migrateAuditTable(
+  driver: SqlDriver,
+  options: { table?: string } = {},
+): Promise<void> {
+  const table = options.table ?? DEFAULT_AUDIT_TABLE;
+  const statements = auditTableStatements(table);
+  await driver.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`mrtr-audit-migrate:${table}`]);
+    for (const statement of statements) await tx.query(statement);
+  });
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+
+/**
+ * An audit sink that inserts each `GateAuditEvent` of `@mrtr/gate` as one row
+ * (table from {@link migrateAuditTable}). Transactional: the gate hands it
+ * the transaction of `PostgresReplayStore` for the `completed` and `declined`
+ * records, so the record, the nonce claim and the mutation commit together,
+ * and a record that cannot be inserted rolls back the claim and the mutation.
+ * Every other record (and every record with another replay store) is inserted
+ * on `driver` on its own, before the gate goes on.
+ *
+ * With PGlite (one connection), `driver` must be the same PGlite the replay
+ * store uses, which never runs a statement outside the transaction it waits for.
+ *
+ * Rows are kept `retentionMs` (default 30 days): call {@link sweep} from a
+ * timer to delete older ones (see `sweepAuditTable`).
+ *
+ * @example
+ * ```ts
+ * import { migrateAuditTable, PostgresAuditSink } from '@mrtr/audit-postgres';
+ * import { ConfirmationGate } from '@mrtr/gate';
+ * import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
+ * import { pgPoolDriver } from '@mrtr/sql';
+ * import { TicketSealer } from '@mrtr/ticket';
+ * import pg from 'pg';
+ *
+ * const driver = pgPoolDriver(new pg.Pool({ connectionString: process.env.DATABASE_URL }));
+ * const sealer = new TicketSealer({ keys: [{ kid: 'k1', secret: process.env.MRTR_SECRET ?? '' }] });
+ * await migrateReplayTable(driver);
+ * await migrateAuditTable(driver);
+ * const gate = new ConfirmationGate({
+ *   sealer,
+ *   store: new PostgresReplayStore(driver),
+ *   audit: new PostgresAuditSink(driver),
+ * });
+ * ```
+ */
+export class PostgresAuditSink implements AuditWriter<SqlQueryable | undefined> {
+  readonly transactional = true;
+  readonly #driver: SqlQueryable;
+  readonly #insert: string;
+  readonly #retention: { table: string; olderThanMs: number; maxRows?: number };
+
+  /**
+   * @param driver runs the inserts made outside a transaction, and the sweeps.
+   * @param options.table table name, optionally `schema.table` (default `mrtr_audit`).
+   * @param options.retentionMs how long {@link sweep} keeps a row, in milliseconds (default 30 days).
+   * @param options.maxRows at most this many rows kept by {@link sweep}, the newest (default: no cap).
+   * @throws {TypeError} for a bad table name; {RangeError} for a `retentionMs` or `maxRows` that is not positive.
+   */
+  constructor(
+    driver: SqlQueryable,
+    options: { table?: string; retentionMs?: number; maxRows?: number } = {},
+  ) {
+    const table = options.table ?? DEFAULT_AUDIT_TABLE;
+    const t = sqlTableName(table).sql;
+    const olderThanMs = options.retentionMs ?? DEFAULT_AUDIT_RETENTION_MS;
+    if (!(olderThanMs > 0))
+      throw new RangeError(`retentionMs must be positive, got ${olderThanMs}`);
+    if (
+      options.maxRows !== undefined &&
+      !(Number.isSafeInteger(options.maxRows) && options.maxRows > 0)
+    )
+      throw new RangeError(`maxRows must be a positive integer, got ${options.maxRows}`);
+    this.#retention = {
+      table,
+      olderThanMs,
+      ...(options.maxRows !== undefined ? { maxRows: options.maxRows } : {}),
+    };
+    this.#driver = driver;
+    this.#insert = `INSERT INTO ${t} (nonce, outcome, reason, principal, client, method, name,
+      arguments, arguments_digest, phase, input_key, question, requested_schema, answer_action,
+      answer_content, is_error, request_id, trace_id, span_id, received_at, recorded_at)
+      VALUES ($1, $2, $3, $4, $5::json, $6, $7, $8, $9, $10, $11, $12, $13::json, $14,
+      $15::json, $16, $17::json, $18, $19, $20::timestamptz, $21::timestamptz)`;
+  }
+
+  /**
+   * Insert `event`, in `tx` when given.
+   * @throws {CanonicalizeError} (of `@mrtr/digest`) for arguments that are not JSON data; the driver's error when the insert fails.
+   */
+  async write(event: GateAuditEvent, tx?: SqlQueryable): Promise<void> {
+    await (tx ?? this.#driver).query(this.#insert, [
+      event.nonce ?? null,
+      event.outcome,
+      event.reason ?? null,
+      event.principal,
+      json(event.client),
+      event.method,
+      event.name,
+      canonicalize(event.arguments),
+      event.argumentsDigest,
+      event.phase,
+      event.key,
+      event.question ?? null,
+      json(event.requestedSchema),
+      event.answer?.action ?? null,
+      json(event.answer?.content),
+      event.isError ?? null,
+      json(event.requestId),
+      event.trace?.traceId ?? null,
+      event.trace?.spanId ?? null,
+      iso(event.receivedAt),
+      iso(event.at),
+    ]);
+  }
+
+  /**
+   * Delete the rows past this sink's retention (`sweepAuditTable` with its
+   * table, `retentionMs` and `maxRows`).
+   * @param now milliseconds since the epoch (default `Date.now()`).
+   * @returns how many rows were deleted.
+   * @throws the driver's error when a statement fails.
+   */
+  sweep(now: number = Date.now()): Promise<number> {
+    return sweepAuditTable(this.#driver, { ...this.#retention, now });
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * What a lost PostgreSQL connection looks like to the drivers: the errors
+ * that mean "the connection is gone" (not "the statement was wrong"), and the
+ * one error a transaction rejects with when it lost its connection.
+ */
+
+/**
+ * SQLSTATE codes of PostgreSQL (Appendix A, "PostgreSQL Error Codes") that end
+ * the session: `57P01` admin_shutdown (`pg_terminate_backend`), `57P02`
+ * crash_shutdown, `57P03` cannot_connect_now, `57P04` database_dropped, `57P05`
+ * idle_session_timeout, and class `08` connection_exception.
+ */
+const SESSION_ENDED = /^(08...|57P0[1-5])$/;
+
+/** What node-postgres and Node's sockets say when there is no connection any more. */
+const CLIENT_SIDE =
+  /^(Connection terminated( unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|timeout expired)$/;
+const SOCKET_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH']);
+
+/** The brand every {@link ConnectionLostError} carries, shared by every copy of this package. */
+const CONNECTION_LOST = Symbol.for('@mrtr/sql/ConnectionLostError');
+
+/**
+ * Thrown by the `transaction` of `pgPoolDriver` when the connection was lost
+ * (backend terminated, socket closed) during the transaction, whatever the
+ * statement or the function that saw it first threw (kept as `cause`).
+ *
+ * `code` is the SQLSTATE that says what became of the transaction:
+ * - `08006` (connection_failure): lost before `COMMIT`, or a statement before
+ *   `COMMIT` failed; nothing of the transaction was committed.
+ * - `08007` (transaction_resolution_unknown): every statement succeeded and the
+ *   connection was lost waiting for `COMMIT`'s answer; the transaction may or
+ *   may not have committed.
+ *
+ * `instanceof ConnectionLostError` tests a brand, not the prototype chain, so
+ * an error from another copy of this package (ESM next to CommonJS) is still
+ * recognised.
+ */
+export class ConnectionLostError extends Error {
+  override readonly name = 'ConnectionLostError';
+  constructor(
+    readonly code: '08006' | '08007',
+    options: { cause: unknown },
+  ) {
+    super(
+      code === '08006'
+        ? `the PostgreSQL connection was lost during the transaction; it was rolled back: ${describe(options.cause)}`
+        : `the PostgreSQL connection was lost at COMMIT; the transaction may or may not have committed: ${describe(options.cause)}`,
+      options,
+    );
+    Object.defineProperty(this, CONNECTION_LOST, { value: true });
+  }
+
+  /** Brand check behind `instanceof`: any object carrying the brand, from any copy of this package. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && CONNECTION_LOST in value;
+  }
+}
+
+/**
+ * Whether `error` says the connection to PostgreSQL is gone rather than that a
+ * statement failed: a {@link ConnectionLostError}, a server error whose
+ * SQLSTATE ends the session (`57P01` from `pg_terminate_backend`, `57P02` to
+ * `57P05`, class `08`), node-postgres's "Connection terminated…" /
+ * "… not queryable", or a socket error (`ECONNRESET`, `ECONNREFUSED`,
+ * `EPIPE`, `ETIMEDOUT`, `EHOSTUNREACH`). Follows `cause` chains.
+ */
+export function isConnectionError(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 8; depth++) {
+    if (e instanceof ConnectionLostError) return true;
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && (SESSION_ENDED.test(code) || SOCKET_CODES.has(code)))
+      return true;
+    if (CLIENT_SIDE.test(e.message)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

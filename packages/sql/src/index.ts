@@ -1,0 +1,37 @@
+/**
+ * @mrtr/sql: the one small driver interface the PostgreSQL pieces of
+ * mrtr-gate run on (`@mrtr/replay-postgres`, `@mrtr/audit-postgres`,
+ * `@mrtr/approval-page`), so they can share one database and one
+ * transaction: {@link SqlDriver} (`query` and `transaction`), its adapters
+ * for a node-postgres `pg.Pool` ({@link pgPoolDriver}: a lost connection
+ * never ends the process) and PGlite ({@link pgliteDriver}), and
+ * {@link sqlTableName} for table names taken from configuration.
+ *
+ * @example
+ * ```ts
+ * import pg from 'pg';
+ * import { pgPoolDriver, sqlTableName } from '@mrtr/sql';
+ *
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * // Before the pool's first use: a lost connection then never ends the process.
+ * const driver = pgPoolDriver(pool, { onConnectionError: (e) => console.warn(e.message) });
+ * const table = sqlTableName('ops.notes').sql; // "ops"."notes"
+ * await driver.transaction(async (tx) => {
+ *   await tx.query(`DELETE FROM ${table} WHERE id = $1`, ['note-1']);
+ * });
+ * ```
+ * @packageDocumentation
+ */
+export { ConnectionLostError, isConnectionError } from './connection.js';
+export {
+  type PgliteLike,
+  type PgPoolClientLike,
+  type PgPoolDriverOptions,
+  type PgPoolLike,
+  pgliteDriver,
+  pgPoolDriver,
+  type SqlDriver,
+  type SqlQueryable,
+  type SqlResult,
+} from './driver.js';
+export { sqlTableName } from './table-name.js';

@@ -1,0 +1,3 @@
+import { tsupConfig } from '../../tsup.base.js';
+
+export default tsupConfig();

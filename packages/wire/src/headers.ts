@@ -1,0 +1,138 @@
+/**
+ * The request metadata headers of Streamable HTTP that client and server must
+ * agree on (MCP 2026-07-28, `basic/transports/streamable-http`, "Request
+ * Metadata", "Value Encoding", "Custom Headers from Tool Parameters"): the
+ * Base64 sentinel for values a header cannot carry as they are, the methods
+ * whose `Mcp-Name` header mirrors a parameter, and the `x-mcp-header`
+ * annotations of a tool's `inputSchema` that name its `Mcp-Param-{Name}`
+ * headers.
+ */
+
+// RFC 9110 §5.5 field-value characters, as MCP restricts them: visible ASCII, space and tab.
+const FIELD_VALUE = /^[\t\x20-\x7e]*$/;
+// RFC 9110 §5.6.2 token: what an `x-mcp-header` name must be.
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+// Canonical Base64 (RFC 4648 §4): whole quanta, padding only at the end.
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const PREFIX = '=?base64?';
+const SUFFIX = '?=';
+const SENTINEL = /^=\?base64\?.*\?=$/s;
+
+/**
+ * Encode a value for `Mcp-Name` or `Mcp-Param-{Name}` ("Value Encoding"): as
+ * it is when it is visible ASCII without leading or trailing whitespace,
+ * otherwise `=?base64?{Base64 of its UTF-8}?=`. A plain value that looks like
+ * the sentinel is encoded too, so the server never decodes what it should not.
+ * @param value the header value before encoding (any string, including `""`).
+ * @returns the header value to send.
+ */
+export function encodeHeaderValue(value: string): string {
+  if (FIELD_VALUE.test(value) && value.trim() === value && !SENTINEL.test(value)) return value;
+  let binary = '';
+  for (const byte of new TextEncoder().encode(value)) binary += String.fromCharCode(byte);
+  return `${PREFIX}${btoa(binary)}${SUFFIX}`;
+}
+
+/**
+ * Decode a header value that may use the `=?base64?{value}?=` sentinel
+ * ("Value Encoding"). A value without both markers is literal.
+ * @returns the decoded string, or `undefined` when the value has characters a
+ *   header may not carry, or its Base64 is not canonical or not valid UTF-8.
+ */
+export function decodeHeaderValue(value: string): string | undefined {
+  if (!FIELD_VALUE.test(value)) return undefined;
+  if (!(value.startsWith(PREFIX) && value.endsWith(SUFFIX) && value.length >= 11)) return value;
+  const encoded = value.slice(PREFIX.length, -SUFFIX.length);
+  if (!BASE64.test(encoded)) return undefined;
+  const bytes = Uint8Array.from(atob(encoded), (c) => c.charCodeAt(0));
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Methods whose `Mcp-Name` header mirrors `params.name` or `params.uri` ("Request Metadata"). */
+export const MCP_NAME_FIELD: Readonly<Record<string, 'name' | 'uri'>> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+};
+
+/** One valid `x-mcp-header` annotation of a tool's `inputSchema`. */
+export interface HeaderAnnotation {
+  /** The name part of `Mcp-Param-{name}`, as annotated. */
+  name: string;
+  /** The chain of `properties` keys from the schema root to the annotated property. */
+  path: string[];
+  /** The annotated property's JSON Schema `type`. */
+  type: 'string' | 'integer' | 'boolean';
+}
+
+/** The outcome of {@link readHeaderAnnotations}. */
+export type HeaderAnnotations =
+  | { ok: true; annotations: HeaderAnnotation[] }
+  | { ok: false; reason: string };
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Read and check every `x-mcp-header` annotation of a tool's `inputSchema`
+ * ("Schema Extension"): a non-empty RFC 9110 token, unique
+ * case-insensitively, on a property of type `string`, `integer` or `boolean`
+ * reached from the root through `properties` keys only (anywhere else it is
+ * not statically reachable). A client leaves a tool that breaks a rule out of
+ * `tools/list`; a server refuses to declare it.
+ * @param inputSchema the tool's `inputSchema` (any value).
+ * @returns the annotations in schema order, or `{ok: false, reason}` naming
+ *   the first broken rule. Never throws.
+ */
+export function readHeaderAnnotations(inputSchema: unknown): HeaderAnnotations {
+  const found: HeaderAnnotation[] = [];
+  const problems: string[] = [];
+  // Walk every object in the schema; `path` stays defined only while every step was `properties.<key>`.
+  const walk = (node: unknown, path: string[] | undefined, trail: string) => {
+    if (Array.isArray(node)) {
+      for (const [i, item] of node.entries()) walk(item, undefined, `${trail}/${i}`);
+      return;
+    }
+    if (!isObject(node)) return;
+    if (Object.hasOwn(node, 'x-mcp-header')) {
+      const name = node['x-mcp-header'];
+      const type = node.type;
+      if (path === undefined || path.length === 0) {
+        problems.push(
+          `x-mcp-header at ${trail || '/'} is not on a property reached through properties (not statically reachable)`,
+        );
+      } else if (typeof name !== 'string' || !TOKEN.test(name)) {
+        problems.push(`x-mcp-header at ${trail} is not an HTTP token`);
+      } else if (type !== 'string' && type !== 'integer' && type !== 'boolean') {
+        problems.push(
+          `x-mcp-header "${name}" is on a property that is not string, integer or boolean`,
+        );
+      } else {
+        found.push({ name, path, type });
+      }
+    }
+    for (const [key, child] of Object.entries(node)) {
+      if (key === 'properties' && isObject(child) && path !== undefined) {
+        for (const [prop, schema] of Object.entries(child))
+          walk(schema, [...path, prop], `${trail}/properties/${prop}`);
+      } else if (key !== 'x-mcp-header') {
+        walk(child, undefined, `${trail}/${key}`);
+      }
+    }
+  };
+  walk(inputSchema, [], '');
+  const seen = new Map<string, string>();
+  for (const { name } of found) {
+    const first = seen.get(name.toLowerCase());
+    if (first !== undefined)
+      problems.push(`x-mcp-header "${name}" is used twice: it repeats "${first}"`);
+    else seen.set(name.toLowerCase(), name);
+  }
+  return problems.length > 0
+    ? { ok: false, reason: problems[0] as string }
+    : { ok: true, annotations: found };
+}

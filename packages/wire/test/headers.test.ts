@@ -1,0 +1,118 @@
+/**
+ * The header encoding client and server share: the Base64 sentinel
+ * (`basic/transports/streamable-http`, "Value Encoding") and the
+ * `x-mcp-header` annotations ("Schema Extension").
+ */
+import { describe, expect, it } from 'vitest';
+import { decodeHeaderValue, encodeHeaderValue, readHeaderAnnotations } from '../src/index.js';
+
+describe('encodeHeaderValue (streamable-http, "Value Encoding")', () => {
+  it.each([
+    ['us-west1', 'us-west1'],
+    ['Hello, 世界', '=?base64?SGVsbG8sIOS4lueVjA==?='],
+    [' padded ', '=?base64?IHBhZGRlZCA=?='],
+    ['line1\nline2', '=?base64?bGluZTEKbGluZTI=?='],
+    ['=?base64?literal?=', '=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?='],
+  ])('%j → %s', (value, encoded) => {
+    expect(encodeHeaderValue(value)).toBe(encoded);
+  });
+});
+
+const schema = (properties: Record<string, unknown>) => ({ type: 'object', properties });
+
+describe('x-mcp-header annotations', () => {
+  it('reads annotations reached through properties only', () => {
+    const r = readHeaderAnnotations(
+      schema({
+        region: { type: 'string', 'x-mcp-header': 'Region' },
+        opts: {
+          type: 'object',
+          properties: { dry: { type: 'boolean', 'x-mcp-header': 'Dry-Run' } },
+        },
+      }),
+    );
+    expect(r).toEqual({
+      ok: true,
+      annotations: [
+        { name: 'Region', path: ['region'], type: 'string' },
+        { name: 'Dry-Run', path: ['opts', 'dry'], type: 'boolean' },
+      ],
+    });
+  });
+
+  it.each([
+    ['an empty name', schema({ a: { type: 'string', 'x-mcp-header': '' } }), /not an HTTP token/],
+    [
+      'a name with a space',
+      schema({ a: { type: 'string', 'x-mcp-header': 'A B' } }),
+      /not an HTTP token/,
+    ],
+    [
+      'a number property',
+      schema({ a: { type: 'number', 'x-mcp-header': 'A' } }),
+      /not string, integer or boolean/,
+    ],
+    [
+      'a duplicate, case-insensitively',
+      schema({
+        a: { type: 'string', 'x-mcp-header': 'A' },
+        b: { type: 'string', 'x-mcp-header': 'a' },
+      }),
+      /used twice/,
+    ],
+    [
+      'a property under items',
+      schema({
+        a: {
+          type: 'array',
+          items: { type: 'object', properties: { b: { type: 'string', 'x-mcp-header': 'B' } } },
+        },
+      }),
+      /not on a property reached through properties/,
+    ],
+    [
+      'a property under oneOf',
+      schema({ a: { oneOf: [{ type: 'string', 'x-mcp-header': 'A' }] } }),
+      /not on a property reached through properties/,
+    ],
+    [
+      'the schema root itself',
+      { type: 'object', 'x-mcp-header': 'Root', properties: {} },
+      /not on a property reached through properties/,
+    ],
+  ])('rejects %s', (_label, inputSchema, reason) => {
+    const r = readHeaderAnnotations(inputSchema);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.reason).toMatch(reason);
+  });
+});
+
+describe('decodeHeaderValue', () => {
+  it('decodes the base64 sentinel and rejects invalid values', () => {
+    expect(decodeHeaderValue('plain')).toBe('plain');
+    expect(decodeHeaderValue('=?base64?SGVsbG8sIOS4lueVjA==?=')).toBe('Hello, 世界');
+    expect(decodeHeaderValue('bad\u0001')).toBeUndefined();
+    expect(decodeHeaderValue('=?base64?//79?=')).toBeUndefined(); // not UTF-8
+  });
+
+  it('takes canonical Base64 only and treats a half sentinel as literal', () => {
+    expect(decodeHeaderValue('=?base64?SGVsbG8=?=')).toBe('Hello');
+    expect(decodeHeaderValue('=?base64?SGVsbG8?=')).toBeUndefined(); // missing padding
+    expect(decodeHeaderValue('=?base64?SGVs!!!bG8=?=')).toBeUndefined();
+    expect(decodeHeaderValue('=?base64?SGVsbG8=')).toBe('=?base64?SGVsbG8=');
+    expect(decodeHeaderValue('SGVsbG8=?=')).toBe('SGVsbG8=?=');
+    expect(decodeHeaderValue('=?base64??=')).toBe(''); // the encoding of the empty string
+  });
+
+  it.each([
+    'us-west1',
+    'Hello, 世界',
+    ' padded ',
+    'line1\nline2',
+    '=?base64?literal?=',
+    '',
+    '\u0000',
+  ])('decodes what encodeHeaderValue encoded: %j', (value) => {
+    expect(decodeHeaderValue(encodeHeaderValue(value))).toBe(value);
+  });
+});
