@@ -212,7 +212,11 @@ describe.skipIf(!available)('the approval page in Chromium', () => {
     const attempts: [Record<string, string>, Record<string, string>][] = [
       [{ csrf, decision: 'approve' }, { origin: 'https://evil.example' }],
       [{ decision: 'approve' }, { origin: site.origin }],
-      [{ csrf: `${csrf.slice(0, -1)}A`, decision: 'approve' }, { origin: site.origin }],
+      // One character changed (never the same one: a token ending in A stays valid).
+      [
+        { csrf: `${csrf.slice(0, -1)}${csrf.endsWith('A') ? 'B' : 'A'}`, decision: 'approve' },
+        { origin: site.origin },
+      ],
     ];
     for (const [form, headers] of attempts) {
       const response = await context.request.post(url, { form, headers, maxRedirects: 0 });
