@@ -95,9 +95,10 @@ describe('delete_file asks with what only the server knows', () => {
       name: 'delete_file',
       arguments: { path: 'notes.txt', confirm: true, confirm_name: 'notes.txt' },
     });
-    // Invalid arguments are a tool error the model can read (the server's rule), and nothing happens.
-    expect(r.body.result).toMatchObject({ resultType: 'complete', isError: true });
-    expect(textOf(r.body)).toMatch(/"confirm": not an argument of this tool/);
+    // An undeclared argument is -32602 naming it (the spec's invalid-arguments error), and nothing happens.
+    expect(r.body.result).toBeUndefined();
+    expect(r.body.error).toMatchObject({ code: -32602, data: { argument: 'confirm' } });
+    expect(r.body.error.message).toMatch(/confirm is not a declared argument/);
     expect(exists(h.root, 'notes.txt')).toBe(true);
   });
 });
@@ -111,6 +112,8 @@ describe('a confirmed deletion', () => {
     expect(done.result.structuredContent).toEqual({
       deleted: { path: 'notes.txt', size: 2345, backup: null },
     });
+    // server/tools: structured content is also given as serialized JSON in a text block.
+    expect(JSON.parse(done.result.content[1].text)).toEqual(done.result.structuredContent);
     expect(exists(h.root, 'notes.txt')).toBe(false);
     expect(trash(h.root)).toEqual([]);
     expect(await deletions()).toEqual([

@@ -142,5 +142,6 @@ export const answer = (url: string, path: string, requestState: string, inputRes
   call(url, path, { requestState, ...(inputResponses === undefined ? {} : { inputResponses }) });
 
 /** The text of a complete result. */
+/** The result's first text block: the message (a result with `structuredContent` also carries it as JSON in a second block). */
 export const textOf = (body: any): string =>
-  (body.result?.content ?? []).map((c: { text?: string }) => c.text ?? '').join('\n');
+  (body.result?.content ?? []).find((c: { type?: string }) => c.type === 'text')?.text ?? '';

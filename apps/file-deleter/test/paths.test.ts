@@ -35,7 +35,20 @@ const untouched = () => {
   expect(readFileSync(join(h.root, 'notes.txt'), 'utf8')).toBe('inside');
 };
 
-/** Round 1 for `path` refuses it without a question; the refusal says why. */
+/**
+ * Round 1 for `path` breaks a rule of the path argument itself: `-32602`
+ * naming `path` and saying why, before anything is looked at or asked.
+ */
+async function invalid(path: string, why: RegExp) {
+  const body = await call(h.url, path);
+  expect(body.result).toBeUndefined();
+  expect(body.error).toMatchObject({ code: -32602, data: { argument: 'path' } });
+  expect(body.error.message).toMatch(/^Invalid arguments for tool delete_file: path: /);
+  expect(body.error.message).toMatch(why);
+  untouched();
+}
+
+/** Round 1 for `path` refuses it without a question once the root is looked at; the refusal says why. */
 async function refused(path: string, why: RegExp) {
   const body = await call(h.url, path);
   expect(body.error, JSON.stringify(body.error)).toBeUndefined();
@@ -60,7 +73,7 @@ describe('paths that leave the root are refused', () => {
     ['a//notes.txt', /empty folder name/],
     ['.mrtr-trash/anything', /\.mrtr-trash/],
     ['.MRTR-TRASH/x', /\.mrtr-trash/],
-  ])('%s', async (path, why) => refused(path, why));
+  ])('%s', async (path, why) => invalid(path, why));
 });
 
 describe('Unicode look-alikes are refused, never normalized into another name', () => {
@@ -72,16 +85,16 @@ describe('Unicode look-alikes are refused, never normalized into another name', 
     ['\uFF4Eotes.txt', 'fullwidth ｎ'],
     ['ﬁle.txt', 'the ligature ﬁ'],
   ])('%s (%s): compatibility look-alike', async (path) =>
-    refused(path, /compatibility look-alike/));
+    invalid(path, /compatibility look-alike/));
 
   it.each([
     ['..\u2215outside\u2215secret.txt', 'division slash ∕'],
     ['..\u2044outside\u2044secret.txt', 'fraction slash ⁄'],
     ['..\u29F8outside\u29F8secret.txt', 'big solidus ⧸'],
-  ])('%s (%s): a slash NFKC keeps', async (path) => refused(path, /looks like \/ or \\/));
+  ])('%s (%s): a slash NFKC keeps', async (path) => invalid(path, /looks like \/ or \\/));
 
   it('a name in NFD (e then a combining accent) is refused: names must be NFC', async () => {
-    await refused('cafe\u0301.txt', /not in Unicode NFC form/);
+    await invalid('cafe\u0301.txt', /not in Unicode NFC form/);
   });
 
   it.each([
@@ -90,10 +103,10 @@ describe('Unicode look-alikes are refused, never normalized into another name', 
     ['notes.txt\u0007', 'bell'],
     ['notes\u2028.txt', 'line separator'],
   ])('%s (%s): invisible or control characters', async (path) =>
-    refused(path, /control or invisible formatting character/));
+    invalid(path, /control or invisible formatting character/));
 
   it('a name with a space at its end is refused (it would read as another name)', async () => {
-    await refused('notes.txt ', /starts or ends with a space/);
+    await invalid('notes.txt ', /starts or ends with a space/);
   });
 
   it('another script (Cyrillic о in nоtes.txt) names another file, and there is none', async () => {

@@ -27,15 +27,18 @@ export function parseArgs<Args>(
   declared: ReadonlySet<string>,
   raw: unknown,
 ): Args {
-  const invalid = (where: string, why: string) =>
+  // Worded as the spec's own example of -32602 ("Invalid arguments for tool calculate: …"),
+  // with the argument named in `data` as @mrtr/server names it for a schema violation.
+  const invalid = (argument: string, problem: string) =>
     new McpError(
       ErrorCode.InvalidParams,
-      `Invalid arguments for ${declaration.name}: ${where}${why}`,
+      `Invalid arguments for tool ${declaration.name}: ${argument ? `${argument}: ` : ''}${problem}`,
+      argument ? { argument, problem } : { problem },
     );
   if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
     for (const name of Object.keys(raw))
       if (!declared.has(name))
-        throw invalid(`"${name.slice(0, 64).toWellFormed()}": `, 'not an argument of this tool');
+        throw invalid(name.slice(0, 64).toWellFormed(), 'is not an argument of this tool');
   }
   const result = declaration.args['~standard'].validate(raw);
   if (result instanceof Promise)
@@ -45,7 +48,7 @@ export function parseArgs<Args>(
     const path = (issue?.path ?? [])
       .map((p) => String(typeof p === 'object' ? p.key : p))
       .join('.');
-    throw invalid(path ? `${path}: ` : '', issue?.message ?? 'invalid');
+    throw invalid(path.slice(0, 200).toWellFormed(), issue?.message ?? 'is invalid');
   }
   return result.value;
 }

@@ -5,7 +5,6 @@ import { type CallToolResult, type InputRequiredResult, textResult } from '@mrtr
 import type { ConfirmationLevel } from './approval.js';
 import { askAfresh, contextOf } from './ask.js';
 import type { GateAuditEvent } from './audit.js';
-import { canonicalizable } from './errors.js';
 import { type Asked, asked, type Flow } from './flow.js';
 import { readTicketData } from './sealed.js';
 import { type Confirmation, type FormContent, StaleTargetError } from './types.js';

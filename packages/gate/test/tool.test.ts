@@ -98,7 +98,13 @@ describe('gate.tool(): one declaration per gated tool', () => {
     })() as McpError;
     expect(undeclared).toBeInstanceOf(McpError);
     expect(undeclared.code).toBe(-32602);
-    expect(undeclared.message).toContain('"blob"');
+    expect(undeclared.message).toBe(
+      'Invalid arguments for tool notes_delete: blob: is not an argument of this tool',
+    );
+    expect(undeclared.data).toEqual({
+      argument: 'blob',
+      problem: 'is not an argument of this tool',
+    });
     expect(undeclared.message.length).toBeLessThan(200);
     expect(() => tool.parse({ title: '' })).toThrow(/title/);
     expect(tool.parse({ title: 'Dup' })).toEqual({ title: 'Dup' });

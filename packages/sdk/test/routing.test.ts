@@ -121,12 +121,12 @@ describe('registration', () => {
       arguments: { id: 'x'.repeat(9) },
     });
     expect(tooLong.result?.isError).toBe(true);
-    expect(textOf(tooLong.result)).toMatch(/^Invalid arguments for delete_record: id: /);
+    expect(textOf(tooLong.result)).toMatch(/^Invalid arguments for tool delete_record: id: /);
     const extra = await callTool(client, {
       name: 'delete_record',
       arguments: { id: 'r1', force: true },
     });
-    expect(textOf(extra.result)).toMatch(/"force": not an argument of this tool/);
+    expect(textOf(extra.result)).toMatch(/force: is not an argument of this tool/);
     expect(records.has('r1')).toBe(true);
   });
 

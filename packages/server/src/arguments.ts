@@ -114,6 +114,8 @@ export function schemaViolation(tool: string, error: ErrorObject | undefined): M
  * error contributes its message, clipped.
  */
 export function parseFailure(tool: string, error: unknown): McpError {
+  // A parse that already speaks JSON-RPC (the gate names the argument itself) is passed on as is.
+  if (error instanceof McpError && error.code === ErrorCode.InvalidParams) return error;
   const issues = (error as { issues?: unknown } | null)?.issues;
   if (Array.isArray(issues) && issues.length > 0) {
     const first = issues[0] as { path?: unknown; message?: unknown };
