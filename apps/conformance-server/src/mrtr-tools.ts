@@ -10,7 +10,6 @@ import {
   formSchema,
   type InputRequest,
   type InputRequests,
-  type InputRequiredResult,
   inputRequired,
   ListRootsResultSchema,
   McpError,
