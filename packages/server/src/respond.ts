@@ -18,8 +18,11 @@ export function json(status: number, body: unknown, headers?: Record<string, str
 /**
  * HTTP status of a JSON-RPC error code: 400 for malformed requests, header,
  * version and capability errors (`basic/index`, `streamable-http`), 404 for an
- * unknown method, 500 for an internal error, 200 for the rest (an application
- * error is still a delivered JSON-RPC response).
+ * unknown method, 503 for a `-32603` a handler chose to throw (a dependency it
+ * needs is down, e.g. the gate's replay store: the server itself is well and
+ * the request may be retried), 200 for the rest (an application error is
+ * still a delivered JSON-RPC response). An unexpected throw is answered 500
+ * by the dispatcher, not through this table.
  */
 export function statusFor(code: number): number {
   switch (code) {
@@ -32,7 +35,7 @@ export function statusFor(code: number): number {
     case ErrorCode.MethodNotFound:
       return 404;
     case ErrorCode.InternalError:
-      return 500;
+      return 503;
     default:
       return 200;
   }

@@ -39,9 +39,17 @@ const typed: ToolDefinition = {
   },
 };
 
+const unavailable: ToolDefinition = {
+  name: 'unavailable',
+  inputSchema: { type: 'object' },
+  handler: () => {
+    throw new McpError(-32603, 'Nothing was changed: the store is unavailable. Retry later.');
+  },
+};
+
 const endpoint = createMcpEndpoint({
   serverInfo: { name: 'test', version: '1.0.0' },
-  tools: [echo, asks, throws, typed],
+  tools: [echo, asks, throws, typed, unavailable],
   authenticate: (req) =>
     req.headers.get('authorization') === 'Bearer t' ? { id: 'alice' } : undefined,
   onError: () => {},
@@ -121,6 +129,7 @@ describe('createMcpEndpoint', () => {
       'asks',
       'throws',
       'typed',
+      'unavailable',
     ]);
     expect(r.body.result.tools[0].handler).toBeUndefined();
     expect(r.body.result).toMatchObject({ resultType: 'complete', cacheScope: 'private' });
@@ -278,6 +287,10 @@ describe('createMcpEndpoint', () => {
     const r = await send(post(call('throws')));
     expect([r.status, r.body.error.code]).toEqual([500, -32603]);
     expect(JSON.stringify(r.body)).not.toContain('secret detail');
+    // A -32603 thrown on purpose (a service it needs is down) is 503 and keeps its message.
+    const down = await send(post(call('unavailable')));
+    expect([down.status, down.body.error.code]).toEqual([503, -32603]);
+    expect(down.body.error.message).toMatch(/^Nothing was changed/);
     const t = await send(post(call('typed')));
     expect(t.body.error).toEqual({ code: -32602, message: 'bad input', data: { field: 'x' } });
   });
