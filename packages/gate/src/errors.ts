@@ -57,10 +57,15 @@ export function toMcpError(error: unknown, performed: boolean): unknown {
   if (error instanceof McpError) return error;
   if (error instanceof ReplayStoreUnavailableError || isNamed(error, 'ReplayStoreUnavailableError'))
     return withCause(
-      new McpError(
-        ErrorCode.InternalError,
-        'Nothing was changed: the store that keeps each confirmation single-use is unavailable. Retry the same confirmation later; it still runs at most once.',
-      ),
+      (error as { outcomeUnknown?: unknown }).outcomeUnknown === true
+        ? new McpError(
+            ErrorCode.InternalError,
+            'The store that keeps each confirmation single-use stopped answering while the operation was being committed: it was carried out once or not at all. Send the same confirmation again: it returns the result if it was carried out, and carries it out if not.',
+          )
+        : new McpError(
+            ErrorCode.InternalError,
+            'Nothing was changed: the store that keeps each confirmation single-use is unavailable. Retry the same confirmation later; it still runs at most once.',
+          ),
       error,
     );
   if (error instanceof AuditSinkError)

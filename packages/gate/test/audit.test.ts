@@ -33,6 +33,8 @@ class TxStore implements ReplayStore<Tx> {
   readonly effects: string[] = [];
   down = false;
   loseCommit = false;
+  /** Commit, then lose COMMIT's answer: the store cannot tell the caller whether it committed. */
+  commitUnanswered = false;
 
   async once<T extends Json>(
     onceRequest: OnceRequest,
@@ -52,6 +54,8 @@ class TxStore implements ReplayStore<Tx> {
       outcome: JSON.stringify(outcome),
     });
     this.effects.push(...tx.writes);
+    if (this.commitUnanswered)
+      throw new ReplayStoreUnavailableError('connection lost at COMMIT', { outcomeUnknown: true });
     return { status: 'performed', outcome };
   }
 }
@@ -402,6 +406,20 @@ describe('an unavailable replay store', () => {
     });
     t.store.down = false;
     await t.accept(ticket);
+    expect(t.store.effects).toEqual(['delete:svc_8f21c', 'audit:completed']);
+  });
+
+  it('a COMMIT whose answer was lost says it ran once or not at all; the same confirmation then tells which', async () => {
+    const t = setup();
+    const ticket = await t.ask();
+    t.store.commitUnanswered = true;
+    const error = await t.accept(ticket).catch((e) => e);
+    expect(error.code).toBe(-32603);
+    expect(error.message).toMatch(/carried out once or not at all/);
+    expect(error.message).not.toMatch(/Nothing was changed/);
+    t.store.commitUnanswered = false;
+    const again = await t.accept(ticket);
+    expect(again).toMatchObject({ resultType: 'complete' });
     expect(t.store.effects).toEqual(['delete:svc_8f21c', 'audit:completed']);
   });
 

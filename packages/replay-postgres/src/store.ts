@@ -6,7 +6,7 @@ import {
   type ReplayStore,
   ReplayStoreUnavailableError,
 } from '@mrtr/replay';
-import { type SqlDriver, type SqlQueryable, sqlTableName } from '@mrtr/sql';
+import { ConnectionLostError, type SqlDriver, type SqlQueryable, sqlTableName } from '@mrtr/sql';
 
 /** Default table of the replay entries. */
 export const DEFAULT_REPLAY_TABLE = 'mrtr_replay';
@@ -247,6 +247,12 @@ function guarded<T extends Json>(
 /** The action's own error unchanged; anything else as {@link ReplayStoreUnavailableError}. */
 function unwrap(error: unknown, advice: string): unknown {
   if (error instanceof ActionFailure) return error.error;
+  // Lost while waiting for COMMIT's answer: claim, action and outcome committed together or not at all.
+  if (error instanceof ConnectionLostError && error.code === '08007')
+    return new ReplayStoreUnavailableError(
+      `PostgreSQL replay store lost its connection at COMMIT; the claim and the operation committed together or not at all: ${describeError(error)}`,
+      { cause: error, outcomeUnknown: true },
+    );
   return new ReplayStoreUnavailableError(
     `PostgreSQL replay store failed (${advice}): ${describeError(error)}`,
     { cause: error },

@@ -358,6 +358,8 @@ describe.skipIf(!reachable)('PostgresReplayStore when PostgreSQL kills the conne
       expect((error as Error).cause).toMatchObject({
         code: point === 'COMMIT' ? '08007' : '08006',
       });
+      // Only a COMMIT whose answer was lost leaves the outcome unknown, and the error says so.
+      expect((error as ReplayStoreUnavailableError).outcomeUnknown).toBe(point === 'COMMIT');
       expect(armed).toBe(false);
       expect(runs).toBe(1);
       // Nothing half-done: neither the mutation nor the claim survived.

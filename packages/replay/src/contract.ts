@@ -93,14 +93,25 @@ export interface ReplayStore<Tx = void> {
   sweep?(now?: number): number | Promise<number>;
 }
 
-/** Thrown by a store when its backend cannot be reached or fails; the operation did not run. */
+/** Thrown by a store when its backend cannot be reached or fails (see `outcomeUnknown`). */
 const REPLAYSTOREUNAVAILABLEERROR_BRAND = Symbol.for('@mrtr/replay/ReplayStoreUnavailableError');
 
-/** Recognised by brand: `instanceof` works across copies of this package in one process. */
+/**
+ * Recognised by brand: `instanceof` works across copies of this package in one process.
+ *
+ * `outcomeUnknown` is `true` only when the backend stopped answering while the
+ * claim, the action and its outcome were being committed together (PostgreSQL
+ * SQLSTATE `08007`, transaction_resolution_unknown): the action may or may not
+ * have taken effect. Either way it took effect at most once, and an identical
+ * retry of the request answers which: the recorded outcome if it committed, a
+ * fresh run if it did not. Otherwise (`false`) the action did not run.
+ */
 export class ReplayStoreUnavailableError extends Error {
   override readonly name = 'ReplayStoreUnavailableError';
-  constructor(message?: string, options?: ErrorOptions) {
+  readonly outcomeUnknown: boolean;
+  constructor(message?: string, options?: ErrorOptions & { outcomeUnknown?: boolean }) {
     super(message, options);
+    this.outcomeUnknown = options?.outcomeUnknown === true;
     Object.defineProperty(this, REPLAYSTOREUNAVAILABLEERROR_BRAND, { value: true });
   }
 
