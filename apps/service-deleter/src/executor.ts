@@ -17,6 +17,7 @@ import {
 } from '@mrtr/receipt';
 import type { Json, ReplayStore } from '@mrtr/replay';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
+import { createRemoteJWKSet } from 'jose';
 import type { Database, Queryable } from './db.js';
 import { POLICY } from './policy.js';
 import { getService, getVolume, isTeamMember, type Volume } from './services.js';
@@ -96,13 +97,14 @@ const approvedBy = ({ claims }: VerifiedReceipt) => ({
  * of the owning team.
  */
 export class ServiceExecutor {
-  readonly #db: Database;
   readonly #uses: PostgresReplayStore;
   readonly #options: ServiceExecutorOptions;
+  readonly #keys: ReceiptKeySource;
 
   private constructor(options: ServiceExecutorOptions) {
-    this.#db = options.db;
     this.#options = options;
+    // A URL becomes one remote set, made once: it caches, and refetches on an unknown kid.
+    this.#keys = options.keys instanceof URL ? createRemoteJWKSet(options.keys) : options.keys;
     this.#uses = new PostgresReplayStore(options.db, { table: RECEIPT_USES_TABLE });
   }
 
@@ -214,7 +216,7 @@ export class ServiceExecutor {
       throw new ReceiptError('insufficient_level');
   }
 
-  /** Verify, claim and act in one transaction (`tx`, or one of its own). */
+  /** Verify, then claim and act in one transaction (`tx`, or one of its own). */
   #run<T extends DeletedService | DestroyedVolume>(
     receipt: string | undefined,
     operation: string,
@@ -223,23 +225,22 @@ export class ServiceExecutor {
     tx: Queryable | undefined,
     action: (verified: VerifiedReceipt, q: Queryable) => Promise<T>,
   ): Promise<T> {
-    const go = async (q: Queryable) => {
-      const { outcome } = await verifyAndRun(
-        receipt as string, // undefined is refused as malformed
-        {
-          operation,
-          arguments: args,
-          keys: this.#options.keys,
-          issuer: this.#options.issuer,
-          ...(principal !== undefined ? { principal } : {}),
-          store: this.#claimIn(q),
-        },
-        // Plain JSON data: the store records it as the claim's outcome.
-        (verified, claimTx) => action(verified, claimTx) as unknown as Promise<Json>,
-      );
-      return outcome as unknown as T;
-    };
-    return tx ? go(tx) : this.#db.transaction(go);
+    // Verified before any transaction opens (a JWKS fetch never holds one); the claim
+    // and the action then run in `tx`, or in a transaction of the store's own.
+    const store: ReplayStore<Queryable> = tx ? this.#claimIn(tx) : this.#uses;
+    return verifyAndRun(
+      receipt as string, // undefined is refused as malformed
+      {
+        operation,
+        arguments: args,
+        keys: this.#keys,
+        issuer: this.#options.issuer,
+        ...(principal !== undefined ? { principal } : {}),
+        store,
+      },
+      // Plain JSON data: the store records it as the claim's outcome.
+      (verified, q) => action(verified, q) as unknown as Promise<Json>,
+    ).then(({ outcome }) => outcome as unknown as T);
   }
 
   /**
