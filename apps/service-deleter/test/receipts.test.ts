@@ -7,9 +7,14 @@
  */
 import { readAuditRecords } from '@mrtr/audit-postgres';
 import { digestJson } from '@mrtr/digest';
+import { bearerAuthenticator, listen } from '@mrtr/example-kit';
 import type { GateAuditEvent } from '@mrtr/gate';
+import { ConfirmationGate } from '@mrtr/gate';
 import { ReceiptError, type ReceiptInput, ReceiptSigner } from '@mrtr/receipt';
+import { PostgresReplayStore } from '@mrtr/replay-postgres';
+import { createMcpEndpoint } from '@mrtr/server';
 import { callTool } from '@mrtr/spec-schema';
+import { TicketSealer } from '@mrtr/ticket';
 import {
   compactVerify,
   createLocalJWKSet,
@@ -20,9 +25,10 @@ import {
 } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, randomSecret, startServiceDeleter } from '../src/app.js';
-import { type Database, openDatabase } from '../src/db.js';
+import { type Database, openDatabase, type Queryable } from '../src/db.js';
 import { ExecutorRefusal, RECEIPT_USES_TABLE, ServiceExecutor } from '../src/executor.js';
 import { getService, insertService } from '../src/services.js';
+import { serviceTools } from '../src/tools.js';
 
 const TOKEN = 'tok-receipts-0123456';
 const OP = 'tools/call:delete_service';
@@ -259,5 +265,37 @@ describe('the executor, on its own, with the keys fetched from the JWKS URL', ()
     await expect(del(receipt, s)).rejects.toBeInstanceOf(ExecutorRefusal);
     expect(await exists(s.id)).toBe(true);
     expect(await uses()).toBe(before);
+  });
+});
+
+describe('an MCP layer that hands over no receipt', () => {
+  it('deletes nothing: the executor refuses, the tool says so', async () => {
+    // A gate built without `receipts`, as a bug or a bypass in the MCP layer would leave it.
+    const gate = new ConfirmationGate<Queryable>({
+      sealer: new TicketSealer({ keys: [{ kid: 'k1', secret: randomSecret() }] }),
+      store: new PostgresReplayStore(db),
+    });
+    const executor = await ServiceExecutor.create({ db, keys: jwksUrl, issuer: server.origin });
+    const endpoint = createMcpEndpoint({
+      serverInfo: { name: 'bypass', version: '0' },
+      tools: serviceTools(db, gate, executor),
+      authenticate: bearerAuthenticator(new Map([[TOKEN, 'ops']])),
+    });
+    const bare = await listen(endpoint);
+    try {
+      const s = await newService();
+      const args = { serviceId: s.id, name: s.name };
+      const asked = await callTool(bare.url, TOKEN, 'delete_service', args);
+      const done = await callTool(bare.url, TOKEN, 'delete_service', args, {
+        requestState: asked.body.result.requestState,
+        inputResponses: { confirm_delete: { action: 'accept', content: { serviceName: s.name } } },
+      });
+      expect(done.body.result).toMatchObject({ resultType: 'complete', isError: true });
+      expect(done.body.result.content[0].text).toContain('malformed');
+      expect(done.body.result.content[0].text).toContain('Nothing was deleted');
+      expect(await exists(s.id)).toBe(true);
+    } finally {
+      await bare.close();
+    }
   });
 });
