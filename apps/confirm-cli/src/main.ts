@@ -8,11 +8,13 @@
  * export MRTR_TOKEN=…   # printed by the notes server at start
  * mrtr tools http://127.0.0.1:3000/mcp
  * mrtr call http://127.0.0.1:3000/mcp notes_delete --arg workspaceUri=notes://team --arg "title=Meeting notes"
+ * mrtr receipt verify eyJhbGciOiJFZERTQSIs… --jwks http://127.0.0.1:3001/.well-known/jwks.json
  * ```
  *
- * Exit codes: 0 a result that is not an error; 1 a result with `isError`;
- * 2 a usage, transport, protocol or JSON-RPC error; 130 the person cancelled
- * a question with Ctrl-C or Esc.
+ * Exit codes: 0 a result that is not an error, or a receipt that verifies;
+ * 1 a result with `isError`, or a receipt refused; 2 a usage, transport,
+ * protocol or JSON-RPC error, or keys that could not be fetched; 130 the
+ * person cancelled a question with Ctrl-C or Esc.
  */
 import { log } from '@clack/prompts';
 import {
@@ -26,6 +28,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { parseArgs, parseDecimal, UsageError } from './args.js';
 import { oneLine, visible } from './display.js';
 import { terminalAnswerer } from './prompter.js';
+import { type ReceiptVerifyOptions, verifyReceiptCommand } from './receipt.js';
 
 const VERSION = '0.1.0';
 
@@ -191,6 +194,37 @@ program
       process.exitCode = await call(url, name, options);
     },
   );
+
+/** All of stdin, for a receipt given as `-`. */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+program
+  .command('receipt')
+  .description('signed approval receipts')
+  .command('verify')
+  .description(
+    "verify an approval receipt with the issuer's published keys, and say what it proves",
+  )
+  .argument('<receipt>', 'the receipt (a compact JWS), or - to read it from stdin')
+  .requiredOption(
+    '--jwks <url>',
+    "the issuer's JWKS, e.g. http://127.0.0.1:3001/.well-known/jwks.json",
+  )
+  .option('--issuer <iss>', 'refuse a receipt of another issuer')
+  .option('--at <time>', 'verify as of this ISO 8601 time (e.g. its audit record), not now')
+  .action(async (receipt: string, options: ReceiptVerifyOptions) => {
+    const verdict = await verifyReceiptCommand(
+      receipt === '-' ? await readStdin() : receipt,
+      options,
+    );
+    if (verdict.exitCode === 0) console.log(verdict.lines.join('\n'));
+    else console.error(`mrtr: ${verdict.lines.join('\n')}`);
+    process.exitCode = verdict.exitCode;
+  });
 
 program.parseAsync().catch((error: unknown) => {
   console.error(`mrtr: ${explain(error)}`);

@@ -25,6 +25,14 @@ export {
 export { bearerAuthenticator, parseTokens, randomSecret, randomToken } from './auth.js';
 export { type Database, openDatabase, type Queryable, type QueryResult } from './db.js';
 export { readServerEnv, runServer, type ServerEnv } from './env.js';
-export { type ListenOptions, listen, listenApp, type RunningServer, type Served } from './serve.js';
+export {
+  JWKS_MAX_AGE_SECONDS,
+  JWKS_PATH,
+  type ListenOptions,
+  listen,
+  listenApp,
+  type RunningServer,
+  type Served,
+} from './serve.js';
 export { type Sweep, type Sweeper, startSweeper } from './sweeper.js';
 export { storableText } from './text.js';

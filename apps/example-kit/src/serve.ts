@@ -16,10 +16,41 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** What an example server serves: the MCP endpoint at `/mcp`, and its approval page under `/approve/`. */
+/** Where {@link listenApp} publishes {@link Served.jwks} (RFC 8615 well-known path; RFC 7517 §5 set). */
+export const JWKS_PATH = '/.well-known/jwks.json';
+
+/** How long a client may cache the published JWKS, seconds: a rotation adds the next key this long before it signs. */
+export const JWKS_MAX_AGE_SECONDS = 300;
+
+/**
+ * What an example server serves: the MCP endpoint at `/mcp`, its approval
+ * page under `/approve/`, and the public keys of its approval receipts at
+ * {@link JWKS_PATH}.
+ */
 export interface Served {
   endpoint: McpEndpoint;
   page?: (request: Request) => Promise<Response>;
+  /** The JWKS to publish (e.g. `ReceiptSigner#jwks()` of `@mrtr/receipt`): public keys only. */
+  jwks?: () => { keys: object[] };
+}
+
+/**
+ * Answer `GET`/`HEAD` of the JWKS: `application/json`, cacheable for
+ * {@link JWKS_MAX_AGE_SECONDS}; any other method gets 405 with `Allow`.
+ */
+function serveJwks(jwks: () => { keys: object[] }, req: IncomingMessage, res: ServerResponse) {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ error: 'method_not_allowed' }));
+    return;
+  }
+  const body = JSON.stringify(jwks());
+  res.writeHead(200, {
+    'Content-Type': 'application/json',
+    'Cache-Control': `public, max-age=${JWKS_MAX_AGE_SECONDS}`,
+    'Content-Length': Buffer.byteLength(body),
+  });
+  res.end(req.method === 'HEAD' ? undefined : body);
 }
 
 /** Where and how {@link listen} and {@link listenApp} serve. */
@@ -45,8 +76,8 @@ export function listen(endpoint: McpEndpoint, options: ListenOptions = {}): Prom
 /**
  * Bind `host:port`, then build what to serve once the origin is known (the
  * approval page's URLs and checks need it: `publicOrigin`, else
- * `http://host:port` as bound), and serve the MCP endpoint at `/mcp` and the
- * approval page under `/approve/`.
+ * `http://host:port` as bound), and serve the MCP endpoint at `/mcp`, the
+ * approval page under `/approve/` and the receipt keys at {@link JWKS_PATH}.
  * @throws when the port cannot be bound, or `build` throws (the port is released).
  */
 export async function listenApp(
@@ -82,8 +113,11 @@ export async function listenApp(
   }
   const mcp = toNodeHandler(served.endpoint, { path: '/mcp' });
   const page = served.page && getRequestListener(served.page);
+  const { jwks } = served;
   handle = (req, res) => {
-    if (page && (req.url ?? '').startsWith(`${APPROVAL_BASE_PATH}/`)) void page(req, res);
+    const path = (req.url ?? '').split('?')[0];
+    if (jwks && path === JWKS_PATH) serveJwks(jwks, req, res);
+    else if (page && (req.url ?? '').startsWith(`${APPROVAL_BASE_PATH}/`)) void page(req, res);
     else void mcp(req, res);
   };
   return {

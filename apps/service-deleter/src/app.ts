@@ -8,12 +8,15 @@ import {
   startSweeper,
 } from '@mrtr/example-kit';
 import { type ApprovalChannel, type AuditSink, ConfirmationGate } from '@mrtr/gate';
+import { ReceiptSigner, type ReceiptSigningKey, receiptIssuer } from '@mrtr/receipt';
 import { LedgerReplayStore, type ReplayStore } from '@mrtr/replay';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
 import { type RedisDurability, RedisReplayStore } from '@mrtr/replay-redis';
 import { createMcpEndpoint, type McpEndpoint } from '@mrtr/server';
 import { TicketSealer } from '@mrtr/ticket';
 import type { Database, Queryable } from './db.js';
+import { RECEIPT_USES_TABLE, ServiceExecutor } from './executor.js';
+import { freshReceiptKeys } from './receipt-keys.js';
 import { migrate } from './services.js';
 import { serviceTools } from './tools.js';
 
@@ -70,6 +73,19 @@ export interface ServiceDeleterOptions {
    */
   rateLimit?: { limit: number; windowMs: number } | false;
   /**
+   * The approval receipts' Ed25519 keys (`ReceiptSigner.create` of
+   * `@mrtr/receipt`), the signing key first; more keys verify and are
+   * published (rotation). Default: a fresh key for this instance
+   * (`receiptKeysFromEnv` reads `MRTR_RECEIPT_KEY` for `main`). Instances
+   * behind one origin must share it.
+   */
+  receiptKeys?: ReceiptSigningKey[];
+  /**
+   * The receipts' `iss`: the origin the server is reached at
+   * (`startServiceDeleter`), else `mrtr-service-deleter`.
+   */
+  receiptIssuer?: string;
+  /**
    * Clock of the ticket sealer, milliseconds since the epoch (default
    * `Date.now`): sets `iat`/`exp` of new tickets and judges expiry. For
    * tests that need a ticket minted in the past.
@@ -109,6 +125,27 @@ export async function createServiceDeleterEndpoint(
   return endpoint;
 }
 
+/** Receipts' `iss` when no origin is known (`createServiceDeleterEndpoint`). */
+export const DEFAULT_RECEIPT_ISSUER = 'mrtr-service-deleter';
+
+/** The receipt signer, and the executor that verifies what it signs against its published keys. */
+async function receiptsOf(options: ServiceDeleterOptions, sweeps: Sweep[]) {
+  const signer = await ReceiptSigner.create({
+    keys: options.receiptKeys ?? (await freshReceiptKeys()).keys,
+    issuer: options.receiptIssuer ?? DEFAULT_RECEIPT_ISSUER,
+  });
+  const executor = await ServiceExecutor.create({
+    db: options.db,
+    // In this process: the very set served at /.well-known/jwks.json. A separate
+    // executor process would pass new URL('<origin>/.well-known/jwks.json') instead.
+    keys: signer.jwks(),
+    issuer: signer.issuer,
+    enforcePolicyLevels: options.approvals !== undefined,
+  });
+  sweeps.push({ table: RECEIPT_USES_TABLE, run: () => executor.sweep() });
+  return { signer, executor };
+}
+
 /** The example servers' rate limit: 300 tool calls per principal per minute. */
 export const DEFAULT_RATE_LIMIT = { limit: 300, windowMs: 60_000 };
 
@@ -119,8 +156,9 @@ export const MEMORY_AUDIT_MAX_ROWS = 100_000;
 async function assemble(
   options: ServiceDeleterOptions,
   sweeps: Sweep[],
-): Promise<{ endpoint: McpEndpoint }> {
+): Promise<{ endpoint: McpEndpoint; jwks: () => { keys: object[] } }> {
   await migrate(options.db, options.members ?? [...new Set(options.tokens.values())]);
+  const { signer, executor } = await receiptsOf(options, sweeps);
   await migrateReplayTable(options.db);
   const ledger = new PostgresReplayStore(options.db);
   sweeps.push({ table: ledger.table, run: () => ledger.sweep() });
@@ -135,17 +173,18 @@ async function assemble(
     store,
     ...(options.approvals ? { approvals: options.approvals } : {}),
     audit: await auditSinks(options, sweeps),
+    receipts: receiptIssuer(signer),
   });
   const endpoint = createMcpEndpoint({
     serverInfo: { name: 'mrtr-service-deleter', version: '0.1.0' },
     instructions:
       'Platform operations on services. delete_service, delete_volume and scale_to_zero ask a person to confirm before acting; trigger_deploy and the read tools do not.',
-    tools: serviceTools(options.db, gate),
+    tools: serviceTools(options.db, gate, executor),
     authenticate: bearerAuthenticator(options.tokens),
     // server/tools: servers MUST rate limit tool invocations.
     ...(options.rateLimit === false ? {} : { rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT }),
   });
-  return { endpoint };
+  return { endpoint, jwks: () => signer.jwks() };
 }
 
 /**
@@ -153,7 +192,8 @@ async function assemble(
  * one), with its approval page under `/approve/` on the same database: people
  * sign in there with their principal id and token, and approve what `POLICY`
  * confirms on the page. `approvalPage: false` serves no page (every
- * confirmation by form; for tests). Every `sweepIntervalMs` milliseconds
+ * confirmation by form; for tests). The public keys of its approval receipts
+ * are served at `/.well-known/jwks.json`; their `iss` is the origin. Every `sweepIntervalMs` milliseconds
  * (default 60 000), and once at start, until `close()`: expired rows of the
  * replay ledger and the approvals, and with `auditTable` rows of `mrtr_audit`
  * past `auditRetentionMs`, are deleted (PGlite tables vacuumed after).
@@ -176,12 +216,16 @@ export async function startServiceDeleter(
           ? undefined
           : await exampleApprovals(options.db, origin, options.tokens, 'Service deleter');
       if (approvals) sweeps.push({ table: 'mrtr_approvals', run: () => approvals.sweep() });
-      const { endpoint } = await assemble(
-        approvals ? { ...options, approvals: approvals.channel } : options,
+      const { endpoint, jwks } = await assemble(
+        {
+          ...options,
+          receiptIssuer: options.receiptIssuer ?? origin,
+          ...(approvals ? { approvals: approvals.channel } : {}),
+        },
         sweeps,
       );
       sweeper = startSweeper(options.db, sweeps, options.sweepIntervalMs ?? 60_000);
-      return approvals ? { endpoint, page: approvals.page } : { endpoint };
+      return approvals ? { endpoint, page: approvals.page, jwks } : { endpoint, jwks };
     },
     {
       host: options.host ?? '127.0.0.1',

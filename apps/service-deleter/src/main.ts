@@ -3,16 +3,24 @@
  * Settings (environment): PORT, HOST, DATABASE_URL, MRTR_TOKENS, MRTR_SECRET (see the root README),
  * MRTR_AUDIT_FILE (JSON lines appended there instead of stdout), MRTR_AUDIT_TABLE=off (no table
  * mrtr_audit), MRTR_AUDIT_RETENTION_DAYS (how long rows of mrtr_audit are kept, default 30; swept
- * every minute), REDIS_URL (the replay store in Redis instead of table mrtr_replay).
+ * every minute), REDIS_URL (the replay store in Redis instead of table mrtr_replay),
+ * MRTR_RECEIPT_KEY / MRTR_RECEIPT_KID / MRTR_RECEIPT_PUBLIC_KEYS (the Ed25519 key that signs
+ * approval receipts, and keys that only verify; see the README).
  */
 import { JsonLinesAuditSink } from '@mrtr/audit';
 import { readServerEnv, runServer } from '@mrtr/example-kit';
 import type { RedisDurability } from '@mrtr/replay-redis';
 import { openReplayStore, startServiceDeleter } from './app.js';
 import { openDatabase } from './db.js';
+import { receiptKeysFromEnv } from './receipt-keys.js';
 
 runServer('service-deleter', async () => {
   const env = readServerEnv(process.env, 3001);
+  const receipts = await receiptKeysFromEnv(process.env);
+  if (receipts.generated)
+    console.warn(
+      'notice: MRTR_RECEIPT_KEY is not set; approval receipts are signed with a fresh key for this process only (see the README to make one).',
+    );
   const db = await openDatabase(env.databaseUrl);
   const replay = await openReplayStore(
     process.env.REDIS_URL,
@@ -25,6 +33,7 @@ runServer('service-deleter', async () => {
     db,
     tokens: env.tokens,
     secret: env.secret,
+    receiptKeys: receipts.keys,
     ...(replay.store ? { store: replay.store } : {}),
     audit: trail,
     auditTable: env.auditTable,
@@ -36,6 +45,9 @@ runServer('service-deleter', async () => {
   });
   console.log(
     `service-deleter listening on ${running.url} (data: ${db.description}; replay store: ${process.env.REDIS_URL ? 'Redis' : 'PostgreSQL'})`,
+  );
+  console.log(
+    `approval receipts: signed by key ${receipts.kid}, public keys at ${running.origin.replace(/\/$/, '')}/.well-known/jwks.json`,
   );
   console.log(
     `audit trail: JSON lines to ${env.auditTo}${env.auditTable ? `; table mrtr_audit in the services database, kept ${env.auditRetentionMs / 86_400_000} days` : ''}`,

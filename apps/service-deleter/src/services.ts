@@ -234,27 +234,9 @@ export async function getVolume(
     : undefined;
 }
 
-/**
- * Delete a service: its instances, its DNS records, and its volumes when
- * `deleteVolumes`; retained volumes are detached and kept.
- */
-export async function deleteService(
-  tx: Queryable,
-  service: Service,
-  deleteVolumes: boolean,
-): Promise<void> {
-  if (deleteVolumes) await tx.query('DELETE FROM volumes WHERE service_id = $1', [service.id]);
-  await tx.query('DELETE FROM services WHERE id = $1', [service.id]);
-}
-
 /** Scale a service to zero instances. */
 export async function scaleToZero(tx: Queryable, id: string): Promise<void> {
   await tx.query('UPDATE services SET instances = 0, revision = revision + 1 WHERE id = $1', [id]);
-}
-
-/** Destroy a volume. */
-export async function deleteVolume(tx: Queryable, id: string): Promise<void> {
-  await tx.query('DELETE FROM volumes WHERE id = $1', [id]);
 }
 
 /** Record a deploy request (this demo platform only records it). */

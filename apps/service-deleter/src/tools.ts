@@ -7,15 +7,15 @@ import {
   typeToConfirm,
   withoutAsking,
 } from '@mrtr/gate';
+import { ReceiptError } from '@mrtr/receipt';
 import type { AnyToolDefinition, ToolCallContext, ToolDefinition } from '@mrtr/server';
 import { type CallToolResult, supportsFormElicitation, textResult } from '@mrtr/wire';
 import { z } from 'zod';
 import type { Database, Queryable } from './db.js';
+import { ExecutorRefusal, type ServiceExecutor } from './executor.js';
 import { POLICY } from './policy.js';
 import {
   DEFAULT_TEAM,
-  deleteService,
-  deleteVolume,
   describeBlastRadius,
   getService,
   getVolume,
@@ -79,12 +79,45 @@ const notYours = (what: string, team: string) =>
   });
 
 /**
+ * Run the executor; its refusal (of the receipt, or of a target that is not
+ * what the receipt approved) becomes an error result that says nothing was
+ * deleted. A store or key failure is thrown: the gate rolls back its claim.
+ */
+async function execute<T>(
+  run: () => Promise<T>,
+): Promise<{ outcome: T; refused?: undefined } | { refused: CallToolResult }> {
+  try {
+    return { outcome: await run() };
+  } catch (error) {
+    if (error instanceof ExecutorRefusal)
+      return { refused: textResult(`${error.message} Nothing was deleted.`, { isError: true }) };
+    if (
+      error instanceof ReceiptError &&
+      error.code !== 'store_unavailable' &&
+      error.code !== 'keys_unavailable'
+    )
+      return {
+        refused: textResult(
+          `The executor refused the approval receipt: ${error.message}. Nothing was deleted.`,
+          { isError: true },
+        ),
+      };
+    throw error;
+  }
+}
+
+/**
  * The service deleter's tools. Confirmation follows {@link POLICY}; every
  * gated tool re-authorizes (team membership) and re-reads the service each
  * round and inside the claim, where `tx` is the transaction the nonce is
- * claimed in.
+ * claimed in. The deletions themselves are the `executor`'s, which acts only
+ * on the signed approval receipt the gate hands to `perform`.
  */
-export function serviceTools(db: Database, gate: ConfirmationGate<Queryable>): AnyToolDefinition[] {
+export function serviceTools(
+  db: Database,
+  gate: ConfirmationGate<Queryable>,
+  executor: ServiceExecutor,
+): AnyToolDefinition[] {
   /** The level a policy asks for, or `form` on a gate without an approval page (tests, the bare endpoint). */
   const level = (policy: { production: LevelPolicy; other: LevelPolicy }, environment: string) =>
     gate.approvals ? (environment === 'production' ? policy.production : policy.other) : 'form';
@@ -171,16 +204,25 @@ export function serviceTools(db: Database, gate: ConfirmationGate<Queryable>): A
       };
     },
     level: (view) => level(POLICY.delete_service.level, view.environment),
-    async perform({ view: s, answer, tx }): Promise<CallToolResult> {
-      const destroyVolumes = answer.deleteVolumes;
-      await deleteService(tx, s, destroyVolumes);
-      const volumes = s.volumes.map((v) => `${v.id} (${v.sizeGb} GB)`).join(', ');
+    async perform({ args, principal, answer, tx, receipt }): Promise<CallToolResult> {
+      const done = await execute(() =>
+        executor.deleteService(
+          receipt,
+          args,
+          { deleteVolumes: answer.deleteVolumes, principal },
+          tx,
+        ),
+      );
+      if (done.refused) return done.refused;
+      const { deleted: s, volumes } = done.outcome;
+      const list = (vs: { id: string; sizeGb: number }[]) =>
+        vs.map((v) => `${v.id} (${v.sizeGb} GB)`).join(', ');
       const kept =
-        s.volumes.length === 0
-          ? ''
-          : destroyVolumes
-            ? ` Volumes destroyed: ${volumes}.`
-            : ` Volumes retained: ${volumes}.`;
+        volumes.destroyed.length > 0
+          ? ` Volumes destroyed: ${list(volumes.destroyed)}.`
+          : volumes.retained.length > 0
+            ? ` Volumes retained: ${list(volumes.retained)}.`
+            : '';
       return textResult(
         `Deleted ${s.name} (${s.id}): ${s.instances} ${s.instances === 1 ? 'instance' : 'instances'} stopped, DNS ${s.dnsRecords.join(', ') || 'none'} removed.${kept}`,
         {
@@ -190,9 +232,10 @@ export function serviceTools(db: Database, gate: ConfirmationGate<Queryable>): A
               name: s.name,
               instances: s.instances,
               dnsRecords: s.dnsRecords,
-              volumes: destroyVolumes ? s.volumes : [],
+              volumes: volumes.destroyed,
             },
-            retained: { volumes: destroyVolumes ? [] : s.volumes },
+            retained: { volumes: volumes.retained },
+            ...(receipt !== undefined ? { receipt } : {}),
           },
         },
       );
@@ -301,10 +344,15 @@ export function serviceTools(db: Database, gate: ConfirmationGate<Queryable>): A
         expect: { volumeId: v.id },
       };
     },
-    async perform({ view: v, tx }) {
-      await deleteVolume(tx, v.id);
+    async perform({ args, principal, tx, receipt }) {
+      const done = await execute(() => executor.deleteVolume(receipt, args, { principal }, tx));
+      if (done.refused) return done.refused;
+      const v = done.outcome.destroyed;
       return textResult(`Destroyed volume ${v.id} (${v.sizeGb} GB).`, {
-        structuredContent: { destroyed: { id: v.id, sizeGb: v.sizeGb } },
+        structuredContent: {
+          destroyed: { id: v.id, sizeGb: v.sizeGb },
+          ...(receipt !== undefined ? { receipt } : {}),
+        },
       });
     },
   });

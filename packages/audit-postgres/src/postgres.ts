@@ -7,9 +7,12 @@ import { DEFAULT_AUDIT_RETENTION_MS, sweepAuditTable } from './retention.js';
 export const DEFAULT_AUDIT_TABLE = 'mrtr_audit';
 
 /**
- * The statements that create the audit table and its indexes if missing
- * (the migration `migrations/001_mrtr_audit.sql` of this package, for the
- * default name). Each row is one `GateAuditEvent`; `arguments` holds the RFC
+ * The statements that create the audit table and its indexes if missing,
+ * then add the columns of later versions to a table that lacks them (the
+ * migrations `migrations/001_mrtr_audit.sql` and `002_receipt.sql` of this
+ * package, for the default name). `confirmation` is how the person confirmed
+ * (`form`, `url`, `presence`); `receipt` the signed approval receipt of a
+ * `completed` row (a compact JWS of `@mrtr/receipt`), when the gate issues them. Each row is one `GateAuditEvent`; `arguments` holds the RFC
  * 8785 canonical JSON text, so `arguments_digest` can be recomputed from the
  * row alone (see the README). JSON columns are `json`, not `jsonb`: they keep
  * the JSON text as written, and accept the `\u0000` escape `jsonb` refuses.
@@ -45,6 +48,9 @@ export function auditTableStatements(table: string = DEFAULT_AUDIT_TABLE): strin
 )`,
     `CREATE INDEX IF NOT EXISTS "${t.bare}_nonce" ON ${t.sql} (nonce)`,
     `CREATE INDEX IF NOT EXISTS "${t.bare}_recorded_at" ON ${t.sql} (recorded_at)`,
+    // migrations/002: added later, so ALTER (not CREATE) reaches tables made by 001.
+    `ALTER TABLE ${t.sql} ADD COLUMN IF NOT EXISTS confirmation text`,
+    `ALTER TABLE ${t.sql} ADD COLUMN IF NOT EXISTS receipt text`,
   ];
 }
 
@@ -140,9 +146,10 @@ export class PostgresAuditSink implements AuditWriter<SqlQueryable | undefined> 
     this.#driver = driver;
     this.#insert = `INSERT INTO ${t} (nonce, outcome, reason, principal, client, method, name,
       arguments, arguments_digest, phase, input_key, question, requested_schema, answer_action,
-      answer_content, is_error, request_id, trace_id, span_id, received_at, recorded_at)
+      answer_content, is_error, request_id, trace_id, span_id, received_at, recorded_at,
+      confirmation, receipt)
       VALUES ($1, $2, $3, $4, $5::json, $6, $7, $8, $9, $10, $11, $12, $13::json, $14,
-      $15::json, $16, $17::json, $18, $19, $20::timestamptz, $21::timestamptz)`;
+      $15::json, $16, $17::json, $18, $19, $20::timestamptz, $21::timestamptz, $22, $23)`;
   }
 
   /**
@@ -172,6 +179,8 @@ export class PostgresAuditSink implements AuditWriter<SqlQueryable | undefined> 
       event.trace?.spanId ?? null,
       iso(event.receivedAt),
       iso(event.at),
+      event.confirmation ?? null,
+      event.receipt ?? null,
     ]);
   }
 

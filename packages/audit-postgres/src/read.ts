@@ -24,6 +24,8 @@ interface AuditRow {
   span_id: string | null;
   received_at: string | Date;
   recorded_at: string | Date;
+  confirmation: string | null;
+  receipt: string | null;
 }
 
 const ms = (value: string | Date) => new Date(value).getTime();
@@ -71,6 +73,9 @@ export async function readAuditRecords(
     }
     if (r.is_error !== null) event.isError = r.is_error;
     if (r.request_id !== null) event.requestId = r.request_id as string | number;
+    if (r.confirmation !== null)
+      event.confirmation = r.confirmation as NonNullable<GateAuditEvent['confirmation']>;
+    if (r.receipt !== null) event.receipt = r.receipt;
     if (r.trace_id !== null && r.span_id !== null)
       event.trace = { traceId: r.trace_id, spanId: r.span_id };
     return event;

@@ -35,6 +35,8 @@ const record: GateAuditEvent = {
   question: '3 notes titled "Meeting notes"…\n• note-1',
   // Content is client-controlled: the \u0000 escape jsonb refuses must still be recorded.
   answer: { action: 'accept', content: { note_id: 'note-1', confirm: true, why: 'x\u0000y' } },
+  confirmation: 'presence',
+  receipt: 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJhbGljZSJ9.c2ln',
   requestId: '7',
   trace: { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: '00f067aa0ba902b7' },
   receivedAt: 1_800_000_000_123,
@@ -127,6 +129,35 @@ function table(
       expect(await sweepAuditTable(db.driver, { table: 'audit_capped', maxRows: 1 })).toBe(0);
     });
 
+    it('adds the confirmation and receipt columns to a table made by migration 001, keeping its rows', async () => {
+      const file = readFileSync(
+        new URL('../migrations/001_mrtr_audit.sql', import.meta.url),
+        'utf8',
+      ).replaceAll('"mrtr_audit', '"audit_v1');
+      for (const statement of sqlStatements(file)) await db.driver.query(statement);
+      const old = { ...record, nonce: 'before-002' };
+      delete old.confirmation;
+      delete old.receipt;
+      await db.driver.query(
+        `INSERT INTO audit_v1 (nonce, outcome, principal, method, name, arguments, arguments_digest,
+          phase, input_key, received_at, recorded_at) VALUES ($1, 'asked', 'alice', 'tools/call',
+          'notes_delete', '{}', $2, 'confirm', 'k', now(), now())`,
+        [old.nonce, digestJson({})],
+      );
+      await expect(
+        new PostgresAuditSink(db.driver, { table: 'audit_v1' }).write(record),
+      ).rejects.toThrow();
+      await migrateAuditTable(db.driver, { table: 'audit_v1' });
+      await migrateAuditTable(db.driver, { table: 'audit_v1' }); // idempotent on the new shape too
+      const sink = new PostgresAuditSink(db.driver, { table: 'audit_v1' });
+      await sink.write({ ...record, nonce: 'after-002' });
+      const [kept] = await readAuditRecords(db.driver, { table: 'audit_v1', nonce: 'before-002' });
+      expect(kept?.outcome).toBe('asked');
+      expect(kept && 'receipt' in kept).toBe(false);
+      const [added] = await readAuditRecords(db.driver, { table: 'audit_v1', nonce: 'after-002' });
+      expect(added).toMatchObject({ confirmation: 'presence', receipt: record.receipt });
+    });
+
     it('refuses a retention or a cap that is not positive, before any SQL', async () => {
       expect(() => new PostgresAuditSink(db.driver, { retentionMs: 0 })).toThrow(RangeError);
       expect(() => new PostgresAuditSink(db.driver, { maxRows: 1.5 })).toThrow(RangeError);
@@ -157,16 +188,22 @@ table(
   !reachable,
 );
 
-describe('migrations/001_mrtr_audit.sql', () => {
-  it('is what migrateAuditTable runs for the default table', () => {
-    const file = readFileSync(new URL('../migrations/001_mrtr_audit.sql', import.meta.url), 'utf8');
-    const statements = file
-      .split('\n')
-      .filter((l) => !l.startsWith('--'))
-      .join('\n')
-      .split(';')
-      .map((s) => s.replace(/\s+/g, ' ').trim())
-      .filter(Boolean);
+/** The statements of a migration file, without its comments. */
+function sqlStatements(file: string): string[] {
+  return file
+    .split('\n')
+    .filter((l) => !l.startsWith('--'))
+    .join('\n')
+    .split(';')
+    .map((s) => s.replace(/\s+/g, ' ').trim())
+    .filter(Boolean);
+}
+
+describe('migrations/001_mrtr_audit.sql and 002_receipt.sql', () => {
+  it('are, in order, what migrateAuditTable runs for the default table', () => {
+    const statements = ['001_mrtr_audit.sql', '002_receipt.sql'].flatMap((name) =>
+      sqlStatements(readFileSync(new URL(`../migrations/${name}`, import.meta.url), 'utf8')),
+    );
     expect(statements).toEqual(auditTableStatements().map((s) => s.replace(/\s+/g, ' ').trim()));
   });
 });

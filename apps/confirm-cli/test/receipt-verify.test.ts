@@ -1,0 +1,177 @@
+/**
+ * `mrtr receipt verify` as a person runs it (the built `dist/main.js`, in a
+ * child process) against the JWKS a running service deleter publishes: what
+ * a good receipt proves, and a clear refusal with a non-zero exit for a bad
+ * signature, an unknown key, an expired or malformed receipt, and keys that
+ * cannot be fetched.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { ReceiptSigner } from '@mrtr/receipt';
+import { generateKeyPair } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type RunningServer,
+  randomSecret,
+  startServiceDeleter,
+} from '../../service-deleter/src/app.js';
+import { type Database, openDatabase } from '../../service-deleter/src/db.js';
+
+const MAIN = join(import.meta.dirname, '../dist/main.js');
+const AD = `sha256:${'A'.repeat(43)}`;
+const QD = `sha256:${'B'.repeat(43)}`;
+
+let db: Database;
+let server: RunningServer;
+let jwks: string;
+let signer: ReceiptSigner;
+let keyPair: Awaited<ReturnType<typeof generateKeyPair>>;
+
+/** Run mrtr; resolves with its exit code and output (never rejects on a non-zero exit). */
+function mrtr(args: string[], stdin?: string): Promise<{ code: number; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, [MAIN, ...args], (error, out, err) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, out, err }),
+    );
+    child.stdin?.end(stdin ?? '');
+  });
+}
+
+beforeAll(async () => {
+  if (!existsSync(MAIN)) throw new Error(`build mrtr first: ${MAIN} is missing`);
+  db = await openDatabase('memory://');
+  keyPair = await generateKeyPair('EdDSA');
+  server = await startServiceDeleter({
+    db,
+    tokens: new Map([['tok-receipt-cli', 'ops']]),
+    secret: randomSecret(),
+    approvalPage: false,
+    receiptKeys: [{ kid: 'sd-1', ...keyPair }],
+  });
+  jwks = `${server.origin}/.well-known/jwks.json`;
+  signer = await ReceiptSigner.create({
+    keys: [{ kid: 'sd-1', ...keyPair }],
+    issuer: server.origin,
+  });
+}, 60_000);
+afterAll(async () => {
+  await server?.close();
+  await db?.close();
+});
+
+const claims = { sub: 'alice', op: 'tools/call:delete_service', ad: AD, qd: QD, n: 'nonce-1' };
+
+describe('mrtr receipt verify', () => {
+  it('prints what a passkey receipt proves and what it does not, exit 0', async () => {
+    const { receipt } = await signer.sign({ ...claims, lvl: 'passkey', cred: 'cHJlc2VuY2U' });
+    const r = await mrtr(['receipt', 'verify', receipt, '--jwks', jwks, '--issuer', server.origin]);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(`Receipt verified: signed by key "sd-1" of ${jwks}`);
+    expect(r.out).toMatch(/principal\s+"alice"/);
+    expect(r.out).toMatch(/operation\s+"tools\/call:delete_service"/);
+    expect(r.out).toMatch(new RegExp(`argument digest\\s+${AD}`));
+    expect(r.out).toMatch(new RegExp(`question digest\\s+${QD}`));
+    expect(r.out).toMatch(/confirmed by\s+passkey .*credential "cHJlc2VuY2U"/);
+    expect(r.out).toMatch(/ticket nonce\s+"nonce-1"/);
+    expect(r.out).toMatch(/issued at\s+\d{4}-\d\d-\d\dT/);
+    expect(r.out).toMatch(/expires at\s+\d{4}-\d\d-\d\dT/);
+    expect(r.out).toContain('It does not prove:');
+    expect(r.out).toContain('not already performed');
+  });
+
+  it('reads the receipt from stdin with -, and says a form receipt does not prove a person answered', async () => {
+    const { receipt } = await signer.sign({ ...claims, lvl: 'form' });
+    const r = await mrtr(['receipt', 'verify', '-', '--jwks', jwks], `${receipt}\n`);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/confirmed by\s+form/);
+    expect(r.out).toContain('that a person, rather than the client or its model, answered');
+  });
+
+  it('refuses with exit 1 and a reason: altered, foreign key, unknown kid, expired, malformed', async () => {
+    const { receipt } = await signer.sign({ ...claims, lvl: 'url' });
+    const [h, p, s] = receipt.split('.') as [string, string, string];
+    const payload = JSON.parse(Buffer.from(p, 'base64url').toString());
+    const altered = Buffer.from(JSON.stringify({ ...payload, sub: 'mallory' })).toString(
+      'base64url',
+    );
+    const other = await generateKeyPair('EdDSA');
+    const forged = await (
+      await ReceiptSigner.create({ keys: [{ kid: 'sd-1', ...other }], issuer: server.origin })
+    ).sign({ ...claims, lvl: 'url' });
+    const stranger = await (
+      await ReceiptSigner.create({ keys: [{ kid: 'mallory', ...other }], issuer: server.origin })
+    ).sign({ ...claims, lvl: 'url' });
+    const old = await (
+      await ReceiptSigner.create({
+        keys: [{ kid: 'sd-1', ...keyPair }],
+        issuer: server.origin,
+        now: () => Date.now() - 3_600_000,
+      })
+    ).sign({ ...claims, lvl: 'url' });
+    const cases: [string, string, RegExp][] = [
+      [
+        `${h}.${altered}.${s}`,
+        'bad_signature',
+        /altered after signing, or signed with another key/,
+      ],
+      [forged.receipt, 'bad_signature', /signature does not verify/],
+      [stranger.receipt, 'unknown_key', /key id is not in the key set/],
+      [old.receipt, 'expired', /has expired/],
+      ['not-a-receipt', 'malformed', /not a well-formed approval receipt/],
+    ];
+    for (const [input, code, why] of cases) {
+      const r = await mrtr(['receipt', 'verify', input, '--jwks', jwks]);
+      expect(r.code, code).toBe(1);
+      expect(r.err).toContain(`Receipt NOT verified (${code})`);
+      expect(r.err).toMatch(why);
+      expect(r.out).toBe('');
+    }
+    // As of when it was valid (e.g. its audit record's time), the expired one verifies.
+    const at = new Date(Date.now() - 3_600_000 + 60_000).toISOString();
+    expect((await mrtr(['receipt', 'verify', old.receipt, '--jwks', jwks, '--at', at])).code).toBe(
+      0,
+    );
+    const wrongIssuer = await mrtr([
+      'receipt',
+      'verify',
+      receipt,
+      '--jwks',
+      jwks,
+      '--issuer',
+      'https://x.example',
+    ]);
+    expect(wrongIssuer.code).toBe(1);
+    expect(wrongIssuer.err).toContain('(wrong_issuer)');
+  });
+
+  it('says it could not load the keys (exit 2) for a JWKS that cannot be fetched or is not one', async () => {
+    const { receipt } = await signer.sign({ ...claims, lvl: 'form' });
+    const broken = createServer((_req, res) => res.writeHead(500).end('oops'));
+    await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
+    const { port } = broken.address() as AddressInfo;
+    try {
+      for (const url of [`http://127.0.0.1:${port}/jwks.json`, `${server.origin}/nothing-here`]) {
+        const r = await mrtr(['receipt', 'verify', receipt, '--jwks', url]);
+        expect(r.code, url).toBe(2);
+        expect(r.err).toContain(`Could not load the keys from ${url}`);
+        expect(r.err).toContain('Nothing was verified');
+      }
+    } finally {
+      broken.close();
+    }
+    const closed = await mrtr([
+      'receipt',
+      'verify',
+      receipt,
+      '--jwks',
+      `http://127.0.0.1:${port}/jwks.json`,
+    ]);
+    expect(closed.code).toBe(2);
+    const usage = await mrtr(['receipt', 'verify', receipt, '--jwks', 'file:///etc/passwd']);
+    expect(usage.code).toBe(2);
+    expect(usage.err).toContain('--jwks must be an http(s) URL');
+  });
+});

@@ -1,0 +1,142 @@
+/**
+ * What a receipt says about how the person confirmed, on real runs in
+ * Chromium: `delete_volume` approved on the page → level `url`; production
+ * `delete_service` approved with a passkey (virtual authenticator over CDP) →
+ * level `passkey` and the id of the credential that signed the assertion.
+ * Both verify with jose and the JWKS fetched over HTTP. Served on
+ * `localhost`: WebAuthn takes no IP address as its RP ID.
+ */
+import type { GateAuditEvent } from '@mrtr/gate';
+import { callTool } from '@mrtr/spec-schema';
+import { chromiumAvailable, launchChromium } from '@mrtr/test-services/browser';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, randomSecret, startServiceDeleter } from '../src/app.js';
+import { type Database, openDatabase } from '../src/db.js';
+import { getService, getVolume, insertService } from '../src/services.js';
+
+const available = chromiumAvailable();
+const ALICE = 'tok-alice-receipt-01';
+const URL_ONLY = { elicitation: { url: {} } };
+
+describe.skipIf(!available)('receipts of URL and passkey approvals', () => {
+  let db: Database;
+  let server: RunningServer;
+  let browser: Browser;
+  let context: BrowserContext;
+  let tab: Page;
+  let cdp: CDPSession;
+  let authenticatorId: string;
+  const events: GateAuditEvent[] = [];
+
+  beforeAll(async () => {
+    db = await openDatabase('memory://');
+    server = await startServiceDeleter({
+      db,
+      tokens: new Map([[ALICE, 'alice']]),
+      secret: randomSecret(),
+      host: 'localhost',
+      audit: (e) => void events.push(e),
+    });
+    await db.transaction((tx) =>
+      insertService(tx, {
+        id: 'svc_rb1',
+        name: 'rb-prod',
+        environment: 'production',
+        instances: 2,
+        dnsRecords: [],
+        volumes: [{ id: 'vol_rb1', sizeGb: 4 }],
+      }),
+    );
+    browser = await launchChromium();
+    context = await browser.newContext();
+    tab = await context.newPage();
+    cdp = await context.newCDPSession(tab);
+    await cdp.send('WebAuthn.enable');
+    ({ authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
+    }));
+    // Signed in as alice, with a passkey registered on the server's own page.
+    await tab.goto(`${server.origin}/approve/passkeys`);
+    await tab.getByLabel('Principal').fill('alice');
+    await tab.getByLabel('Token').fill(ALICE);
+    await tab.getByRole('button', { name: 'Sign in' }).click();
+    await tab.getByRole('button', { name: 'Register a passkey' }).click();
+    await tab.getByText('Your passkey is registered.').waitFor();
+  }, 120_000);
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await server?.close();
+    await db?.close();
+  });
+
+  /** Ask on the page, approve with `button`, retry; the completed record's receipt, verified with jose. */
+  async function approved(tool: string, args: Record<string, unknown>, button: string) {
+    const asked = await callTool(server.url, ALICE, tool, args, { capabilities: URL_ONLY });
+    const [key, request] = Object.entries(
+      asked.body.result.inputRequests as Record<string, any>,
+    )[0] as [string, any];
+    expect(request.params.mode).toBe('url');
+    await tab.goto(request.params.url);
+    await tab.getByRole('button', { name: button, exact: true }).click();
+    await tab.getByRole('heading', { name: 'You approved this request' }).waitFor();
+    const done = await callTool(server.url, ALICE, tool, args, {
+      capabilities: URL_ONLY,
+      requestState: asked.body.result.requestState,
+      inputResponses: { [key]: { action: 'accept' } },
+    });
+    expect(done.body.result).toMatchObject({ resultType: 'complete', isError: false });
+    const completed = events.filter((e) => e.outcome === 'completed' && e.name === tool);
+    expect(completed).toHaveLength(1);
+    const receipt = completed[0]?.receipt as string;
+    const jwks = createRemoteJWKSet(new URL('/.well-known/jwks.json', server.origin));
+    const { payload } = await jwtVerify(receipt, jwks, {
+      algorithms: ['EdDSA'],
+      typ: 'mrtr-receipt+jwt',
+      issuer: server.origin,
+    });
+    expect(payload).toMatchObject({
+      sub: 'alice',
+      op: `tools/call:${tool}`,
+      n: completed[0]?.nonce,
+    });
+    return { payload, confirmation: completed[0]?.confirmation };
+  }
+
+  it('a volume approved on the page: level url, no credential', async () => {
+    const { payload, confirmation } = await approved(
+      'delete_volume',
+      { volumeId: 'vol_rb1' },
+      'Approve',
+    );
+    expect(confirmation).toBe('url');
+    expect(payload.lvl).toBe('url');
+    expect(payload.cred).toBeUndefined();
+    expect(await getVolume(db, 'vol_rb1')).toBeUndefined();
+  });
+
+  it('a production service approved with a passkey: level passkey and the credential id', async () => {
+    const { payload, confirmation } = await approved(
+      'delete_service',
+      { serviceId: 'svc_rb1', name: 'rb-prod' },
+      'Approve with passkey',
+    );
+    expect(confirmation).toBe('presence');
+    expect(payload.lvl).toBe('passkey');
+    const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+    expect(credentials).toHaveLength(1);
+    // CDP gives the id in base64; the receipt in base64url.
+    const id = Buffer.from(credentials[0]?.credentialId as string, 'base64').toString('base64url');
+    expect(payload.cred).toBe(id);
+    expect(await getService(db, 'svc_rb1')).toBeUndefined();
+  });
+});
