@@ -124,7 +124,9 @@ export class ServiceExecutor {
 
   /**
    * Delete service `serviceId` named `name` (the arguments the receipt must
-   * approve), with its volumes when `deleteVolumes`; retained volumes are
+   * approve), with its volumes when the accepted answer `content` has
+   * `deleteVolumes: true` (the receipt's content digest must match it, so a
+   * choice the person did not make is refused); retained volumes are
    * detached and kept.
    * @param receipt the compact JWS, as received (anything else is refused).
    * @param tx a transaction to run in (the gate's): the claim and the DELETE
@@ -137,14 +139,16 @@ export class ServiceExecutor {
   deleteService(
     receipt: string | undefined,
     args: { serviceId: string; name: string },
-    options: { deleteVolumes: boolean; principal?: string },
+    options: { content: Readonly<Record<string, unknown>>; principal?: string },
     tx?: Queryable,
   ): Promise<DeletedService> {
     const target = { serviceId: args.serviceId, name: args.name };
+    const deleteVolumes = options.content.deleteVolumes === true;
     return this.#run(
       receipt,
       DELETE_SERVICE,
       target,
+      options.content,
       options.principal,
       tx,
       async (verified, q) => {
@@ -160,8 +164,7 @@ export class ServiceExecutor {
           verified,
           POLICY.delete_service.level[s.environment === 'production' ? 'production' : 'other'],
         );
-        if (options.deleteVolumes)
-          await q.query('DELETE FROM volumes WHERE service_id = $1', [s.id]);
+        if (deleteVolumes) await q.query('DELETE FROM volumes WHERE service_id = $1', [s.id]);
         await q.query('DELETE FROM services WHERE id = $1', [s.id]);
         return {
           deleted: {
@@ -171,7 +174,7 @@ export class ServiceExecutor {
             instances: s.instances,
             dnsRecords: s.dnsRecords,
           },
-          volumes: options.deleteVolumes
+          volumes: deleteVolumes
             ? { destroyed: s.volumes, retained: [] }
             : { destroyed: [], retained: s.volumes },
           approvedBy: approvedBy(verified),
@@ -187,18 +190,27 @@ export class ServiceExecutor {
   deleteVolume(
     receipt: string | undefined,
     args: { volumeId: string },
-    options: { principal?: string } = {},
+    options: { content?: Readonly<Record<string, unknown>>; principal?: string } = {},
     tx?: Queryable,
   ): Promise<DestroyedVolume> {
     const target = { volumeId: args.volumeId };
-    return this.#run(receipt, DELETE_VOLUME, target, options.principal, tx, async (verified, q) => {
-      const v = await getVolume(q, target.volumeId, true);
-      if (!v) throw new ExecutorRefusal('not_found', `No volume ${target.volumeId}.`);
-      await this.#authorize(q, verified, v.teamId, v.id);
-      this.#checkLevel(verified, POLICY.delete_volume.level.production);
-      await q.query('DELETE FROM volumes WHERE id = $1', [v.id]);
-      return { destroyed: { id: v.id, sizeGb: v.sizeGb }, approvedBy: approvedBy(verified) };
-    });
+    const content = options.content ?? {};
+    return this.#run(
+      receipt,
+      DELETE_VOLUME,
+      target,
+      content,
+      options.principal,
+      tx,
+      async (verified, q) => {
+        const v = await getVolume(q, target.volumeId, true);
+        if (!v) throw new ExecutorRefusal('not_found', `No volume ${target.volumeId}.`);
+        await this.#authorize(q, verified, v.teamId, v.id);
+        this.#checkLevel(verified, POLICY.delete_volume.level.production);
+        await q.query('DELETE FROM volumes WHERE id = $1', [v.id]);
+        return { destroyed: { id: v.id, sizeGb: v.sizeGb }, approvedBy: approvedBy(verified) };
+      },
+    );
   }
 
   async #authorize(q: Queryable, verified: VerifiedReceipt, teamId: string, what: string) {
@@ -221,6 +233,7 @@ export class ServiceExecutor {
     receipt: string | undefined,
     operation: string,
     args: Record<string, string>,
+    content: Readonly<Record<string, unknown>>,
     principal: string | undefined,
     tx: Queryable | undefined,
     action: (verified: VerifiedReceipt, q: Queryable) => Promise<T>,
@@ -233,6 +246,7 @@ export class ServiceExecutor {
       {
         operation,
         arguments: args,
+        content,
         keys: this.#keys,
         issuer: this.#options.issuer,
         ...(principal !== undefined ? { principal } : {}),

@@ -204,14 +204,11 @@ export function serviceTools(
       };
     },
     level: (view) => level(POLICY.delete_service.level, view.environment),
-    async perform({ args, principal, answer, tx, receipt }): Promise<CallToolResult> {
+    async perform({ args, principal, content, tx, receipt }): Promise<CallToolResult> {
+      // The answer's content goes to the executor as received: it reads deleteVolumes
+      // from it only after the receipt's content digest matched.
       const done = await execute(() =>
-        executor.deleteService(
-          receipt,
-          args,
-          { deleteVolumes: answer.deleteVolumes, principal },
-          tx,
-        ),
+        executor.deleteService(receipt, args, { content, principal }, tx),
       );
       if (done.refused) return done.refused;
       const { deleted: s, volumes } = done.outcome;
@@ -344,8 +341,10 @@ export function serviceTools(
         expect: { volumeId: v.id },
       };
     },
-    async perform({ args, principal, tx, receipt }) {
-      const done = await execute(() => executor.deleteVolume(receipt, args, { principal }, tx));
+    async perform({ args, principal, content, tx, receipt }) {
+      const done = await execute(() =>
+        executor.deleteVolume(receipt, args, { content, principal }, tx),
+      );
       if (done.refused) return done.refused;
       const v = done.outcome.destroyed;
       return textResult(`Destroyed volume ${v.id} (${v.sizeGb} GB).`, {

@@ -116,6 +116,8 @@ describe('a receipt from a real form-accepted delete', () => {
     expect(payload).toMatchObject({ sub: 'ops', op: OP, lvl: 'form', n: completed[0]?.nonce });
     expect(payload.ad).toBe(digestJson(args));
     expect(payload.ad).toBe(completed[0]?.argumentsDigest);
+    // The person's answer is bound too: the content as accepted.
+    expect(payload.cd).toBe(digestJson({ serviceName: s.name }));
     expect(payload.cred).toBeUndefined();
     const key = await createLocalJWKSet(jwks)(protectedHeader, { payload: '', signature: '' });
     await expect(compactVerify(receipt, key)).resolves.toBeDefined();
@@ -123,7 +125,7 @@ describe('a receipt from a real form-accepted delete', () => {
     // The executor already used it: presented again, nothing happens.
     const executor = await ServiceExecutor.create({ db, keys: jwksUrl, issuer: server.origin });
     await expect(
-      executor.deleteService(receipt, args, { deleteVolumes: false }),
+      executor.deleteService(receipt, args, { content: { serviceName: args.name } }),
     ).rejects.toMatchObject({ code: 'already_used' });
   });
 });
@@ -144,12 +146,11 @@ describe('the executor, on its own, with the keys fetched from the JWKS URL', ()
       return (await signer.sign({ ad: '', n: nonce, ...base, ...input } as ReceiptInput)).receipt;
     };
   });
-  const del = (receipt: unknown, s: { id: string; name: string }) =>
-    executor.deleteService(
-      receipt as string,
-      { serviceId: s.id, name: s.name },
-      { deleteVolumes: true },
-    );
+  const del = (
+    receipt: unknown,
+    s: { id: string; name: string },
+    content: Record<string, unknown> = {},
+  ) => executor.deleteService(receipt as string, { serviceId: s.id, name: s.name }, { content });
   const forService = (s: { id: string; name: string }) => ({
     ad: digestJson({ serviceId: s.id, name: s.name }),
   });
@@ -182,6 +183,21 @@ describe('the executor, on its own, with the keys fetched from the JWKS URL', ()
       }),
     );
     await refused(receipt, s, 'already_used');
+  });
+
+  it('refuses a choice the person did not make: volumes kept in the answer, destroy asked of the executor', async () => {
+    const s = await newService();
+    const answered = { serviceName: s.name, deleteVolumes: false };
+    const receipt = await sign({ ...forService(s), cd: digestJson(answered) });
+    const error = await del(receipt, s, { ...answered, deleteVolumes: true }).catch((e) => e);
+    expect(error).toMatchObject({ code: 'content_mismatch' });
+    expect(await exists(s.id)).toBe(true);
+    // A receipt without cd approves only the empty answer.
+    const bare = await del(await sign(forService(s)), s, { deleteVolumes: true }).catch((e) => e);
+    expect(bare).toMatchObject({ code: 'content_mismatch' });
+    expect(await exists(s.id)).toBe(true);
+    // The answer as given: deleted.
+    expect(await del(receipt, s, answered)).toMatchObject({ deleted: { id: s.id } });
   });
 
   it('refuses a receipt for svc A presented to delete svc B', async () => {

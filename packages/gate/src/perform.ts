@@ -90,6 +90,8 @@ export async function perform<View, Tx>(
         operation: flow.operation,
         argumentsDigest: flow.argsDigest,
         questionDigest: live.digest,
+        // Accepted content is canonicalizable (an accept that is not was asked again).
+        contentDigest: digestJson(content),
         confirmation,
         nonce: claims.nonce,
       });

@@ -83,6 +83,12 @@ export interface PerformCall<Args, View, F extends FormFields, Tx> {
   view: View;
   /** The person's answer, one value per form field (consent fields are `true` or the typed text). */
   answer: AnswerOf<F>;
+  /**
+   * The accepted response's `content` as received (`{}` for an approval on
+   * the page): what a receipt's content digest binds. An executor that
+   * verifies receipts takes the person's choices from it.
+   */
+  content: Readonly<Record<string, unknown>>;
   /** The transaction the nonce is claimed in: mutate on it, so both commit or neither does. */
   tx: Tx;
   /** How the person confirmed (form, or approval page with `approvalId` and a passkey's `credentialId`). */
@@ -228,6 +234,7 @@ export function gatedTool<Args, View, F extends FormFields, Tx>(
             principal,
             view: view.view,
             answer: answerOf(declaration.form, content, view.expect) as AnswerOf<F>,
+            content,
             tx,
             confirmation,
             nonce: claims.nonce,

@@ -113,6 +113,12 @@ export interface ReceiptRequest {
   confirmation: Confirmation;
   /** The ticket nonce claimed for this operation. */
   nonce: string;
+  /**
+   * `sha256:` digest of the RFC 8785 canonical `content` of the accepted
+   * elicitation response (`{}` for an approval on the page): binds the
+   * person's choices (flags, typed text), not only the arguments.
+   */
+  contentDigest: string;
 }
 
 /**

@@ -62,6 +62,13 @@ export interface ReceiptInput {
   lvl: ReceiptLevel;
   /** The WebAuthn credential id (base64url) that made the assertion: required for `passkey`, absent otherwise. */
   cred?: string;
+  /**
+   * Content digest: `digestJson(content)` of the accepted elicitation
+   * response's `content` (the form's answer, e.g. a "also destroy volumes"
+   * flag; `{}` for an approval on the page), same form as `ad`. Absent: the
+   * answer was `{}`.
+   */
+  cd?: string;
   /** The confirmation's ticket nonce (the ticket's `nonce`), at most 256 characters: what single use claims. */
   n: string;
 }
@@ -115,6 +122,10 @@ export function assertReceiptInput(input: ReceiptInput): void {
     throw new TypeError('receipt input must be an object');
   for (const [name, ok, rule] of INPUT_RULES)
     if (!ok(input[name])) throw new TypeError(`receipt claim ${name} must be ${rule}`);
+  if (input.cd !== undefined && !digest(input.cd))
+    throw new TypeError(
+      'receipt claim cd must be a digest of @mrtr/digest (sha256: and 43 base64url characters), or absent',
+    );
   if (!credentialOk(input.lvl, input.cred))
     throw new TypeError(
       'receipt claim cred must be the base64url credential id for lvl passkey, and absent otherwise',
@@ -132,6 +143,7 @@ export function receiptClaimsOf(payload: Record<string, unknown>): ReceiptClaims
   const shaped =
     INPUT_RULES.every(([name, ok]) => ok(p[name])) &&
     credentialOk(p.lvl, p.cred) &&
+    (p.cd === undefined || digest(p.cd)) &&
     text(256)(p.iss) &&
     text(256)(p.jti) &&
     seconds(p.iat) &&
@@ -152,5 +164,6 @@ export function receiptClaimsOf(payload: Record<string, unknown>): ReceiptClaims
     n: p.n as string,
   };
   if (p.cred !== undefined) claims.cred = p.cred as string;
+  if (p.cd !== undefined) claims.cd = p.cd as string;
   return claims;
 }

@@ -1,3 +1,4 @@
+import { digestJson } from '@mrtr/digest';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { isCompactShape, type ReceiptClaims, receiptClaimsOf } from './claims.js';
 import { ReceiptError } from './errors.js';
@@ -44,6 +45,9 @@ function time(seconds: number): string {
   return new Date(seconds * 1000).toISOString();
 }
 
+/** The digest an absent `cd` stands for. */
+const EMPTY_ANSWER = digestJson({});
+
 const HOW: Record<ReceiptClaims['lvl'], (claims: ReceiptClaims) => string> = {
   form: () =>
     'by an answer to an elicitation form, sent by a client bound to that principal (level form)',
@@ -85,6 +89,7 @@ export function describeReceipt(receipt: string): ReceiptDescription {
     `for exactly the arguments whose RFC 8785 digest is ${claims.ad}`,
     `after being shown the question whose digest is ${claims.qd}`,
     HOW[claims.lvl](claims),
+    `with the answer whose RFC 8785 digest is ${claims.cd ?? `${EMPTY_ANSWER} (the empty answer {})`}`,
     `for the confirmation with ticket nonce ${quote(claims.n)} (receipt id ${quote(claims.jti)})`,
     `issued ${time(claims.iat)}, valid until ${time(claims.exp)}`,
   ];

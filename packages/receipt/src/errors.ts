@@ -41,6 +41,7 @@ export type ReceiptErrorCode =
   | 'expired'
   | 'operation_mismatch'
   | 'arguments_mismatch'
+  | 'content_mismatch'
   | 'principal_mismatch'
   | 'insufficient_level'
   | 'already_used'
@@ -59,6 +60,7 @@ const MESSAGES: Record<ReceiptErrorCode, string> = {
   expired: 'it has expired',
   operation_mismatch: 'it approves another operation',
   arguments_mismatch: 'it approves other arguments',
+  content_mismatch: 'it approves another answer to the question',
   principal_mismatch: 'it was issued for another principal',
   insufficient_level: 'it was confirmed at a lower level than this operation requires',
   already_used: 'its confirmation was already used',

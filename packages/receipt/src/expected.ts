@@ -14,6 +14,14 @@ export interface ExpectedAction {
    * (`digestCanonical(canonicalize(arguments))`), and must equal the receipt's `ad`.
    */
   arguments: unknown;
+  /**
+   * The accepted answer's `content` the executor acts on (plain JSON data,
+   * default `{}`): its digest must equal the receipt's `cd` (absent `cd`
+   * stands for `{}`). An executor that reads a choice from the answer (a
+   * flag such as "also destroy volumes") passes the content here and takes
+   * the choice from it, so a changed choice is refused like changed arguments.
+   */
+  content?: unknown;
   /** The principal the executor acts for; absent: any (the receipt's `sub` is returned either way). */
   principal?: string;
   /** The weakest confirmation level accepted (default `form`, i.e. any). */
@@ -26,6 +34,9 @@ export interface ExpectedAction {
  * gate's claim of the same ticket nonce when both share one store.
  */
 export const RECEIPT_NONCE_PREFIX = 'mrtr-receipt/v1:';
+
+/** What an absent `cd` stands for: the digest of the empty answer `{}`. */
+const EMPTY_CONTENT = digestJson({});
 
 /** Check the expectation itself before any receipt is looked at. @throws {TypeError} */
 export function assertExpected(expected: ExpectedAction): void {
@@ -44,7 +55,7 @@ export function assertExpected(expected: ExpectedAction): void {
 /**
  * Refuse a receipt for anything but the expected action.
  * @throws {ReceiptError} `operation_mismatch`, `arguments_mismatch`,
- *   `principal_mismatch` or `insufficient_level`, in that order.
+ *   `content_mismatch`, `principal_mismatch` or `insufficient_level`, in that order.
  */
 export function checkAction(claims: ReceiptClaims, expected: ExpectedAction): void {
   if (claims.op !== expected.operation) throw new ReceiptError('operation_mismatch');
@@ -57,6 +68,15 @@ export function checkAction(claims: ReceiptClaims, expected: ExpectedAction): vo
     throw error;
   }
   if (!digestEquals(digest, claims.ad)) throw new ReceiptError('arguments_mismatch');
+  let content: string;
+  try {
+    content = digestJson(expected.content ?? {});
+  } catch (error) {
+    if (error instanceof CanonicalizeError) throw new ReceiptError('content_mismatch');
+    throw error;
+  }
+  if (!digestEquals(content, claims.cd ?? EMPTY_CONTENT))
+    throw new ReceiptError('content_mismatch');
   if (expected.principal !== undefined && claims.sub !== expected.principal)
     throw new ReceiptError('principal_mismatch');
   const min = RECEIPT_LEVELS.indexOf(expected.minLevel ?? 'form');

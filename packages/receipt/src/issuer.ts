@@ -18,6 +18,8 @@ export interface ConfirmedOperation {
   confirmation: { level: 'form' | 'url' | 'presence'; credentialId?: string };
   /** The ticket nonce claimed for the operation. */
   nonce: string;
+  /** `sha256:` digest of the accepted response's `content` (`{}` for a page approval); signed as `cd`. */
+  contentDigest?: string;
 }
 
 /**
@@ -43,6 +45,7 @@ export function receiptIssuer(signer: ReceiptSigner): {
         qd: o.questionDigest,
         lvl,
         ...(o.confirmation.credentialId !== undefined ? { cred: o.confirmation.credentialId } : {}),
+        ...(o.contentDigest !== undefined ? { cd: o.contentDigest } : {}),
         n: o.nonce,
       });
       return receipt;

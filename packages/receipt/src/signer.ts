@@ -127,6 +127,7 @@ export class ReceiptSigner {
       qd: input.qd,
       lvl: input.lvl,
       ...(input.cred !== undefined ? { cred: input.cred } : {}),
+      ...(input.cd !== undefined ? { cd: input.cd } : {}),
       n: input.n,
     };
     const active = this.#ring[0] as ImportedKey;

@@ -1,3 +1,4 @@
+import { digestJson } from '@mrtr/digest';
 import { describe, expect, it } from 'vitest';
 import { describeReceipt, RECEIPT_TYPE, ReceiptError } from '../src/index.js';
 import { ISSUER, inputFor, newKey, partsOf, signerWith, signRaw } from './helpers.js';
@@ -16,6 +17,7 @@ describe('describeReceipt', () => {
       `for exactly the arguments whose RFC 8785 digest is ${claims.ad}`,
       `after being shown the question whose digest is ${claims.qd}`,
       `with a WebAuthn assertion over this action, user present and verified, by the principal's passkey credential "Y3JlZC0x" (level passkey)`,
+      `with the answer whose RFC 8785 digest is ${digestJson({})} (the empty answer {})`,
       `for the confirmation with ticket nonce "${claims.n}" (receipt id "${claims.jti}")`,
       'issued 2026-11-30T12:00:00.000Z, valid until 2026-11-30T12:05:00.000Z',
     ]);
@@ -31,6 +33,13 @@ describe('describeReceipt', () => {
     expect(form.doesNotProve[0]).toMatch(/that a person, rather than the client/);
     expect(url.proves[3]).toMatch(/own page.*level url/);
     expect(url.doesNotProve.join()).not.toMatch(/that a person/);
+  });
+
+  it('names the digest of the answer a receipt binds', async () => {
+    const cd = digestJson({ deleteVolumes: true });
+    const d = describeReceipt((await signer.sign(inputFor({ cd }))).receipt);
+    expect(d.claims.cd).toBe(cd);
+    expect(d.proves).toContain(`with the answer whose RFC 8785 digest is ${cd}`);
   });
 
   it('does not verify: a receipt signed by anyone decodes (the caller verifies first)', async () => {

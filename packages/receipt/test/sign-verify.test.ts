@@ -113,6 +113,27 @@ describe('verifyReceipt', () => {
     );
   });
 
+  it('binds the answer: another choice, extra content or content without a cd is content_mismatch', async () => {
+    const answered = { serviceName: 'api-prod', deleteVolumes: false };
+    const { receipt } = await signer.sign(inputFor({ cd: digestJson(answered) }));
+    await expect(verifyReceipt(receipt, { ...expected, content: answered })).resolves.toBeDefined();
+    for (const content of [
+      { ...answered, deleteVolumes: true },
+      { serviceName: 'api-prod' },
+      {},
+      undefined,
+      { s: '\ud800' },
+    ])
+      await expectRefused(verifyReceipt(receipt, { ...expected, content }), 'content_mismatch');
+    // No cd: the receipt approves the empty answer only.
+    const bare = (await signer.sign(inputFor())).receipt;
+    await expect(verifyReceipt(bare, { ...expected, content: {} })).resolves.toBeDefined();
+    await expectRefused(
+      verifyReceipt(bare, { ...expected, content: { deleteVolumes: true } }),
+      'content_mismatch',
+    );
+  });
+
   it('refuses arguments with one more member, or one value of another type', async () => {
     const { receipt } = await signer.sign(inputFor());
     for (const args of [
