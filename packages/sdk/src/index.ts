@@ -29,6 +29,7 @@
  * });
  * // handler.fetch(request, { authInfo }), or toNodeHandler(handler) of @modelcontextprotocol/node
  * ```
+ * @module @mrtr/sdk
  * @packageDocumentation
  */
 export { type BothErasHandler, type BothErasOptions, serveBothEras } from './both-eras.js';
