@@ -31,7 +31,7 @@ export interface ChallengeInput extends ApprovalBinding {
   id: string;
   /** The answers to the approval's `requestedSchema` that the approval will record (`{}` for none). */
   content: Record<string, FormValue>;
-  /** A fresh server random, {@link RANDOM}; used at most once. */
+  /** A fresh server random: 43 base64url characters (32 bytes); used at most once. */
   random: string;
 }
 

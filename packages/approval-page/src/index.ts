@@ -29,6 +29,7 @@
  * const approvals = getRequestListener(page);
  * createServer((req, res) => (req.url?.startsWith('/approve/') ? approvals(req, res) : mcp(req, res))).listen(3000);
  * ```
+ * @module @mrtr/approval-page
  * @packageDocumentation
  */
 

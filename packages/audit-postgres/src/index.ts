@@ -29,6 +29,7 @@
  *   ],
  * });
  * ```
+ * @module @mrtr/audit-postgres
  * @packageDocumentation
  */
 export {

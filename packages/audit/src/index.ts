@@ -19,6 +19,7 @@
  *   audit: new JsonLinesAuditSink({ destination: process.env.MRTR_AUDIT_FILE ?? 'stdout' }),
  * });
  * ```
+ * @module @mrtr/audit
  * @packageDocumentation
  */
 export {

@@ -190,10 +190,11 @@ export class McpClient {
    * headers, and return its `result` as received. No rounds are run, and no
    * answer can be sent through it: `inputResponses` and `requestState` come
    * only from {@link callTool}, {@link getPrompt} and {@link readResource},
-   * whose answers come from the answerer. A `-32022` is retried once as
-   * {@link exchange} describes.
+   * whose answers come from the answerer. A `-32022` (unsupported protocol
+   * version) whose `data.supported` lists a version this client speaks is
+   * retried once with that version.
    *
-   * @param capabilities declared in `_meta` (default: those of the client's answerer)
+   * @param options.capabilities declared in `_meta` (default: those of the client's answerer)
    * @throws {TypeError} when `params` carries `inputResponses` or `requestState`
    * @throws {JsonRpcError} on a JSON-RPC error response
    * @throws {TransportError} on HTTP failure or after `requestTimeoutMs`

@@ -33,6 +33,7 @@
  * });
  * console.log(result.content, result.isError, rounds);
  * ```
+ * @module @mrtr/client
  * @packageDocumentation
  */
 export type {

@@ -8,6 +8,7 @@
  * digestJson({ title: 'Roadmap', workspaceUri: 'notes://team' }) ===
  *   digestJson({ workspaceUri: 'notes://team', title: 'Roadmap' }); // true
  * ```
+ * @module @mrtr/digest
  * @packageDocumentation
  */
 export {

@@ -26,6 +26,7 @@
  * app.use('/mcp', mcpErrorHandler());
  * app.listen(3000, '127.0.0.1').on('clientError', handleClientError);
  * ```
+ * @module @mrtr/express
  * @packageDocumentation
  */
 import type { IncomingMessage } from 'node:http';

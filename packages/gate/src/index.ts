@@ -25,6 +25,7 @@
  *   perform: async ({ view }) => textResult(`Deleted ${view}.`),
  * });
  * ```
+ * @module @mrtr/gate
  * @packageDocumentation
  */
 

@@ -19,6 +19,7 @@
  * app.all('/mcp', mcpHandler<AppEnv>(endpoint, { principal: (c) => c.get('principal') }));
  * export default app; // or serve(app) with @hono/node-server
  * ```
+ * @module @mrtr/hono
  * @packageDocumentation
  */
 import type { McpEndpoint, Principal } from '@mrtr/server';

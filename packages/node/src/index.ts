@@ -16,6 +16,7 @@
  * const endpoint = createMcpEndpoint({ serverInfo: { name: 'notes', version: '1.0.0' }, tools, authenticate });
  * createMcpHttpServer(endpoint, { path: '/mcp' }).listen(3000, '127.0.0.1');
  * ```
+ * @module @mrtr/node
  * @packageDocumentation
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';

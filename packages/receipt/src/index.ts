@@ -26,6 +26,7 @@
  *   async () => { await deleteService(args.serviceId); return { deleted: args.serviceId }; },
  * );
  * ```
+ * @module @mrtr/receipt
  * @packageDocumentation
  */
 export {

@@ -28,6 +28,12 @@ export interface ConfirmedOperation {
  * `passkey`, with the credential id).
  * @example
  * ```ts
+ * import { ConfirmationGate } from '@mrtr/gate';
+ * import { type ReceiptSigner, receiptIssuer } from '@mrtr/receipt';
+ * import type { MemoryReplayStore } from '@mrtr/replay';
+ * import type { TicketSealer } from '@mrtr/ticket';
+ *
+ * declare const sealer: TicketSealer, store: MemoryReplayStore, signer: ReceiptSigner; // yours
  * const gate = new ConfirmationGate({ sealer, store, receipts: receiptIssuer(signer) });
  * ```
  */

@@ -31,6 +31,7 @@
  *
  * setInterval(() => store.sweep().catch(console.error), 60_000).unref(); // delete expired rows
  * ```
+ * @module @mrtr/replay-postgres
  * @packageDocumentation
  */
 export {

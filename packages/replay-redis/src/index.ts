@@ -35,6 +35,7 @@
  * // r.status: 'performed' | 'replayed' | 'refused'
  * await store.close();
  * ```
+ * @module @mrtr/replay-redis
  * @packageDocumentation
  */
 export {

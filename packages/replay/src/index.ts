@@ -20,6 +20,7 @@
  * Stores shared by several server instances: `@mrtr/replay-redis`,
  * `@mrtr/replay-postgres`. Every store passes the suite exported from
  * `@mrtr/replay/contract-tests`.
+ * @module @mrtr/replay
  * @packageDocumentation
  */
 export {

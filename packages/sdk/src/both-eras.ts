@@ -66,7 +66,13 @@ interface Session {
  *
  * @example
  * ```ts
- * const handler = serveBothEras(() => buildServer()); // a new McpServer with its tools
+ * import type { AuthInfo, McpServer } from '@modelcontextprotocol/server';
+ * import { serveBothEras } from '@mrtr/sdk';
+ *
+ * declare function buildServer(): McpServer; // a new McpServer with its tools
+ * declare function verify(request: Request): Promise<AuthInfo>; // your token check
+ * declare const request: Request;
+ * const handler = serveBothEras(() => buildServer());
  * const response = await handler.fetch(request, { authInfo: await verify(request) });
  * ```
  */

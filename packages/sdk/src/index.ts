@@ -8,10 +8,13 @@
  *
  * @example
  * ```ts
- * import { ConfirmationGate, confirm } from '@mrtr/gate';
- * import { registerGatedTool, serveBothEras } from '@mrtr/sdk';
  * import { McpServer } from '@modelcontextprotocol/server';
+ * import { type ConfirmationGate, confirm } from '@mrtr/gate';
+ * import { registerGatedTool, serveBothEras } from '@mrtr/sdk';
+ * import { textResult } from '@mrtr/wire';
+ * import { z } from 'zod';
  *
+ * declare const gate: ConfirmationGate; // sealer and replay store: see @mrtr/gate
  * const handler = serveBothEras(() => {
  *   const server = new McpServer({ name: 'records', version: '1.0.0' });
  *   registerGatedTool(server, gate, {
@@ -26,6 +29,7 @@
  * });
  * // handler.fetch(request, { authInfo }), or toNodeHandler(handler) of @modelcontextprotocol/node
  * ```
+ * @module @mrtr/sdk
  * @packageDocumentation
  */
 export { type BothErasHandler, type BothErasOptions, serveBothEras } from './both-eras.js';

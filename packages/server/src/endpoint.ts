@@ -96,7 +96,7 @@ function unsupportedVersion(id: RequestId, requested: string, legacy: boolean): 
  * `ttlMs` and `cacheScope`; an `InputRequiredResult` is sent only from
  * `tools/call`, `prompts/get` and `resources/read`, and only with input
  * requests the client declared (`-32021`). Handler errors become JSON-RPC
- * errors: an {@link McpError} keeps its code, anything else (a throwing
+ * errors: an `McpError` of `@mrtr/wire` keeps its code, anything else (a throwing
  * `authenticate` included, or a result that cannot be serialized) is
  * `-32603` without detail, HTTP 500 with a JSON body, and goes to `onError`.
  *

@@ -16,6 +16,7 @@
  *   maxBodyBytes: 256 * 1024,
  * });
  * ```
+ * @module @mrtr/server
  * @packageDocumentation
  */
 export { compileTemplate } from './catalog.js';

@@ -20,6 +20,7 @@
  *   await tx.query(`DELETE FROM ${table} WHERE id = $1`, ['note-1']);
  * });
  * ```
+ * @module @mrtr/sql
  * @packageDocumentation
  */
 export { ConnectionLostError, isConnectionError } from './connection.js';

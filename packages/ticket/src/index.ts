@@ -24,6 +24,7 @@
  * if (opened.ok) console.log(opened.claims.nonce); // the nonce to claim in the replay store
  * else console.log(opened.reason); // 'mac', 'principal', 'expired', …
  * ```
+ * @module @mrtr/ticket
  * @packageDocumentation
  */
 export type { TicketBinding, TicketClaims, TicketClaimsInput } from './claims.js';

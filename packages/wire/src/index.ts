@@ -21,6 +21,7 @@
  * const requestedSchema = formSchema({ confirm: field.boolean({ title: 'Delete it?' }) }, { required: ['confirm'] });
  * const check = validateFormContent(requestedSchema, { confirm: true }); // {ok: true, value: {confirm: true}}
  * ```
+ * @module @mrtr/wire
  * @packageDocumentation
  */
 

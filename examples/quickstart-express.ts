@@ -1,0 +1,65 @@
+// npm install @mrtr/gate @mrtr/express @mrtr/server @mrtr/replay-postgres @mrtr/sql @mrtr/ticket @mrtr/wire express pg zod
+// npm install -D @types/express @types/pg
+// MRTR_SECRET=$(openssl rand -base64 32) TOKEN=$(openssl rand -hex 16) \
+//   DATABASE_URL=postgres://localhost/app npx tsx quickstart-express.ts
+import { createServer } from 'node:http';
+import { handleClientError, mcpErrorHandler, mcpHandler } from '@mrtr/express';
+import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
+import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
+import { createMcpEndpoint } from '@mrtr/server';
+import { pgPoolDriver } from '@mrtr/sql';
+import { TicketSealer } from '@mrtr/ticket';
+import { textResult } from '@mrtr/wire';
+import express, { type RequestHandler } from 'express';
+import pg from 'pg';
+import { z } from 'zod';
+
+const { MRTR_SECRET, TOKEN, DATABASE_URL, PORT = '3000' } = process.env;
+if (!MRTR_SECRET || !TOKEN) throw new Error('Set MRTR_SECRET (openssl rand -base64 32) and TOKEN');
+const db = pgPoolDriver(new pg.Pool({ connectionString: DATABASE_URL }));
+await migrateReplayTable(db); // table mrtr_replay: one row per confirmation used
+await db.query(`CREATE TABLE IF NOT EXISTS records (id text PRIMARY KEY);
+  INSERT INTO records VALUES ('rec-1'), ('rec-2') ON CONFLICT DO NOTHING`);
+
+const gate = new ConfirmationGate({
+  sealer: new TicketSealer({ keys: [{ kid: 'k1', secret: MRTR_SECRET }] }), // ≥ 32 bytes
+  store: new PostgresReplayStore(db), // the claim commits with the DELETE, on any instance
+});
+const deleteRecord = gate.tool({
+  name: 'delete_record',
+  description: 'Delete a record; a person confirms first.',
+  args: z.object({ id: z.string() }),
+  form: { confirm: confirm({ title: 'Yes, delete it permanently' }) },
+  async ask({ args, tx }) {
+    // Every round, and once more inside the claim's transaction `tx` (lock the row).
+    const sql = `SELECT id FROM records WHERE id = $1${tx ? ' FOR UPDATE' : ''}`;
+    const { rows } = await (tx ?? db).query(sql, [args.id]);
+    if (rows.length === 0) return withoutAsking(textResult(`No record ${args.id}.`));
+    return { message: `Delete record ${args.id}? This cannot be undone.`, view: args.id };
+  },
+  async perform({ view, tx }) {
+    await tx.query('DELETE FROM records WHERE id = $1', [view]);
+    return textResult(`Deleted ${view}.`);
+  },
+});
+const endpoint = createMcpEndpoint({
+  serverInfo: { name: 'records', version: '1.0.0' },
+  tools: [deleteRecord],
+});
+
+// Your authentication middleware: here one bearer token for alice (use your own verifier).
+const bearerAuth: RequestHandler = (req, res, next) => {
+  if (req.headers.authorization === `Bearer ${TOKEN}`) res.locals.principal = { id: 'alice' };
+  next();
+};
+const app = express();
+app.post(
+  '/mcp',
+  bearerAuth,
+  express.json(),
+  mcpHandler(endpoint, { principal: (_req, res) => res.locals.principal }),
+);
+app.use('/mcp', mcpErrorHandler()); // every answer on /mcp is a JSON-RPC body
+createServer({ requireHostHeader: false }, app)
+  .on('clientError', handleClientError)
+  .listen(Number(PORT), '127.0.0.1'); // http://127.0.0.1:3000/mcp

@@ -1,0 +1,62 @@
+// npm install @mrtr/gate @mrtr/hono @mrtr/node @mrtr/server @mrtr/replay-postgres @mrtr/sql @mrtr/ticket @mrtr/wire hono @hono/node-server pg zod
+// npm install -D @types/pg
+// MRTR_SECRET=$(openssl rand -base64 32) TOKEN=$(openssl rand -hex 16) \
+//   DATABASE_URL=postgres://localhost/app npx tsx quickstart-hono.ts
+import { serve } from '@hono/node-server';
+import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
+import { mcpHandler } from '@mrtr/hono';
+import { handleClientError } from '@mrtr/node';
+import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
+import { createMcpEndpoint } from '@mrtr/server';
+import { pgPoolDriver } from '@mrtr/sql';
+import { TicketSealer } from '@mrtr/ticket';
+import { textResult } from '@mrtr/wire';
+import { Hono, type MiddlewareHandler } from 'hono';
+import pg from 'pg';
+import { z } from 'zod';
+
+const { MRTR_SECRET, TOKEN, DATABASE_URL, PORT = '3000' } = process.env;
+if (!MRTR_SECRET || !TOKEN) throw new Error('Set MRTR_SECRET (openssl rand -base64 32) and TOKEN');
+const db = pgPoolDriver(new pg.Pool({ connectionString: DATABASE_URL }));
+await migrateReplayTable(db); // table mrtr_replay: one row per confirmation used
+await db.query(`CREATE TABLE IF NOT EXISTS records (id text PRIMARY KEY);
+  INSERT INTO records VALUES ('rec-1'), ('rec-2') ON CONFLICT DO NOTHING`);
+
+const gate = new ConfirmationGate({
+  sealer: new TicketSealer({ keys: [{ kid: 'k1', secret: MRTR_SECRET }] }), // ≥ 32 bytes
+  store: new PostgresReplayStore(db), // the claim commits with the DELETE, on any instance
+});
+const deleteRecord = gate.tool({
+  name: 'delete_record',
+  description: 'Delete a record; a person confirms first.',
+  args: z.object({ id: z.string() }),
+  form: { confirm: confirm({ title: 'Yes, delete it permanently' }) },
+  async ask({ args, tx }) {
+    // Every round, and once more inside the claim's transaction `tx` (lock the row).
+    const sql = `SELECT id FROM records WHERE id = $1${tx ? ' FOR UPDATE' : ''}`;
+    const { rows } = await (tx ?? db).query(sql, [args.id]);
+    if (rows.length === 0) return withoutAsking(textResult(`No record ${args.id}.`));
+    return { message: `Delete record ${args.id}? This cannot be undone.`, view: args.id };
+  },
+  async perform({ view, tx }) {
+    await tx.query('DELETE FROM records WHERE id = $1', [view]);
+    return textResult(`Deleted ${view}.`);
+  },
+});
+const endpoint = createMcpEndpoint({
+  serverInfo: { name: 'records', version: '1.0.0' },
+  tools: [deleteRecord],
+});
+
+// Your authentication middleware: here one bearer token for alice (use your own verifier).
+type Env = { Variables: { principal: { id: string } | undefined } };
+const bearerAuth: MiddlewareHandler<Env> = async (c, next) => {
+  const ok = c.req.header('authorization') === `Bearer ${TOKEN}`;
+  c.set('principal', ok ? { id: 'alice' } : undefined);
+  await next();
+};
+const app = new Hono<Env>();
+app.use('/mcp', bearerAuth);
+app.all('/mcp', mcpHandler<Env>(endpoint, { principal: (c) => c.get('principal') }));
+serve({ fetch: app.fetch, port: Number(PORT), hostname: '127.0.0.1' }) // http://127.0.0.1:3000/mcp
+  .on('clientError', handleClientError);

@@ -1,0 +1,110 @@
+/**
+ * Every quick start of the README runs as written: started with `tsx`, it
+ * refuses to start without `MRTR_SECRET`; round 1 of `delete_record` answers
+ * an `InputRequiredResult` with a `requestState`; the retry with an accepted
+ * answer deletes the row on PostgreSQL, once (the identical re-send gets the
+ * recorded result, the row stays gone).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  callDelete,
+  DATABASE_URL,
+  examplesDir,
+  type Running,
+  runWithoutSecret,
+  start,
+  writeReadmeQuickStart,
+} from './run.js';
+
+const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
+const reachable = await pool.query('SELECT 1').then(
+  () => true,
+  (e: Error) => {
+    if (process.env.CI === 'true') throw e;
+    console.warn(`PostgreSQL at ${DATABASE_URL} unreachable (${e.message}): skipping`);
+    return false;
+  },
+);
+afterAll(() => pool.end());
+
+/** The README's first TypeScript block: the 30-line quick start of its first screen. */
+const README_QUICK_START = '.readme-quickstart.ts';
+afterAll(writeReadmeQuickStart(README_QUICK_START));
+
+/** Round 1 asks; an accepted answer deletes; the identical re-send changes nothing more. */
+async function confirmsOneDeletion(server: Running): Promise<void> {
+  const first = await callDelete(server, 1);
+  const asked = first.result as Record<string, unknown>;
+  expect(asked.resultType).toBe('input_required');
+  expect(typeof asked.requestState).toBe('string');
+  const inputRequests = asked.inputRequests as Record<string, { params: { message: string } }>;
+  const [key] = Object.keys(inputRequests);
+  expect(inputRequests[key as string]?.params.message).toBe(
+    'Delete record rec-1? This cannot be undone.',
+  );
+  const retry = {
+    requestState: asked.requestState,
+    inputResponses: { [key as string]: { action: 'accept', content: { confirm: true } } },
+  };
+  const done = (await callDelete(server, 2, retry)).result as Record<string, unknown>;
+  expect(done.resultType).toBe('complete');
+  expect(done.isError).toBeFalsy();
+  expect(JSON.stringify(done.content)).toContain('Deleted rec-1');
+  const again = (await callDelete(server, 3, retry)).result as Record<string, unknown>;
+  expect(again.content).toEqual(done.content);
+}
+
+describe('the README quick start (first screen)', () => {
+  it('is at most 30 lines', () => {
+    const lines = readFileSync(join(examplesDir, README_QUICK_START), 'utf8').trimEnd().split('\n');
+    expect(lines.length).toBeLessThanOrEqual(30);
+  });
+
+  it('does not start without MRTR_SECRET, and says how to make one', async () => {
+    const { code, stderr } = await runWithoutSecret(README_QUICK_START);
+    expect(code).not.toBe(0);
+    expect(stderr).toContain('openssl rand -base64 32');
+  });
+
+  it('asks, then deletes once', async () => {
+    const server = await start(README_QUICK_START);
+    try {
+      await confirmsOneDeletion(server);
+    } finally {
+      server.stop();
+    }
+  });
+});
+
+describe
+  .skipIf(!reachable)
+  .each(['quickstart-node.ts', 'quickstart-express.ts', 'quickstart-hono.ts', 'quickstart-sdk.ts'])(
+  '%s on PostgreSQL',
+  (file) => {
+    const schema = `mrtr_examples_${file.replace(/\W/g, '_')}_${process.pid}`;
+    beforeAll(() => pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}`));
+    afterAll(() => pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+
+    it('does not start without MRTR_SECRET, and says how to make one', async () => {
+      const { code, stderr } = await runWithoutSecret(file);
+      expect(code).not.toBe(0);
+      expect(stderr).toContain('openssl rand -base64 32');
+    });
+
+    it('asks, then deletes the row once, the claim committed with it', async () => {
+      const server = await start(file, schema);
+      try {
+        await confirmsOneDeletion(server);
+        const rows = await pool.query(`SELECT id FROM ${schema}.records ORDER BY id`);
+        expect(rows.rows).toEqual([{ id: 'rec-2' }]);
+        const claims = await pool.query(`SELECT count(*)::int AS n FROM ${schema}.mrtr_replay`);
+        expect(claims.rows).toEqual([{ n: 1 }]);
+      } finally {
+        server.stop();
+      }
+    });
+  },
+);
