@@ -33,7 +33,8 @@ export async function openTicket<View, Tx>(flow: Flow<View, Tx>): Promise<Ticket
   round.setNonce(claims.nonce);
   const { trace } = readTicketData(claims.data);
   const link = trace === undefined ? undefined : previousRoundLink(trace);
-  if (link) round.span.addLink(link);
+  // Span.addLink is @opentelemetry/api ≥ 1.9; the no-op span of an older API (no SDK) lacks it.
+  if (link) round.span.addLink?.(link);
   // What the sealer cannot know: which question and phase of this tool the ticket was for.
   if (
     claims.inputKey !== flow.spec.key ||
