@@ -14,7 +14,14 @@ import { buildCatalog } from './catalog.js';
 import { createRequestContext, RequestAbort } from './context.js';
 import { dispatcher } from './dispatch.js';
 import { idOf, legacyRequestedVersion, requestEnvelope } from './envelope.js';
-import { DEFAULT_MAX_BODY_BYTES, hostPolicy, originPolicy, readBody, requestHost } from './http.js';
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  hostPolicy,
+  notAllowedMessage,
+  originPolicy,
+  readBody,
+  requestHost,
+} from './http.js';
 import { DEFAULT_MAX_DEPTH, inspectParams } from './json-shape.js';
 import { methodTable, SUPPORTED_PROTOCOL_VERSIONS } from './methods.js';
 import { RATE_LIMITED, RateLimiter } from './rate-limit.js';
@@ -138,11 +145,21 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       );
       return json(405, body, { allow: 'POST' });
     }
-    if (!hostAllowed(requestHost(request)))
-      return fail(undefined, ErrorCode.InvalidRequest, 'Host not allowed', undefined, 403);
+    const host = requestHost(request);
+    if (!hostAllowed(host)) {
+      const message = notAllowedMessage('Host', host, 'allowedHosts', !!options.allowedHosts);
+      return fail(undefined, ErrorCode.InvalidRequest, message, undefined, 403);
+    }
     const origin = request.headers.get('origin');
-    if (origin !== null && !originAllowed(origin))
-      return fail(undefined, ErrorCode.InvalidRequest, 'Origin not allowed', undefined, 403);
+    if (origin !== null && !originAllowed(origin)) {
+      const message = notAllowedMessage(
+        'Origin',
+        origin,
+        'allowedOrigins',
+        !!options.allowedOrigins,
+      );
+      return fail(undefined, ErrorCode.InvalidRequest, message, undefined, 403);
+    }
     const declared = request.headers.get('content-length');
     if (declared !== null && Number(declared) > maxBody) return tooLarge();
     let principal: Principal | undefined = adapterContext.principal;
