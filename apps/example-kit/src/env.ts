@@ -45,7 +45,7 @@ export function readServerEnv(env: NodeJS.ProcessEnv, defaultPort: number): Serv
     : parseTokens(env.MRTR_TOKENS as string);
   if (!env.MRTR_SECRET) {
     console.warn(
-      'warning: MRTR_SECRET is not set; using a random ticket key. Confirmations die with this process and cannot be shared by two instances.',
+      'warning: MRTR_SECRET is not set; using a random ticket key. Confirmations die with this process and cannot be shared by two instances; set one with MRTR_SECRET=$(openssl rand -base64 32).',
     );
   }
   const port = env.PORT ? Number(env.PORT) : defaultPort;

@@ -115,11 +115,13 @@ function unsupportedVersion(id: RequestId, requested: string, legacy: boolean): 
  * import { type AnyToolDefinition, createMcpEndpoint } from '@mrtr/server';
  *
  * declare const notesDelete: AnyToolDefinition;
- * const tokens = new Map([['Bearer s3cret', { id: 'alice' }]]);
+ * const token = process.env.MCP_TOKEN; // alice's bearer token, never a default
+ * if (!token) throw new Error('set MCP_TOKEN (make one with `openssl rand -base64 32`)');
+ * const tokens = new Map([[`Bearer ${token}`, { id: 'alice' }]]);
  * const endpoint = createMcpEndpoint({ serverInfo: { name: 'notes', version: '1.0.0' }, tools: [notesDelete],
  *   authenticate: (req) => tokens.get(req.headers.get('authorization') ?? '') });
  * const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream',
- *   authorization: 'Bearer s3cret', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' };
+ *   authorization: `Bearer ${token}`, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' };
  * const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: {} });
  * const response = await endpoint(new Request('http://localhost/mcp', { method: 'POST', headers, body }));
  * ```
