@@ -24,4 +24,5 @@ for (const file of readdirSync(dist).filter((f) => f.endsWith('.d.cts'))) {
     rewritten++;
   }
 }
-if (rewritten === 0) throw new Error('esm-type-imports: no .d.cts file imports jose; is this step still needed?');
+if (rewritten === 0)
+  throw new Error('esm-type-imports: no .d.cts file imports jose; is this step still needed?');
