@@ -6,7 +6,7 @@ export interface ServerEnv {
   tokens: Map<string, string>;
   /** The random token made for `local` when `MRTR_TOKENS` is unset (print it). */
   generatedToken: string | undefined;
-  /** `MRTR_SECRET`, or a random 32-byte secret (with a warning on stderr). */
+  /** `MRTR_SECRET`, or a random 32-byte secret (said on stderr, with how to set one). */
   secret: Uint8Array | string;
   /** `HOST` (default 127.0.0.1). */
   host: string;
@@ -45,7 +45,7 @@ export function readServerEnv(env: NodeJS.ProcessEnv, defaultPort: number): Serv
     : parseTokens(env.MRTR_TOKENS as string);
   if (!env.MRTR_SECRET) {
     console.warn(
-      'warning: MRTR_SECRET is not set; using a random ticket key. Confirmations die with this process and cannot be shared by two instances.',
+      'ticket key: random, for this process only (MRTR_SECRET is not set); to keep confirmations across restarts and instances, set MRTR_SECRET=$(openssl rand -base64 32)',
     );
   }
   const port = env.PORT ? Number(env.PORT) : defaultPort;

@@ -23,17 +23,23 @@ export async function openTicket<View, Tx>(flow: Flow<View, Tx>): Promise<Ticket
   if (!opened.ok) {
     const reason = `ticket_${opened.reason}` as const;
     await round.emit({ outcome: 'refused', reason });
+    let detail = TICKET_REFUSAL_DETAIL[opened.reason] ?? '';
+    // Key ids are no secret (each ticket shows its own); the ring tells the operator what rotation kept.
+    const kids = flow.parts.sealer.kids;
+    if (opened.reason === 'kid' && kids)
+      detail += ` (this server opens key ids ${kids.join(', ')})`;
     throw refusal(
       ErrorCode.InvalidParams,
       reason,
-      `requestState rejected (${opened.reason})${TICKET_REFUSAL_DETAIL[opened.reason] ?? ''}`,
+      `requestState rejected (${opened.reason})${detail}`,
     );
   }
   const claims = opened.claims;
   round.setNonce(claims.nonce);
   const { trace } = readTicketData(claims.data);
   const link = trace === undefined ? undefined : previousRoundLink(trace);
-  if (link) round.span.addLink(link);
+  // Span.addLink is @opentelemetry/api ≥ 1.9; the no-op span of an older API (no SDK) lacks it.
+  if (link) round.span.addLink?.(link);
   // What the sealer cannot know: which question and phase of this tool the ticket was for.
   if (
     claims.inputKey !== flow.spec.key ||

@@ -164,7 +164,7 @@ export function gatedTool<Args, View, F extends FormFields, Tx>(
   gate: ConfirmationGate<Tx>,
   declaration: GatedToolDeclaration<Args, View, F, Tx>,
 ): GatedTool<Args> {
-  const form = Object.entries(declaration.form);
+  const form = Object.entries(declaration.form ?? {}); // plain JavaScript may omit it: same rule, same message
   if (!form.some(([, f]) => isConsent(f)))
     throw new TypeError(
       `gated tool ${declaration.name} needs a consent field in its form (confirm or typeToConfirm): in form mode accept only means the form was submitted`,

@@ -202,7 +202,9 @@ describe('ConfirmationGate', () => {
     expect(await message({ arguments: { serviceId: 'svc_2' } })).toMatch(
       /\(mac\).*other arguments/,
     );
-    expect(await message({ requestState: s.replace('.k1.', '.k9.') })).toMatch(/\(kid\)/);
+    expect(await message({ requestState: s.replace('.k1.', '.k9.') })).toMatch(
+      /\(kid\): .* no longer holds; call the tool again \(this server opens key ids k1\)$/,
+    );
     expect(await message({ requestState: 'garbage' })).toMatch(/\(malformed\)/);
     const refused = t.events.filter((e) => e.outcome === 'refused');
     expect(refused.map((e) => e.reason)).toEqual([

@@ -273,6 +273,17 @@ describe('gate.tool(): one declaration per gated tool', () => {
         perform: async () => textResult('done'),
       }),
     ).toThrow(/consent field/);
+    // Plain JavaScript without a form at all: the same rule, named.
+    const declaration = {
+      name: 'y',
+      description: 'y',
+      args: z.object({}),
+      ask: async () => ({ message: 'm', view: null }),
+      perform: async () => textResult('done'),
+    };
+    expect(() => gate.tool(declaration as unknown as Parameters<typeof gate.tool>[0])).toThrow(
+      'gated tool y needs a consent field in its form (confirm or typeToConfirm)',
+    );
   });
 
   it('typeToConfirm: a mismatch is asked again saying what was typed and what is expected', async () => {

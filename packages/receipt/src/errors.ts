@@ -83,8 +83,14 @@ export class ReceiptError extends Error {
   /** Why the receipt was refused. */
   readonly code: ReceiptErrorCode;
 
-  constructor(code: ReceiptErrorCode, options?: { cause?: unknown }) {
-    super(`receipt refused (${code}): ${MESSAGES[code]}`, options);
+  /**
+   * @param options.detail what the verifier knows that helps the operator,
+   *   appended to the fixed sentence (e.g. the key ids of its set); never a
+   *   value from the receipt.
+   */
+  constructor(code: ReceiptErrorCode, options?: { cause?: unknown; detail?: string }) {
+    const { detail, ...rest } = options ?? {};
+    super(`receipt refused (${code}): ${MESSAGES[code]}${detail ?? ''}`, rest);
     this.code = code;
   }
 }

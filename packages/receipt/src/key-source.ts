@@ -55,6 +55,17 @@ function innerResolver(source: ReceiptKeySource): JWTVerifyGetKey {
 }
 
 /**
+ * What the verifier's own key set holds, for the message of an `unknown_key`
+ * refusal: the key ids of a JWKS object, or where a URL's set is fetched from.
+ */
+function describeKeySet(source: ReceiptKeySource): string {
+  if (source instanceof URL) return ` (keys fetched from ${source.origin}${source.pathname})`;
+  if (typeof source === 'function') return '';
+  const kids = (source.keys ?? []).map((k) => (typeof k.kid === 'string' ? k.kid : '(no kid)'));
+  return kids.length === 0 ? ' (the set is empty)' : ` (the set has key ids ${kids.join(', ')})`;
+}
+
+/**
  * A jose key resolver over `source` that fails closed with a
  * {@link ReceiptError}: `unknown_key` when no key (or more than one) has the
  * receipt's `kid` or the key is not an Ed25519 public key, `keys_unavailable`
@@ -65,6 +76,7 @@ export function receiptKeyResolver(source: ReceiptKeySource): JWTVerifyGetKey {
   if (typeof source !== 'function' && (typeof source !== 'object' || source === null))
     throw new TypeError('options.keys must be a JWKS, a URL or a key resolver');
   const inner = innerResolver(source);
+  const known = describeKeySet(source);
   return async (header, token) => {
     let key: ResolvedKey;
     try {
@@ -75,10 +87,13 @@ export function receiptKeyResolver(source: ReceiptKeySource): JWTVerifyGetKey {
         error instanceof errors.JWKSNoMatchingKey ||
         error instanceof errors.JWKSMultipleMatchingKeys
       )
-        throw new ReceiptError('unknown_key');
+        throw new ReceiptError('unknown_key', { detail: known });
       throw new ReceiptError('keys_unavailable', { cause: error });
     }
-    if (!isEd25519PublicKey(key)) throw new ReceiptError('unknown_key');
+    if (!isEd25519PublicKey(key))
+      throw new ReceiptError('unknown_key', {
+        detail: ' (the key found for it is not an Ed25519 public key)',
+      });
     return key;
   };
 }

@@ -43,7 +43,14 @@ describe('key rotation', () => {
     for (const receipt of [oldReceipt, newReceipt])
       await expect(verifyReceipt(receipt, expectedWith(rotated.jwks()))).resolves.toBeDefined();
     // A verifier that has not fetched the new set yet refuses the new receipts (publish first).
-    await expectRefused(verifyReceipt(newReceipt, expectedWith(before.jwks())), 'unknown_key');
+    const stale = await expectRefused(
+      verifyReceipt(newReceipt, expectedWith(before.jwks())),
+      'unknown_key',
+    );
+    // The refusal says what the verifier's set holds, so the operator sees it is the old one.
+    expect(stale.message).toBe(
+      'receipt refused (unknown_key): it names a key id that is not in the verification key set (the set has key ids 2026-10)',
+    );
 
     // Step 3: after the old receipts expired, the old key is removed.
     const done = await signerWith([next]);

@@ -14,7 +14,14 @@ import { buildCatalog } from './catalog.js';
 import { createRequestContext, RequestAbort } from './context.js';
 import { dispatcher } from './dispatch.js';
 import { idOf, legacyRequestedVersion, requestEnvelope } from './envelope.js';
-import { DEFAULT_MAX_BODY_BYTES, hostPolicy, originPolicy, readBody, requestHost } from './http.js';
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  hostPolicy,
+  notAllowedMessage,
+  originPolicy,
+  readBody,
+  requestHost,
+} from './http.js';
 import { DEFAULT_MAX_DEPTH, inspectParams } from './json-shape.js';
 import { methodTable, SUPPORTED_PROTOCOL_VERSIONS } from './methods.js';
 import { RATE_LIMITED, RateLimiter } from './rate-limit.js';
@@ -108,11 +115,13 @@ function unsupportedVersion(id: RequestId, requested: string, legacy: boolean): 
  * import { type AnyToolDefinition, createMcpEndpoint } from '@mrtr/server';
  *
  * declare const notesDelete: AnyToolDefinition;
- * const tokens = new Map([['Bearer s3cret', { id: 'alice' }]]);
+ * const token = process.env.MCP_TOKEN; // alice's bearer token, never a default
+ * if (!token) throw new Error('set MCP_TOKEN (make one with `openssl rand -base64 32`)');
+ * const tokens = new Map([[`Bearer ${token}`, { id: 'alice' }]]);
  * const endpoint = createMcpEndpoint({ serverInfo: { name: 'notes', version: '1.0.0' }, tools: [notesDelete],
  *   authenticate: (req) => tokens.get(req.headers.get('authorization') ?? '') });
  * const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream',
- *   authorization: 'Bearer s3cret', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' };
+ *   authorization: `Bearer ${token}`, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' };
  * const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: {} });
  * const response = await endpoint(new Request('http://localhost/mcp', { method: 'POST', headers, body }));
  * ```
@@ -138,11 +147,21 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       );
       return json(405, body, { allow: 'POST' });
     }
-    if (!hostAllowed(requestHost(request)))
-      return fail(undefined, ErrorCode.InvalidRequest, 'Host not allowed', undefined, 403);
+    const host = requestHost(request);
+    if (!hostAllowed(host)) {
+      const message = notAllowedMessage('Host', host, 'allowedHosts', !!options.allowedHosts);
+      return fail(undefined, ErrorCode.InvalidRequest, message, undefined, 403);
+    }
     const origin = request.headers.get('origin');
-    if (origin !== null && !originAllowed(origin))
-      return fail(undefined, ErrorCode.InvalidRequest, 'Origin not allowed', undefined, 403);
+    if (origin !== null && !originAllowed(origin)) {
+      const message = notAllowedMessage(
+        'Origin',
+        origin,
+        'allowedOrigins',
+        !!options.allowedOrigins,
+      );
+      return fail(undefined, ErrorCode.InvalidRequest, message, undefined, 403);
+    }
     const declared = request.headers.get('content-length');
     if (declared !== null && Number(declared) > maxBody) return tooLarge();
     let principal: Principal | undefined = adapterContext.principal;

@@ -33,6 +33,30 @@ export function hostPolicy(
   return (host) => entries.has(host.toLowerCase()) || entries.has(hostnameOf(host));
 }
 
+/** Longest part of a refused `Host` or `Origin` echoed in the error message (it is the client's input). */
+const ECHO_LIMIT = 200;
+
+/**
+ * The message of the 403 for a `Host` (`setting` `'allowedHosts'`) or an
+ * `Origin` (`'allowedOrigins'`) the endpoint refuses: the value received
+ * (JSON-quoted, at most 200 characters) and the option that would let it in,
+ * with the loopback default when the option is not `configured`.
+ */
+export function notAllowedMessage(
+  header: 'Host' | 'Origin',
+  value: string,
+  setting: 'allowedHosts' | 'allowedOrigins',
+  configured: boolean,
+): string {
+  const shown = JSON.stringify(
+    value.length > ECHO_LIMIT ? `${value.slice(0, ECHO_LIMIT)}…` : value,
+  );
+  const loopback =
+    header === 'Host' ? 'localhost, 127.0.0.1, [::1]' : 'http(s)://localhost, 127.0.0.1, [::1]';
+  const current = configured ? `the endpoint's ${setting}` : `${setting} (default: ${loopback})`;
+  return `${header} not allowed: ${shown} is not in ${current}; to accept it, add it to the ${setting} option of createMcpEndpoint`;
+}
+
 /** A predicate over the `Origin` header value, from the `allowedOrigins` option. */
 export function originPolicy(
   allowed: readonly string[] | ((origin: string) => boolean) | undefined,

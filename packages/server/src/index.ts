@@ -9,10 +9,12 @@
  * ```ts
  * import { createMcpEndpoint } from '@mrtr/server';
  * import { textResult } from '@mrtr/wire';
+ * const token = process.env.MCP_TOKEN; // alice's bearer token, never a default
+ * if (!token) throw new Error('set MCP_TOKEN (make one with `openssl rand -base64 32`)');
  * const endpoint = createMcpEndpoint({
  *   serverInfo: { name: 'notes', version: '1.0.0' },
  *   tools: [{ name: 'ping_tool', description: 'Answers pong', inputSchema: { type: 'object' }, handler: () => textResult('pong') }],
- *   authenticate: (req) => (req.headers.get('authorization') === 'Bearer s3cret' ? { id: 'alice' } : undefined),
+ *   authenticate: (req) => (req.headers.get('authorization') === `Bearer ${token}` ? { id: 'alice' } : undefined),
  *   maxBodyBytes: 256 * 1024,
  * });
  * ```

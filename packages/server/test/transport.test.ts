@@ -151,6 +151,38 @@ describe('Host and Origin validation (403, DNS rebinding)', () => {
     expect((await send(fn, post(call(), {}, 'http://svc.external/mcp'))).status).toBe(403);
   });
 
+  it('names the Host or Origin it refused and the option that would let it in', async () => {
+    const byDefault = await send(endpointWith(), post(call(), {}, 'http://mcp.example.com/mcp'));
+    expect(byDefault.body.error.message).toBe(
+      'Host not allowed: "mcp.example.com" is not in allowedHosts (default: localhost, 127.0.0.1, [::1]); ' +
+        'to accept it, add it to the allowedHosts option of createMcpEndpoint',
+    );
+    const listed = endpointWith({
+      allowedHosts: ['a.example'],
+      allowedOrigins: ['https://a.example'],
+    });
+    const host = await send(listed, post(call(), {}, 'http://b.example:8080/mcp'));
+    expect(host.body.error.message).toMatch(
+      /^Host not allowed: "b\.example:8080" is not in the endpoint's allowedHosts;/,
+    );
+    const origin = await send(
+      listed,
+      post(call(), { origin: 'https://evil.example' }, 'http://a.example/mcp'),
+    );
+    expect([origin.status, origin.body.error.message]).toEqual([
+      403,
+      expect.stringMatching(
+        /^Origin not allowed: "https:\/\/evil\.example" is not in the endpoint's allowedOrigins; .* allowedOrigins option/,
+      ),
+    ]);
+    // The echo of the client's header is JSON-quoted and bounded.
+    const long = await send(
+      endpointWith(),
+      post(call(), { origin: `https://${'x'.repeat(500)}.example` }),
+    );
+    expect(long.body.error.message.length).toBeLessThan(400);
+  });
+
   it('refuses a foreign Origin, allows loopback origins and a configured list', async () => {
     const endpoint = endpointWith();
     expect((await send(endpoint, post(call(), { origin: 'http://evil.example.com' }))).status).toBe(

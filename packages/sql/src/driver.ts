@@ -89,10 +89,10 @@ function guard(pool: PgPoolLike, report: (error: Error) => void): void {
  * pool's default isolation (READ COMMITTED), and destroys the client instead
  * of returning it when the connection broke (e.g. `pg_terminate_backend`).
  *
- * On a pool created with `pipeline: true` (node-postgres query pipelining),
- * `BEGIN` travels with the first statement of `fn` and `COMMIT` with the
- * last one `fn` did not wait for, so `PostgresReplayStore.once` takes two
- * round trips plus the action's own instead of four.
+ * On a pool created with `pipeline: true` (node-postgres query pipelining,
+ * pg ≥ 8.23), `BEGIN` travels with the first statement of `fn` and `COMMIT`
+ * with the last one `fn` did not wait for, so `PostgresReplayStore.once`
+ * takes two round trips plus the action's own instead of four.
  *
  * A lost connection never ends the process: the driver adds an `'error'`
  * listener to the pool and to every client the pool creates from then on

@@ -76,15 +76,23 @@ export class TicketSealer {
    *   that is not an integer from 0 to 300, or a maximum length under 64.
    */
   constructor(options: TicketSealerOptions) {
-    if (options.keys.length === 0) throw new TicketConfigError('the key ring is empty');
+    if (!Array.isArray(options?.keys) || options.keys.length === 0)
+      throw new TicketConfigError(
+        'keys must list at least one { kid, secret }: the first seals new tickets, the others only open them (rotation)',
+      );
     for (const { kid, secret } of options.keys) {
       if (typeof kid !== 'string' || !KID.test(kid))
-        throw new TicketConfigError(`invalid key id ${JSON.stringify(kid)}`);
-      if (this.#keys.has(kid)) throw new TicketConfigError(`key id ${kid} appears twice`);
+        throw new TicketConfigError(
+          `invalid key id ${JSON.stringify(kid)}: a kid is 1 to 32 characters of A-Z, a-z, 0-9, _ and -`,
+        );
+      if (this.#keys.has(kid))
+        throw new TicketConfigError(
+          `key id ${kid} appears twice in keys: each kid names one secret`,
+        );
       const ikm = typeof secret === 'string' ? encoder.encode(secret) : secret;
       if (!(ikm instanceof Uint8Array) || ikm.length < MIN_SECRET_BYTES) {
         throw new TicketConfigError(
-          `master secret for key ${kid} is ${ikm?.length ?? 0} bytes; at least ${MIN_SECRET_BYTES} are required`,
+          `master secret for key ${kid} is ${ikm?.length ?? 0} bytes; at least ${MIN_SECRET_BYTES} random bytes are required (make one with \`openssl rand -base64 32\`)`,
         );
       }
       const info = encoder.encode(`${TICKET_HKDF_INFO}/${kid}`);
@@ -108,6 +116,11 @@ export class TicketSealer {
   /** The ticket lifetime, seconds. */
   get ttlSeconds(): number {
     return this.#ttl;
+  }
+
+  /** The key ids tickets open under, the sealing one first (the ring's order). */
+  get kids(): readonly string[] {
+    return [...this.#keys.keys()];
   }
 
   /** The key id new tickets are sealed under (the first of the ring). */

@@ -538,6 +538,28 @@ describe('configuration', () => {
     expect(s.open(s.seal(INPUT).ticket, BINDING).ok).toBe(true);
   });
 
+  it('says which rule a configuration broke, and how to make a secret', () => {
+    expect(() => new TicketSealer({ keys: [] })).toThrow(
+      /keys must list at least one \{ kid, secret \}/,
+    );
+    expect(() => new TicketSealer({ keys: [{ kid: 'k.1', secret: SECRET_1 }] })).toThrow(
+      'invalid key id "k.1": a kid is 1 to 32 characters of A-Z, a-z, 0-9, _ and -',
+    );
+    expect(() => new TicketSealer({ keys: [{ kid: 'k1', secret: '' }] })).toThrow(
+      'master secret for key k1 is 0 bytes; at least 32 random bytes are required (make one with `openssl rand -base64 32`)',
+    );
+  });
+
+  it('lists the key ids it opens, the sealing one first', () => {
+    const s = new TicketSealer({
+      keys: [
+        { kid: 'k2', secret: SECRET_2 },
+        { kid: 'k1', secret: SECRET_1 },
+      ],
+    });
+    expect([s.kids, s.sealKid]).toEqual([['k2', 'k1'], 'k2']);
+  });
+
   it('counts a string secret in UTF-8 bytes', () => {
     expect(() => new TicketSealer({ keys: [{ kid: 'k1', secret: '€'.repeat(11) }] })).not.toThrow(); // 33 bytes
     expect(() => new TicketSealer({ keys: [{ kid: 'k1', secret: '€'.repeat(10) }] })).toThrow(

@@ -1,0 +1,3 @@
+import { gatedDelete } from './flow.mjs';
+
+await gatedDelete('esm');
