@@ -1,9 +1,10 @@
 // npm install @mrtr/sdk @mrtr/gate @mrtr/replay-postgres @mrtr/sql @mrtr/ticket @mrtr/wire @modelcontextprotocol/server @modelcontextprotocol/node pg zod
 // npm install -D @types/pg
+// npm pkg set type=module   # an ES module: the file awaits at top level
 // MRTR_SECRET=$(openssl rand -base64 32) TOKEN=$(openssl rand -hex 16) \
 //   DATABASE_URL=postgres://localhost/app npx tsx quickstart-sdk.ts
 import { createServer, type IncomingMessage } from 'node:http';
-import { toNodeHandler } from '@modelcontextprotocol/node';
+import { type NodeIncomingMessageLike, toNodeHandler } from '@modelcontextprotocol/node';
 import { type AuthInfo, McpServer } from '@modelcontextprotocol/server';
 import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
@@ -53,5 +54,5 @@ createServer((req: IncomingMessage & { auth?: AuthInfo }, res) => {
   // The principal tickets are bound to (`clientId`); use your own token verifier here.
   if (req.headers.authorization !== `Bearer ${TOKEN}`) return res.writeHead(401).end();
   req.auth = { token: TOKEN, clientId: 'alice', scopes: [] };
-  void mcp(req, res);
+  void mcp(req as NodeIncomingMessageLike, res); // its method?: string vs Node's string | undefined
 }).listen(Number(PORT), '127.0.0.1'); // http://127.0.0.1:3000/mcp
