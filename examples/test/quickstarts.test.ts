@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  callDelete,
+  confirmsOneDeletion,
   DATABASE_URL,
+  deletedOnceIn,
   examplesDir,
-  type Running,
   runWithoutSecret,
   start,
   writeReadmeQuickStart,
@@ -33,29 +33,6 @@ afterAll(() => pool.end());
 /** The README's first TypeScript block: the 30-line quick start of its first screen. */
 const README_QUICK_START = '.readme-quickstart.ts';
 afterAll(writeReadmeQuickStart(README_QUICK_START));
-
-/** Round 1 asks; an accepted answer deletes; the identical re-send changes nothing more. */
-async function confirmsOneDeletion(server: Running): Promise<void> {
-  const first = await callDelete(server, 1);
-  const asked = first.result as Record<string, unknown>;
-  expect(asked.resultType).toBe('input_required');
-  expect(typeof asked.requestState).toBe('string');
-  const inputRequests = asked.inputRequests as Record<string, { params: { message: string } }>;
-  const [key] = Object.keys(inputRequests);
-  expect(inputRequests[key as string]?.params.message).toBe(
-    'Delete record rec-1? This cannot be undone.',
-  );
-  const retry = {
-    requestState: asked.requestState,
-    inputResponses: { [key as string]: { action: 'accept', content: { confirm: true } } },
-  };
-  const done = (await callDelete(server, 2, retry)).result as Record<string, unknown>;
-  expect(done.resultType).toBe('complete');
-  expect(done.isError).toBeFalsy();
-  expect(JSON.stringify(done.content)).toContain('Deleted rec-1');
-  const again = (await callDelete(server, 3, retry)).result as Record<string, unknown>;
-  expect(again.content).toEqual(done.content);
-}
 
 describe('the README quick start (first screen)', () => {
   it('is at most 30 lines', () => {
@@ -98,10 +75,7 @@ describe
       const server = await start(file, schema);
       try {
         await confirmsOneDeletion(server);
-        const rows = await pool.query(`SELECT id FROM ${schema}.records ORDER BY id`);
-        expect(rows.rows).toEqual([{ id: 'rec-2' }]);
-        const claims = await pool.query(`SELECT count(*)::int AS n FROM ${schema}.mrtr_replay`);
-        expect(claims.rows).toEqual([{ n: 1 }]);
+        await deletedOnceIn(pool, schema);
       } finally {
         server.stop();
       }

@@ -1,7 +1,8 @@
 /**
  * Start a quick start as its reader would (`npx tsx <file>`), in a schema of
  * its own on the test database, and drive one confirmed deletion over HTTP
- * with the messages of MCP 2026-07-28 (`basic/patterns/mrtr`).
+ * with the messages of MCP 2026-07-28 (`basic/patterns/mrtr`). Used here in
+ * the workspace and by `tooling/pack-check` in a folder of packed tarballs.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -10,6 +11,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 
 export const examplesDir = fileURLToPath(new URL('..', import.meta.url));
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -25,6 +27,23 @@ function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Where and how a quick start runs: a directory and the command that runs a
+ * `.ts` file there. By default `examples/` with the workspace's tsx.
+ */
+export interface Place {
+  cwd: string;
+  /** Command and leading arguments; the file's name is appended. */
+  tsx: readonly string[];
+}
+
+function inExamples(): Place {
+  return {
+    cwd: examplesDir,
+    tsx: [process.execPath, createRequire(import.meta.url).resolve('tsx/cli')],
+  };
+}
+
 /** A started quick start: its URL, its bearer token, and how to stop it. */
 export interface Running {
   url: string;
@@ -33,18 +52,22 @@ export interface Running {
 }
 
 /**
- * Run `file` (relative to `examples/`) with a fresh secret and token; a
+ * Run `file` (relative to `place.cwd`) with a fresh secret and token; a
  * `DATABASE_URL` whose `search_path` is `schema` keeps its tables apart.
  * @throws when the process exits or does not answer within 20 seconds.
  */
-export async function start(file: string, schema?: string): Promise<Running> {
+export async function start(
+  file: string,
+  schema?: string,
+  place: Place = inExamples(),
+): Promise<Running> {
   const port = await freePort();
   const token = randomBytes(16).toString('hex');
-  const tsx = createRequire(import.meta.url).resolve('tsx/cli');
   const url = new URL(DATABASE_URL);
   if (schema) url.searchParams.set('options', `-c search_path=${schema}`);
-  const child: ChildProcess = spawn(process.execPath, [tsx, file], {
-    cwd: examplesDir,
+  const [command = '', ...args] = place.tsx;
+  const child: ChildProcess = spawn(command, [...args, file], {
+    cwd: place.cwd,
     env: {
       ...process.env,
       PORT: String(port),
@@ -76,11 +99,14 @@ export async function start(file: string, schema?: string): Promise<Running> {
 }
 
 /** Run `file` without `MRTR_SECRET`: its exit code and what it wrote to stderr. */
-export function runWithoutSecret(file: string): Promise<{ code: number | null; stderr: string }> {
-  const tsx = createRequire(import.meta.url).resolve('tsx/cli');
+export function runWithoutSecret(
+  file: string,
+  place: Place = inExamples(),
+): Promise<{ code: number | null; stderr: string }> {
   const { MRTR_SECRET: _none, ...env } = process.env;
-  const child = spawn(process.execPath, [tsx, file], {
-    cwd: examplesDir,
+  const [command = '', ...args] = place.tsx;
+  const child = spawn(command, [...args, file], {
+    cwd: place.cwd,
     env: { ...env, TOKEN: 'x', PORT: '0' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -137,15 +163,64 @@ export async function callDelete(
   return JSON.parse(data) as Record<string, unknown>;
 }
 
-/**
- * Write the README's first ```ts block (the 30-line quick start of its first
- * screen) to `examples/<name>`, where it resolves the packages a reader
- * installs. @returns a function that removes the file.
- */
-export function writeReadmeQuickStart(name: string): () => void {
-  const readme = readFileSync(join(examplesDir, '../README.md'), 'utf8');
-  const block = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+/** The root README. */
+export function readme(): string {
+  return readFileSync(join(examplesDir, '../README.md'), 'utf8');
+}
+
+/** The README's first ```ts block: the 30-line quick start of its first screen. */
+export function readmeQuickStart(): string {
+  const block = /```ts\n([\s\S]*?)```/.exec(readme())?.[1];
   if (!block) throw new Error('README.md has no ```ts block');
-  writeFileSync(join(examplesDir, name), block);
-  return () => rmSync(join(examplesDir, name), { force: true });
+  return block;
+}
+
+/**
+ * Write {@link readmeQuickStart} to `<dir>/<name>` (by default in `examples/`,
+ * where it resolves the packages a reader installs).
+ * @returns a function that removes the file.
+ */
+export function writeReadmeQuickStart(name: string, dir = examplesDir): () => void {
+  writeFileSync(join(dir, name), readmeQuickStart());
+  return () => rmSync(join(dir, name), { force: true });
+}
+
+/**
+ * Round 1 asks (an `InputRequiredResult` with a `requestState`); the retry with
+ * an accepted answer completes; the identical re-send gets the recorded result.
+ */
+export async function confirmsOneDeletion(server: Running): Promise<void> {
+  const first = await callDelete(server, 1);
+  const asked = first.result as Record<string, unknown>;
+  expect(asked.resultType).toBe('input_required');
+  expect(typeof asked.requestState).toBe('string');
+  const inputRequests = asked.inputRequests as Record<string, { params: { message: string } }>;
+  const [key] = Object.keys(inputRequests);
+  expect(inputRequests[key as string]?.params.message).toBe(
+    'Delete record rec-1? This cannot be undone.',
+  );
+  const retry = {
+    requestState: asked.requestState,
+    inputResponses: { [key as string]: { action: 'accept', content: { confirm: true } } },
+  };
+  const done = (await callDelete(server, 2, retry)).result as Record<string, unknown>;
+  expect(done.resultType).toBe('complete');
+  expect(done.isError).toBeFalsy();
+  expect(JSON.stringify(done.content)).toContain('Deleted rec-1');
+  const again = (await callDelete(server, 3, retry)).result as Record<string, unknown>;
+  expect(again.content).toEqual(done.content);
+}
+
+/**
+ * After {@link confirmsOneDeletion} on a PostgreSQL quick start: `rec-1` is
+ * gone, `rec-2` stays, and one claim was committed in `schema.mrtr_replay`.
+ */
+export async function deletedOnceIn(
+  db: { query(sql: string): Promise<{ rows: unknown[] }> },
+  schema: string,
+): Promise<void> {
+  const rows = await db.query(`SELECT id FROM ${schema}.records ORDER BY id`);
+  expect(rows.rows).toEqual([{ id: 'rec-2' }]);
+  const claims = await db.query(`SELECT count(*)::int AS n FROM ${schema}.mrtr_replay`);
+  expect(claims.rows).toEqual([{ n: 1 }]);
 }

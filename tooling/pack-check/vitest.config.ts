@@ -1,7 +1,13 @@
 import { defineConfig } from 'vitest/config';
 
-// One file, run in order: pack once, then check the tarballs. Installing from
-// the registry and compiling take tens of seconds, hence the long timeouts.
+// Pack once (test/pack.setup.ts), then check the tarballs file by file, in
+// order. Installing from the registry and compiling take tens of seconds,
+// hence the long timeouts.
 export default defineConfig({
-  test: { testTimeout: 240_000, hookTimeout: 240_000, fileParallelism: false },
+  test: {
+    globalSetup: ['test/pack.setup.ts'],
+    testTimeout: 240_000,
+    hookTimeout: 240_000,
+    fileParallelism: false,
+  },
 });

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { prepareConsumer } from '../src/consumer.js';
 import { mustSucceed, run } from '../src/run.js';
 import {
@@ -14,31 +13,17 @@ import {
   ROOT,
 } from '../src/workspace.js';
 
-// Gate on what npm would publish, from the built packages (turbo builds them first).
+// Gate on what npm would publish: the tarballs test/pack.setup.ts packed.
 const packages = publishedPackages();
 const pnpm = pinnedPnpm();
 const attw = join(ROOT, 'tooling/pack-check/src/attw.mjs');
 const keep = process.env.KEEP_PACK_CHECK === '1';
-let tarballs: string;
+const tarballs = inject('tarballs');
 let consumer: string | undefined;
 
-beforeAll(async () => {
-  tarballs = mkdtempSync(join(tmpdir(), 'mrtr-tarballs-'));
-  const filters = packages.flatMap((p) => ['--filter', p.name]);
-  await mustSucceed(
-    'pnpm pack of every published package',
-    'npx',
-    [...pnpm, '-r', ...filters, 'pack', '--pack-destination', tarballs],
-    ROOT,
-  );
-});
-
 afterAll(() => {
-  if (keep) {
-    console.log(`kept: tarballs in ${tarballs}, consumer in ${consumer}`);
-    return;
-  }
-  for (const dir of [tarballs, consumer]) if (dir) rmSync(dir, { recursive: true, force: true });
+  if (keep) console.log(`kept: consumer in ${consumer}`);
+  else if (consumer) rmSync(consumer, { recursive: true, force: true });
 });
 
 describe('every published package', () => {
