@@ -1,5 +1,5 @@
 // npm install @mrtr/gate @mrtr/hono @mrtr/node @mrtr/server @mrtr/replay-postgres @mrtr/sql @mrtr/ticket @mrtr/wire hono @hono/node-server pg zod
-// npm install -D @types/pg
+// npm install -D @types/pg tsx
 // npm pkg set type=module   # an ES module: the file awaits at top level
 // MRTR_SECRET=$(openssl rand -base64 32) TOKEN=$(openssl rand -hex 16) \
 //   DATABASE_URL=postgres://localhost/app npx tsx quickstart-hono.ts

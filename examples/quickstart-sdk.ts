@@ -1,5 +1,5 @@
 // npm install @mrtr/sdk @mrtr/gate @mrtr/replay-postgres @mrtr/sql @mrtr/ticket @mrtr/wire @modelcontextprotocol/server @modelcontextprotocol/node pg zod
-// npm install -D @types/pg
+// npm install -D @types/pg tsx
 // npm pkg set type=module   # an ES module: the file awaits at top level
 // MRTR_SECRET=$(openssl rand -base64 32) TOKEN=$(openssl rand -hex 16) \
 //   DATABASE_URL=postgres://localhost/app npx tsx quickstart-sdk.ts
