@@ -139,6 +139,9 @@ async function call(
 }
 
 function explain(error: unknown): string {
+  const status = (error as { httpStatus?: unknown } | null)?.httpStatus;
+  if (error instanceof McpClientError && status === 401)
+    return 'The server refused the call without a valid bearer token (HTTP 401): set MRTR_TOKEN to the token the server printed at start, or pass --token <token>.';
   if (error instanceof JsonRpcError) {
     if (error.rpcCode === -32021) {
       const needed = JSON.stringify(

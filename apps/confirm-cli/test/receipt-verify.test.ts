@@ -175,3 +175,16 @@ describe('mrtr receipt verify', () => {
     expect(usage.err).toContain('--jwks must be an http(s) URL');
   });
 });
+
+describe('mrtr against a server that wants a token', () => {
+  it('says which variable or option carries the token, without a token and with a wrong one', async () => {
+    const url = `${server.origin}/mcp`;
+    for (const extra of [[], ['--token', 'wrong-token']]) {
+      const r = await mrtr(['tools', url, ...extra]);
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(
+        /HTTP 401\): set MRTR_TOKEN to the token the server printed at start, or pass --token/,
+      );
+    }
+  });
+});
