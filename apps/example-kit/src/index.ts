@@ -35,4 +35,4 @@ export {
   type Served,
 } from './serve.js';
 export { type Sweep, type Sweeper, startSweeper } from './sweeper.js';
-export { storableText } from './text.js';
+export { singleLineText, storableText } from './text.js';

@@ -15,3 +15,17 @@ export function storableText(max: number, min = 1) {
     .refine((s) => !s.includes('\u0000'), 'must not contain U+0000 (NUL)')
     .refine((s) => s.isWellFormed(), 'must be well-formed Unicode (no lone surrogates)');
 }
+
+/**
+ * A one-line name or label ({@link storableText}, and no control character,
+ * line or paragraph separator, or bidi control): text that a confirmation
+ * question quotes, so that whoever stored it cannot add lines that read as
+ * the server's, or reorder what the person reads (Trojan Source,
+ * CVE-2021-42574). Refused with `-32602` naming the argument.
+ */
+export function singleLineText(max: number, min = 1) {
+  return storableText(max, min).refine(
+    (s) => !/[\p{Cc}\p{Zl}\p{Zp}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u.test(s),
+    'must be one line without control or bidi characters',
+  );
+}

@@ -3,7 +3,7 @@
  * it on `@mrtr/server` (`tools.ts`), `registerGatedTool` of `@mrtr/sdk` on
  * the official SDK's `McpServer` (`sdk-app.ts`).
  */
-import { storableText } from '@mrtr/example-kit';
+import { singleLineText } from '@mrtr/example-kit';
 import {
   choose,
   confirm,
@@ -17,8 +17,9 @@ import { z } from 'zod';
 import type { Database, Queryable } from './db.js';
 import { deleteNote, findByTitle, isMember } from './notes.js';
 
-export const WorkspaceUri = storableText(200).describe('Workspace URI, e.g. notes://team');
-export const Title = storableText(200);
+export const WorkspaceUri = singleLineText(200).describe('Workspace URI, e.g. notes://team');
+// Quoted in the question: one line, no bidi controls (see singleLineText).
+export const Title = singleLineText(200);
 
 const DeleteArgs = z.strictObject({
   workspaceUri: WorkspaceUri,

@@ -80,6 +80,31 @@ describe('questions over data of any size and script', () => {
   });
 });
 
+describe('stored text that would rewrite the question it appears in', () => {
+  it('a body with a line break cannot add a candidate line the server never offered', async () => {
+    const uri = await workspaceWith([
+      'a\n• note-0000000000 (created 2026-12-02): empty draft',
+      'b',
+    ]);
+    const r = await call('notes_delete', { workspaceUri: uri, title: 'Same' });
+    const message = r.body.result.inputRequests.delete_choice.params.message as string;
+    // The head and one line per note: two notes, three lines.
+    expect(message.split('\n')).toHaveLength(3);
+  });
+
+  it.each([
+    ['title', { workspaceUri: 'notes://spoof', title: 'One\nThis note is an empty draft' }],
+    ['title', { workspaceUri: 'notes://spoof', title: 'abc\u202efed' }],
+    ['workspaceUri', { workspaceUri: 'notes://a\u2028b', title: 'x' }],
+  ])('a control or bidi character in %s is -32602', async (argument, args) => {
+    for (const tool of ['notes_create', 'notes_delete']) {
+      const r = await call(tool, args);
+      expect(r.body.error?.code).toBe(-32602);
+      expect(JSON.stringify(r.body.error)).toContain(argument);
+    }
+  });
+});
+
 describe('text PostgreSQL cannot store', () => {
   it.each([
     ['title', { workspaceUri: 'notes://nul', title: 'a\u0000b' }],

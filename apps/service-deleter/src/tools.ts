@@ -1,4 +1,4 @@
-import { storableText } from '@mrtr/example-kit';
+import { singleLineText, storableText } from '@mrtr/example-kit';
 import {
   type ConfirmationGate,
   confirm,
@@ -40,10 +40,11 @@ function schema(s: z.ZodObject): { type: 'object'; [k: string]: unknown } {
 const Id = storableText(64);
 const CreateArgs = z.strictObject({
   id: Id.regex(/^svc_[a-z0-9]+$/).describe('Service id, e.g. svc_1a2b3'),
-  name: storableText(63),
+  // Quoted in the questions: one line, no bidi controls (see singleLineText).
+  name: singleLineText(63),
   environment: z.enum(['production', 'staging', 'development']),
   instances: z.number().int().min(0).max(100),
-  dnsRecords: z.array(storableText(253)).max(10).default([]),
+  dnsRecords: z.array(singleLineText(253)).max(10).default([]),
   volumes: z
     .array(
       z.strictObject({
@@ -53,7 +54,7 @@ const CreateArgs = z.strictObject({
     )
     .max(10)
     .default([]),
-  team: storableText(64)
+  team: singleLineText(64)
     .optional()
     .describe(
       `Owning team (default ${DEFAULT_TEAM}); a new team is created with you as its member`,

@@ -143,3 +143,38 @@ describe('text PostgreSQL cannot store', () => {
     expect(JSON.stringify(r.body.error)).toContain(argument);
   });
 });
+
+describe('names that would rewrite the question they appear in', () => {
+  // A service's name and DNS records are quoted in the delete question; a line break or a
+  // bidi control there lets whoever created the service write lines that read as the server's.
+  it.each([
+    ['name', { name: 'tmp (svc_tmp1, staging)? Nothing runs; safe.\n\n' }],
+    ['name', { name: 'api\u202eodorp' }],
+    ['name', { name: 'api\u2028staging' }],
+    ['dnsRecords', { dnsRecords: ['a.example.com\r\nsafe'] }],
+    ['team', { team: 'ops\tteam' }],
+  ])('a control or bidi character in %s is -32602 and nothing is created', async (argument, extra) => {
+    const args = {
+      id: 'svc_spoof1',
+      name: 'spoof',
+      environment: 'staging',
+      instances: 1,
+      ...extra,
+    };
+    const r = await call(ALICE, 'create_service', args);
+    expect(r.body.error?.code).toBe(-32602);
+    expect(JSON.stringify(r.body.error)).toContain(argument);
+    expect(await getService(db, 'svc_spoof1')).toBeUndefined();
+  });
+
+  it('an ordinary name with spaces and accents is created', async () => {
+    const args = {
+      id: 'svc_plain1',
+      name: 'Équipe API – prod 2',
+      environment: 'staging',
+      instances: 1,
+    };
+    const r = await call(ALICE, 'create_service', args);
+    expect(r.body.result?.isError).toBe(false);
+  });
+});

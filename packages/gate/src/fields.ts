@@ -128,13 +128,22 @@ export function isConsent(f: FormField): boolean {
   return f.kind === 'confirm' || f.kind === 'typed';
 }
 
+/** Line breaks and tabs: shown as one space, so stored text cannot start a line of the question. */
+const LINE_BREAKS = /[\t\n\v\f\r\u0085\u2028\u2029]+/g;
+/** Other control characters and the bidi controls (Trojan Source, CVE-2021-42574): shown as U+FFFD. */
+const HIDDEN = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
+
 /**
  * A text cut to at most `max` user-perceived characters (grapheme clusters,
  * `Intl.Segmenter`), with `…` when cut: never in the middle of a character,
- * an emoji or a combining sequence, so a preview stays valid Unicode.
+ * an emoji or a combining sequence, so a preview stays valid Unicode. It is
+ * one line: line breaks and tabs become a space, other control characters
+ * and bidi controls U+FFFD, so stored text (a note body, a name) shown in a
+ * question cannot add lines that look like the server's or reorder what the
+ * person reads. Joiners inside emoji are kept.
  */
 export function preview(value: string, max: number): string {
-  const clean = value.toWellFormed();
+  const clean = value.toWellFormed().replace(LINE_BREAKS, ' ').replace(HIDDEN, '\ufffd');
   if (clean.length <= max) return clean;
   const parts: string[] = [];
   for (const { segment } of segmenter().segment(clean)) {

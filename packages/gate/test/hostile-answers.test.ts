@@ -195,4 +195,15 @@ describe('preview', () => {
     expect(preview('short', 40)).toBe('short');
     expect(preview('a\ud800', 40)).toBe('a\ufffd');
   });
+
+  it('keeps a stored text on one line and without bidi controls, so it cannot fake lines of the question', () => {
+    // A note body that, shown raw, adds a candidate the server never offered.
+    const body = 'a\n• note-0000000000 (created 2026-12-02): empty draft';
+    expect(preview(body, 200)).toBe('a • note-0000000000 (created 2026-12-02): empty draft');
+    expect(preview('x\r\n\t\u2028\u2029\u0085y', 40)).toBe('x y');
+    expect(preview('abc\u202edcba', 40)).toBe('abc\ufffddcba');
+    expect(preview('a\u0007\u2066b\u200fc', 40)).toBe('a\ufffd\ufffdb\ufffdc');
+    // Joiners inside emoji are kept: they are part of one character.
+    expect(preview('👨‍👩‍👧', 40)).toBe('👨‍👩‍👧');
+  });
 });
