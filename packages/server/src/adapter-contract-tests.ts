@@ -21,8 +21,9 @@
  * @packageDocumentation
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { internal, refused } from './contract/expect.js';
 import { contractEndpoint, Probe } from './contract/fixture.js';
-import { type Answer, firstChunk, META, open, post, rawRequest, rpc } from './contract/http.js';
+import { firstChunk, META, open, post, rawRequest, rpc } from './contract/http.js';
 import type { McpEndpoint } from './types.js';
 
 export { CONTRACT_TOKEN } from './contract/fixture.js';
@@ -43,21 +44,6 @@ export interface AdapterContractOptions {
   parserErrors?: boolean;
   /** Whether a request without `Host` gets a JSON-RPC body (default `true`). */
   missingHost?: boolean;
-}
-
-/** The answer is a JSON-RPC error with `code` (one of them, when a middleware decides) and a non-5xx status. */
-function refused(answer: Answer, codes: number | number[], status?: number): void {
-  expect(answer.contentType).toMatch(/^application\/json/);
-  expect(answer.json?.jsonrpc).toBe('2.0');
-  expect([codes].flat()).toContain(answer.json?.error?.code);
-  if (status !== undefined) expect(answer.status).toBe(status);
-  else expect(answer.status).toBeLessThan(500);
-}
-
-/** The answer is the internal error: HTTP 500 with a JSON-RPC body that tells nothing. */
-function internal(answer: Answer): void {
-  expect([answer.status, answer.contentType.split(';')[0]]).toEqual([500, 'application/json']);
-  expect(answer.json.error).toEqual({ code: -32603, message: 'Internal error' });
 }
 
 const call = (name: string, args: unknown, meta: Record<string, unknown> = META) =>
@@ -128,6 +114,10 @@ export function describeAdapterContract(name: string, options: AdapterContractOp
       for (const [body, codes] of cases) refused(await post(url, body), codes, 400);
       const plain = await post(url, '{}', { headers: { 'content-type': 'text/plain' } });
       refused(plain, -32600, 415);
+      // Never misread: a charset or coding is refused (415), or decoded by a body parser that knows it.
+      const utf16 = { 'content-type': 'application/json; charset=utf-16' };
+      for (const headers of [utf16, { 'content-encoding': 'gzip' }])
+        refused(await post(url, rpc('tools/list'), { headers }), [-32600, -32700]);
     });
 
     it('thrown errors and unsendable results are -32603 with a JSON body, never detail', async () => {

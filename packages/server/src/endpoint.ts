@@ -170,9 +170,24 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       const body = errorResponse(undefined, ErrorCode.InvalidRequest, 'Authentication required');
       return json(401, body, { 'www-authenticate': 'Bearer' });
     }
-    if (!/^application\/json\b/i.test(request.headers.get('content-type') ?? '')) {
+    const contentType = request.headers.get('content-type') ?? '';
+    if (!/^application\/json\b/i.test(contentType)) {
       const message = 'Content-Type must be application/json';
       return fail(undefined, ErrorCode.InvalidRequest, message, undefined, 415);
+    }
+    // JSON-RPC bodies are UTF-8 (RFC 8259 §8.1): a body declared in another charset is refused, not misread.
+    const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(contentType)?.[1];
+    if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
+      const message = `Content-Type charset ${clip(charset, 40)} is not supported: send UTF-8 (charset=utf-8 or none)`;
+      return fail(undefined, ErrorCode.InvalidRequest, message, undefined, 415);
+    }
+    // RFC 9110 §15.5.16: a coding the server does not decode gets 415 and says which it accepts.
+    const coding = request.headers.get('content-encoding');
+    if (coding !== null && !/^\s*(identity)?\s*$/i.test(coding)) {
+      const message = `Content-Encoding ${clip(coding, 40)} is not supported: send the body uncompressed`;
+      return json(415, errorResponse(undefined, ErrorCode.InvalidRequest, message), {
+        'accept-encoding': 'identity',
+      });
     }
 
     const read = await readBody(request, maxBody);

@@ -299,4 +299,27 @@ describe('createMcpEndpoint', () => {
     const r = await send(post(call('echo'), { 'content-type': 'text/plain' }));
     expect(r.status).toBe(415);
   });
+
+  it('refuses a body in another charset or a content coding (415), and says what it takes', async () => {
+    for (const charset of ['utf-16', 'latin1', '"iso-8859-1"']) {
+      const r = await send(
+        post(call('echo'), { 'content-type': `application/json; charset=${charset}` }),
+      );
+      expect([r.status, r.body.error.code]).toEqual([415, -32600]);
+      expect(r.body.error.message).toMatch(/send UTF-8/);
+    }
+    for (const ok of ['utf-8', 'UTF8', '"utf-8"']) {
+      const r = await send(
+        post(call('echo', { text: 'é' }), { 'content-type': `application/json; charset=${ok}` }),
+      );
+      expect(r.body.result.content[0].text).toBe('é');
+    }
+    const gz = await send(post(call('echo'), { 'content-encoding': 'gzip' }));
+    expect([gz.status, gz.body.error.code]).toEqual([415, -32600]);
+    expect(gz.headers.get('accept-encoding')).toBe('identity');
+    const identity = await send(
+      post(call('echo', { text: 'x' }), { 'content-encoding': 'identity' }),
+    );
+    expect(identity.body.result.content[0].text).toBe('x');
+  });
 });
