@@ -199,7 +199,7 @@ export function serviceTools(
           }),
         );
       return {
-        message: `Delete ${s.name} (${s.id}, ${s.environment})? This removes ${describeBlastRadius(s)}. It cannot be undone. Type the service name to confirm.`,
+        message: `Delete ${s.name} (${s.id}, ${s.environment})? This removes ${describeBlastRadius(s)}. It cannot be undone.`,
         view: s,
         expect: { serviceName: s.name },
       };
@@ -337,7 +337,7 @@ export function serviceTools(
       if (!(await isTeamMember(q, principal, v.teamId)))
         return withoutAsking(notYours(args.volumeId, v.teamId));
       return {
-        message: `Destroy volume ${v.id} (${v.sizeGb} GB${v.serviceId ? `, attached to ${v.serviceId}` : ', detached'})? Its data cannot be recovered. Type the volume id to confirm.`,
+        message: `Destroy volume ${v.id} (${v.sizeGb} GB${v.serviceId ? `, attached to ${v.serviceId}` : ', detached'})? Its data cannot be recovered.`,
         view: v,
         expect: { volumeId: v.id },
       };
