@@ -1,4 +1,3 @@
-import { singleLineText, storableText } from '@mrtr/example-kit';
 import {
   type ConfirmationGate,
   confirm,
@@ -7,12 +6,12 @@ import {
   typeToConfirm,
   withoutAsking,
 } from '@mrtr/gate';
-import { ReceiptError } from '@mrtr/receipt';
 import type { AnyToolDefinition, ToolCallContext, ToolDefinition } from '@mrtr/server';
 import { type CallToolResult, supportsFormElicitation, textResult } from '@mrtr/wire';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Database, Queryable } from './db.js';
-import { ExecutorRefusal, type ServiceExecutor } from './executor.js';
+import { execute } from './execute.js';
+import type { ServiceExecutor } from './executor.js';
 import { POLICY } from './policy.js';
 import {
   DEFAULT_TEAM,
@@ -27,85 +26,20 @@ import {
   type Service,
   scaleToZero,
 } from './services.js';
-
-/** The JSON Schema of what a caller may send (`io: 'input'`: fields with a default are optional). */
-function schema(s: z.ZodObject): { type: 'object'; [k: string]: unknown } {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(s, { io: 'input' }) as Record<
-    string,
-    unknown
-  >;
-  return { ...rest, type: 'object' };
-}
-
-const Id = storableText(64);
-const CreateArgs = z.strictObject({
-  id: Id.regex(/^svc_[a-z0-9]+$/).describe('Service id, e.g. svc_1a2b3'),
-  // Quoted in the questions: one line, no bidi controls (see singleLineText).
-  name: singleLineText(63),
-  environment: z.enum(['production', 'staging', 'development']),
-  instances: z.number().int().min(0).max(100),
-  dnsRecords: z.array(singleLineText(253)).max(10).default([]),
-  volumes: z
-    .array(
-      z.strictObject({
-        id: Id.regex(/^vol_[a-z0-9]+$/),
-        sizeGb: z.number().int().min(1).max(16384),
-      }),
-    )
-    .max(10)
-    .default([]),
-  team: singleLineText(64)
-    .optional()
-    .describe(
-      `Owning team (default ${DEFAULT_TEAM}); a new team is created with you as its member`,
-    ),
-});
-const DeleteServiceArgs = z.strictObject({
-  serviceId: Id,
-  name: storableText(63).describe('The service name, as a cross-check'),
-});
-const ScaleArgs = z.strictObject({
-  serviceId: Id,
-  confirm: storableText(63)
-    .optional()
-    .describe('Only for clients that cannot show a confirmation form: the service name'),
-});
-const DeployArgs = z.strictObject({ serviceId: Id, ref: storableText(200) });
-const VolumeArgs = z.strictObject({ volumeId: Id });
+import {
+  CreateArgs,
+  DeleteServiceArgs,
+  DeployArgs,
+  ScaleArgs,
+  schema,
+  VolumeArgs,
+} from './tool-args.js';
 
 const notFound = (id: string) => textResult(`No service ${id}.`, { isError: true });
 const notYours = (what: string, team: string) =>
   textResult(`You are not a member of team ${team}, which owns ${what}. Nothing was changed.`, {
     isError: true,
   });
-
-/**
- * Run the executor; its refusal (of the receipt, or of a target that is not
- * what the receipt approved) becomes an error result that says nothing was
- * deleted. A store or key failure is thrown: the gate rolls back its claim.
- */
-async function execute<T>(
-  run: () => Promise<T>,
-): Promise<{ outcome: T; refused?: undefined } | { refused: CallToolResult }> {
-  try {
-    return { outcome: await run() };
-  } catch (error) {
-    if (error instanceof ExecutorRefusal)
-      return { refused: textResult(`${error.message} Nothing was deleted.`, { isError: true }) };
-    if (
-      error instanceof ReceiptError &&
-      error.code !== 'store_unavailable' &&
-      error.code !== 'keys_unavailable'
-    )
-      return {
-        refused: textResult(
-          `The executor refused the approval receipt: ${error.message}. Nothing was deleted.`,
-          { isError: true },
-        ),
-      };
-    throw error;
-  }
-}
 
 /**
  * The service deleter's tools. Confirmation follows {@link POLICY}; every
