@@ -68,6 +68,15 @@ function decode(bytes: Uint8Array | ArrayBuffer): BodyRead {
 }
 
 /**
+ * The body an adapter read in full, as {@link readBody} answers it: UTF-8
+ * text, `too-large` past `maxBytes` bytes, `unreadable` for invalid UTF-8
+ * (RFC 8259 §8.1: it is not repaired into JSON).
+ */
+export function bodyText(bytes: Uint8Array, maxBytes: number): BodyRead {
+  return bytes.byteLength > maxBytes ? { ok: false, reason: 'too-large' } : decode(bytes);
+}
+
+/**
  * Read a request body as UTF-8 text, refusing it once it exceeds `maxBytes`
  * (bytes) without buffering the rest. A `Content-Length` above the limit is
  * refused before a byte is read.
