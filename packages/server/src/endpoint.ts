@@ -150,7 +150,8 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     const declared = exchange.header('content-length');
     if (declared !== null && Number(declared) > maxBody) return tooLarge();
     let principal: Principal | undefined = adapterContext.principal;
-    if (!principal && options.authenticate) principal = await options.authenticate(exchange.request);
+    if (!principal && options.authenticate)
+      principal = await options.authenticate(exchange.request);
     if (!principal) {
       const body = errorResponse(undefined, ErrorCode.InvalidRequest, 'Authentication required');
       return json(401, body, { 'www-authenticate': 'Bearer' });

@@ -167,7 +167,7 @@ function isCommonFormElicitation(r: unknown): boolean {
   if (!isObject(s) || s.type !== 'object' || !optional(s.$schema, isString)) return false;
   if (!optional(s.required, stringArray) || !isObject(s.properties)) return false;
   const fields = recordValues(s.properties);
-  return fields !== undefined && fields.every(isCommonField);
+  return fields?.every(isCommonField) === true;
 }
 
 /**
@@ -188,5 +188,5 @@ export function isCommonInputRequiredResult(v: unknown): boolean {
   if (v.inputRequests === undefined) return v.requestState !== undefined;
   if (!isObject(v.inputRequests)) return false;
   const requests = recordValues(v.inputRequests);
-  return requests !== undefined && requests.every(isCommonFormElicitation);
+  return requests?.every(isCommonFormElicitation) === true;
 }
