@@ -126,8 +126,15 @@ export function toNodeHandler(
       onError(error);
       return writeReply(res, replyOf(rpcError(500, -32603, 'Internal error')));
     }
-    const reply = await serve(nodeExchange(req, res), principal ? { principal } : {});
-    await writeReply(res, reply);
+    try {
+      const reply = await serve(nodeExchange(req, res), principal ? { principal } : {});
+      await writeReply(res, reply);
+    } catch (error) {
+      // serve never rejects; this is a broken socket or an onError that threw. Never a crash.
+      onError(error);
+      if (!res.headersSent) await writeReply(res, replyOf(rpcError(500, -32603, 'Internal error')));
+      else res.destroy();
+    }
   };
 }
 

@@ -26,10 +26,13 @@ function endpoint(): McpEndpoint {
       {
         name: 'peek',
         inputSchema: { type: 'object' },
-        handler: async (_a, ctx) => {
-          const names = [...ctx.httpRequest.headers.keys()];
+        handler: (_a, ctx) => {
+          const names: string[] = [];
+          ctx.httpRequest.headers.forEach((_value, name) => {
+            names.push(name);
+          });
           seen.push({ names, cache: ctx.httpRequest.cache });
-          return { content: [{ type: 'text', text: 'ok' }] };
+          return { resultType: 'complete', content: [{ type: 'text', text: 'ok' }] };
         },
       },
     ],
