@@ -14,56 +14,64 @@ import type { HttpExchange } from '@mrtr/server';
 /** A field name `Headers` accepts (RFC 9110 token); any other name is left to `Headers` to refuse. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
-/** `Headers` over the message's fields: `get` and `has` read them; the rest copies them in first. */
-class MessageHeaders extends Headers {
-  #exchange: HttpExchange | undefined;
-  #raw: string[];
-
-  constructor(exchange: HttpExchange, raw: string[]) {
-    super();
-    this.#exchange = exchange;
-    this.#raw = raw;
-  }
-
-  /** Copy every field into the real `Headers` (once); from then on they answer. */
-  copy(): this {
-    if (this.#exchange) {
-      this.#exchange = undefined;
-      for (let i = 0; i < this.#raw.length; i += 2)
-        super.append(this.#raw[i] as string, this.#raw[i + 1] as string);
-    }
-    return this;
-  }
-
-  override get(name: string): string | null {
-    const key = String(name);
-    if (this.#exchange && TOKEN.test(key)) return this.#exchange.header(key.toLowerCase());
-    return this.copy() && super.get(key);
-  }
-
-  override has(name: string): boolean {
-    return this.get(name) !== null;
-  }
+const HEADERS = Symbol('mrtr.node.headers');
+interface HeaderState {
+  exchange: HttpExchange;
+  raw: string[];
+  real?: Headers;
 }
-for (const key of [
-  'append',
-  'delete',
-  'set',
-  'entries',
-  'keys',
-  'values',
-  'forEach',
-  'getSetCookie',
-  Symbol.iterator,
-] as const) {
-  const own = Headers.prototype[key as keyof Headers] as (...args: unknown[]) => unknown;
-  Object.defineProperty(MessageHeaders.prototype, key, {
-    value(this: MessageHeaders, ...args: unknown[]) {
-      return own.apply(this.copy(), args);
+type WithHeaderState = { [HEADERS]: HeaderState };
+
+/** The real `Headers` of the message's fields, built on first use. */
+function realHeaders(self: object): Headers {
+  const state = (self as WithHeaderState)[HEADERS];
+  if (!state.real) {
+    const headers = new Headers();
+    for (let i = 0; i < state.raw.length; i += 2)
+      headers.append(state.raw[i] as string, state.raw[i + 1] as string);
+    state.real = headers;
+  }
+  return state.real;
+}
+
+/**
+ * `Headers` over the message's fields (an instance of it, for `instanceof`):
+ * `get` and `has` read the message; every other member answers from the
+ * real `Headers`, built on first use.
+ */
+const headersPrototype = Object.create(Headers.prototype) as object;
+Object.defineProperties(headersPrototype, {
+  get: {
+    value(this: WithHeaderState, name: string): string | null {
+      const state = this[HEADERS];
+      const key = String(name);
+      if (!state.real && TOKEN.test(key)) return state.exchange.header(key.toLowerCase());
+      return realHeaders(this).get(name);
     },
-    writable: true,
-    configurable: true,
+  },
+  has: {
+    value(this: Headers, name: string): boolean {
+      return this.get(name) !== null;
+    },
+  },
+});
+for (const key of Reflect.ownKeys(Headers.prototype)) {
+  if (key === 'constructor' || Object.hasOwn(headersPrototype, key)) continue;
+  const descriptor = Object.getOwnPropertyDescriptor(Headers.prototype, key) as PropertyDescriptor;
+  if (typeof descriptor.value !== 'function') continue;
+  Object.defineProperty(headersPrototype, key, {
+    value(this: object, ...args: unknown[]) {
+      const real = realHeaders(this);
+      return (descriptor.value as (...a: unknown[]) => unknown).apply(real, args);
+    },
   });
+}
+
+/** Lazy `Headers` of `req`, read through `exchange`. */
+function messageHeaders(exchange: HttpExchange, raw: string[]): Headers {
+  const headers = Object.create(headersPrototype) as WithHeaderState;
+  headers[HEADERS] = { exchange, raw };
+  return headers as unknown as Headers;
 }
 
 const STATE = Symbol('mrtr.node.request');
@@ -71,7 +79,7 @@ interface State {
   req: IncomingMessage;
   exchange: HttpExchange;
   url: string;
-  headers: MessageHeaders;
+  headers: Headers;
   /** The body text once the endpoint read it; else `undefined`, and the stream is taken for the real request. */
   body: () => string | undefined;
   real?: Request;
@@ -85,7 +93,7 @@ function real(self: object): Request {
     const method = req.method ?? 'GET';
     const init: RequestInit & { duplex?: 'half' } = {
       method,
-      headers: state.headers.copy(),
+      headers: realHeaders(state.headers),
       signal: exchange.signal ?? null,
     };
     if (method !== 'GET' && method !== 'HEAD') {
@@ -172,7 +180,7 @@ export function lazyRequest(
     req,
     exchange,
     url: `${scheme}://${req.headers.host}${req.url}`,
-    headers: new MessageHeaders(exchange, req.rawHeaders),
+    headers: messageHeaders(exchange, req.rawHeaders),
     body,
   };
   const base = globalThis.Request;

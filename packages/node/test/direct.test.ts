@@ -17,6 +17,8 @@ function endpoint(): McpEndpoint {
         instance: request instanceof Request,
         auth: request.headers.get('Authorization'),
         has: request.headers.has('x-absent'),
+        headers: request.headers instanceof Headers,
+        copied: new Headers(request.headers).get('mcp-name'),
         url: request.url,
         method: request.method,
       });
@@ -97,7 +99,14 @@ describe('toNodeHandler: the direct path and the converted one', () => {
     expect(answers[0]).toEqual(answers[1]);
     const [auth, handler, webAuth, webHandler] = seen;
     expect(auth).toEqual({ ...(webAuth as object), url: expect.stringMatching(/\/mcp$/) });
-    expect(auth).toMatchObject({ instance: true, auth: 'Bearer t', has: false, method: 'POST' });
+    expect(auth).toMatchObject({
+      instance: true,
+      auth: 'Bearer t',
+      has: false,
+      method: 'POST',
+      headers: true,
+      copied: 'peek',
+    });
     expect(handler).toEqual(webHandler);
     expect((handler as { names: string[] }).names).toContain('mcp-name');
   });
