@@ -12,11 +12,18 @@ import type { BodyRead, HttpExchange, HttpReply } from '@mrtr/server';
 import { bodyText } from '@mrtr/server';
 import { lazyRequest } from './request.js';
 
-// The request-target and Host shapes `@hono/node-server` takes without parsing a URL (and validates
-// otherwise, with 400s of its own): outside them the converted path answers.
+// Request-targets `@hono/node-server` takes without parsing a URL (it validates others, with 400s of
+// its own) and Hosts whose URL needs no normalizing: outside them the converted path answers.
 const PLAIN_TARGET = /^\/[!#$&-;=?-[\]_a-z~]*$/;
 const DOT_SEGMENT = /\/\.\.?(?:[/?#]|$)/;
-const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
+/** A lower-case name and a port of 1000 to 65535 without a leading zero (no default port to normalize away). */
+const PLAIN_HOST = /^[a-z0-9._-]+(?::([1-9]\d{3,4}))?$/;
+
+/** Whether `host` is a `Host` the direct path serves as it is (see {@link PLAIN_HOST}). */
+function plainHost(host: string): boolean {
+  const match = PLAIN_HOST.exec(host);
+  return match !== null && (match[1] === undefined || Number(match[1]) <= 65535);
+}
 
 /** Whether the direct path may serve `req`, whose target `path` (or any, when `false`) matched. */
 export function directlyServable(req: IncomingMessage): boolean {
@@ -25,7 +32,7 @@ export function directlyServable(req: IncomingMessage): boolean {
   return (
     req.httpVersionMajor === 1 &&
     typeof host === 'string' &&
-    PLAIN_HOST.test(host) &&
+    plainHost(host) &&
     PLAIN_TARGET.test(target) &&
     !DOT_SEGMENT.test(target) &&
     (req as IncomingMessage & { rawBody?: unknown }).rawBody === undefined &&

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMcpEndpoint, type McpEndpoint } from '@mrtr/server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { headerOf } from '../src/direct.js';
+import { directlyServable, headerOf } from '../src/direct.js';
 import { toNodeHandler } from '../src/index.js';
 
 /** What `authenticate` and the handler saw of the web Request, per request. */
@@ -134,5 +134,36 @@ describe('toNodeHandler: the direct path and the converted one', () => {
     expect(headerOf(req, 'authorization')).toBe('a, b');
     expect(headerOf(req, 'mcp-method')).toBe('x, y');
     expect(headerOf(req, 'origin')).toBeNull();
+  });
+});
+
+describe('directlyServable', () => {
+  const message = (host: string | undefined, url = '/mcp') =>
+    ({
+      httpVersionMajor: 1,
+      headers: host === undefined ? {} : { host },
+      url,
+      readableFlowing: null,
+      readableDidRead: false,
+      readableEnded: false,
+    }) as unknown as IncomingMessage;
+
+  it('takes plain hosts and targets with any port up to 65535', () => {
+    for (const host of ['127.0.0.1:3000', '127.0.0.1:60999', 'localhost', 'a.example:65535'])
+      expect(directlyServable(message(host)), host).toBe(true);
+  });
+
+  it('leaves the rest to the conversion', () => {
+    for (const host of [
+      undefined,
+      'LOCALHOST',
+      '127.0.0.1:80',
+      '127.0.0.1:080',
+      'h:65536',
+      '[::1]:3000',
+    ])
+      expect(directlyServable(message(host)), String(host)).toBe(false);
+    for (const url of ['/mcp/../mcp', '/a\\b', 'http://x/mcp', '/m cp', '*'])
+      expect(directlyServable(message('localhost', url)), url).toBe(false);
   });
 });
