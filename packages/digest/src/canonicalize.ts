@@ -160,6 +160,79 @@ function serialize(value: unknown, walk: Walk): string {
 }
 
 /**
+ * `"name":` of member names seen before: the same few names (`type`,
+ * `properties`, `title`…) recur in every digested question and argument
+ * object, and quoting them was a third of a small object's time. Bounded in
+ * count and name length, so input cannot grow it past about 100 KB; names
+ * that do not fit are quoted each time.
+ */
+const quotedNames = new Map<string, string>();
+const MAX_QUOTED_NAMES = 1024;
+const MAX_QUOTED_NAME_LENGTH = 64;
+
+/** `"name":` for a well-formed member name, or `undefined` for a lone surrogate. */
+function quotedName(key: string): string | undefined {
+  const known = quotedNames.get(key);
+  if (known !== undefined) return known;
+  if (!key.isWellFormed()) return undefined;
+  const quoted = `${JSON.stringify(key)}:`;
+  if (quotedNames.size < MAX_QUOTED_NAMES && key.length <= MAX_QUOTED_NAME_LENGTH)
+    quotedNames.set(key, quoted);
+  return quoted;
+}
+
+/** Thrown by {@link fastSerialize} on anything it does not serialize; the exact walk then says why and where. */
+const NOT_PLAIN: unique symbol = Symbol('not plain JSON');
+
+/**
+ * {@link serialize} without the bookkeeping that only an error needs (the
+ * path of keys, the open containers for cycles): for valid input it returns
+ * the same text, and on anything else it throws {@link NOT_PLAIN}, after
+ * which `canonicalize` walks again with {@link serialize} to report the
+ * error with its JSON Pointer. A cycle passes the depth limit here.
+ */
+function fastSerialize(value: unknown, depth: number): string {
+  switch (typeof value) {
+    case 'string':
+      if (!value.isWellFormed()) throw NOT_PLAIN;
+      return JSON.stringify(value);
+    case 'number':
+      if (!Number.isFinite(value)) throw NOT_PLAIN;
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      break;
+    default:
+      throw NOT_PLAIN;
+  }
+  if (value === null) return 'null';
+  if (depth >= CANONICALIZE_MAX_DEPTH) throw NOT_PLAIN;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out += ',';
+      out += fastSerialize(value[i], depth + 1);
+    }
+    return `${out}]`;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) throw NOT_PLAIN;
+  const record = value as Record<string, unknown>;
+  const keys = sortedKeys(record);
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    const name = quotedName(key);
+    if (name === undefined) throw NOT_PLAIN;
+    if (i > 0) out += ',';
+    out += name;
+    out += fastSerialize(record[key], depth + 1);
+  }
+  return `${out}}`;
+}
+
+/**
  * Serialize a JSON value in RFC 8785 canonical form.
  *
  * @param value plain JSON data: `null`, booleans, finite numbers, strings
@@ -174,5 +247,12 @@ function serialize(value: unknown, walk: Walk): string {
  *   nesting deeper than the limit (`too_deep`).
  */
 export function canonicalize(value: unknown): string {
+  try {
+    return fastSerialize(value, 0);
+  } catch (error) {
+    if (error !== NOT_PLAIN) throw error;
+  }
+  // Not plain JSON: the exact walk finds the problem and throws the CanonicalizeError with its path
+  // (an accessor of the input is read a second time on this path).
   return serialize(value, { path: [], open: [] });
 }

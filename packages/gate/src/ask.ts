@@ -85,13 +85,14 @@ export async function askAfresh<View, Tx>(
     });
     request = urlElicitation(shown.message, url);
   }
-  await round.emit({
-    outcome: 'asked',
-    nonce: minted.nonce,
-    question: shown.message,
-    requestedSchema: live.mode === 'form' ? shown.requestedSchema : live.schema,
-    confirmation: live.mode,
-  });
+  if (!round.silent)
+    await round.emit({
+      outcome: 'asked',
+      nonce: minted.nonce,
+      question: shown.message,
+      requestedSchema: live.mode === 'form' ? shown.requestedSchema : live.schema,
+      confirmation: live.mode,
+    });
   return inputRequired({ [spec.key]: request }, ticket);
 }
 

@@ -70,11 +70,12 @@ export async function perform<View, Tx>(
     content,
   );
   // Written before the claim: a sink that cannot write it stops the mutation.
-  await round.emit({
-    outcome: 'accepted',
-    ...round.known(),
-    confirmation: confirmation.level,
-  });
+  if (!round.silent)
+    await round.emit({
+      outcome: 'accepted',
+      ...round.known(),
+      confirmation: confirmation.level,
+    });
   let written: GateAuditEvent | undefined;
   let receiptOf: string | undefined;
   let result: OnceResult<Json>;
@@ -107,14 +108,15 @@ export async function perform<View, Tx>(
         }),
       );
       // Inside the store's transaction: a failed write rolls back the claim and the mutation.
-      written = await round.inTransaction(tx, {
-        outcome: 'completed',
-        ...round.known(),
-        question: live.question.message,
-        confirmation: confirmation.level,
-        ...(receipt !== undefined ? { receipt } : {}),
-        isError: isErrorOf(done),
-      });
+      if (!round.silent)
+        written = await round.inTransaction(tx, {
+          outcome: 'completed',
+          ...round.known(),
+          question: live.question.message,
+          confirmation: confirmation.level,
+          ...(receipt !== undefined ? { receipt } : {}),
+          isError: isErrorOf(done),
+        });
       receiptOf = receipt;
       return done;
     });
@@ -225,6 +227,12 @@ async function settle<View, Tx>(
   receipt?: string,
 ): Promise<CallToolResult> {
   const { round } = flow;
+  if (result.status === 'performed' && round.silent) {
+    // Committed: from here on an error must not claim that nothing changed. No record to write.
+    round.performed = true;
+    round.closed = true;
+    return result.outcome as unknown as CallToolResult;
+  }
   const about = {
     ...round.known(),
     confirmation: level,

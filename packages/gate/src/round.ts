@@ -65,6 +65,16 @@ export class Round {
   }
 
   /**
+   * No sink and a span that records nothing: a record would go nowhere, so
+   * callers on the common path need not build its fields (nor await
+   * {@link emit}). A record that closes the round (`refused`, `failed`) is
+   * still emitted, for {@link closed}.
+   */
+  get silent(): boolean {
+    return this.audit.empty && !this.span.isRecording();
+  }
+
+  /**
    * Build, annotate the span with, and write a record to every sink. With no
    * sink and a span that records nothing, no record is built.
    * @throws {AuditSinkError} when a sink failed.

@@ -22,7 +22,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { getRequestListener, type HttpBindings, RequestError } from '@hono/node-server';
-import type { McpEndpoint, Principal } from '@mrtr/server';
+import type { HttpReply, McpEndpoint, Principal } from '@mrtr/server';
+import { directlyServable, nodeExchange, writeReply } from './direct.js';
 
 /** Options of {@link toNodeHandler}. */
 export interface NodeHandlerOptions {
@@ -39,21 +40,40 @@ export interface NodeHandlerOptions {
   principal?: (req: IncomingMessage) => Principal | undefined | Promise<Principal | undefined>;
   /** Called with errors of `principal` (default `console.error`); the client gets `-32603`. */
   onError?: (error: unknown) => void;
+  /**
+   * `true`: convert every request to a web `Request` and every answer from a
+   * web `Response` (`@hono/node-server`), as for an endpoint without
+   * `serve`. Default `false`: a plain HTTP/1 request (see below) is served
+   * directly. Both paths run the same endpoint code and give the same answers.
+   */
+  webStandard?: boolean;
 }
 
 const JSON_TYPE = { 'content-type': 'application/json' } as const;
 
-/** A JSON-RPC error response without an id (`basic/index`: the id could not be read). */
-function rpcError(status: number, code: number, message: string): Response {
-  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message } });
+/** A JSON-RPC error without an id (`basic/index`: the id could not be read). */
+function rpcError(status: number, code: number, message: string) {
+  return { status, body: JSON.stringify({ jsonrpc: '2.0', error: { code, message } }) };
+}
+
+/** {@link rpcError} as a web `Response`, for the converted path. */
+function rpcResponse(status: number, code: number, message: string): Response {
+  const { body } = rpcError(status, code, message);
   return new Response(body, { status, headers: JSON_TYPE });
 }
 
 /**
- * Adapt an MCP endpoint to a `node:http` request listener. Request and
- * response conversion is `@hono/node-server`'s: responses stream as they are
- * produced (SSE notifications reach the client before the tool finishes), and
- * a client that goes away aborts the handler's `signal`. A request the
+ * Adapt an MCP endpoint to a `node:http` request listener. Responses stream
+ * as they are produced (SSE notifications reach the client before the tool
+ * finishes), and a client that goes away aborts the handler's `signal`.
+ *
+ * Two paths, one endpoint: an HTTP/1 request with a plain `Host`
+ * (`name[:port]`, lower case) and request-target (`/path?query`, no dot
+ * segments), whose body no middleware has read, is read and answered
+ * directly (`McpEndpoint.serve`): no web `Request` or `Response` is built
+ * unless `authenticate` or a handler asks for `request` beyond its headers.
+ * Any other request, and every request with `webStandard` or to an endpoint
+ * without `serve`, goes through `@hono/node-server`'s conversion. A request the
  * conversion refuses (no or an invalid `Host`, a backslash in the path) gets
  * 400 with JSON-RPC `-32600`; a throwing `principal` gets 500 with `-32603`.
  *
@@ -75,7 +95,7 @@ export function toNodeHandler(
         const target = (env.incoming as IncomingMessage).url;
         const direct = target === path || target?.startsWith(`${path}?`);
         if (!direct && new URL(request.url).pathname !== path)
-          return rpcError(404, -32600, 'Not Found: no MCP endpoint at this path');
+          return rpcResponse(404, -32600, 'Not Found: no MCP endpoint at this path');
       }
       const principal = principalOf
         ? await principalOf(env.incoming as IncomingMessage)
@@ -85,15 +105,43 @@ export function toNodeHandler(
     {
       errorHandler(error) {
         if (error instanceof RequestError)
-          return rpcError(400, -32600, `Bad Request: ${error.message}`);
+          return rpcResponse(400, -32600, `Bad Request: ${error.message}`);
         onError(error);
-        return rpcError(500, -32603, 'Internal error');
+        return rpcResponse(500, -32603, 'Internal error');
       },
     },
   );
+  const serve = options.webStandard ? undefined : endpoint.serve;
+  if (!serve)
+    return async (req, res) => {
+      await listener(req, res);
+    };
   return async (req, res) => {
-    await listener(req, res);
+    const target = req.url;
+    const here = path === false || target === path || target?.startsWith(`${path}?`);
+    if (!here || !directlyServable(req)) return listener(req, res);
+    let principal: Principal | undefined;
+    try {
+      principal = principalOf ? await principalOf(req) : undefined;
+    } catch (error) {
+      onError(error);
+      return writeReply(res, replyOf(rpcError(500, -32603, 'Internal error')));
+    }
+    try {
+      const reply = await serve(nodeExchange(req, res), principal ? { principal } : {});
+      await writeReply(res, reply);
+    } catch (error) {
+      // serve never rejects; this is a broken socket or an onError that threw. Never a crash.
+      onError(error);
+      if (!res.headersSent) await writeReply(res, replyOf(rpcError(500, -32603, 'Internal error')));
+      else res.destroy();
+    }
   };
+}
+
+/** A JSON-RPC error of this adapter as a reply of the direct path. */
+function replyOf(error: { status: number; body: string }): HttpReply {
+  return { status: error.status, headers: JSON_TYPE, body: error.body };
 }
 
 /** Statuses Node's own `clientError` answer uses, by parser error code. */

@@ -5,6 +5,7 @@
  * context, and most handlers never look at it.
  */
 import { type LoggingLevel, LoggingLevelSchema, MetaKey, type RequestMeta } from '@mrtr/wire';
+import type { HttpExchange } from './exchange.js';
 import type { Principal, RequestContext } from './types.js';
 
 const LEVELS = LoggingLevelSchema.options;
@@ -14,7 +15,7 @@ export class RequestAbort {
   #controller: AbortController | undefined;
   #aborted = false;
 
-  constructor(private readonly request: Request) {}
+  constructor(private readonly exchange: HttpExchange) {}
 
   /** The signal handlers see; follows the HTTP request's own signal once read. */
   get signal(): AbortSignal {
@@ -22,7 +23,7 @@ export class RequestAbort {
       const controller = new AbortController();
       this.#controller = controller;
       // The request may have ended before anyone asked: an adapter's signal is then born aborted.
-      const upstream = this.request.signal;
+      const upstream = this.exchange.signal;
       if (this.#aborted || upstream?.aborted) controller.abort();
       else upstream?.addEventListener('abort', () => controller.abort(), { once: true });
     }
@@ -46,7 +47,7 @@ export interface ContextInput {
   principal: Principal;
   meta: RequestMeta;
   params: Record<string, unknown>;
-  request: Request;
+  exchange: HttpExchange;
   abort: RequestAbort;
   /** `false`: `log` sends nothing (the endpoint's `logging` option). */
   logging: boolean;
@@ -54,7 +55,7 @@ export interface ContextInput {
 
 /** The context of one request; `emit` sends a notification on its response stream. */
 export function createRequestContext(
-  { id, principal, meta, params, request, abort, logging }: ContextInput,
+  { id, principal, meta, params, exchange, abort, logging }: ContextInput,
   emit: (notification: { jsonrpc: '2.0'; method: string; params: Record<string, unknown> }) => void,
 ): RequestContext {
   const progressToken = meta.progressToken;
@@ -70,7 +71,18 @@ export function createRequestContext(
         ? (params.inputResponses as Record<string, unknown>)
         : undefined,
     requestState: typeof params.requestState === 'string' ? params.requestState : undefined,
-    httpRequest: request,
+    // Read from the exchange when asked: an adapter may build the web Request only then.
+    get httpRequest() {
+      return exchange.request;
+    },
+    set httpRequest(value: Request) {
+      Object.defineProperty(this, 'httpRequest', {
+        value,
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+    },
     get signal() {
       return abort.signal;
     },

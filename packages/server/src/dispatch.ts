@@ -43,6 +43,7 @@ export function dispatcher(
 ): Run {
   const serverMeta =
     options.includeServerInfo === false ? {} : { [MetaKey.serverInfo]: options.serverInfo };
+  const addsMeta = Object.keys(serverMeta).length > 0;
 
   /** Shape a handler's result for the wire; throws on what must never be sent. */
   function finish(method: string, result: unknown, context: RequestContext) {
@@ -59,8 +60,7 @@ export function dispatcher(
       out.cacheScope ??= options.cacheScope ?? 'private';
     }
     const meta = out._meta && typeof out._meta === 'object' ? out._meta : {};
-    if (Object.keys(serverMeta).length > 0 || out._meta !== undefined)
-      out._meta = { ...meta, ...serverMeta };
+    if (addsMeta || out._meta !== undefined) out._meta = { ...meta, ...serverMeta };
     return out;
   }
 

@@ -14,14 +14,8 @@ import { buildCatalog } from './catalog.js';
 import { createRequestContext, RequestAbort } from './context.js';
 import { dispatcher } from './dispatch.js';
 import { idOf, legacyRequestedVersion, requestEnvelope } from './envelope.js';
-import {
-  DEFAULT_MAX_BODY_BYTES,
-  hostPolicy,
-  notAllowedMessage,
-  originPolicy,
-  readBody,
-  requestHost,
-} from './http.js';
+import { type HttpExchange, type HttpReply, toResponse, webExchange } from './exchange.js';
+import { DEFAULT_MAX_BODY_BYTES, hostPolicy, notAllowedMessage, originPolicy } from './http.js';
 import { DEFAULT_MAX_DEPTH, inspectParams } from './json-shape.js';
 import { methodTable, SUPPORTED_PROTOCOL_VERSIONS } from './methods.js';
 import { RATE_LIMITED, RateLimiter } from './rate-limit.js';
@@ -57,13 +51,13 @@ function positiveInteger(name: string, value: number): number {
  * 413: the rest of the body is not read, so the connection cannot carry
  * another request (`Connection: close`, RFC 9112 §9.6).
  */
-function tooLarge(): Response {
+function tooLarge(): HttpReply {
   const body = errorResponse(undefined, ErrorCode.InvalidRequest, 'Request body too large');
   return json(413, body, { connection: 'close' });
 }
 
 /** The `-32022` a request of an unsupported version gets, naming the versions that are (`basic/versioning`). */
-function unsupportedVersion(id: RequestId, requested: string, legacy: boolean): Response {
+function unsupportedVersion(id: RequestId, requested: string, legacy: boolean): HttpReply {
   const supported = [...SUPPORTED_PROTOCOL_VERSIONS];
   const shown = clip(requested, 64);
   const message = legacy
@@ -138,8 +132,11 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   const onError = options.onError ?? ((e: unknown) => console.error('[mrtr] handler error', e));
   const run = dispatcher(methods, options, onError);
 
-  async function handle(request: Request, adapterContext: { principal?: Principal }) {
-    if (request.method !== 'POST') {
+  async function handle(
+    exchange: HttpExchange,
+    adapterContext: { principal?: Principal },
+  ): Promise<HttpReply> {
+    if (exchange.method !== 'POST') {
       const body = errorResponse(
         undefined,
         ErrorCode.InvalidRequest,
@@ -147,12 +144,12 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       );
       return json(405, body, { allow: 'POST' });
     }
-    const host = requestHost(request);
+    const host = exchange.host();
     if (!hostAllowed(host)) {
       const message = notAllowedMessage('Host', host, 'allowedHosts', !!options.allowedHosts);
       return fail(undefined, ErrorCode.InvalidRequest, message, undefined, 403);
     }
-    const origin = request.headers.get('origin');
+    const origin = exchange.header('origin');
     if (origin !== null && !originAllowed(origin)) {
       const message = notAllowedMessage(
         'Origin',
@@ -162,15 +159,16 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       );
       return fail(undefined, ErrorCode.InvalidRequest, message, undefined, 403);
     }
-    const declared = request.headers.get('content-length');
+    const declared = exchange.header('content-length');
     if (declared !== null && Number(declared) > maxBody) return tooLarge();
     let principal: Principal | undefined = adapterContext.principal;
-    if (!principal && options.authenticate) principal = await options.authenticate(request);
+    if (!principal && options.authenticate)
+      principal = await options.authenticate(exchange.request);
     if (!principal) {
       const body = errorResponse(undefined, ErrorCode.InvalidRequest, 'Authentication required');
       return json(401, body, { 'www-authenticate': 'Bearer' });
     }
-    const contentType = request.headers.get('content-type') ?? '';
+    const contentType = exchange.header('content-type') ?? '';
     if (!/^application\/json\b/i.test(contentType)) {
       const message = 'Content-Type must be application/json';
       return fail(undefined, ErrorCode.InvalidRequest, message, undefined, 415);
@@ -182,7 +180,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       return fail(undefined, ErrorCode.InvalidRequest, message, undefined, 415);
     }
     // RFC 9110 §15.5.16: a coding the server does not decode gets 415 and says which it accepts.
-    const coding = request.headers.get('content-encoding');
+    const coding = exchange.header('content-encoding');
     if (coding !== null && !/^\s*(identity)?\s*$/i.test(coding)) {
       const message = `Content-Encoding ${clip(coding, 40)} is not supported: send the body uncompressed`;
       return json(415, errorResponse(undefined, ErrorCode.InvalidRequest, message), {
@@ -190,7 +188,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       });
     }
 
-    const read = await readBody(request, maxBody);
+    const read = await exchange.readBody(maxBody);
     if (!read.ok && read.reason === 'too-large') return tooLarge();
     let body: unknown;
     try {
@@ -204,14 +202,14 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     if (body && typeof body === 'object' && !('id' in body) && 'method' in body) {
       // A notification: accepted with 202 and no body, or refused with 400.
       if (JSONRPCNotificationSchema.safeParse(body).success)
-        return new Response(null, { status: 202 });
+        return { status: 202, headers: {}, body: null };
       return fail(undefined, ErrorCode.InvalidRequest, 'Invalid JSON-RPC notification');
     }
     const envelope = requestEnvelope(body);
     if (!envelope) return fail(idOf(body), ErrorCode.InvalidRequest, 'Invalid JSON-RPC request');
     const { id, method, params } = envelope;
 
-    const version = request.headers.get('mcp-protocol-version');
+    const version = exchange.header('mcp-protocol-version');
     // A client of the handshake era (2025-11-25 and before), headers or not: tell it what is spoken
     // here. A modern request (its _meta names a version served here) for the removed method gets -32601.
     if (method === 'initialize' && !isModern(params))
@@ -224,7 +222,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       );
     if (!(SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version))
       return unsupportedVersion(id, version, false);
-    const methodHeader = request.headers.get('mcp-method');
+    const methodHeader = exchange.header('mcp-method');
     if (methodHeader !== method) {
       const why = methodHeader === null ? 'is required' : 'does not match the body method';
       return fail(id, ErrorCode.HeaderMismatch, `Header mismatch: Mcp-Method ${why}`);
@@ -233,7 +231,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       return fail(id, ErrorCode.MethodNotFound, `Method not found: ${method}`);
     const nameField = MCP_NAME_FIELD[method];
     if (nameField) {
-      const header = request.headers.get('mcp-name');
+      const header = exchange.header('mcp-name');
       const decoded = header === null ? undefined : decodeHeaderValue(header);
       if (decoded === undefined || decoded !== params[nameField]) {
         const why = header === null ? 'is required' : `does not match params.${nameField}`;
@@ -276,21 +274,29 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       }
     }
 
-    const accept = request.headers.get('accept') ?? '';
-    const abort = new RequestAbort(request);
+    const accept = exchange.header('accept') ?? '';
+    const abort = new RequestAbort(exchange);
     return respond(/text\/event-stream/i.test(accept), abort, (emit) => {
-      const input = { id, principal, meta, params, request, abort, logging };
+      const input = { id, principal, meta, params, exchange, abort, logging };
       return run(method, id, params, createRequestContext(input, emit));
     });
   }
 
-  return async function endpoint(request, adapterContext = {}) {
+  async function serve(
+    exchange: HttpExchange,
+    adapterContext: { principal?: Principal } = {},
+  ): Promise<HttpReply> {
     try {
-      return await handle(request, adapterContext);
+      return await handle(exchange, adapterContext);
     } catch (error) {
       // `authenticate` threw, or a body stream broke in a way `readBody` did not foresee.
       onError(error);
       return fail(undefined, ErrorCode.InternalError, 'Internal error', undefined, 500);
     }
-  };
+  }
+
+  const endpoint: McpEndpoint = async (request, adapterContext = {}) =>
+    toResponse(await serve(webExchange(request), adapterContext));
+  endpoint.serve = serve;
+  return endpoint;
 }

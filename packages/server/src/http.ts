@@ -75,7 +75,7 @@ export function requestHost(request: Request): string {
   return request.headers.get('host') ?? new URL(request.url).host;
 }
 
-/** The outcome of {@link readBody}: `unreadable` is a broken stream or invalid UTF-8. */
+/** The outcome of reading a request body (`readBody`): `unreadable` is a broken stream or invalid UTF-8. */
 export type BodyRead =
   | { ok: true; text: string }
   | { ok: false; reason: 'too-large' | 'unreadable' };
@@ -89,6 +89,15 @@ function decode(bytes: Uint8Array | ArrayBuffer): BodyRead {
   } catch {
     return { ok: false, reason: 'unreadable' };
   }
+}
+
+/**
+ * The body an adapter read in full, as reading a request body answers it: UTF-8
+ * text, `too-large` past `maxBytes` bytes, `unreadable` for invalid UTF-8
+ * (RFC 8259 §8.1: it is not repaired into JSON).
+ */
+export function bodyText(bytes: Uint8Array, maxBytes: number): BodyRead {
+  return bytes.byteLength > maxBytes ? { ok: false, reason: 'too-large' } : decode(bytes);
 }
 
 /**

@@ -3,6 +3,7 @@ import {
   ErrorCode,
   type InputRequiredResult,
   InputRequiredResultSchema,
+  isCommonInputRequiredResult,
   McpError,
   supportsFormElicitation,
   supportsUrlElicitation,
@@ -26,7 +27,11 @@ export function checkInputRequired(
   result: InputRequiredResult,
   caps: ClientCapabilities | undefined,
 ): void {
-  if (!InputRequiredResultSchema.safeParse(result).success) {
+  // The in-place check answers for the usual result (form questions) without zod's copy; any other goes to the schema.
+  if (
+    !isCommonInputRequiredResult(result) &&
+    !InputRequiredResultSchema.safeParse(result).success
+  ) {
     throw new McpError(
       ErrorCode.InternalError,
       'input_required result is malformed or has neither inputRequests nor requestState',

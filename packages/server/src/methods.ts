@@ -94,7 +94,11 @@ export function methodTable(
       // The declared inputSchema first: nothing of the tool sees arguments it did not declare.
       const rawArgs = params.arguments ?? {};
       if (!entry.validate(rawArgs)) throw schemaViolation(tool.name, entry.validate.errors?.[0]);
-      const mismatch = checkHeaderParams(entry.headers, rawArgs, context.httpRequest.headers);
+      // Read only for a tool with Mcp-Param headers: an adapter may build httpRequest on first read.
+      const mismatch =
+        entry.headers.length > 0
+          ? checkHeaderParams(entry.headers, rawArgs, context.httpRequest.headers)
+          : undefined;
       if (mismatch) throw new McpError(ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);
       let args: unknown = rawArgs;
       if (tool.parse) {

@@ -1,18 +1,19 @@
 import { ErrorCode, errorResponse, type JSONRPCNotification, type RequestId } from '@mrtr/wire';
 import type { RequestAbort } from './context.js';
+import type { HttpReply } from './exchange.js';
 
 /**
- * Building HTTP responses: JSON bodies with the status each JSON-RPC error
+ * Building HTTP replies (see `exchange.ts`): JSON bodies with the status each JSON-RPC error
  * takes on Streamable HTTP, and the per-request SSE stream that carries
  * notifications before the final response.
  */
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 
-/** A JSON response with `status`. */
-export function json(status: number, body: unknown, headers?: Record<string, string>): Response {
+/** A JSON reply with `status`. */
+export function json(status: number, body: unknown, headers?: Record<string, string>): HttpReply {
   const all = headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS;
-  return new Response(JSON.stringify(body), { status, headers: all });
+  return { status, headers: all, body: JSON.stringify(body) };
 }
 
 /**
@@ -48,7 +49,7 @@ export function fail(
   message: string,
   data?: unknown,
   status = statusFor(code),
-): Response {
+): HttpReply {
   return json(status, errorResponse(id, code, message, data));
 }
 
@@ -76,9 +77,9 @@ export function respond(
   streamable: boolean,
   abort: RequestAbort,
   work: (emit: (notification: JSONRPCNotification) => void) => Promise<Outcome>,
-): Promise<Response> {
+): Promise<HttpReply> {
   // One promise per request: settled by the final outcome, or earlier by the first notification.
-  return new Promise<Response>((resolve, reject) => {
+  return new Promise<HttpReply>((resolve, reject) => {
     let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
     let finished = false;
     const emit = (notification: JSONRPCNotification) => {
@@ -97,12 +98,12 @@ export function respond(
           abort.abort();
         },
       });
-      resolve(new Response(stream, { status: 200, headers: SSE_HEADERS }));
+      resolve({ status: 200, headers: SSE_HEADERS, body: stream });
     };
     work(emit).then(
       ({ status, text }) => {
         finished = true;
-        if (!controller) resolve(new Response(text, { status, headers: JSON_HEADERS }));
+        if (!controller) resolve({ status, headers: JSON_HEADERS, body: text });
         else if (!abort.aborted) {
           controller.enqueue(event(text));
           controller.close();

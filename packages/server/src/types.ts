@@ -16,6 +16,7 @@ import type {
   ResourceTemplate,
   Tool,
 } from '@mrtr/wire';
+import type { HttpExchange, HttpReply } from './exchange.js';
 import type { RateLimitOptions } from './rate-limit.js';
 
 /** The authenticated caller, as the host application or framework knows it. */
@@ -227,7 +228,15 @@ export interface McpEndpointOptions {
 }
 
 /** A web-standard request handler: what every adapter mounts. */
-export type McpEndpoint = (
-  request: Request,
-  context?: { principal?: Principal },
-) => Promise<Response>;
+export interface McpEndpoint {
+  (request: Request, context?: { principal?: Principal }): Promise<Response>;
+  /**
+   * The same endpoint for an adapter that reads its runtime's request itself
+   * (`@mrtr/node`): every check and handler of the call above, read through
+   * `exchange` and answered as an {@link HttpReply} the adapter writes, with
+   * no web `Request` or `Response` built unless something asks for one.
+   * Never rejects (an unexpected error is a 500 reply). Absent on an
+   * endpoint not made by `createMcpEndpoint`; adapters then use the call.
+   */
+  serve?: (exchange: HttpExchange, context?: { principal?: Principal }) => Promise<HttpReply>;
+}

@@ -111,3 +111,82 @@ export function isCallToolParams(v: unknown): v is Obj & {
     optional(v.requestState, isString)
   );
 }
+
+const nonNegativeInteger = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
+const finite = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
+const STRING_FORMATS = new Set(['email', 'uri', 'date', 'date-time']);
+
+/** A record's own keys, or `undefined` when one is `__proto__` (left to the schema). */
+function recordValues(v: Obj): unknown[] | undefined {
+  const values: unknown[] = [];
+  for (const key of Object.keys(v)) {
+    if (key === '__proto__') return undefined;
+    values.push(v[key]);
+  }
+  return values;
+}
+
+/**
+ * A form field of the common kinds (an untitled single-select enum, text,
+ * a number or integer, a boolean), each as `PrimitiveSchemaDefinitionSchema`
+ * accepts it. Titled and multi-select enums answer `false`: the schema decides.
+ */
+function isCommonField(f: unknown): boolean {
+  if (!isObject(f) || !optional(f.title, isString) || !optional(f.description, isString))
+    return false;
+  switch (f.type) {
+    case 'string':
+      if (f.enum !== undefined)
+        return (
+          stringArray(f.enum) && optional(f.enumNames, stringArray) && optional(f.default, isString)
+        );
+      return (
+        optional(f.minLength, nonNegativeInteger) &&
+        optional(f.maxLength, nonNegativeInteger) &&
+        optional(f.format, (x) => isString(x) && STRING_FORMATS.has(x)) &&
+        optional(f.default, isString)
+      );
+    case 'number':
+    case 'integer':
+      return (
+        optional(f.minimum, finite) && optional(f.maximum, finite) && optional(f.default, finite)
+      );
+    case 'boolean':
+      return optional(f.default, (x) => typeof x === 'boolean');
+    default:
+      return false;
+  }
+}
+
+function isCommonFormElicitation(r: unknown): boolean {
+  if (!isObject(r) || r.method !== 'elicitation/create') return false;
+  const p = r.params;
+  if (!isObject(p) || !(p.mode === undefined || p.mode === 'form')) return false;
+  if (!isString(p.message) || p._meta !== undefined) return false;
+  const s = p.requestedSchema;
+  if (!isObject(s) || s.type !== 'object' || !optional(s.$schema, isString)) return false;
+  if (!optional(s.required, stringArray) || !isObject(s.properties)) return false;
+  const fields = recordValues(s.properties);
+  return fields?.every(isCommonField) === true;
+}
+
+/**
+ * A sufficient, in-place check of an outgoing `InputRequiredResult` of the
+ * common kind: `resultType: "input_required"`, no `_meta`, an optional string
+ * `requestState`, and `inputRequests` (if any) that are all form-mode
+ * `elicitation/create` requests whose fields are untitled enums, text,
+ * numbers or booleans; at least one of `inputRequests` and `requestState`.
+ * It reads `v` in place and never copies it.
+ *
+ * One-sided: `true` means `InputRequiredResultSchema.safeParse(v)` succeeds
+ * (`test/checks.test.ts` checks this on generated input); `false` says
+ * nothing, and the caller must ask the schema.
+ */
+export function isCommonInputRequiredResult(v: unknown): boolean {
+  if (!isObject(v) || v.resultType !== 'input_required' || v._meta !== undefined) return false;
+  if (!optional(v.requestState, isString)) return false;
+  if (v.inputRequests === undefined) return v.requestState !== undefined;
+  if (!isObject(v.inputRequests)) return false;
+  const requests = recordValues(v.inputRequests);
+  return requests?.every(isCommonFormElicitation) === true;
+}

@@ -2,7 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   CallToolRequestParamsSchema,
+  InputRequiredResultSchema,
   isCallToolParams,
+  isCommonInputRequiredResult,
   isRequestMeta,
   RequestMetaSchema,
 } from '../src/index.js';
@@ -158,5 +160,201 @@ describe('in-place checks agree with the zod schemas', () => {
     ];
     for (const v of params)
       expect(isCallToolParams(v), JSON.stringify(v)).toBe(ToolParams.safeParse(v).success);
+  });
+});
+
+const field = fc.oneof(
+  shaped({
+    type: fc.constant('string'),
+    title: fc.string(),
+    description: fc.string(),
+    enum: fc.array(fc.string(), { maxLength: 4 }),
+    enumNames: fc.array(fc.string(), { maxLength: 2 }),
+    default: fc.string(),
+  }),
+  shaped({
+    type: fc.constantFrom('string', 'str'),
+    title: fc.string(),
+    minLength: fc.integer({ min: -2, max: 5 }),
+    maxLength: fc.oneof(fc.nat(9), fc.double()),
+    format: fc.constantFrom('email', 'uri', 'date', 'date-time', 'time'),
+    default: fc.string(),
+    oneOf: fc.array(shaped({ const: fc.string(), title: fc.string() }), { maxLength: 2 }),
+  }),
+  shaped({
+    type: fc.constantFrom('number', 'integer'),
+    minimum: fc.double(),
+    maximum: fc.integer(),
+    default: fc.oneof(fc.double(), fc.string()),
+  }),
+  shaped({ type: fc.constant('boolean'), default: fc.oneof(fc.boolean(), fc.string()) }),
+  shaped({
+    type: fc.constant('array'),
+    items: shaped({ type: fc.constant('string'), enum: fc.array(fc.string(), { maxLength: 2 }) }),
+  }),
+);
+const formElicitation = shaped({
+  method: fc.constantFrom('elicitation/create', 'elicitation/create', 'roots/list'),
+  params: shaped({
+    mode: fc.constantFrom('form', 'url'),
+    message: fc.string(),
+    url: fc.constant('https://example.com/approve'),
+    requestedSchema: shaped({
+      $schema: fc.string(),
+      type: fc.constantFrom('object', 'object', 'array'),
+      properties: fc.dictionary(fc.string({ maxLength: 6 }), field, { maxKeys: 4 }),
+      required: fc.array(fc.string({ maxLength: 6 }), { maxLength: 2 }),
+    }),
+    _meta: jsonObject,
+  }),
+});
+const inputRequired = shaped({
+  resultType: fc.constantFrom('input_required', 'input_required', 'complete'),
+  inputRequests: fc.dictionary(fc.string({ maxLength: 6 }), fc.oneof(formElicitation, anyValue), {
+    maxKeys: 3,
+  }),
+  requestState: fc.string(),
+  _meta: jsonObject,
+});
+
+/** Every path to a member or element of `v` (JSON data). */
+function pathsOf(v: unknown, at: (string | number)[] = []): (string | number)[][] {
+  if (v === null || typeof v !== 'object') return [];
+  const out: (string | number)[][] = [];
+  for (const [k, child] of Object.entries(v)) {
+    const here = [...at, Array.isArray(v) ? Number(k) : k];
+    out.push(here, ...pathsOf(child, here));
+  }
+  return out;
+}
+
+/** `v` with the member at `path` replaced by `value`, or deleted when `value` is undefined. */
+function mutate(v: unknown, path: (string | number)[], value: unknown): unknown {
+  const copy = structuredClone(v) as Record<string | number, unknown>;
+  let parent = copy;
+  for (const k of path.slice(0, -1)) parent = parent[k] as Record<string | number, unknown>;
+  const last = path[path.length - 1] as string | number;
+  if (value === undefined) delete parent[last];
+  else parent[last] = value;
+  return copy;
+}
+
+/** A valid common question, then one member changed to something often wrong, or removed. */
+const nearlyCommon = fc
+  .tuple(
+    fc.record({
+      resultType: fc.constant('input_required'),
+      requestState: fc.string(),
+      inputRequests: fc.dictionary(
+        fc.string({ minLength: 1, maxLength: 6 }),
+        fc.record({
+          method: fc.constant('elicitation/create'),
+          params: fc.record({
+            mode: fc.constant('form'),
+            message: fc.string(),
+            requestedSchema: fc.record({
+              type: fc.constant('object'),
+              properties: fc.dictionary(
+                fc.string({ minLength: 1, maxLength: 6 }),
+                fc.oneof(
+                  fc.record({
+                    type: fc.constant('string'),
+                    title: fc.string(),
+                    enum: fc.array(fc.string(), { maxLength: 3 }),
+                  }),
+                  fc.record({
+                    type: fc.constant('string'),
+                    minLength: fc.nat(5),
+                    format: fc.constant('email'),
+                  }),
+                  fc.record({
+                    type: fc.constantFrom('number', 'integer'),
+                    minimum: fc.integer(),
+                    default: fc.double({ noNaN: true, noDefaultInfinity: true }),
+                  }),
+                  fc.record({
+                    type: fc.constant('boolean'),
+                    description: fc.string(),
+                    default: fc.boolean(),
+                  }),
+                ),
+                { minKeys: 1, maxKeys: 3 },
+              ),
+              required: fc.array(fc.string({ maxLength: 6 }), { maxLength: 2 }),
+            }),
+          }),
+        }),
+        { minKeys: 1, maxKeys: 2 },
+      ),
+    }),
+    fc.nat(),
+    fc.oneof(anyValue, fc.constant(undefined)),
+  )
+  .map(([valid, pick, value]) => {
+    const v = viaJson(valid);
+    const paths = pathsOf(v);
+    return viaJson(mutate(v, paths[pick % paths.length] as (string | number)[], value));
+  });
+
+describe('isCommonInputRequiredResult (one-sided)', () => {
+  it('answers true only where InputRequiredResultSchema accepts', () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          { weight: 6, arbitrary: nearlyCommon },
+          { weight: 3, arbitrary: inputRequired },
+          { weight: 1, arbitrary: anyValue },
+        ),
+        (v) => {
+          if (!isCommonInputRequiredResult(viaJson(v))) return;
+          accepted++;
+          expect(InputRequiredResultSchema.safeParse(viaJson(v)).success, JSON.stringify(v)).toBe(
+            true,
+          );
+        },
+      ),
+      { numRuns: 20_000 },
+    );
+    // The generator reaches the accepting side often enough for the property to mean something.
+    expect(accepted).toBeGreaterThan(2000);
+  });
+
+  it('accepts the usual confirmation question, and leaves anything unusual to the schema', () => {
+    const question = {
+      resultType: 'input_required',
+      requestState: 'v1.abc',
+      inputRequests: {
+        confirm_delete: {
+          method: 'elicitation/create',
+          params: {
+            mode: 'form',
+            message: 'Delete which record?',
+            requestedSchema: {
+              type: 'object',
+              properties: {
+                record_id: { type: 'string', title: 'Record', enum: ['a', 'b'] },
+                confirm: { type: 'boolean', title: 'Yes', default: false },
+                note: { type: 'string', maxLength: 200 },
+                count: { type: 'integer', minimum: 1 },
+              },
+              required: ['record_id', 'confirm'],
+            },
+          },
+        },
+      },
+    };
+    expect(isCommonInputRequiredResult(question)).toBe(true);
+    expect(isCommonInputRequiredResult({ resultType: 'input_required', requestState: 's' })).toBe(
+      true,
+    );
+    const unusual: unknown[] = [
+      { resultType: 'input_required' },
+      { ...question, _meta: {} },
+      { ...question, requestState: 5 },
+      { resultType: 'input_required', inputRequests: { a: { method: 'roots/list' } } },
+      JSON.parse('{"resultType":"input_required","inputRequests":{"__proto__":{}}}'),
+    ];
+    for (const v of unusual) expect(isCommonInputRequiredResult(v), JSON.stringify(v)).toBe(false);
   });
 });

@@ -7,16 +7,20 @@
  * - endpoint + gate: the benchmark's real tool (`servers/ours-endpoint.ts`);
  * - gate alone: `ConfirmationGate.run` for both rounds, called directly.
  *
- * Requests are shaped like `@hono/node-server`'s lightweight request (real
- * `Headers`, `arrayBuffer()` from a buffer, a fresh `AbortSignal`), and
- * responses are its lightweight `Response`, as in the HTTP server. Figures
- * are CPU microseconds per flow (round 1 + round 2), medians of alternating
- * slices; the script prints them and asserts nothing.
+ * The endpoint rows call `McpEndpoint.serve` with an exchange shaped like
+ * `@mrtr/node`'s direct path (headers read from a plain object, the body
+ * handed over as text), as the HTTP server runs it; one more row calls the
+ * web-standard endpoint with requests shaped like `@hono/node-server`'s
+ * lightweight request (real `Headers`, `arrayBuffer()` from a buffer) and
+ * its lightweight `Response`: the converted path. Figures are CPU
+ * microseconds per flow (round 1 + round 2), medians of alternating slices;
+ * the script prints them and asserts nothing.
  *
  * Run: `npx -y pnpm@12.4.2 --filter @mrtr/bench endpoint` (after a build).
  */
 import { getRequestListener } from '@hono/node-server';
 import type { GateRequest } from '@mrtr/gate';
+import type { HttpExchange, HttpReply } from '@mrtr/server';
 import {
   HEADERS,
   PRINCIPAL,
@@ -53,6 +57,46 @@ function bodyOf(response: Response): string {
   const cached = key ? (response as unknown as Record<symbol, unknown[]>)[key] : undefined;
   if (typeof cached?.[1] !== 'string') throw new Error('not a cached JSON response');
   return cached[1];
+}
+
+/** Lower-case header names to values, as `IncomingMessage.headers` holds them. */
+const plainHeaders: Record<string, string> = Object.fromEntries(
+  Object.entries({ ...HEADERS, host: '127.0.0.1:3000' }).map(([k, v]) => [k.toLowerCase(), v]),
+);
+function exchange(body: string): HttpExchange {
+  const headers: Record<string, string> = {
+    ...plainHeaders,
+    'content-length': String(Buffer.byteLength(body)),
+  };
+  return {
+    method: 'POST',
+    header: (name) => headers[name] ?? null,
+    host: () => headers.host as string,
+    readBody: async () => ({ ok: true, text: body }),
+    // What authenticate reads; @mrtr/node's lazy Request answers headers.get from the message the same way.
+    request: {
+      headers: { get: (name: string) => headers[name.toLowerCase()] ?? null },
+    } as unknown as Request,
+    signal: undefined,
+  };
+}
+function textOf(reply: HttpReply): string {
+  if (typeof reply.body !== 'string') throw new Error(`not a JSON reply: ${reply.status}`);
+  return reply.body;
+}
+
+/** Both rounds through `McpEndpoint.serve`, as `@mrtr/node`'s direct path calls it. */
+function directFlow(canned: boolean): () => Promise<void> {
+  const endpoint = oursEndpoint(seedRecords(), { canned });
+  const serve = endpoint.serve;
+  if (!serve) throw new Error('the endpoint has no serve');
+  return async () => {
+    const state = requestStateOf(textOf(await serve(exchange(ROUND1))));
+    if (!state) throw new Error('round 1 did not ask');
+    const done = textOf(await serve(exchange(round2(state))));
+    if (!done.includes('"complete"') || done.includes('"isError":true'))
+      throw new Error(`round 2 did not complete: ${done}`);
+  };
 }
 
 function endpointFlow(canned: boolean): () => Promise<void> {
@@ -111,9 +155,10 @@ async function slice(fn: () => Promise<void>, ms: number): Promise<number> {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 const cases: [string, () => Promise<void>][] = [
-  ['endpoint, canned tool (no gate)', endpointFlow(true)],
-  ['endpoint + gate (the benchmark tool)', endpointFlow(false)],
+  ['endpoint, canned tool (no gate)', directFlow(true)],
+  ['endpoint + gate (the benchmark tool)', directFlow(false)],
   ['gate alone (ConfirmationGate.run, both rounds)', gateFlow()],
+  ['endpoint + gate, web Request/Response (converted path)', endpointFlow(false)],
 ];
 for (const [, fn] of cases) await slice(fn, 1000); // warm up
 const ROUNDS = 9;

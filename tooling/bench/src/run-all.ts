@@ -18,7 +18,7 @@ const benches: [file: string, title: string][] = [
   ['digest.ts', '2. RFC 8785 canonical digest: @mrtr/digest vs canonicalize'],
   ['flow.ts', '3–4. Two-round gated tools/call over HTTP, and peak RSS of each server'],
   ['endpoint.ts', '3b. Where the server CPU of one flow goes (in process, no sockets)'],
-  ['stores.ts', '5. Replay claims per second vs the raw primitive of each store'],
+  ['stores.ts', '5. Replay claims per second vs the raw two-write sequence of each store'],
 ];
 
 /** Run one script under tsx with this process's stdio. @returns its exit code. */

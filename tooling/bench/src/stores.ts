@@ -1,18 +1,22 @@
 /**
  * Replay store throughput: claims per second of each `ReplayStore` (one full
  * `once`: claim, a no-op action returning a small tool result, outcome
- * recorded) against the raw write primitive of the same server, measured
- * alternately in one run on one machine:
+ * recorded) against the raw two-write sequence that at most once with a
+ * recorded outcome needs on the same server (the claim, then the outcome),
+ * measured alternately in one run on one machine:
  *
- * - `MemoryReplayStore` vs `Map` get + set of a fresh key;
- * - `RedisReplayStore` vs `SET key value NX PXAT t` (one command);
- * - `PostgresReplayStore` on a `pg.Pool` vs a single-row
- *   `INSERT … ON CONFLICT DO NOTHING` (autocommit) into a table of the same shape;
- * - `PostgresReplayStore` on PGlite vs the same `INSERT` on the same PGlite.
+ * - `MemoryReplayStore` vs `Map` has + set of a fresh key, then set of its outcome;
+ * - `RedisReplayStore` vs `SET key claim NX PXAT t` then `SET key outcome XX PXAT t`;
+ * - `PostgresReplayStore` on a `pg.Pool` vs `INSERT … ON CONFLICT DO NOTHING`
+ *   and `UPDATE … SET outcome` in one transaction on the same driver, which
+ *   pipelines `BEGIN` with the INSERT and `COMMIT` with the UPDATE as the store may;
+ * - `PostgresReplayStore` on PGlite vs the same transaction on the same PGlite.
  *
- * Each pair runs with 1 call in flight (latency-bound) and with 16 (throughput).
- * The project's target: each store at least 70 % of its raw primitive. The script
- * prints figures; it asserts nothing.
+ * The one-write primitive (one `Map` set, one `SET NX`, one autocommit
+ * `INSERT`) is measured too and kept in the table for reference. Each pair runs
+ * with 1 call in flight (latency-bound) and with 16 (throughput). The
+ * project's target (issue 21): each store at least 80 % of the raw two-write
+ * sequence; each row prints `met` or `missed`. The script asserts nothing.
  *
  * Run: `npx -y pnpm@12.4.2 bench:stores` (builds the packages first). Uses
  * `REDIS_URL` and `DATABASE_URL` (defaults: the local standard ports); a
@@ -23,7 +27,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { type Json, MemoryReplayStore, type ReplayStore } from '@mrtr/replay';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
 import { RedisReplayStore } from '@mrtr/replay-redis';
-import { pgliteDriver, pgPoolDriver, type SqlQueryable } from '@mrtr/sql';
+import { pgliteDriver, pgPoolDriver, type SqlDriver, type SqlQueryable } from '@mrtr/sql';
 import pg from 'pg';
 import { opsPerSecond, printTable } from './measure.js';
 
@@ -47,13 +51,18 @@ const OUTCOME: Json = {
   isError: false,
 };
 const action = async (_tx?: unknown) => OUTCOME;
+/** The outcome as the raw sequences write it (the stores serialize it too). */
+const OUTCOME_TEXT = JSON.stringify(OUTCOME);
 const fresh = () => randomBytes(16).toString('base64url');
 const claim = () => ({ nonce: fresh(), requestDigest: DIGEST, expiresAt: Date.now() + 300_000 });
 
 interface Pair {
   store: string;
+  /** The two-write sequence the store is judged against. */
   primitive: string;
   raw: () => Promise<unknown>;
+  /** The one-write primitive, for reference. */
+  single: () => Promise<unknown>;
   once: () => Promise<unknown>;
   /** Calls in flight; 1 for a single-connection backend's second row. */
   lanes: number[];
@@ -69,8 +78,13 @@ const absent: string[] = [];
   const store: ReplayStore<void> = new MemoryReplayStore();
   pairs.push({
     store: 'MemoryReplayStore',
-    primitive: 'Map get + set',
+    primitive: 'Map has + set, then set outcome',
     raw: async () => {
+      const k = fresh();
+      if (!map.has(k)) map.set(k, DIGEST);
+      map.set(k, OUTCOME_TEXT);
+    },
+    single: async () => {
       const k = fresh();
       if (!map.has(k)) map.set(k, DIGEST);
     },
@@ -91,8 +105,14 @@ try {
   const value = JSON.stringify({ d: DIGEST, t: fresh() });
   pairs.push({
     store: 'RedisReplayStore',
-    primitive: 'SET NX PXAT',
-    raw: () =>
+    primitive: 'SET NX PXAT, then SET XX PXAT',
+    raw: async () => {
+      const key = rawPrefix + fresh();
+      const until = String(Date.now() + 300_000);
+      await client.call('SET', key, value, 'NX', 'PXAT', until);
+      await client.call('SET', key, OUTCOME_TEXT, 'XX', 'PXAT', until);
+    },
+    single: () =>
       client.call('SET', rawPrefix + fresh(), value, 'NX', 'PXAT', String(Date.now() + 300_000)),
     once: () => store.once(claim(), action),
     lanes: [1, LANES],
@@ -125,8 +145,20 @@ const RAW_TABLE = `CREATE TABLE IF NOT EXISTS raw_claims (
   outcome text, claimed_at timestamptz NOT NULL DEFAULT now())`;
 const RAW_INSERT =
   'INSERT INTO raw_claims (nonce, request_digest, expires_at) VALUES ($1, $2, $3::timestamptz) ON CONFLICT DO NOTHING';
+const RAW_UPDATE = 'UPDATE raw_claims SET outcome = $2 WHERE nonce = $1';
 const rawInsert = (q: SqlQueryable) => () =>
   q.query(RAW_INSERT, [fresh(), DIGEST, new Date(Date.now() + 300_000).toISOString()]);
+/**
+ * Claim and outcome in one transaction, issued as the store issues them: the
+ * INSERT awaited (its answer decides), the UPDATE not awaited before COMMIT,
+ * so a pipelining driver sends BEGIN + INSERT, then UPDATE + COMMIT.
+ */
+const rawClaimThenRecord = (driver: SqlDriver) => () =>
+  driver.transaction(async (tx) => {
+    const nonce = fresh();
+    await tx.query(RAW_INSERT, [nonce, DIGEST, new Date(Date.now() + 300_000).toISOString()]);
+    tx.query(RAW_UPDATE, [nonce, OUTCOME_TEXT]).catch(() => {});
+  });
 
 // PostgreSQL server.
 try {
@@ -151,8 +183,9 @@ try {
   );
   pairs.push({
     store: `PostgresReplayStore, pg.Pool (${settings.rows.map((r) => `${r.name}=${r.setting.split(' ')[0]}`).join(', ')})`,
-    primitive: 'INSERT … ON CONFLICT DO NOTHING',
-    raw: rawInsert(driver),
+    primitive: 'BEGIN; INSERT … ON CONFLICT; UPDATE; COMMIT (pipelined)',
+    raw: rawClaimThenRecord(driver),
+    single: rawInsert(driver),
     once: () => store.once(claim(), action),
     lanes: [1, LANES],
   });
@@ -174,8 +207,9 @@ try {
   const store = new PostgresReplayStore(driver);
   pairs.push({
     store: 'PostgresReplayStore, PGlite in memory',
-    primitive: 'INSERT … ON CONFLICT DO NOTHING',
-    raw: rawInsert(driver),
+    primitive: 'BEGIN; INSERT … ON CONFLICT; UPDATE; COMMIT',
+    raw: rawClaimThenRecord(driver),
+    single: rawInsert(driver),
     once: () => store.once(claim(), action),
     lanes: [1],
   });
@@ -183,15 +217,18 @@ try {
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const TARGET = 0.8;
 const rows: (string | number)[][] = [];
 for (const pair of pairs) {
   for (const lanes of pair.lanes) {
-    // Alternate raw and store runs so that load from other processes hits both alike.
+    // Alternate raw, one-write and store runs so that load from other processes hits all alike.
     const raw: number[] = [];
+    const single: number[] = [];
     const once: number[] = [];
     for (let r = 0; r < RUNS; r++) {
       const opts = { runs: 1, ms: RUN_MS, warmupMs: r ? 50 : 300, concurrency: lanes };
       raw.push((await opsPerSecond(pair.raw, opts)).median);
+      single.push((await opsPerSecond(pair.single, opts)).median);
       once.push((await opsPerSecond(pair.once, opts)).median);
     }
     const ratio = median(once) / median(raw);
@@ -200,8 +237,10 @@ for (const pair of pairs) {
       lanes,
       pair.primitive,
       median(raw),
+      median(single),
       median(once),
-      `${(ratio * 100).toFixed(0)} %`,
+      `${(ratio * 100).toFixed(0)} % (${ratio >= TARGET ? 'met' : 'missed'})`,
+      `${((median(once) / median(single)) * 100).toFixed(0)} %`,
       once.map((s) => Math.round(s)).join(' '),
     ]);
     console.error(`measured ${pair.store}, ${lanes} in flight`);
@@ -218,20 +257,21 @@ printTable(
   [
     'store',
     'in flight',
-    'raw primitive (same server)',
-    'raw ops/s',
+    'raw two-write sequence (same server)',
+    'two writes ops/s',
+    'one write ops/s (reference)',
     'store claims/s',
-    'store / raw',
+    'store / two writes (target ≥ 80 %)',
+    'store / one write',
     'store runs (claims/s)',
   ],
   rows,
 );
 console.log(
-  '\nWhy a store cannot reach its raw primitive here: at most once needs two writes per claim (the claim\n' +
-    'before the action, the outcome after it) where the primitive makes one. Redis: 2 round trips\n' +
-    '(SET NX GET PXAT, then EVALSHA recording the outcome) against 1. PostgreSQL: BEGIN, INSERT … ON\n' +
-    'CONFLICT, UPDATE outcome, COMMIT in 2 round trips on a pipelined pool (4 without pipelining) against\n' +
-    '1 autocommit INSERT; each commits once, so the ratio rises as the commit (fsync) dominates a round\n' +
-    'trip. PGlite runs in process: no round trips, but 4 statements against 1. Target: store ≥ 70 % of raw.',
+  '\nAt most once with a recorded outcome needs two writes per claim (the claim before the action, the\n' +
+    'outcome after it); the target compares each store with those two writes done raw on the same server.\n' +
+    'Redis: the store sends SET NX GET PXAT, then EVALSHA (record the outcome if the claim is still ours).\n' +
+    'PostgreSQL: the store runs BEGIN, INSERT … ON CONFLICT, UPDATE outcome, COMMIT, pipelined like the raw\n' +
+    'sequence (2 round trips). The one-write column is the primitive alone, for reference.',
 );
 for (const line of absent) console.log(`\nnot measured (unreachable): ${line}`);

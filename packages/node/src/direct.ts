@@ -1,0 +1,185 @@
+/**
+ * The direct path of `toNodeHandler`: an `IncomingMessage` read as the
+ * endpoint's `HttpExchange` and its `HttpReply` written to the
+ * `ServerResponse`, without the web `Request` and `Response` the conversion
+ * of `@hono/node-server` builds. It runs the same endpoint code
+ * (`McpEndpoint.serve`), and takes only requests whose outcome cannot differ
+ * from the converted path's: HTTP/1, a plain `Host`, a plain request-target
+ * and a body nobody has read yet. Everything else goes through the conversion.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { BodyRead, HttpExchange, HttpReply } from '@mrtr/server';
+import { bodyText } from '@mrtr/server';
+import { lazyRequest } from './request.js';
+
+// Request-targets `@hono/node-server` takes without parsing a URL (it validates others, with 400s of
+// its own) and Hosts whose URL needs no normalizing: outside them the converted path answers.
+const PLAIN_TARGET = /^\/[!#$&-;=?-[\]_a-z~]*$/;
+const DOT_SEGMENT = /\/\.\.?(?:[/?#]|$)/;
+/** A lower-case name and a port of 1000 to 65535 without a leading zero (no default port to normalize away). */
+const PLAIN_HOST = /^[a-z0-9._-]+(?::([1-9]\d{3,4}))?$/;
+
+/** Whether `host` is a `Host` the direct path serves as it is (see {@link PLAIN_HOST}). */
+function plainHost(host: string): boolean {
+  const match = PLAIN_HOST.exec(host);
+  return match !== null && (match[1] === undefined || Number(match[1]) <= 65535);
+}
+
+/** Whether the direct path may serve `req`, whose target `path` (or any, when `false`) matched. */
+export function directlyServable(req: IncomingMessage): boolean {
+  const host = req.headers.host;
+  const target = req.url ?? '';
+  return (
+    req.httpVersionMajor === 1 &&
+    typeof host === 'string' &&
+    plainHost(host) &&
+    PLAIN_TARGET.test(target) &&
+    !DOT_SEGMENT.test(target) &&
+    (req as IncomingMessage & { rawBody?: unknown }).rawBody === undefined &&
+    // Nobody has read, paused or drained the body (a body parser may have consumed an empty one).
+    req.readableFlowing === null &&
+    !req.readableDidRead &&
+    !req.readableEnded
+  );
+}
+
+/** Fields Node keeps once (it drops repeats) where `Headers.get` joins them: read from `rawHeaders`. */
+const KEPT_ONCE = new Set([
+  'age',
+  'authorization',
+  'content-length',
+  'content-type',
+  'cookie',
+  'etag',
+  'expires',
+  'from',
+  'host',
+  'if-modified-since',
+  'if-unmodified-since',
+  'last-modified',
+  'location',
+  'max-forwards',
+  'proxy-authorization',
+  'referer',
+  'retry-after',
+  'server',
+  'set-cookie',
+  'user-agent',
+]);
+
+/** A header of `req` as `Headers.get` gives it: repeated fields joined with `", "`, `null` when absent. */
+export function headerOf(req: IncomingMessage, name: string): string | null {
+  if (!KEPT_ONCE.has(name)) {
+    const value = Object.hasOwn(req.headers, name) ? req.headers[name] : undefined;
+    if (typeof value === 'string') return value;
+    if (value === undefined) return null;
+  }
+  const raw = req.rawHeaders;
+  let joined: string | null = null;
+  for (let i = 0; i < raw.length; i += 2) {
+    const field = raw[i] as string;
+    if (field.length === name.length && field.toLowerCase() === name) {
+      const value = raw[i + 1] as string;
+      joined = joined === null ? value : `${joined}, ${value}`;
+    }
+  }
+  return joined;
+}
+
+/**
+ * Read the whole body of `req`, refusing it past `maxBytes` (a declared
+ * `Content-Length` above it before a byte is read).
+ */
+function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyRead> {
+  if (req.readableEnded || req.destroyed)
+    return Promise.resolve({ ok: false, reason: 'unreadable' });
+  const declared = headerOf(req, 'content-length');
+  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > maxBytes)
+    return Promise.resolve({ ok: false, reason: 'too-large' });
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (read: BodyRead) => {
+      req.off('data', onData).off('end', onEnd).off('error', onBroken).off('close', onBroken);
+      resolve(read);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) done({ ok: false, reason: 'too-large' });
+      else chunks.push(chunk);
+    };
+    const onEnd = () =>
+      done(bodyText(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks), maxBytes));
+    const onBroken = () => done({ ok: false, reason: 'unreadable' });
+    req.on('data', onData).on('end', onEnd).on('error', onBroken).on('close', onBroken);
+  });
+}
+
+/** The exchange of one request: everything is read from `req` when the endpoint asks. */
+export function nodeExchange(req: IncomingMessage, res: ServerResponse): HttpExchange {
+  let controller: AbortController | undefined;
+  let request: Request | undefined;
+  let body: string | undefined;
+  /** The real web Request took the unread body stream (`authenticate` read it): the endpoint cannot. */
+  let taken = false;
+  const host = req.headers.host as string;
+  const exchange: HttpExchange = {
+    method: req.method ?? 'GET',
+    header: (name) => headerOf(req, name),
+    host: () => headerOf(req, 'host') ?? host,
+    async readBody(maxBytes) {
+      if (taken) return { ok: false, reason: 'unreadable' };
+      const read = await readBody(req, maxBytes);
+      if (read.ok) body = read.text;
+      return read;
+    },
+    get request() {
+      request ??= lazyRequest(req, exchange, () => {
+        if (body === undefined) taken = true;
+        return body;
+      });
+      return request;
+    },
+    get signal() {
+      if (!controller) {
+        const c = new AbortController();
+        controller = c;
+        // The client went away before the reply was written: the request is cancelled.
+        if (res.destroyed && !res.writableFinished) c.abort();
+        else res.once('close', () => res.writableFinished || c.abort());
+      }
+      return controller.signal;
+    },
+  };
+  return exchange;
+}
+
+/** Write `reply` to `res`: a text body with its length, none, or an SSE stream chunk by chunk. */
+export async function writeReply(res: ServerResponse, reply: HttpReply): Promise<void> {
+  const { status, headers, body } = reply;
+  if (typeof body === 'string' || body === null) {
+    const length = body === null ? 0 : Buffer.byteLength(body);
+    res.writeHead(status, { ...headers, 'content-length': String(length) });
+    res.end(body ?? undefined);
+    return;
+  }
+  res.writeHead(status, headers);
+  res.flushHeaders();
+  const reader = body.getReader();
+  // The client closed the stream: cancel it, which aborts the request (see the endpoint's respond).
+  const cancel = () => res.writableFinished || reader.cancel().catch(() => {});
+  res.once('close', cancel);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.write(value)) await new Promise((r) => res.once('drain', r).once('close', r));
+      if (res.destroyed) return;
+    }
+    res.end();
+  } catch (error) {
+    res.destroy(error instanceof Error ? error : new Error(String(error)));
+  } finally {
+    res.off('close', cancel);
+  }
+}
