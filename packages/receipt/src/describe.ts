@@ -1,7 +1,7 @@
-import { digestJson } from '@mrtr/digest';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { isCompactShape, type ReceiptClaims, receiptClaimsOf } from './claims.js';
 import { ReceiptError } from './errors.js';
+import { EMPTY_CONTENT } from './expected.js';
 
 /** What {@link describeReceipt} decodes and says; nothing of it is verified. */
 export interface ReceiptDescription {
@@ -45,9 +45,6 @@ function time(seconds: number): string {
   return new Date(seconds * 1000).toISOString();
 }
 
-/** The digest an absent `cd` stands for. */
-const EMPTY_ANSWER = digestJson({});
-
 const HOW: Record<ReceiptClaims['lvl'], (claims: ReceiptClaims) => string> = {
   form: () =>
     'by an answer to an elicitation form, sent by a client bound to that principal (level form)',
@@ -89,7 +86,7 @@ export function describeReceipt(receipt: string): ReceiptDescription {
     `for exactly the arguments whose RFC 8785 digest is ${claims.ad}`,
     `after being shown the question whose digest is ${claims.qd}`,
     HOW[claims.lvl](claims),
-    `with the answer whose RFC 8785 digest is ${claims.cd ?? `${EMPTY_ANSWER} (the empty answer {})`}`,
+    `with the answer whose RFC 8785 digest is ${claims.cd ?? `${EMPTY_CONTENT} (the empty answer {})`}`,
     `for the confirmation with ticket nonce ${quote(claims.n)} (receipt id ${quote(claims.jti)})`,
     `issued ${time(claims.iat)}, valid until ${time(claims.exp)}`,
   ];

@@ -36,7 +36,17 @@ export interface ExpectedAction {
 export const RECEIPT_NONCE_PREFIX = 'mrtr-receipt/v1:';
 
 /** What an absent `cd` stands for: the digest of the empty answer `{}`. */
-const EMPTY_CONTENT = digestJson({});
+export const EMPTY_CONTENT = digestJson({});
+
+/** Whether `value`'s RFC 8785 digest is `digest`; a value JSON cannot carry exactly was never confirmed by anyone. */
+function digestMatches(value: unknown, digest: string): boolean {
+  try {
+    return digestEquals(digestJson(value), digest);
+  } catch (error) {
+    if (error instanceof CanonicalizeError) return false;
+    throw error;
+  }
+}
 
 /** Check the expectation itself before any receipt is looked at. @throws {TypeError} */
 export function assertExpected(expected: ExpectedAction): void {
@@ -59,23 +69,8 @@ export function assertExpected(expected: ExpectedAction): void {
  */
 export function checkAction(claims: ReceiptClaims, expected: ExpectedAction): void {
   if (claims.op !== expected.operation) throw new ReceiptError('operation_mismatch');
-  let digest: string;
-  try {
-    digest = digestJson(expected.arguments);
-  } catch (error) {
-    // Arguments JSON cannot carry exactly were never confirmed by anyone.
-    if (error instanceof CanonicalizeError) throw new ReceiptError('arguments_mismatch');
-    throw error;
-  }
-  if (!digestEquals(digest, claims.ad)) throw new ReceiptError('arguments_mismatch');
-  let content: string;
-  try {
-    content = digestJson(expected.content ?? {});
-  } catch (error) {
-    if (error instanceof CanonicalizeError) throw new ReceiptError('content_mismatch');
-    throw error;
-  }
-  if (!digestEquals(content, claims.cd ?? EMPTY_CONTENT))
+  if (!digestMatches(expected.arguments, claims.ad)) throw new ReceiptError('arguments_mismatch');
+  if (!digestMatches(expected.content ?? {}, claims.cd ?? EMPTY_CONTENT))
     throw new ReceiptError('content_mismatch');
   if (expected.principal !== undefined && claims.sub !== expected.principal)
     throw new ReceiptError('principal_mismatch');
