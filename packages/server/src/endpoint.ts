@@ -15,7 +15,13 @@ import { createRequestContext, RequestAbort } from './context.js';
 import { dispatcher } from './dispatch.js';
 import { idOf, legacyRequestedVersion, requestEnvelope } from './envelope.js';
 import { type HttpExchange, type HttpReply, toResponse, webExchange } from './exchange.js';
-import { DEFAULT_MAX_BODY_BYTES, hostPolicy, notAllowedMessage, originPolicy } from './http.js';
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  encodingProblem,
+  hostPolicy,
+  notAllowedMessage,
+  originPolicy,
+} from './http.js';
 import { DEFAULT_MAX_DEPTH, inspectParams } from './json-shape.js';
 import { methodTable, SUPPORTED_PROTOCOL_VERSIONS } from './methods.js';
 import { RATE_LIMITED, RateLimiter } from './rate-limit.js';
@@ -173,20 +179,11 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       const message = 'Content-Type must be application/json';
       return fail(undefined, ErrorCode.InvalidRequest, message, undefined, 415);
     }
-    // JSON-RPC bodies are UTF-8 (RFC 8259 §8.1): a body declared in another charset is refused, not misread.
-    const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(contentType)?.[1];
-    if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
-      const message = `Content-Type charset ${clip(charset, 40)} is not supported: send UTF-8 (charset=utf-8 or none)`;
-      return fail(undefined, ErrorCode.InvalidRequest, message, undefined, 415);
-    }
-    // RFC 9110 §15.5.16: a coding the server does not decode gets 415 and says which it accepts.
-    const coding = exchange.header('content-encoding');
-    if (coding !== null && !/^\s*(identity)?\s*$/i.test(coding)) {
-      const message = `Content-Encoding ${clip(coding, 40)} is not supported: send the body uncompressed`;
-      return json(415, errorResponse(undefined, ErrorCode.InvalidRequest, message), {
+    const unreadable = encodingProblem(contentType, exchange.header('content-encoding'));
+    if (unreadable)
+      return json(415, errorResponse(undefined, ErrorCode.InvalidRequest, unreadable), {
         'accept-encoding': 'identity',
       });
-    }
 
     const read = await exchange.readBody(maxBody);
     if (!read.ok && read.reason === 'too-large') return tooLarge();
