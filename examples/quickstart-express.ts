@@ -1,8 +1,8 @@
 // npm install @mrtr/gate @mrtr/express @mrtr/server @mrtr/replay-postgres @mrtr/sql @mrtr/ticket @mrtr/wire express pg zod
 // npm install -D @types/express @types/pg tsx
 // npm pkg set type=module   # an ES module: the file awaits at top level
-// MRTR_SECRET=$(openssl rand -base64 32) TOKEN=$(openssl rand -hex 16) \
-//   DATABASE_URL=postgres://localhost/app npx tsx quickstart-express.ts
+// export TOKEN=$(openssl rand -hex 16); echo "token: $TOKEN" # your client sends it
+// MRTR_SECRET=$(openssl rand -base64 32) DATABASE_URL=postgres://localhost/app npx tsx quickstart-express.ts
 import { createServer } from 'node:http';
 import { handleClientError, mcpErrorHandler, mcpHandler } from '@mrtr/express';
 import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
@@ -63,4 +63,6 @@ app.post(
 app.use('/mcp', mcpErrorHandler()); // every answer on /mcp is a JSON-RPC body
 createServer({ requireHostHeader: false }, app)
   .on('clientError', handleClientError)
-  .listen(Number(PORT), '127.0.0.1'); // http://127.0.0.1:3000/mcp
+  .listen(Number(PORT), '127.0.0.1', () =>
+    console.log(`MCP endpoint: http://127.0.0.1:${PORT}/mcp`),
+  );

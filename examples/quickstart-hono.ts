@@ -1,8 +1,8 @@
 // npm install @mrtr/gate @mrtr/hono @mrtr/node @mrtr/server @mrtr/replay-postgres @mrtr/sql @mrtr/ticket @mrtr/wire hono @hono/node-server pg zod
 // npm install -D @types/pg tsx
 // npm pkg set type=module   # an ES module: the file awaits at top level
-// MRTR_SECRET=$(openssl rand -base64 32) TOKEN=$(openssl rand -hex 16) \
-//   DATABASE_URL=postgres://localhost/app npx tsx quickstart-hono.ts
+// export TOKEN=$(openssl rand -hex 16); echo "token: $TOKEN" # your client sends it
+// MRTR_SECRET=$(openssl rand -base64 32) DATABASE_URL=postgres://localhost/app npx tsx quickstart-hono.ts
 import { serve } from '@hono/node-server';
 import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
 import { mcpHandler } from '@mrtr/hono';
@@ -59,5 +59,6 @@ const bearerAuth: MiddlewareHandler<Env> = async (c, next) => {
 const app = new Hono<Env>();
 app.use('/mcp', bearerAuth);
 app.all('/mcp', mcpHandler<Env>(endpoint, { principal: (c) => c.get('principal') }));
-serve({ fetch: app.fetch, port: Number(PORT), hostname: '127.0.0.1' }) // http://127.0.0.1:3000/mcp
-  .on('clientError', handleClientError);
+serve({ fetch: app.fetch, port: Number(PORT), hostname: '127.0.0.1' }, () =>
+  console.log(`MCP endpoint: http://127.0.0.1:${PORT}/mcp`),
+).on('clientError', handleClientError);

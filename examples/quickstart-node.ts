@@ -1,8 +1,8 @@
 // npm install @mrtr/gate @mrtr/node @mrtr/server @mrtr/replay-postgres @mrtr/sql @mrtr/ticket @mrtr/wire pg zod
 // npm install -D @types/pg tsx
 // npm pkg set type=module   # an ES module: the file awaits at top level
-// MRTR_SECRET=$(openssl rand -base64 32) TOKEN=$(openssl rand -hex 16) \
-//   DATABASE_URL=postgres://localhost/app npx tsx quickstart-node.ts
+// export TOKEN=$(openssl rand -hex 16); echo "token: $TOKEN" # your client sends it
+// MRTR_SECRET=$(openssl rand -base64 32) DATABASE_URL=postgres://localhost/app npx tsx quickstart-node.ts
 import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
 import { createMcpHttpServer } from '@mrtr/node';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
@@ -49,4 +49,6 @@ const endpoint = createMcpEndpoint({
   authenticate: (r) =>
     r.headers.get('authorization') === `Bearer ${TOKEN}` ? { id: 'alice' } : undefined,
 });
-createMcpHttpServer(endpoint).listen(Number(PORT), '127.0.0.1'); // http://127.0.0.1:3000/mcp
+createMcpHttpServer(endpoint).listen(Number(PORT), '127.0.0.1', () =>
+  console.log(`MCP endpoint: http://127.0.0.1:${PORT}/mcp`),
+);

@@ -1,8 +1,8 @@
 // npm install @mrtr/sdk @mrtr/gate @mrtr/replay-postgres @mrtr/sql @mrtr/ticket @mrtr/wire @modelcontextprotocol/server @modelcontextprotocol/node pg zod
 // npm install -D @types/pg tsx
 // npm pkg set type=module   # an ES module: the file awaits at top level
-// MRTR_SECRET=$(openssl rand -base64 32) TOKEN=$(openssl rand -hex 16) \
-//   DATABASE_URL=postgres://localhost/app npx tsx quickstart-sdk.ts
+// export TOKEN=$(openssl rand -hex 16); echo "token: $TOKEN" # your client sends it
+// MRTR_SECRET=$(openssl rand -base64 32) DATABASE_URL=postgres://localhost/app npx tsx quickstart-sdk.ts
 import { createServer, type IncomingMessage } from 'node:http';
 import { type NodeIncomingMessageLike, toNodeHandler } from '@modelcontextprotocol/node';
 import { type AuthInfo, McpServer } from '@modelcontextprotocol/server';
@@ -55,4 +55,6 @@ createServer((req: IncomingMessage & { auth?: AuthInfo }, res) => {
   if (req.headers.authorization !== `Bearer ${TOKEN}`) return res.writeHead(401).end();
   req.auth = { token: TOKEN, clientId: 'alice', scopes: [] };
   void mcp(req as NodeIncomingMessageLike, res); // its method?: string vs Node's string | undefined
-}).listen(Number(PORT), '127.0.0.1'); // http://127.0.0.1:3000/mcp
+}).listen(Number(PORT), '127.0.0.1', () =>
+  console.log(`MCP endpoint: http://127.0.0.1:${PORT}/mcp`),
+);

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage } from 'node:http';
-import { toNodeHandler } from '@modelcontextprotocol/node';
+import { type NodeIncomingMessageLike, toNodeHandler } from '@modelcontextprotocol/node';
 import { type AuthInfo, McpServer } from '@modelcontextprotocol/server';
 import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
 import { MemoryReplayStore } from '@mrtr/replay';
@@ -8,7 +8,8 @@ import { TicketSealer } from '@mrtr/ticket';
 import { textResult } from '@mrtr/wire';
 import { z } from 'zod';
 
-const { MRTR_SECRET = '', TOKEN = '' } = process.env; // secret: `openssl rand -base64 32`
+const { MRTR_SECRET, TOKEN, PORT = '3000' } = process.env;
+if (!MRTR_SECRET || !TOKEN) throw new Error('Set MRTR_SECRET (openssl rand -base64 32) and TOKEN');
 const records = new Set(['rec-1', 'rec-2']);
 const gate = new ConfirmationGate({
   sealer: new TicketSealer({ keys: [{ kid: 'k1', secret: MRTR_SECRET }] }), // throws if < 32 bytes
@@ -33,7 +34,9 @@ function buildServer(): McpServer {
 
 const mcp = toNodeHandler(serveBothEras(buildServer)); // 2026-07-28 per request, 2025 on sessions
 createServer((req: IncomingMessage & { auth?: AuthInfo }, res) => {
-  if (!TOKEN || req.headers.authorization !== `Bearer ${TOKEN}`) return res.writeHead(401).end();
+  if (req.headers.authorization !== `Bearer ${TOKEN}`) return res.writeHead(401).end();
   req.auth = { token: TOKEN, clientId: 'alice', scopes: [] }; // the principal tickets are bound to
-  void mcp(req, res);
-}).listen(Number(process.env.PORT) || 3000, '127.0.0.1');
+  void mcp(req as NodeIncomingMessageLike, res); // its method?: string vs Node's string | undefined
+}).listen(Number(PORT), '127.0.0.1', () =>
+  console.log(`MCP endpoint: http://127.0.0.1:${PORT}/mcp`),
+);
