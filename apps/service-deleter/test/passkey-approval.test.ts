@@ -8,12 +8,13 @@
 
 import type { GateAuditEvent } from '@mrtr/gate';
 import { callTool } from '@mrtr/spec-schema';
-import { chromiumAvailable, launchChromium } from '@mrtr/test-services/browser';
-import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import { chromiumAvailable } from '@mrtr/test-services/browser';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, randomSecret, startServiceDeleter } from '../src/app.js';
-import { type Database, openDatabase } from '../src/db.js';
+import type { RunningServer } from '../src/app.js';
+import type { Database } from '../src/db.js';
 import { getService, insertService } from '../src/services.js';
+import { type PasskeyBrowser, startPasskeyBrowser } from './passkey-browser.js';
 
 const available = chromiumAvailable();
 const ALICE = 'tok-alice-passkey-01';
@@ -22,43 +23,15 @@ const URL_ONLY = { elicitation: { url: {} } };
 describe.skipIf(!available)('production delete_service with a passkey (presence)', () => {
   let db: Database;
   let server: RunningServer;
-  let browser: Browser;
-  let context: BrowserContext;
   let tab: Page;
-  let cdp: CDPSession;
+  let running: PasskeyBrowser | undefined;
   const events: GateAuditEvent[] = [];
 
   beforeAll(async () => {
-    db = await openDatabase('memory://');
-    server = await startServiceDeleter({
-      db,
-      tokens: new Map([[ALICE, 'alice']]),
-      secret: randomSecret(),
-      host: 'localhost',
-      audit: (e) => void events.push(e),
-    });
-    browser = await launchChromium();
-    context = await browser.newContext();
-    tab = await context.newPage();
-    cdp = await context.newCDPSession(tab);
-    await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
+    running = await startPasskeyBrowser(ALICE, events);
+    ({ db, server, tab } = running);
   }, 120_000);
-  afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await server?.close();
-    await db?.close();
-  });
+  afterAll(() => running?.close());
 
   it('registers a passkey, approves with it, and the retry deletes the service once', async () => {
     expect(server.origin).toMatch(/^http:\/\/localhost:\d+$/);

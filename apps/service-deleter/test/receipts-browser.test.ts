@@ -8,13 +8,14 @@
  */
 import type { GateAuditEvent } from '@mrtr/gate';
 import { callTool } from '@mrtr/spec-schema';
-import { chromiumAvailable, launchChromium } from '@mrtr/test-services/browser';
+import { chromiumAvailable } from '@mrtr/test-services/browser';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import type { CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, randomSecret, startServiceDeleter } from '../src/app.js';
-import { type Database, openDatabase } from '../src/db.js';
+import type { RunningServer } from '../src/app.js';
+import type { Database } from '../src/db.js';
 import { getService, getVolume, insertService } from '../src/services.js';
+import { type PasskeyBrowser, startPasskeyBrowser } from './passkey-browser.js';
 
 const available = chromiumAvailable();
 const ALICE = 'tok-alice-receipt-01';
@@ -23,22 +24,15 @@ const URL_ONLY = { elicitation: { url: {} } };
 describe.skipIf(!available)('receipts of URL and passkey approvals', () => {
   let db: Database;
   let server: RunningServer;
-  let browser: Browser;
-  let context: BrowserContext;
   let tab: Page;
   let cdp: CDPSession;
   let authenticatorId: string;
+  let running: PasskeyBrowser | undefined;
   const events: GateAuditEvent[] = [];
 
   beforeAll(async () => {
-    db = await openDatabase('memory://');
-    server = await startServiceDeleter({
-      db,
-      tokens: new Map([[ALICE, 'alice']]),
-      secret: randomSecret(),
-      host: 'localhost',
-      audit: (e) => void events.push(e),
-    });
+    running = await startPasskeyBrowser(ALICE, events);
+    ({ db, server, tab, cdp, authenticatorId } = running);
     await db.transaction((tx) =>
       insertService(tx, {
         id: 'svc_rb1',
@@ -49,21 +43,6 @@ describe.skipIf(!available)('receipts of URL and passkey approvals', () => {
         volumes: [{ id: 'vol_rb1', sizeGb: 4 }],
       }),
     );
-    browser = await launchChromium();
-    context = await browser.newContext();
-    tab = await context.newPage();
-    cdp = await context.newCDPSession(tab);
-    await cdp.send('WebAuthn.enable');
-    ({ authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    }));
     // Signed in as alice, with a passkey registered on the server's own page.
     await tab.goto(`${server.origin}/approve/passkeys`);
     await tab.getByLabel('Principal').fill('alice');
@@ -72,12 +51,7 @@ describe.skipIf(!available)('receipts of URL and passkey approvals', () => {
     await tab.getByRole('button', { name: 'Register a passkey' }).click();
     await tab.getByText('Your passkey is registered.').waitFor();
   }, 120_000);
-  afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await server?.close();
-    await db?.close();
-  });
+  afterAll(() => running?.close());
 
   /** Ask on the page, approve with `button`, retry; the completed record's receipt, verified with jose. */
   async function approved(tool: string, args: Record<string, unknown>, button: string) {
