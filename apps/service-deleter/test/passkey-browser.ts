@@ -5,7 +5,7 @@
  * (CTAP2, resident keys, the user verified, presence simulated).
  */
 import type { GateAuditEvent } from '@mrtr/gate';
-import { launchChromium } from '@mrtr/test-services/browser';
+import { addVirtualAuthenticator, launchChromium } from '@mrtr/test-services/browser';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { type RunningServer, randomSecret, startServiceDeleter } from '../src/app.js';
 import { type Database, openDatabase } from '../src/db.js';
@@ -46,17 +46,7 @@ export async function startPasskeyBrowser(
     const context = await browser.newContext();
     const tab = await context.newPage();
     const cdp = await context.newCDPSession(tab);
-    await cdp.send('WebAuthn.enable');
-    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
+    const authenticatorId = await addVirtualAuthenticator(cdp);
     return { db, server, browser, context, tab, cdp, authenticatorId, close };
   } catch (error) {
     // Nothing left running when the browser cannot start: the test process could not exit.

@@ -6,7 +6,7 @@
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { getRequestListener } from '@hono/node-server';
-import { chromium } from 'playwright-core';
+import { addVirtualAuthenticator, launchChromium } from '@mrtr/test-services/browser';
 import { createApprovalChannel, createApprovalPage, MemoryApprovalStore } from '../dist/index.js';
 
 const docs = (name) => fileURLToPath(new URL(`../../../docs/${name}`, import.meta.url));
@@ -39,33 +39,11 @@ const presence = await channel.open({
   id: 'p7Kd2sVb9Qm4Xw1Zr8Tn3A',
   level: 'presence',
 });
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
-});
+const browser = await launchChromium();
 try {
   const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
   const cdp = await page.context().newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
+  await addVirtualAuthenticator(cdp);
   await page.goto(url);
   await page.getByLabel('Principal').fill('alice');
   await page.getByLabel('Token').fill(users.alice);

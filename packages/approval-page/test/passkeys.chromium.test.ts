@@ -5,6 +5,7 @@
  * each attack on a `presence` approval gets.
  */
 import type { ApprovalChannel, PendingApproval } from '@mrtr/gate';
+import { addVirtualAuthenticator } from '@mrtr/test-services/browser';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -68,17 +69,7 @@ describe.skipIf(!available)('passkeys on the approval page, in Chromium', () => 
     const problems: string[] = [];
     tab.on('pageerror', (e) => problems.push(e.message));
     const cdp = await context.newCDPSession(tab);
-    await cdp.send('WebAuthn.enable');
-    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
+    const authenticatorId = await addVirtualAuthenticator(cdp);
     return { context, tab, cdp, authenticatorId, problems };
   }
 

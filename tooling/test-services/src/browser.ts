@@ -1,5 +1,11 @@
 import { existsSync } from 'node:fs';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import {
+  type Browser,
+  type BrowserContext,
+  type CDPSession,
+  chromium,
+  type Page,
+} from 'playwright-core';
 
 /** Debian's Chromium, the only browser the tests drive (never a download). */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -63,4 +69,25 @@ export async function signInAndOpen(
   await tab.getByLabel('Token').fill(token);
   await tab.getByRole('button', { name: 'Sign in' }).click();
   await tab.waitForLoadState();
+}
+
+/**
+ * Give the tab of `cdp` a virtual authenticator (CDP `WebAuthn` domain): a
+ * platform authenticator (CTAP2, internal transport) with resident keys that
+ * verifies its user and simulates presence, so a passkey ceremony completes
+ * without a person. @returns its `authenticatorId`.
+ */
+export async function addVirtualAuthenticator(cdp: CDPSession): Promise<string> {
+  await cdp.send('WebAuthn.enable');
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  return authenticatorId;
 }
