@@ -106,15 +106,17 @@ export function fieldSchema(
     case 'confirm':
       return field.boolean(labels);
     case 'typed':
-      return field.string({ ...labels, minLength: 1 });
+      // `...{}` first: V8 (Node 20) promotes a leading spread's copy that takes more properties.
+      return field.string({ ...{}, ...labels, minLength: 1 });
     case 'text':
       return field.string({
+        ...{},
         ...labels,
         ...(f.minLength !== undefined ? { minLength: f.minLength } : {}),
         ...(f.maxLength !== undefined ? { maxLength: f.maxLength } : {}),
       });
     case 'flag':
-      return field.boolean({ ...labels, default: f.default });
+      return field.boolean({ ...{}, ...labels, default: f.default });
   }
 }
 

@@ -115,43 +115,65 @@ function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyRead> {
   });
 }
 
-/** The exchange of one request: everything is read from `req` when the endpoint asks. */
-export function nodeExchange(req: IncomingMessage, res: ServerResponse): HttpExchange {
-  let controller: AbortController | undefined;
-  let request: Request | undefined;
-  let body: string | undefined;
+/**
+ * The exchange of one request: everything is read from `req` when the
+ * endpoint asks. A class, not an object literal with getters: V8 (Node 20)
+ * promotes to the old generation what a per-request accessor reaches.
+ */
+class NodeExchange implements HttpExchange {
+  readonly method: string;
+  #controller: AbortController | undefined;
+  #request: Request | undefined;
+  #body: string | undefined;
   /** The real web Request took the unread body stream (`authenticate` read it): the endpoint cannot. */
-  let taken = false;
-  const host = req.headers.host as string;
-  const exchange: HttpExchange = {
-    method: req.method ?? 'GET',
-    header: (name) => headerOf(req, name),
-    host: () => headerOf(req, 'host') ?? host,
-    async readBody(maxBytes) {
-      if (taken) return { ok: false, reason: 'unreadable' };
-      const read = await readBody(req, maxBytes);
-      if (read.ok) body = read.text;
-      return read;
-    },
-    get request() {
-      request ??= lazyRequest(req, exchange, () => {
-        if (body === undefined) taken = true;
-        return body;
-      });
-      return request;
-    },
-    get signal() {
-      if (!controller) {
-        const c = new AbortController();
-        controller = c;
-        // The client went away before the reply was written: the request is cancelled.
-        if (res.destroyed && !res.writableFinished) c.abort();
-        else res.once('close', () => res.writableFinished || c.abort());
-      }
-      return controller.signal;
-    },
-  };
-  return exchange;
+  #taken = false;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+  ) {
+    this.method = req.method ?? 'GET';
+  }
+
+  header(name: string): string | null {
+    return headerOf(this.req, name);
+  }
+
+  host(): string {
+    return headerOf(this.req, 'host') ?? (this.req.headers.host as string);
+  }
+
+  async readBody(maxBytes: number): Promise<BodyRead> {
+    if (this.#taken) return { ok: false, reason: 'unreadable' };
+    const read = await readBody(this.req, maxBytes);
+    if (read.ok) this.#body = read.text;
+    return read;
+  }
+
+  get request(): Request {
+    this.#request ??= lazyRequest(this.req, this, () => {
+      if (this.#body === undefined) this.#taken = true;
+      return this.#body;
+    });
+    return this.#request;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      const c = new AbortController();
+      this.#controller = c;
+      const res = this.res;
+      // The client went away before the reply was written: the request is cancelled.
+      if (res.destroyed && !res.writableFinished) c.abort();
+      else res.once('close', () => res.writableFinished || c.abort());
+    }
+    return this.#controller.signal;
+  }
+}
+
+/** The exchange of one request (see {@link NodeExchange}). */
+export function nodeExchange(req: IncomingMessage, res: ServerResponse): HttpExchange {
+  return new NodeExchange(req, res);
 }
 
 /** Write `reply` to `res`: a text body with its length, none, or an SSE stream chunk by chunk. */
@@ -159,7 +181,8 @@ export async function writeReply(res: ServerResponse, reply: HttpReply): Promise
   const { status, headers, body } = reply;
   if (typeof body === 'string' || body === null) {
     const length = body === null ? 0 : Buffer.byteLength(body);
-    res.writeHead(status, { ...headers, 'content-length': String(length) });
+    // `...{}` first: V8 (Node 20) promotes a leading spread's copy once a property is added to it.
+    res.writeHead(status, { ...{}, ...headers, 'content-length': String(length) });
     res.end(body ?? undefined);
     return;
   }

@@ -61,7 +61,8 @@ export function gateRequestOf(
     inputResponses: ctx.mcpReq.inputResponses,
     requestState: call.requestState,
     requestId: ctx.mcpReq.id,
-    meta: legacy ? { ...ctx.mcpReq._meta } : { ...ctx.mcpReq._meta, ...envelope },
+    // `...{}` first: V8 (Node 20) promotes a leading spread's copy that takes more properties.
+    meta: legacy ? { ...ctx.mcpReq._meta } : { ...{}, ...ctx.mcpReq._meta, ...envelope },
     clientInfo: clientInfo.success ? clientInfo.data : undefined,
   };
 }

@@ -53,6 +53,53 @@ export interface ContextInput {
   logging: boolean;
 }
 
+/** Where the shared accessors of a context find their request (not enumerable). */
+const SOURCE = Symbol('mrtr.context.source');
+interface Source {
+  exchange: HttpExchange;
+  abort: RequestAbort;
+}
+type Sourced = { [SOURCE]: Source };
+
+/**
+ * A handler may replace `httpRequest` or `signal` (e.g. with `AbortSignal.any`),
+ * as it could a plain property: the value becomes an own data property.
+ */
+function replace(self: object, key: string, value: unknown): void {
+  Object.defineProperty(self, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
+/**
+ * The lazy members of every context: own, enumerable accessors made from
+ * these shared functions. Accessors written in each context's object literal
+ * would be new functions per request, which V8 (Node 20) keeps in
+ * accessor pairs in the old generation: every request's objects they reach
+ * were then promoted by the next scavenge (docs/benchmarks.md, "Garbage").
+ */
+const LAZY: PropertyDescriptorMap = {
+  // Read from the exchange when asked: an adapter may build the web Request only then.
+  httpRequest: {
+    get(this: Sourced) {
+      return this[SOURCE].exchange.request;
+    },
+    set(value: Request) {
+      replace(this, 'httpRequest', value);
+    },
+    enumerable: true,
+    configurable: true,
+  },
+  signal: {
+    get(this: Sourced) {
+      return this[SOURCE].abort.signal;
+    },
+    set(value: AbortSignal) {
+      replace(this, 'signal', value);
+    },
+    enumerable: true,
+    configurable: true,
+  },
+};
+
 /** The context of one request; `emit` sends a notification on its response stream. */
 export function createRequestContext(
   { id, principal, meta, params, exchange, abort, logging }: ContextInput,
@@ -60,7 +107,7 @@ export function createRequestContext(
 ): RequestContext {
   const progressToken = meta.progressToken;
   const logLevel = logging ? meta[MetaKey.logLevel] : undefined;
-  return {
+  const context = {
     requestId: id,
     principal,
     meta,
@@ -71,31 +118,7 @@ export function createRequestContext(
         ? (params.inputResponses as Record<string, unknown>)
         : undefined,
     requestState: typeof params.requestState === 'string' ? params.requestState : undefined,
-    // Read from the exchange when asked: an adapter may build the web Request only then.
-    get httpRequest() {
-      return exchange.request;
-    },
-    set httpRequest(value: Request) {
-      Object.defineProperty(this, 'httpRequest', {
-        value,
-        writable: true,
-        enumerable: true,
-        configurable: true,
-      });
-    },
-    get signal() {
-      return abort.signal;
-    },
-    // A handler may replace its signal (e.g. with `AbortSignal.any`), as it could a plain property.
-    set signal(value: AbortSignal) {
-      Object.defineProperty(this, 'signal', {
-        value,
-        writable: true,
-        enumerable: true,
-        configurable: true,
-      });
-    },
-    progress(progress, total, message) {
+    progress(progress: number, total?: number, message?: string) {
       if (progressToken === undefined) return;
       const p: Record<string, unknown> = { progressToken, progress };
       if (total !== undefined) p.total = total;
@@ -110,6 +133,8 @@ export function createRequestContext(
       emit({ jsonrpc: '2.0', method: 'notifications/message', params: p });
     },
   };
+  Object.defineProperty(context, SOURCE, { value: { exchange, abort } satisfies Source });
+  return Object.defineProperties(context, LAZY) as unknown as RequestContext;
 }
 
 /**

@@ -12,7 +12,8 @@ const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 
 /** A JSON reply with `status`. */
 export function json(status: number, body: unknown, headers?: Record<string, string>): HttpReply {
-  const all = headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS;
+  // `...{}` first: see `finish` in dispatch.ts (a leading spread's copy that grows is promoted).
+  const all = headers ? { ...{}, ...JSON_HEADERS, ...headers } : JSON_HEADERS;
   return { status, headers: all, body: JSON.stringify(body) };
 }
 

@@ -64,10 +64,9 @@ const plainHeaders: Record<string, string> = Object.fromEntries(
   Object.entries({ ...HEADERS, host: '127.0.0.1:3000' }).map(([k, v]) => [k.toLowerCase(), v]),
 );
 function exchange(body: string): HttpExchange {
-  const headers: Record<string, string> = {
-    ...plainHeaders,
+  const headers: Record<string, string> = Object.assign({}, plainHeaders, {
     'content-length': String(Buffer.byteLength(body)),
-  };
+  });
   return {
     method: 'POST',
     header: (name) => headers[name] ?? null,
@@ -121,18 +120,17 @@ function gateFlow(): () => Promise<void> {
   };
   return async () => {
     const asked = await gate.run(
-      { ...base, requestState: undefined, inputResponses: undefined },
+      Object.assign({}, base, { requestState: undefined, inputResponses: undefined }),
       spec(WORKSPACE),
     );
     if (asked.resultType !== 'input_required' || !asked.requestState) throw new Error('no ask');
     const done = await gate.run(
-      {
-        ...base,
+      Object.assign({}, base, {
         requestState: asked.requestState,
         inputResponses: {
           confirm_delete: { action: 'accept', content: { record_id: 'rec-03', confirm: true } },
         },
-      },
+      }),
       spec(WORKSPACE),
     );
     if (done.resultType === 'input_required' || done.isError) throw new Error('no completion');
