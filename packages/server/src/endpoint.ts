@@ -274,7 +274,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     const accept = exchange.header('accept') ?? '';
     const abort = new RequestAbort(exchange);
     return respond(/text\/event-stream/i.test(accept), abort, (emit) => {
-      const input = { id, principal, meta, params, exchange, abort, logging };
+      const input = { id, principal, meta, params, abort, logging };
       return run(method, id, params, createRequestContext(input, emit));
     });
   }
