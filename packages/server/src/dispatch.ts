@@ -22,6 +22,8 @@ const CACHEABLE = new Set([
   'resources/read',
 ]);
 
+const isEnumerable = Object.prototype.propertyIsEnumerable;
+
 const INTERNAL = (id: RequestId): Outcome => ({
   status: 500,
   text: JSON.stringify(errorResponse(id, ErrorCode.InternalError, 'Internal error')),
@@ -64,13 +66,41 @@ export function dispatcher(
     return out;
   }
 
+  /**
+   * The JSON text {@link finish} and `JSON.stringify` would make of `result`, made without copying
+   * it, or `undefined` when that could differ: only for a plain object that names its own
+   * `resultType` as a string, has no `_meta` nor `toJSON`, and needs no caching hints, whose JSON
+   * is then its own with `_meta` appended last, as the copy would have it.
+   */
+  function directText(method: string, result: unknown, context: RequestContext) {
+    if (result === null || typeof result !== 'object') return undefined;
+    if (Object.getPrototypeOf(result) !== Object.prototype || CACHEABLE.has(method))
+      return undefined;
+    const r = result as Record<string, unknown>;
+    if (typeof r.resultType !== 'string' || !isEnumerable.call(r, 'resultType')) return undefined;
+    if ('_meta' in r || r.toJSON !== undefined) return undefined;
+    if (r.resultType === 'input_required') {
+      if (!MRTR_METHODS.has(method)) throw new Error(`${method} may not answer input_required`);
+      checkInputRequired(r as never, context.capabilities);
+    }
+    const json = JSON.stringify(r);
+    return addsMeta ? `${json.slice(0, -1)},"_meta":${JSON.stringify(serverMeta)}}` : json;
+  }
+
   return async (method, id, params, context) => {
     try {
       const handler = methods.get(method);
       if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
-      const result = finish(method, await handler(params, context), context);
+      const result = await handler(params, context);
       // Serialized inside the try: a BigInt, a cycle or a too deep value is a handler bug (-32603).
-      return { status: 200, text: JSON.stringify({ jsonrpc: '2.0', id, result }) };
+      const text = directText(method, result, context);
+      if (text !== undefined)
+        return {
+          status: 200,
+          text: `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${text}}`,
+        };
+      const shaped = finish(method, result, context);
+      return { status: 200, text: JSON.stringify({ jsonrpc: '2.0', id, result: shaped }) };
     } catch (error) {
       if (error instanceof McpError) {
         try {
