@@ -29,13 +29,25 @@ const INTERNAL = (id: RequestId): Outcome => ({
   text: JSON.stringify(errorResponse(id, ErrorCode.InternalError, 'Internal error')),
 });
 
-/** `(method, id, params, context) => Outcome`: never rejects. */
+/**
+ * `(method, id, params, context) => Outcome`, at once when the handler
+ * answered at once, else as a promise; never throws nor rejects.
+ */
 export type Run = (
   method: string,
   id: RequestId,
   params: Record<string, unknown>,
   context: RequestContext,
-) => Promise<Outcome>;
+) => Outcome | Promise<Outcome>;
+
+/** Whether `await value` would wait for `value` (a promise or another thenable). */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
 
 /** The runner of an endpoint's method table. */
 export function dispatcher(
@@ -87,11 +99,9 @@ export function dispatcher(
     return addsMeta ? `${json.slice(0, -1)},"_meta":${JSON.stringify(serverMeta)}}` : json;
   }
 
-  return async (method, id, params, context) => {
+  /** The outcome of a handler's `result`: the response, or the error it turns out to be. */
+  function answer(method: string, id: RequestId, result: unknown, context: RequestContext) {
     try {
-      const handler = methods.get(method);
-      if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
-      const result = await handler(params, context);
       // Serialized inside the try: a BigInt, a cycle or a too deep value is a handler bug (-32603).
       const text = directText(method, result, context);
       if (text !== undefined)
@@ -102,17 +112,39 @@ export function dispatcher(
       const shaped = finish(method, result, context);
       return { status: 200, text: JSON.stringify({ jsonrpc: '2.0', id, result: shaped }) };
     } catch (error) {
-      if (error instanceof McpError) {
-        try {
-          const body = errorResponse(id, error.code, error.message, error.data);
-          return { status: statusFor(error.code), text: JSON.stringify(body) };
-        } catch (unserializable) {
-          onError(unserializable);
-          return INTERNAL(id);
-        }
-      }
-      onError(error);
-      return INTERNAL(id);
+      return failure(id, error);
     }
+  }
+
+  /** The outcome of what a handler threw or rejected with. */
+  function failure(id: RequestId, error: unknown): Outcome {
+    if (error instanceof McpError) {
+      try {
+        const body = errorResponse(id, error.code, error.message, error.data);
+        return { status: statusFor(error.code), text: JSON.stringify(body) };
+      } catch (unserializable) {
+        onError(unserializable);
+        return INTERNAL(id);
+      }
+    }
+    onError(error);
+    return INTERNAL(id);
+  }
+
+  return (method, id, params, context) => {
+    let result: unknown;
+    try {
+      const handler = methods.get(method);
+      if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+      result = handler(params, context);
+    } catch (error) {
+      return failure(id, error);
+    }
+    // A handler that answered at once is answered at once: no promise and tick of an `await`.
+    if (!isThenable(result)) return answer(method, id, result, context);
+    return Promise.resolve(result).then(
+      (settled) => answer(method, id, settled, context),
+      (error: unknown) => failure(id, error),
+    );
   };
 }

@@ -102,7 +102,7 @@ export function mayStream(meta: RequestMeta, logging: boolean, accept: string | 
  */
 export function respond(
   abort: RequestAbort,
-  work: (emit: (notification: JSONRPCNotification) => void) => Promise<Outcome>,
+  work: (emit: (notification: JSONRPCNotification) => void) => Outcome | Promise<Outcome>,
 ): Promise<HttpReply> {
   // One promise per request: settled by the final outcome, or earlier by the first notification.
   return new Promise<HttpReply>((resolve, reject) => {
@@ -126,7 +126,7 @@ export function respond(
       });
       resolve({ status: 200, headers: SSE_HEADERS, body: stream });
     };
-    work(emit).then(
+    Promise.resolve(work(emit)).then(
       ({ status, text }) => {
         finished = true;
         if (!controller) resolve({ status, headers: JSON_HEADERS, body: text });
