@@ -115,43 +115,67 @@ function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyRead> {
   });
 }
 
+/**
+ * The exchange of one request: everything is read from `req` when the endpoint asks. A class,
+ * not an object literal: a literal with getters is a new set of functions per request, which
+ * V8 keeps as a slow dictionary-mode object.
+ */
+class NodeExchange implements HttpExchange {
+  readonly method: string;
+  #controller: AbortController | undefined;
+  #request: Request | undefined;
+  #body: string | undefined;
+  /** The real web Request took the unread body stream (`authenticate` read it): the endpoint cannot. */
+  #taken = false;
+  readonly #host: string;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+  ) {
+    this.method = req.method ?? 'GET';
+    this.#host = req.headers.host as string;
+  }
+
+  header(name: string): string | null {
+    return headerOf(this.req, name);
+  }
+
+  host(): string {
+    return headerOf(this.req, 'host') ?? this.#host;
+  }
+
+  async readBody(maxBytes: number): Promise<BodyRead> {
+    if (this.#taken) return { ok: false, reason: 'unreadable' };
+    const read = await readBody(this.req, maxBytes);
+    if (read.ok) this.#body = read.text;
+    return read;
+  }
+
+  get request(): Request {
+    this.#request ??= lazyRequest(this.req, this, () => {
+      if (this.#body === undefined) this.#taken = true;
+      return this.#body;
+    });
+    return this.#request;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      const c = new AbortController();
+      this.#controller = c;
+      const res = this.res;
+      // The client went away before the reply was written: the request is cancelled.
+      if (res.destroyed && !res.writableFinished) c.abort();
+      else res.once('close', () => res.writableFinished || c.abort());
+    }
+    return this.#controller.signal;
+  }
+}
+
 /** The exchange of one request: everything is read from `req` when the endpoint asks. */
 export function nodeExchange(req: IncomingMessage, res: ServerResponse): HttpExchange {
-  let controller: AbortController | undefined;
-  let request: Request | undefined;
-  let body: string | undefined;
-  /** The real web Request took the unread body stream (`authenticate` read it): the endpoint cannot. */
-  let taken = false;
-  const host = req.headers.host as string;
-  const exchange: HttpExchange = {
-    method: req.method ?? 'GET',
-    header: (name) => headerOf(req, name),
-    host: () => headerOf(req, 'host') ?? host,
-    async readBody(maxBytes) {
-      if (taken) return { ok: false, reason: 'unreadable' };
-      const read = await readBody(req, maxBytes);
-      if (read.ok) body = read.text;
-      return read;
-    },
-    get request() {
-      request ??= lazyRequest(req, exchange, () => {
-        if (body === undefined) taken = true;
-        return body;
-      });
-      return request;
-    },
-    get signal() {
-      if (!controller) {
-        const c = new AbortController();
-        controller = c;
-        // The client went away before the reply was written: the request is cancelled.
-        if (res.destroyed && !res.writableFinished) c.abort();
-        else res.once('close', () => res.writableFinished || c.abort());
-      }
-      return controller.signal;
-    },
-  };
-  return exchange;
+  return new NodeExchange(req, res);
 }
 
 /** Write `reply` to `res`: a text body with its length, none, or an SSE stream chunk by chunk. */
