@@ -116,9 +116,10 @@ function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyRead> {
 }
 
 /**
- * The exchange of one request: everything is read from `req` when the
- * endpoint asks. A class, not an object literal with getters: V8 (Node 20)
- * promotes to the old generation what a per-request accessor reaches.
+ * The exchange of one request: everything is read from `req` when the endpoint asks. A class,
+ * not an object literal: a literal with getters is a new set of functions per request, which
+ * V8 keeps as a slow dictionary-mode object and whose reach it promotes to the old generation
+ * (docs/benchmarks.md, "Garbage").
  */
 class NodeExchange implements HttpExchange {
   readonly method: string;
@@ -127,12 +128,14 @@ class NodeExchange implements HttpExchange {
   #body: string | undefined;
   /** The real web Request took the unread body stream (`authenticate` read it): the endpoint cannot. */
   #taken = false;
+  readonly #host: string;
 
   constructor(
     private readonly req: IncomingMessage,
     private readonly res: ServerResponse,
   ) {
     this.method = req.method ?? 'GET';
+    this.#host = req.headers.host as string;
   }
 
   header(name: string): string | null {
@@ -140,7 +143,7 @@ class NodeExchange implements HttpExchange {
   }
 
   host(): string {
-    return headerOf(this.req, 'host') ?? (this.req.headers.host as string);
+    return headerOf(this.req, 'host') ?? this.#host;
   }
 
   async readBody(maxBytes: number): Promise<BodyRead> {
@@ -171,7 +174,7 @@ class NodeExchange implements HttpExchange {
   }
 }
 
-/** The exchange of one request (see {@link NodeExchange}). */
+/** The exchange of one request: everything is read from `req` when the endpoint asks. */
 export function nodeExchange(req: IncomingMessage, res: ServerResponse): HttpExchange {
   return new NodeExchange(req, res);
 }

@@ -4,7 +4,7 @@
  * a second one behind `Request.signal`) costs more than the rest of the
  * context, and most handlers never look at it.
  */
-import { type LoggingLevel, LoggingLevelSchema, MetaKey, type RequestMeta } from '@mrtr/wire';
+import { LoggingLevelSchema, MetaKey, type RequestMeta } from '@mrtr/wire';
 import type { HttpExchange } from './exchange.js';
 import type { Principal, RequestContext } from './types.js';
 
@@ -15,7 +15,8 @@ export class RequestAbort {
   #controller: AbortController | undefined;
   #aborted = false;
 
-  constructor(private readonly exchange: HttpExchange) {}
+  /** @param exchange the request: its `signal` is followed, its `request` is the context's `httpRequest`. */
+  constructor(readonly exchange: HttpExchange) {}
 
   /** The signal handlers see; follows the HTTP request's own signal once read. */
   get signal(): AbortSignal {
@@ -47,66 +48,60 @@ export interface ContextInput {
   principal: Principal;
   meta: RequestMeta;
   params: Record<string, unknown>;
-  exchange: HttpExchange;
+  /** The request's cancellation, and through it the exchange (`httpRequest`). */
   abort: RequestAbort;
   /** `false`: `log` sends nothing (the endpoint's `logging` option). */
   logging: boolean;
 }
 
-/** Where the shared accessors of a context find their request (not enumerable). */
-const SOURCE = Symbol('mrtr.context.source');
-interface Source {
-  exchange: HttpExchange;
-  abort: RequestAbort;
-}
-type Sourced = { [SOURCE]: Source };
+/** Where the shared accessors below find the request of the context they are read on. */
+const ABORT = Symbol('mrtr.requestAbort');
+type Built = RequestContext & { [ABORT]: RequestAbort };
 
-/**
- * A handler may replace `httpRequest` or `signal` (e.g. with `AbortSignal.any`),
- * as it could a plain property: the value becomes an own data property.
- */
-function replace(self: object, key: string, value: unknown): void {
-  Object.defineProperty(self, key, { value, writable: true, enumerable: true, configurable: true });
+/** Turn an accessor of `target` into a plain property holding `value`, as a handler's assignment asks. */
+function replace(target: object, name: 'httpRequest' | 'signal', value: unknown): void {
+  Object.defineProperty(target, name, {
+    value,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  });
 }
 
-/**
- * The lazy members of every context: own, enumerable accessors made from
- * these shared functions. Accessors written in each context's object literal
- * would be new functions per request, which V8 (Node 20) keeps in
- * accessor pairs in the old generation: every request's objects they reach
- * were then promoted by the next scavenge (docs/benchmarks.md, "Garbage").
- */
-const LAZY: PropertyDescriptorMap = {
+// One getter and setter per property for every context: accessors written in an object literal are
+// new functions per request, and V8 (Node 20) keeps such objects in slow dictionary mode and promotes
+// all the request's objects they reach to the old generation (docs/benchmarks.md, "Garbage").
+const HTTP_REQUEST: PropertyDescriptor = {
   // Read from the exchange when asked: an adapter may build the web Request only then.
-  httpRequest: {
-    get(this: Sourced) {
-      return this[SOURCE].exchange.request;
-    },
-    set(value: Request) {
-      replace(this, 'httpRequest', value);
-    },
-    enumerable: true,
-    configurable: true,
+  get(this: Built) {
+    return this[ABORT].exchange.request;
   },
-  signal: {
-    get(this: Sourced) {
-      return this[SOURCE].abort.signal;
-    },
-    set(value: AbortSignal) {
-      replace(this, 'signal', value);
-    },
-    enumerable: true,
-    configurable: true,
+  set(this: Built, value: Request) {
+    replace(this, 'httpRequest', value);
   },
+  enumerable: true,
+  configurable: true,
+};
+const SIGNAL: PropertyDescriptor = {
+  get(this: Built) {
+    return this[ABORT].signal;
+  },
+  // A handler may replace its signal (e.g. with `AbortSignal.any`), as it could a plain property.
+  set(this: Built, value: AbortSignal) {
+    replace(this, 'signal', value);
+  },
+  enumerable: true,
+  configurable: true,
 };
 
 /** The context of one request; `emit` sends a notification on its response stream. */
 export function createRequestContext(
-  { id, principal, meta, params, exchange, abort, logging }: ContextInput,
+  { id, principal, meta, params, abort, logging }: ContextInput,
   emit: (notification: { jsonrpc: '2.0'; method: string; params: Record<string, unknown> }) => void,
 ): RequestContext {
   const progressToken = meta.progressToken;
   const logLevel = logging ? meta[MetaKey.logLevel] : undefined;
+  // Own properties in the order of the RequestContext interface, `httpRequest` and `signal` lazy.
   const context = {
     requestId: id,
     principal,
@@ -118,23 +113,25 @@ export function createRequestContext(
         ? (params.inputResponses as Record<string, unknown>)
         : undefined,
     requestState: typeof params.requestState === 'string' ? params.requestState : undefined,
-    progress(progress: number, total?: number, message?: string) {
-      if (progressToken === undefined) return;
-      const p: Record<string, unknown> = { progressToken, progress };
-      if (total !== undefined) p.total = total;
-      if (message !== undefined) p.message = message;
-      emit({ jsonrpc: '2.0', method: 'notifications/progress', params: p });
-    },
-    log(level: LoggingLevel, data: unknown, logger?: string) {
-      // No logLevel in _meta: the server MUST NOT send notifications/message.
-      if (logLevel === undefined || LEVELS.indexOf(level) < LEVELS.indexOf(logLevel)) return;
-      const p: Record<string, unknown> = { level, data };
-      if (logger !== undefined) p.logger = logger;
-      emit({ jsonrpc: '2.0', method: 'notifications/message', params: p });
-    },
+    [ABORT]: abort,
+  } as Partial<Built>;
+  Object.defineProperty(context, 'httpRequest', HTTP_REQUEST);
+  Object.defineProperty(context, 'signal', SIGNAL);
+  context.progress = (progress, total, message) => {
+    if (progressToken === undefined) return;
+    const p: Record<string, unknown> = { progressToken, progress };
+    if (total !== undefined) p.total = total;
+    if (message !== undefined) p.message = message;
+    emit({ jsonrpc: '2.0', method: 'notifications/progress', params: p });
   };
-  Object.defineProperty(context, SOURCE, { value: { exchange, abort } satisfies Source });
-  return Object.defineProperties(context, LAZY) as unknown as RequestContext;
+  context.log = (level, data, logger) => {
+    // No logLevel in _meta: the server MUST NOT send notifications/message.
+    if (logLevel === undefined || LEVELS.indexOf(level) < LEVELS.indexOf(logLevel)) return;
+    const p: Record<string, unknown> = { level, data };
+    if (logger !== undefined) p.logger = logger;
+    emit({ jsonrpc: '2.0', method: 'notifications/message', params: p });
+  };
+  return context as Built;
 }
 
 /**

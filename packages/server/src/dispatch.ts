@@ -22,18 +22,32 @@ const CACHEABLE = new Set([
   'resources/read',
 ]);
 
+const isEnumerable = Object.prototype.propertyIsEnumerable;
+
 const INTERNAL = (id: RequestId): Outcome => ({
   status: 500,
   text: JSON.stringify(errorResponse(id, ErrorCode.InternalError, 'Internal error')),
 });
 
-/** `(method, id, params, context) => Outcome`: never rejects. */
+/**
+ * `(method, id, params, context) => Outcome`, at once when the handler
+ * answered at once, else as a promise; never throws nor rejects.
+ */
 export type Run = (
   method: string,
   id: RequestId,
   params: Record<string, unknown>,
   context: RequestContext,
-) => Promise<Outcome>;
+) => Outcome | Promise<Outcome>;
+
+/** Whether `await value` would wait for `value` (a promise or another thenable). */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
 
 /** The runner of an endpoint's method table. */
 export function dispatcher(
@@ -66,25 +80,73 @@ export function dispatcher(
     return out;
   }
 
-  return async (method, id, params, context) => {
+  /**
+   * The JSON text {@link finish} and `JSON.stringify` would make of `result`, made without copying
+   * it, or `undefined` when that could differ: only for a plain object that names its own
+   * `resultType` as a string, has no `_meta` nor `toJSON`, and needs no caching hints, whose JSON
+   * is then its own with `_meta` appended last, as the copy would have it.
+   */
+  function directText(method: string, result: unknown, context: RequestContext) {
+    if (result === null || typeof result !== 'object') return undefined;
+    if (Object.getPrototypeOf(result) !== Object.prototype || CACHEABLE.has(method))
+      return undefined;
+    const r = result as Record<string, unknown>;
+    if (typeof r.resultType !== 'string' || !isEnumerable.call(r, 'resultType')) return undefined;
+    if ('_meta' in r || r.toJSON !== undefined) return undefined;
+    if (r.resultType === 'input_required') {
+      if (!MRTR_METHODS.has(method)) throw new Error(`${method} may not answer input_required`);
+      checkInputRequired(r as never, context.capabilities);
+    }
+    const json = JSON.stringify(r);
+    return addsMeta ? `${json.slice(0, -1)},"_meta":${JSON.stringify(serverMeta)}}` : json;
+  }
+
+  /** The outcome of a handler's `result`: the response, or the error it turns out to be. */
+  function answer(method: string, id: RequestId, result: unknown, context: RequestContext) {
+    try {
+      // Serialized inside the try: a BigInt, a cycle or a too deep value is a handler bug (-32603).
+      const text = directText(method, result, context);
+      if (text !== undefined)
+        return {
+          status: 200,
+          text: `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${text}}`,
+        };
+      const shaped = finish(method, result, context);
+      return { status: 200, text: JSON.stringify({ jsonrpc: '2.0', id, result: shaped }) };
+    } catch (error) {
+      return failure(id, error);
+    }
+  }
+
+  /** The outcome of what a handler threw or rejected with. */
+  function failure(id: RequestId, error: unknown): Outcome {
+    if (error instanceof McpError) {
+      try {
+        const body = errorResponse(id, error.code, error.message, error.data);
+        return { status: statusFor(error.code), text: JSON.stringify(body) };
+      } catch (unserializable) {
+        onError(unserializable);
+        return INTERNAL(id);
+      }
+    }
+    onError(error);
+    return INTERNAL(id);
+  }
+
+  return (method, id, params, context) => {
+    let result: unknown;
     try {
       const handler = methods.get(method);
       if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
-      const result = finish(method, await handler(params, context), context);
-      // Serialized inside the try: a BigInt, a cycle or a too deep value is a handler bug (-32603).
-      return { status: 200, text: JSON.stringify({ jsonrpc: '2.0', id, result }) };
+      result = handler(params, context);
     } catch (error) {
-      if (error instanceof McpError) {
-        try {
-          const body = errorResponse(id, error.code, error.message, error.data);
-          return { status: statusFor(error.code), text: JSON.stringify(body) };
-        } catch (unserializable) {
-          onError(unserializable);
-          return INTERNAL(id);
-        }
-      }
-      onError(error);
-      return INTERNAL(id);
+      return failure(id, error);
     }
+    // A handler that answered at once is answered at once: no promise and tick of an `await`.
+    if (!isThenable(result)) return answer(method, id, result, context);
+    return Promise.resolve(result).then(
+      (settled) => answer(method, id, settled, context),
+      (error: unknown) => failure(id, error),
+    );
   };
 }

@@ -25,7 +25,7 @@ import {
 import { DEFAULT_MAX_DEPTH, inspectParams } from './json-shape.js';
 import { methodTable, SUPPORTED_PROTOCOL_VERSIONS } from './methods.js';
 import { RATE_LIMITED, RateLimiter } from './rate-limit.js';
-import { fail, json, respond } from './respond.js';
+import { fail, ignore, json, jsonReply, mayStream, respond } from './respond.js';
 import type { McpEndpoint, McpEndpointOptions, Principal } from './types.js';
 
 export { SUPPORTED_PROTOCOL_VERSIONS } from './methods.js';
@@ -271,12 +271,13 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       }
     }
 
-    const accept = exchange.header('accept') ?? '';
     const abort = new RequestAbort(exchange);
-    return respond(/text\/event-stream/i.test(accept), abort, (emit) => {
-      const input = { id, principal, meta, params, exchange, abort, logging };
-      return run(method, id, params, createRequestContext(input, emit));
-    });
+    const input = { id, principal, meta, params, abort, logging };
+    if (!mayStream(meta, logging, exchange.header('accept')))
+      return jsonReply(await run(method, id, params, createRequestContext(input, ignore)));
+    return await respond(abort, (emit) =>
+      run(method, id, params, createRequestContext(input, emit)),
+    );
   }
 
   async function serve(

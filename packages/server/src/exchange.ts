@@ -37,8 +37,9 @@ export interface HttpReply {
 }
 
 /**
- * A web `Request` read as an exchange. A class, not an object literal with a
- * getter: V8 (Node 20) promotes what a per-request accessor reaches.
+ * A web `Request` read as an exchange. A class, not an object literal: a literal with a getter
+ * is a new function per request, which V8 keeps as a slow dictionary-mode object and whose
+ * reach it promotes to the old generation (docs/benchmarks.md, "Garbage").
  */
 class WebExchange implements HttpExchange {
   readonly method: string;

@@ -22,37 +22,42 @@ export interface ShapeProblem {
   problem: 'too-deep' | 'ill-formed-unicode' | 'nul-in-meta' | 'non-finite-number';
 }
 
-/** A container still to visit; scalars are checked where they are found, without a frame. */
-interface Frame {
-  value: object;
-  depth: number;
-  key: string;
-  parent: Frame | undefined;
-  strings: 'all' | 'none' | 'meta';
-}
+/** Which value rules apply below a key: all, none (`inputResponses`), or those of `_meta`. */
+type Rules = 0 | 1 | 2;
+const ALL: Rules = 0;
+const NONE: Rules = 1;
+const META: Rules = 2;
 
 const wellFormed = (s: string) => (s as string & { isWellFormed(): boolean }).isWellFormed();
+const hasOwn = Object.prototype.hasOwnProperty;
 
-function pathOf(frame: Frame | undefined, last?: string): string[] {
-  const path: string[] = last === undefined ? [] : [last];
-  for (let f = frame; f?.parent; f = f.parent) path.unshift(f.key);
-  return path;
-}
-
-function badString(s: string, rules: Frame['strings']): ShapeProblem['problem'] | undefined {
-  if (rules === 'none') return undefined;
+function badString(s: string, rules: Rules): ShapeProblem['problem'] | undefined {
+  if (rules === NONE) return undefined;
   if (!wellFormed(s)) return 'ill-formed-unicode';
-  if (rules === 'meta' && s.includes('\u0000')) return 'nul-in-meta';
+  if (rules === META && s.includes('\u0000')) return 'nul-in-meta';
   return undefined;
 }
 
 /** What is wrong with a scalar (`1e400` parses to `Infinity`, which JSON cannot carry back). */
-function badScalar(value: unknown, rules: Frame['strings']): ShapeProblem['problem'] | undefined {
-  if (rules === 'none') return undefined;
+function badScalar(value: unknown, rules: Rules): ShapeProblem['problem'] | undefined {
+  if (rules === NONE) return undefined;
   if (typeof value === 'string') return badString(value, rules);
   if (typeof value === 'number' && !Number.isFinite(value)) return 'non-finite-number';
   return undefined;
 }
+
+/** The keys from `params` down to the container at `depth`, then `last` (an array index as text). */
+function pathOf(keys: (string | number)[], depth: number, last?: string | number): string[] {
+  const path = keys.slice(1, depth).map(String);
+  if (last !== undefined) path.push(String(last));
+  return path;
+}
+
+/**
+ * Shared by every call: the walk is synchronous and runs no code of anyone
+ * else, so calls never overlap, and reusing it spares an allocation per request.
+ */
+const stack: unknown[] = [];
 
 /**
  * The first structural problem of `params`, or `undefined`. Walks every
@@ -63,26 +68,65 @@ export function inspectParams(
   params: Record<string, unknown>,
   maxDepth = DEFAULT_MAX_DEPTH,
 ): ShapeProblem | undefined {
-  const stack: Frame[] = [{ value: params, depth: 1, key: '', parent: undefined, strings: 'all' }];
-  let frame = stack.pop();
-  while (frame) {
-    if (frame.depth > maxDepth) return { path: pathOf(frame), problem: 'too-deep' };
-    const { value, depth } = frame;
-    const array = Array.isArray(value);
-    const keys = array ? undefined : Object.keys(value);
-    const count = array ? (value as unknown[]).length : (keys as string[]).length;
-    for (let i = 0; i < count; i++) {
-      const key = array ? String(i) : ((keys as string[])[i] as string);
-      let strings = frame.strings;
-      if (depth === 1 && key === 'inputResponses') strings = 'none';
-      else if (depth === 1 && key === '_meta') strings = 'meta';
-      const child = (value as Record<string, unknown>)[key];
-      const problem = (array ? undefined : badString(key, strings)) ?? badScalar(child, strings);
-      if (problem) return { path: pathOf(frame, key), problem };
-      if (child !== null && typeof child === 'object')
-        stack.push({ value: child, depth: depth + 1, key, parent: frame, strings });
+  // The stack of containers still to visit, four slots each (value, depth, key, rules).
+  let top = 0;
+  stack[top++] = params;
+  stack[top++] = 1;
+  stack[top++] = '';
+  stack[top++] = ALL;
+  // The walk is depth first, so the keys of the container being visited and of its ancestors are
+  // keys[1..depth-1]: written as each is visited, read only to name a problem.
+  const keys: (string | number)[] = [];
+  let found: ShapeProblem | undefined;
+  while (top > 0 && !found) {
+    const rules = stack[--top] as Rules;
+    const key = stack[--top] as string | number;
+    const depth = stack[--top] as number;
+    const value = stack[--top] as object;
+    stack[top] = undefined;
+    stack[top + 2] = undefined;
+    keys[depth - 1] = key;
+    if (depth > maxDepth) {
+      found = { path: pathOf(keys, depth), problem: 'too-deep' };
+    } else if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        const child: unknown = value[i];
+        const problem = badScalar(child, rules);
+        if (problem) {
+          found = { path: pathOf(keys, depth, i), problem };
+          break;
+        }
+        if (child !== null && typeof child === 'object') {
+          stack[top++] = child;
+          stack[top++] = depth + 1;
+          stack[top++] = i;
+          stack[top++] = rules;
+        }
+      }
+    } else {
+      // for-in over own keys: the order of Object.keys, without building its array.
+      for (const name in value) {
+        if (!hasOwn.call(value, name)) continue;
+        let strings = rules;
+        if (depth === 1 && name === 'inputResponses') strings = NONE;
+        else if (depth === 1 && name === '_meta') strings = META;
+        const child = (value as Record<string, unknown>)[name];
+        const problem = badString(name, strings) ?? badScalar(child, strings);
+        if (problem) {
+          found = { path: pathOf(keys, depth, name), problem };
+          break;
+        }
+        if (child !== null && typeof child === 'object') {
+          stack[top++] = child;
+          stack[top++] = depth + 1;
+          stack[top++] = name;
+          stack[top++] = strings;
+        }
+      }
     }
-    frame = stack.pop();
   }
-  return undefined;
+  // Nothing of this request stays reachable from the shared stack, nor does a huge one's storage.
+  while (top > 0) stack[--top] = undefined;
+  if (stack.length > 1024) stack.length = 0;
+  return found;
 }

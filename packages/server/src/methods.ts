@@ -11,6 +11,7 @@ import {
 import { clip, isPlainObject, parseFailure, schemaViolation } from './arguments.js';
 import { type Catalog, matchTemplate } from './catalog.js';
 import { extendContext } from './context.js';
+import { isThenable } from './dispatch.js';
 import { checkHeaderParams } from './headers.js';
 import { withStructuredText } from './structured.js';
 import type { McpEndpointOptions, RequestContext, ResourceReadContext } from './types.js';
@@ -83,7 +84,7 @@ export function methodTable(
       onePage(params);
       return { resultType: 'complete', tools: listed };
     });
-    table.set('tools/call', async (params, context) => {
+    table.set('tools/call', (params, context) => {
       if (!isCallToolParams(params)) throw invalid('Invalid tools/call params');
       const entry = tools.get(params.name);
       if (!entry) {
@@ -108,7 +109,7 @@ export function methodTable(
           throw parseFailure(tool.name, error);
         }
       }
-      const result = await tool.handler(
+      const result = tool.handler(
         args,
         extendContext(context, {
           method: 'tools/call' as const,
@@ -117,7 +118,10 @@ export function methodTable(
           arguments: isPlainObject(args) ? args : rawArgs,
         }),
       );
-      return withStructuredText(result);
+      // Not an async function: a tool that answers at once is answered without a promise.
+      return isThenable(result)
+        ? Promise.resolve(result).then(withStructuredText)
+        : withStructuredText(result);
     });
   }
 

@@ -1,4 +1,11 @@
-import { ErrorCode, errorResponse, type JSONRPCNotification, type RequestId } from '@mrtr/wire';
+import {
+  ErrorCode,
+  errorResponse,
+  type JSONRPCNotification,
+  MetaKey,
+  type RequestId,
+  type RequestMeta,
+} from '@mrtr/wire';
 import type { RequestAbort } from './context.js';
 import type { HttpReply } from './exchange.js';
 
@@ -67,24 +74,43 @@ export interface Outcome {
 const encoder = new TextEncoder();
 const event = (text: string) => encoder.encode(`event: message\ndata: ${text}\n\n`);
 
+/** The emitter of a request whose context can send no notification (see {@link mayStream}). */
+export const ignore = (_notification: JSONRPCNotification): void => {};
+
+/** A JSON reply carrying an outcome. */
+export function jsonReply({ status, text }: Outcome): HttpReply {
+  return { status, headers: JSON_HEADERS, body: text };
+}
+
+/**
+ * Whether the answer to a request may become an SSE stream: it asked for
+ * notifications (a `progressToken`, or a log level while `logging` is on:
+ * without them the context's `progress` and `log` send nothing) and its
+ * `Accept` allows `text/event-stream`. Otherwise {@link jsonReply} answers,
+ * without the promise and stream machinery of {@link respond}.
+ */
+export function mayStream(meta: RequestMeta, logging: boolean, accept: string | null): boolean {
+  const asked =
+    meta.progressToken !== undefined || (logging && meta[MetaKey.logLevel] !== undefined);
+  return asked && accept !== null && /text\/event-stream/i.test(accept);
+}
+
 /**
  * Run `work` and answer with JSON, or with an SSE stream once `work` emits a
  * notification before finishing (`streamable-http`, "Receiving Messages"): the
- * notifications, then the final response, then the stream closes. With
- * `streamable` false (the client did not accept `text/event-stream`) emitted
- * notifications are dropped. Closing the stream aborts `abort`.
+ * notifications, then the final response, then the stream closes. For a
+ * request that {@link mayStream}. Closing the stream aborts `abort`.
  */
 export function respond(
-  streamable: boolean,
   abort: RequestAbort,
-  work: (emit: (notification: JSONRPCNotification) => void) => Promise<Outcome>,
+  work: (emit: (notification: JSONRPCNotification) => void) => Outcome | Promise<Outcome>,
 ): Promise<HttpReply> {
   // One promise per request: settled by the final outcome, or earlier by the first notification.
   return new Promise<HttpReply>((resolve, reject) => {
     let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
     let finished = false;
     const emit = (notification: JSONRPCNotification) => {
-      if (!streamable || finished || abort.aborted) return;
+      if (finished || abort.aborted) return;
       const chunk = event(JSON.stringify(notification));
       if (controller) {
         controller.enqueue(chunk);
@@ -101,7 +127,7 @@ export function respond(
       });
       resolve({ status: 200, headers: SSE_HEADERS, body: stream });
     };
-    work(emit).then(
+    Promise.resolve(work(emit)).then(
       ({ status, text }) => {
         finished = true;
         if (!controller) resolve({ status, headers: JSON_HEADERS, body: text });
