@@ -18,6 +18,7 @@
  *
  * Run: `npx -y pnpm@12.4.2 --filter @mrtr/bench endpoint` (after a build).
  */
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { getRequestListener } from '@hono/node-server';
 import type { GateRequest } from '@mrtr/gate';
 import type { HttpExchange, HttpReply } from '@mrtr/server';
@@ -176,6 +177,46 @@ printTable(
     return [name, us, Math.round(1e6 / us)];
   }),
 );
+/**
+ * The garbage collector's work for `flows` flows of `fn`: scavenges and
+ * mark-compacts (count, pause ms). A scavenge is cheap when what a request
+ * built is dead by then; when something keeps it reachable, or V8 promotes
+ * it, every scavenge copies it and mark-compacts follow (docs/benchmarks.md,
+ * "Garbage").
+ */
+async function garbage(fn: () => Promise<void>, flows: number) {
+  const seen = { minor: 0, minorMs: 0, major: 0, majorMs: 0 };
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as unknown as { detail?: { kind?: number } }).detail?.kind;
+      if (kind === constants.NODE_PERFORMANCE_GC_MINOR) {
+        seen.minor++;
+        seen.minorMs += entry.duration;
+      } else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) {
+        seen.major++;
+        seen.majorMs += entry.duration;
+      }
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  for (let i = 0; i < flows; i++) await fn();
+  await new Promise((resolve) => setTimeout(resolve, 50)); // entries arrive after the fact
+  observer.disconnect();
+  return seen;
+}
+
+const GC_FLOWS = 20_000;
+const rows: (string | number)[][] = [];
+for (const [name, fn] of cases) {
+  const g = await garbage(fn, GC_FLOWS);
+  const per = (x: number) => ((x * 1000) / GC_FLOWS).toFixed(2);
+  rows.push([name, per(g.minor), per(g.minorMs), per(g.major), per(g.majorMs)]);
+}
+console.log(
+  `\nGarbage collection over ${GC_FLOWS.toLocaleString('en')} flows of each, per 1,000 flows:\n`,
+);
+printTable(['what runs', 'scavenges', 'scavenge ms', 'mark-compacts', 'mark-compact ms'], rows);
+
 console.log(
   '\nEvery flow claims a fresh nonce, so the replay store grows as it would in a server (entries live until the\n' +
     "ticket's expiry + 60 s); part of each figure is the garbage collector's work on that heap.",
