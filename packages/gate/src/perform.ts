@@ -1,4 +1,4 @@
-import { digestEquals, digestJson } from '@mrtr/digest';
+import { digestJson } from '@mrtr/digest';
 import type { Json, OnceRequest, OnceResult } from '@mrtr/replay';
 import type { TicketClaims } from '@mrtr/ticket';
 import { type CallToolResult, type InputRequiredResult, textResult } from '@mrtr/wire';
@@ -84,7 +84,8 @@ export async function perform<View, Tx>(
       const again = await spec.prepare(tx, sealed);
       if (again.result) throw new TargetUnavailable(again.result);
       const now = asked(spec, contextOf(again), live.mode);
-      if (!digestEquals(now.digest, live.digest))
+      // The same canonical text is the same digest: nothing to hash.
+      if (now.canonical !== live.canonical)
         throw new StaleTargetError('the target changed while the answer was on its way');
       // Without an issuer nothing is awaited: an `await undefined` is one more turn of the claim.
       const receipts = flow.parts.receipts;
