@@ -6,6 +6,7 @@ import type { ConfirmationLevel } from './approval.js';
 import { askAfresh, contextOf } from './ask.js';
 import type { GateAuditEvent } from './audit.js';
 import { type Asked, asked, type Flow } from './flow.js';
+import { toJson } from './json.js';
 import { readTicketData } from './sealed.js';
 import { type Confirmation, type FormContent, StaleTargetError } from './types.js';
 
@@ -270,10 +271,6 @@ async function settle<View, Tx>(
         { isError: true },
       );
   }
-}
-
-function toJson(result: CallToolResult): Json {
-  return JSON.parse(JSON.stringify(result)) as Json;
 }
 
 /** `isError` of a recorded `CallToolResult`. */
