@@ -239,11 +239,10 @@ async function settle<View, Tx>(
     round.closed = true;
     return result.outcome as unknown as CallToolResult;
   }
-  const about = {
-    ...round.known(),
-    confirmation: level,
-    ...(question !== undefined ? { question } : {}),
-  };
+  // Added to a fresh object, not spread first: see `Round.known`.
+  const about = round.known();
+  about.confirmation = level;
+  if (question !== undefined) about.question = question;
   const signed = receipt !== undefined ? { receipt } : {};
   switch (result.status) {
     case 'performed':
