@@ -184,6 +184,30 @@ function quotedName(key: string): string | undefined {
 /** Thrown by {@link fastSerialize} on anything it does not serialize; the exact walk then says why and where. */
 const NOT_PLAIN: unique symbol = Symbol('not plain JSON');
 
+/** Longest string {@link quoted} scans itself; longer ones go to `JSON.stringify` at once. */
+const SCANNED_STRING_LENGTH = 64;
+
+/**
+ * A well-formed string as JSON text. Short strings with nothing to escape
+ * (ids, schema keywords, titles: most strings of a question) are quoted
+ * here: `isWellFormed` and `JSON.stringify` are a call into the runtime
+ * each, which was most of a short string's time. Anything else is left to
+ * `JSON.stringify`, so the escaping stays that of §3.2.2.2.
+ */
+function quoted(value: string): string {
+  if (value.length <= SCANNED_STRING_LENGTH) {
+    let i = 0;
+    for (; i < value.length; i++) {
+      const c = value.charCodeAt(i);
+      // A control character, `"`, `\` or a surrogate (maybe lone): the exact path decides.
+      if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) break;
+    }
+    if (i === value.length) return `"${value}"`;
+  }
+  if (!value.isWellFormed()) throw NOT_PLAIN;
+  return JSON.stringify(value);
+}
+
 /**
  * {@link serialize} without the bookkeeping that only an error needs (the
  * path of keys, the open containers for cycles): for valid input it returns
@@ -194,8 +218,7 @@ const NOT_PLAIN: unique symbol = Symbol('not plain JSON');
 function fastSerialize(value: unknown, depth: number): string {
   switch (typeof value) {
     case 'string':
-      if (!value.isWellFormed()) throw NOT_PLAIN;
-      return JSON.stringify(value);
+      return quoted(value);
     case 'number':
       if (!Number.isFinite(value)) throw NOT_PLAIN;
       return JSON.stringify(value);

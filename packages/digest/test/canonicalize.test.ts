@@ -317,3 +317,17 @@ describe('accepted input', () => {
     expect(canonicalize({ a: 1, [Symbol('hidden')]: 2 })).toBe('{"a":1}');
   });
 });
+
+describe('string quoting', () => {
+  it('quotes every UTF-16 code unit as JSON.stringify does, and refuses a lone surrogate', () => {
+    for (let c = 0; c <= 0xffff; c++) {
+      const ch = String.fromCharCode(c);
+      // Short strings are scanned by hand, longer ones go to JSON.stringify: both paths, both ends.
+      for (const s of [ch, `id-${ch}`, `${ch}${'x'.repeat(63)}`, `${'x'.repeat(64)}${ch}`]) {
+        if (s.isWellFormed()) expect(canonicalize(s)).toBe(JSON.stringify(s));
+        else expect(rejection(s).code).toBe('lone_surrogate');
+      }
+    }
+    expect(canonicalize('\ud83d\ude00')).toBe('"\ud83d\ude00"');
+  });
+});

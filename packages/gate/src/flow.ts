@@ -1,4 +1,4 @@
-import { digestJson } from '@mrtr/digest';
+import { canonicalize, digestCanonical } from '@mrtr/digest';
 import type { ReplayStore } from '@mrtr/replay';
 import type { TicketSealer } from '@mrtr/ticket';
 import {
@@ -41,13 +41,28 @@ export interface Flow<View, Tx> {
 }
 
 /** The live view of the target, with the question it gives (without a notice) in the mode chosen. */
-export interface Asked<View> {
-  context: AskContext<View>;
-  mode: ConfirmationLevel;
-  question: GateQuestion;
-  /** The form the person fills in: the whole schema in form mode; without consent fields on the page. */
-  schema: RequestedSchema;
-  digest: string;
+export class Asked<View> {
+  #digest: string | undefined;
+
+  constructor(
+    readonly context: AskContext<View>,
+    readonly mode: ConfirmationLevel,
+    readonly question: GateQuestion,
+    /** The form the person fills in: the whole schema in form mode; without consent fields on the page. */
+    readonly schema: RequestedSchema,
+    /** RFC 8785 text of mode, message and schema: what {@link digest} hashes. */
+    readonly canonical: string,
+  ) {}
+
+  /**
+   * `digestCanonical` of {@link canonical}, hashed when first read: a check
+   * that compares two live questions compares their canonical text instead
+   * (equal text, equal digest), and needs no hash.
+   */
+  get digest(): string {
+    if (this.#digest === undefined) this.#digest = digestCanonical(this.canonical);
+    return this.#digest;
+  }
 }
 
 /** The `_meta`-declared capability each mode needs (`data.requiredCapabilities` of `-32021`). */
@@ -112,8 +127,8 @@ export function asked<View, Tx>(
   const q = spec.question(context);
   const question = { ...q, message: q.message.toWellFormed() };
   const schema = mode === 'form' ? question.requestedSchema : pageSchema(spec, question);
-  const digest = digestJson({ mode, message: question.message, requestedSchema: schema });
-  return { context, mode, question, schema, digest };
+  const canonical = canonicalize({ mode, message: question.message, requestedSchema: schema });
+  return new Asked(context, mode, question, schema, canonical);
 }
 
 /** The question with a notice before it, for asking again. */

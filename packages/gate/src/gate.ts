@@ -200,7 +200,7 @@ export class ConfirmationGate<Tx = void> {
         const flow = this.#flow(request, spec, round, phase, receivedAt);
         // Capabilities are read from this request only; an earlier declaration never counts.
         // Before anything is read: a level that depends on the target needs at least one mode here.
-        await this.#checkCapabilities(flow);
+        modeFor(flow, policyOf(flow.spec));
         if (request.requestState === undefined) return ask(flow);
         return answer(flow, await openTicket(flow));
       });
@@ -240,25 +240,23 @@ export class ConfirmationGate<Tx = void> {
     round.canonicalArguments = canonicalArgumentsOf(request);
     const argsDigest = digestCanonical(round.canonicalArguments);
     // What the records say of the request is read now: `prepare` or `perform` may change the object.
-    round.base = {
-      principal,
-      ...clientOf(request),
-      method: request.method,
-      name: request.name,
-      operation,
-      argumentsDigest: argsDigest,
-      phase,
-      key: spec.key,
-      ...(request.requestId !== undefined ? { requestId: request.requestId } : {}),
-      receivedAt,
-    };
+    // A silent round writes no record: nothing to read.
+    if (!round.silent)
+      round.base = {
+        principal,
+        ...clientOf(request),
+        method: request.method,
+        name: request.name,
+        operation,
+        argumentsDigest: argsDigest,
+        phase,
+        key: spec.key,
+        ...(request.requestId !== undefined ? { requestId: request.requestId } : {}),
+        receivedAt,
+      };
     if (round.span.isRecording())
       round.span.setAttribute(SpanAttribute.argumentsDigest, argsDigest);
     return { parts: this.#parts, request, spec, round, principal, operation, argsDigest, phase };
-  }
-
-  async #checkCapabilities<View>(flow: Flow<View, Tx>): Promise<void> {
-    modeFor(flow, policyOf(flow.spec));
   }
 }
 

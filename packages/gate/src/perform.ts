@@ -1,4 +1,4 @@
-import { digestEquals, digestJson } from '@mrtr/digest';
+import { digestJson } from '@mrtr/digest';
 import type { Json, OnceRequest, OnceResult } from '@mrtr/replay';
 import type { TicketClaims } from '@mrtr/ticket';
 import { type CallToolResult, type InputRequiredResult, textResult } from '@mrtr/wire';
@@ -6,6 +6,7 @@ import type { ConfirmationLevel } from './approval.js';
 import { askAfresh, contextOf } from './ask.js';
 import type { GateAuditEvent } from './audit.js';
 import { type Asked, asked, type Flow } from './flow.js';
+import { toJson } from './json.js';
 import { readTicketData } from './sealed.js';
 import { type Confirmation, type FormContent, StaleTargetError } from './types.js';
 
@@ -84,18 +85,23 @@ export async function perform<View, Tx>(
       const again = await spec.prepare(tx, sealed);
       if (again.result) throw new TargetUnavailable(again.result);
       const now = asked(spec, contextOf(again), live.mode);
-      if (!digestEquals(now.digest, live.digest))
+      // The same canonical text is the same digest: nothing to hash.
+      if (now.canonical !== live.canonical)
         throw new StaleTargetError('the target changed while the answer was on its way');
-      const receipt = await flow.parts.receipts?.issue({
-        principal: flow.principal,
-        operation: flow.operation,
-        argumentsDigest: flow.argsDigest,
-        questionDigest: live.digest,
-        // Accepted content is canonicalizable (an accept that is not was asked again).
-        contentDigest: digestJson(content),
-        confirmation,
-        nonce: claims.nonce,
-      });
+      // Without an issuer nothing is awaited: an `await undefined` is one more turn of the claim.
+      const receipts = flow.parts.receipts;
+      const receipt =
+        receipts &&
+        (await receipts.issue({
+          principal: flow.principal,
+          operation: flow.operation,
+          argumentsDigest: flow.argsDigest,
+          questionDigest: live.digest,
+          // Accepted content is canonicalizable (an accept that is not was asked again).
+          contentDigest: digestJson(content),
+          confirmation,
+          nonce: claims.nonce,
+        }));
       const done = toJson(
         await spec.perform({
           content,
@@ -233,11 +239,10 @@ async function settle<View, Tx>(
     round.closed = true;
     return result.outcome as unknown as CallToolResult;
   }
-  const about = {
-    ...round.known(),
-    confirmation: level,
-    ...(question !== undefined ? { question } : {}),
-  };
+  // Added to a fresh object, not spread first: see `Round.known`.
+  const about = round.known();
+  about.confirmation = level;
+  if (question !== undefined) about.question = question;
   const signed = receipt !== undefined ? { receipt } : {};
   switch (result.status) {
     case 'performed':
@@ -265,10 +270,6 @@ async function settle<View, Tx>(
         { isError: true },
       );
   }
-}
-
-function toJson(result: CallToolResult): Json {
-  return JSON.parse(JSON.stringify(result)) as Json;
 }
 
 /** `isError` of a recorded `CallToolResult`. */

@@ -46,11 +46,21 @@ export class Round {
   /** The answer read, once known (recorded with well-formed text and bounded). */
   answer: GateAuditEvent['answer'];
 
+  /**
+   * No sink and a span that records nothing: a record would go nowhere, so
+   * callers on the common path need not build its fields (nor await
+   * {@link emit}). A record that closes the round (`refused`, `failed`) is
+   * still emitted, for {@link closed}. Read once: neither changes while the round runs.
+   */
+  readonly silent: boolean;
+
   constructor(
     readonly span: Span,
     readonly audit: AuditFanout<unknown>,
     readonly now: () => number,
-  ) {}
+  ) {
+    this.silent = audit.empty && !span.isRecording();
+  }
 
   /** Set the nonce of the round (records, span attribute `mrtr.ticket.nonce`). */
   setNonce(nonce: string): void {
@@ -58,20 +68,11 @@ export class Round {
     this.span.setAttribute(SpanAttribute.nonce, nonce);
   }
 
-  /** Remember the answer read, as a record will show it. */
+  /** Remember the answer read, as a record will show it (nothing to remember when {@link silent}). */
   setAnswer(action: string, content: unknown): void {
+    if (this.silent) return;
     this.answer = recordedAnswer(action, content);
     this.span.setAttribute(SpanAttribute.action, action);
-  }
-
-  /**
-   * No sink and a span that records nothing: a record would go nowhere, so
-   * callers on the common path need not build its fields (nor await
-   * {@link emit}). A record that closes the round (`refused`, `failed`) is
-   * still emitted, for {@link closed}.
-   */
-  get silent(): boolean {
-    return this.audit.empty && !this.span.isRecording();
   }
 
   /**
@@ -81,7 +82,7 @@ export class Round {
    */
   async emit(fields: RecordFields): Promise<void> {
     if (fields.outcome === 'refused' || fields.outcome === 'failed') this.closed = true;
-    if (this.base === undefined || (this.audit.empty && !this.span.isRecording())) return;
+    if (this.base === undefined || this.silent) return;
     const record = this.record(fields);
     this.annotate(record);
     await this.audit.write(record, 'all');
@@ -129,10 +130,12 @@ export class Round {
 
   /** What a `failed` record can say about the round so far. */
   known(): Partial<RecordFields> {
-    return {
-      ...(this.nonce !== undefined ? { nonce: this.nonce } : {}),
-      ...(this.answer !== undefined ? { answer: this.answer } : {}),
-    };
+    // Set one by one, not spread from `{ nonce }`: V8 (Node 20) promotes a leading spread's copy
+    // that takes more properties, and all it reaches (docs/benchmarks.md, "Garbage").
+    const known: Partial<RecordFields> = {};
+    if (this.nonce !== undefined) known.nonce = this.nonce;
+    if (this.answer !== undefined) known.answer = this.answer;
+    return known;
   }
 
   annotate(record: GateAuditEvent): void {

@@ -10,6 +10,7 @@ import {
   type TextMapGetter,
   type TextMapPropagator,
   type Tracer,
+  type TracerProvider,
   trace,
 } from '@opentelemetry/api';
 
@@ -110,9 +111,21 @@ export function startRoundSpan(
   );
 }
 
-/** The default tracer: the global provider's, resolved when used (a no-op until an SDK is registered). */
+let cachedProvider: TracerProvider | undefined;
+let cachedTracer: Tracer | undefined;
+
+/**
+ * The default tracer: the global provider's, resolved when used (a no-op until an SDK is registered).
+ * Kept while the global provider stays the same object: the API's proxy provider hands out a new
+ * proxy tracer on every call until an SDK registers, and each one looks its delegate up when used.
+ */
 export function defaultTracer(): Tracer {
-  return trace.getTracer(TRACER_NAME);
+  const provider = trace.getTracerProvider();
+  if (provider !== cachedProvider || cachedTracer === undefined) {
+    cachedTracer = provider.getTracer(TRACER_NAME);
+    cachedProvider = provider;
+  }
+  return cachedTracer;
 }
 
 const SEALED = /^([0-9a-f]{32})([0-9a-f]{16})([0-9a-f]{2})$/;

@@ -42,6 +42,22 @@ const MAX_UINT_BYTES = 8; // 8 × 7 bits covers every safe integer
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
+/**
+ * `size` bytes whose content the writer overwrites before it hands any out:
+ * a slice of Node's buffer pool for small sizes. A `new Uint8Array` over 64
+ * bytes gets a backing store of its own outside the heap, which cost more
+ * than writing the claims. Whoever is done with a plaintext zeroes it: the
+ * pool is handed out again, uninitialized.
+ */
+function bytesOf(size: number): Uint8Array {
+  return Buffer.allocUnsafe(size);
+}
+
+/** Base64url of `bytes`, read in place. */
+function base64url(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url');
+}
+
 /** Thrown inside the decoder for any byte sequence a genuine v1 ticket cannot hold. */
 class Malformed extends Error {}
 
@@ -50,13 +66,14 @@ class Writer {
   #pos = 0;
 
   constructor(size: number) {
-    this.#buf = new Uint8Array(size);
+    this.#buf = bytesOf(size);
   }
 
   #room(n: number): void {
     if (this.#pos + n <= this.#buf.length) return;
-    const next = new Uint8Array(Math.max(this.#buf.length * 2, this.#pos + n));
+    const next = bytesOf(Math.max(this.#buf.length * 2, this.#pos + n));
     next.set(this.#buf.subarray(0, this.#pos));
+    this.#buf.fill(0, 0, this.#pos); // a pool slice outlives the writer: leave no claims in it
     this.#buf = next;
   }
 
@@ -250,7 +267,7 @@ export function decodeClaims(
     const r = new Reader(plain);
     const flags = r.byte();
     if ((flags & ~FLAGS) !== 0) return null;
-    const nonce = Buffer.from(r.bytes(TICKET_NONCE_BYTES)).toString('base64url');
+    const nonce = base64url(r.bytes(TICKET_NONCE_BYTES));
     const iat = r.uint();
     const exp = iat + r.uint();
     if (!Number.isSafeInteger(exp)) return null;
@@ -259,10 +276,8 @@ export function decodeClaims(
     const phase = r.str();
     const claims: TicketClaims<unknown> = { sub, op, argsDigest, inputKey, phase, nonce, iat, exp };
     if (flags & FLAG_QUESTION)
-      claims.questionDigest =
-        DIGEST_PREFIX + Buffer.from(r.bytes(DIGEST_BYTES)).toString('base64url');
-    if (flags & FLAG_APPROVAL)
-      claims.approvalId = Buffer.from(r.bytes(APPROVAL_ID_BYTES)).toString('base64url');
+      claims.questionDigest = DIGEST_PREFIX + base64url(r.bytes(DIGEST_BYTES));
+    if (flags & FLAG_APPROVAL) claims.approvalId = base64url(r.bytes(APPROVAL_ID_BYTES));
     if (flags & FLAG_CANDIDATES) {
       const count = r.uint();
       const candidates: string[] = [];

@@ -33,6 +33,12 @@ const B64URL = /^[A-Za-z0-9_-]+$/;
 const encoder = new TextEncoder();
 const salt = encoder.encode(TICKET_HKDF_SALT);
 
+/** A claim `seal` takes as a string: it must be one UTF-8 carries unchanged. */
+function checkClaim(name: string, value: unknown): void {
+  if (typeof value !== 'string' || !value.isWellFormed())
+    throw new TypeError(`ticket claim ${name} must be a well-formed string`);
+}
+
 function fail(reason: TicketFailureReason): { ok: false; reason: TicketFailureReason } {
   return { ok: false, reason };
 }
@@ -161,16 +167,11 @@ export class TicketSealer {
   seal<Data>(input: TicketClaimsInput<Data>): { ticket: string; claims: TicketClaims<Data> } {
     const { sub, op, argsDigest, inputKey, phase, questionDigest, approvalId, candidates, data } =
       input;
-    for (const [name, v] of [
-      ['sub', sub],
-      ['op', op],
-      ['argsDigest', argsDigest],
-      ['inputKey', inputKey],
-      ['phase', phase],
-    ] as const) {
-      if (typeof v !== 'string' || !v.isWellFormed())
-        throw new TypeError(`ticket claim ${name} must be a well-formed string`);
-    }
+    checkClaim('sub', sub);
+    checkClaim('op', op);
+    checkClaim('argsDigest', argsDigest);
+    checkClaim('inputKey', inputKey);
+    checkClaim('phase', phase);
     const question = questionDigest === undefined ? undefined : digestBytes(questionDigest);
     if (questionDigest !== undefined && !question)
       throw new TypeError('ticket claim questionDigest must be a sha256: digest of @mrtr/digest');
@@ -212,12 +213,14 @@ export class TicketSealer {
     if (data !== undefined) claims.data = data;
 
     const plain = encodeClaims(nonce, claims, { question, approval, dataJson });
-    const body = new Uint8Array(NONCE_BYTES + plain.length + TAG_BYTES);
+    // From Node's pool (every byte is written below): a `new Uint8Array` this size is a backing store of its own.
+    const body = Buffer.allocUnsafe(NONCE_BYTES + plain.length + TAG_BYTES);
     body.set(aeadNonce, 0);
     const aad = associatedData(TICKET_VERSION, this.#sealKid, op, argsDigest);
     const key32 = this.#keys.get(this.#sealKid) as Uint8Array;
     aead.seal(key32, aeadNonce, aad, plain, body.subarray(NONCE_BYTES));
-    const ticket = `${TICKET_VERSION}.${this.#sealKid}.${Buffer.from(body.buffer, 0, body.length).toString('base64url')}`;
+    plain.fill(0); // a slice of Node's pool, handed out again uninitialized
+    const ticket = `${TICKET_VERSION}.${this.#sealKid}.${body.toString('base64url')}`;
     if (ticket.length > this.#maxLength)
       throw new RangeError(
         `ticket of ${ticket.length} characters exceeds maxTicketLength ${this.#maxLength}; seal less in candidates and data`,
