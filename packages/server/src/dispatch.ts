@@ -135,15 +135,18 @@ export function dispatcher(
 
   return (method, id, params, context) => {
     let result: unknown;
+    let thenable: boolean;
     try {
       const handler = methods.get(method);
       if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
       result = handler(params, context);
+      // Inside the try: reading `then` runs a getter of the handler's result, which may throw.
+      thenable = isThenable(result);
     } catch (error) {
       return failure(id, error);
     }
     // A handler that answered at once is answered at once: no promise and tick of an `await`.
-    if (!isThenable(result)) return answer(method, id, result, context);
+    if (!thenable) return answer(method, id, result, context);
     return Promise.resolve(result).then(
       (settled) => answer(method, id, settled, context),
       (error: unknown) => failure(id, error),

@@ -39,6 +39,20 @@ const typed: ToolDefinition = {
   },
 };
 
+/** A result whose `then` getter throws: reading it to tell a promise from a value must not escape. */
+function trappedThen<T extends object>(result: T): T {
+  return Object.defineProperty(result, 'then', {
+    get() {
+      throw new Error('secret detail');
+    },
+  });
+}
+const trapThen: ToolDefinition = {
+  name: 'trap_then',
+  inputSchema: { type: 'object' },
+  handler: () => trappedThen({ resultType: 'complete' as const, content: [] }),
+};
+
 const unavailable: ToolDefinition = {
   name: 'unavailable',
   inputSchema: { type: 'object' },
@@ -49,7 +63,7 @@ const unavailable: ToolDefinition = {
 
 const endpoint = createMcpEndpoint({
   serverInfo: { name: 'test', version: '1.0.0' },
-  tools: [echo, asks, throws, typed, unavailable],
+  tools: [echo, asks, throws, typed, unavailable, trapThen],
   authenticate: (req) =>
     req.headers.get('authorization') === 'Bearer t' ? { id: 'alice' } : undefined,
   onError: () => {},
@@ -130,6 +144,7 @@ describe('createMcpEndpoint', () => {
       'throws',
       'typed',
       'unavailable',
+      'trap_then',
     ]);
     expect(r.body.result.tools[0].handler).toBeUndefined();
     expect(r.body.result).toMatchObject({ resultType: 'complete', cacheScope: 'private' });
@@ -293,6 +308,27 @@ describe('createMcpEndpoint', () => {
     expect(down.body.error.message).toMatch(/^Nothing was changed/);
     const t = await send(post(call('typed')));
     expect(t.body.error).toEqual({ code: -32602, message: 'bad input', data: { field: 'x' } });
+    // A throwing `then` getter on the result is the handler's bug too: -32603 with the request's id.
+    const trap = await send(post(call('trap_then')));
+    expect([trap.status, trap.body.id, trap.body.error.code]).toEqual([500, 7, -32603]);
+    expect(JSON.stringify(trap.body)).not.toContain('secret detail');
+    // The same from completion/complete, whose result the dispatcher reads directly.
+    const completing = createMcpEndpoint({
+      serverInfo: { name: 'test', version: '1.0.0' },
+      complete: () => trappedThen({ resultType: 'complete' as const, completion: { values: [] } }),
+      authenticate: () => ({ id: 'alice' }),
+      onError: () => {},
+    });
+    const params = {
+      ref: { type: 'ref/prompt', name: 'x' },
+      argument: { name: 'a', value: '' },
+      _meta: META,
+    };
+    const c = await completing(
+      post({ jsonrpc: '2.0', id: 9, method: 'completion/complete', params }),
+    );
+    const body = await c.json();
+    expect([c.status, body.id, body.error.code]).toEqual([500, 9, -32603]);
   });
 
   it('requires application/json', async () => {
