@@ -170,17 +170,6 @@ const quotedNames = new Map<string, string>();
 const MAX_QUOTED_NAMES = 1024;
 const MAX_QUOTED_NAME_LENGTH = 64;
 
-/** `"name":` for a well-formed member name, or `undefined` for a lone surrogate. */
-function quotedName(key: string): string | undefined {
-  const known = quotedNames.get(key);
-  if (known !== undefined) return known;
-  if (!key.isWellFormed()) return undefined;
-  const quoted = `${JSON.stringify(key)}:`;
-  if (quotedNames.size < MAX_QUOTED_NAMES && key.length <= MAX_QUOTED_NAME_LENGTH)
-    quotedNames.set(key, quoted);
-  return quoted;
-}
-
 /** Thrown by {@link fastSerialize} on anything it does not serialize; the exact walk then says why and where. */
 const NOT_PLAIN: unique symbol = Symbol('not plain JSON');
 
@@ -206,6 +195,16 @@ function quoted(value: string): string {
   }
   if (!value.isWellFormed()) throw NOT_PLAIN;
   return JSON.stringify(value);
+}
+
+/** `"name":` for a member name, quoted as any string is; throws {@link NOT_PLAIN} for a lone surrogate. */
+function quotedName(key: string): string {
+  const known = quotedNames.get(key);
+  if (known !== undefined) return known;
+  const name = `${quoted(key)}:`;
+  if (quotedNames.size < MAX_QUOTED_NAMES && key.length <= MAX_QUOTED_NAME_LENGTH)
+    quotedNames.set(key, name);
+  return name;
 }
 
 /**
@@ -247,7 +246,6 @@ function fastSerialize(value: unknown, depth: number): string {
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
     const name = quotedName(key);
-    if (name === undefined) throw NOT_PLAIN;
     if (i > 0) out += ',';
     out += name;
     out += fastSerialize(record[key], depth + 1);
