@@ -179,15 +179,61 @@ export function nodeExchange(req: IncomingMessage, res: ServerResponse): HttpExc
   return new NodeExchange(req, res);
 }
 
-/** Write `reply` to `res`: a text body with its length, none, or an SSE stream chunk by chunk. */
+/** A whole reply waiting for the end of the event loop's turn (see {@link writeReply}). */
+class PendingReply {
+  constructor(
+    readonly res: ServerResponse,
+    readonly reply: HttpReply,
+    readonly body: string | null,
+    readonly resolve: () => void,
+    readonly reject: (error: unknown) => void,
+  ) {}
+
+  write(): void {
+    const { res, reply, body } = this;
+    try {
+      const length = body === null ? 0 : Buffer.byteLength(body);
+      // `...{}` first: V8 (Node 20) promotes a leading spread's copy once a property is added to it.
+      res.writeHead(reply.status, { ...{}, ...reply.headers, 'content-length': String(length) });
+      res.end(body ?? undefined);
+      this.resolve();
+    } catch (error) {
+      this.reject(error);
+    }
+  }
+}
+
+let pending: PendingReply[] = [];
+
+function writePending(): void {
+  const batch = pending;
+  pending = [];
+  for (const reply of batch) reply.write();
+}
+
+/**
+ * Write `reply` to `res`: a text body with its length, none, or an SSE stream chunk by chunk.
+ *
+ * A whole (text or empty) body is written at the end of the event loop's
+ * current turn (`setImmediate`, the check phase), together with every other
+ * reply finished in that turn, not the moment it is ready. Each write to a
+ * socket whose peer sleeps pays for waking the peer (an inter-processor
+ * interrupt, dear on a virtual machine); replies written back to back find it
+ * awake. Node runs each socket's callback and its microtasks to the end
+ * before the next socket's, so a reply written at once would always wake.
+ * The cost: a reply waits for the rest of its turn (the other requests read
+ * in it), never longer. An SSE stream's headers and events go out at once.
+ * @returns a promise that settles once the reply is handed to the socket; it
+ *   rejects with what `res.writeHead` or `res.end` threw (an invalid header).
+ */
 export async function writeReply(res: ServerResponse, reply: HttpReply): Promise<void> {
   const { status, headers, body } = reply;
   if (typeof body === 'string' || body === null) {
-    const length = body === null ? 0 : Buffer.byteLength(body);
-    // `...{}` first: V8 (Node 20) promotes a leading spread's copy once a property is added to it.
-    res.writeHead(status, { ...{}, ...headers, 'content-length': String(length) });
-    res.end(body ?? undefined);
-    return;
+    return new Promise<void>((resolve, reject) => {
+      const whole = new PendingReply(res, reply, body, resolve, reject);
+      if (pending.length === 0) setImmediate(writePending);
+      pending.push(whole);
+    });
   }
   res.writeHead(status, headers);
   res.flushHeaders();

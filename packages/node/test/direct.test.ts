@@ -1,8 +1,8 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMcpEndpoint, type McpEndpoint } from '@mrtr/server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { directlyServable, headerOf } from '../src/direct.js';
+import { directlyServable, headerOf, writeReply } from '../src/direct.js';
 import { toNodeHandler } from '../src/index.js';
 
 /** What `authenticate` and the handler saw of the web Request, per request. */
@@ -165,5 +165,73 @@ describe('directlyServable', () => {
       expect(directlyServable(message(host)), String(host)).toBe(false);
     for (const url of ['/mcp/../mcp', '/a\\b', 'http://x/mcp', '/m cp', '*'])
       expect(directlyServable(message('localhost', url)), url).toBe(false);
+  });
+});
+
+describe('writeReply: whole replies of one turn written together', () => {
+  /** A response that records what was written to it, in the order of every response's writes. */
+  function recorder(log: string[], name: string, refuse = false) {
+    return {
+      writeHead(status: number, headers: Record<string, string>) {
+        if (refuse) throw new TypeError('Invalid character in header content');
+        log.push(`${name} head ${status} ${headers['content-length']}`);
+      },
+      end(body?: string) {
+        log.push(`${name} end ${body ?? ''}`);
+      },
+    } as unknown as ServerResponse;
+  }
+  const reply = (body: string | null) => ({
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
+
+  it('writes nothing until the turn ends, then every reply of the turn in order', async () => {
+    const log: string[] = [];
+    const first = writeReply(recorder(log, 'a'), reply('{"x":"é"}'));
+    const second = writeReply(recorder(log, 'b'), reply(null));
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(log).toEqual([]);
+    await Promise.all([first, second]);
+    expect(log).toEqual(['a head 200 10', 'a end {"x":"é"}', 'b head 200 0', 'b end ']);
+  });
+
+  it('rejects the reply Node refuses and still writes the others of its turn', async () => {
+    const log: string[] = [];
+    const refused = writeReply(recorder(log, 'a', true), reply('{}'));
+    const written = writeReply(recorder(log, 'b'), reply('{}'));
+    await expect(refused).rejects.toThrow(/Invalid character/);
+    await written;
+    expect(log).toEqual(['b head 200 2', 'b end {}']);
+  });
+
+  it('answers concurrent requests on a real server, each with its own body', async () => {
+    const server = createServer(toNodeHandler(endpoint(), { path: '/mcp' }));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const bodies = await Promise.all(
+        Array.from({ length: 24 }, async (_, i) => {
+          const response = await fetch(`http://127.0.0.1:${port}/mcp`, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+              'mcp-protocol-version': '2026-07-28',
+              'mcp-method': 'ping',
+              authorization: 'Bearer t',
+            },
+            body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'ping' }),
+          });
+          return (await response.json()) as { id: number };
+        }),
+      );
+      expect(bodies.map((b) => b.id)).toEqual(Array.from({ length: 24 }, (_, i) => i));
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 });
