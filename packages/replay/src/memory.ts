@@ -60,10 +60,13 @@ export interface MemoryReplayStoreOptions {
  * are forgotten after `expiresAt`.
  */
 export class MemoryReplayStore implements ReplayStore<void> {
-  /** Claims whose action runs: never forgotten, whatever their `expiresAt`. */
-  readonly #running = new Map<string, Running>();
-  /** Settled claims, as {@link record} strings. */
-  readonly #settled = new Map<string, string>();
+  /**
+   * Every live claim by nonce: a {@link Running} object while its action
+   * runs (never forgotten, whatever its `expiresAt`), then the {@link record}
+   * string of its outcome. One map, so a claim costs the two writes at most
+   * once needs (claim, then outcome) and a presentation one lookup.
+   */
+  readonly #entries = new Map<string, Running | string>();
   /**
    * Nonces by the second their entry expires in: a sweep visits only the
    * seconds that have passed, not every live entry (a server doing thousands
@@ -81,7 +84,7 @@ export class MemoryReplayStore implements ReplayStore<void> {
 
   /** Number of live entries (for tests and metrics). */
   get size(): number {
-    return this.#running.size + this.#settled.size;
+    return this.#entries.size;
   }
 
   /**
@@ -97,26 +100,24 @@ export class MemoryReplayStore implements ReplayStore<void> {
     const { nonce, requestDigest, expiresAt } = request;
     const now = this.#now();
     if (++this.#claims % this.#sweepEvery === 0) this.sweep(now);
-    // A claim still running never expires: forgetting it would let a second caller run the action.
-    const running = this.#running.get(nonce);
-    if (running) {
-      return running.requestDigest === requestDigest
-        ? { status: 'refused', reason: 'in_progress' }
-        : { status: 'refused', reason: 'used' };
-    }
-    const kept = this.#settled.get(nonce);
+    const kept = this.#entries.get(nonce);
     if (kept !== undefined) {
+      // A claim still running never expires: forgetting it would let a second caller run the action.
+      if (typeof kept !== 'string')
+        return kept.requestDigest === requestDigest
+          ? { status: 'refused', reason: 'in_progress' }
+          : { status: 'refused', reason: 'used' };
       const settled = parseRecord(kept);
       if (settled.expiresAt > now) {
         if (settled.requestDigest !== requestDigest || settled.outcome === '')
           return { status: 'refused', reason: 'used' };
         return { status: 'replayed', outcome: JSON.parse(settled.outcome) as T };
       }
-      this.#settled.delete(nonce); // expired: the nonce may be claimed again
+      // Expired: the nonce may be claimed again (the entry below replaces it).
     }
     // Claim synchronously, before the first await, so concurrent callers see it.
     const entry: Running = { requestDigest, expiresAt };
-    this.#running.set(nonce, entry);
+    this.#entries.set(nonce, entry);
     const second = Math.floor(expiresAt / 1000);
     const due = this.#bySecond.get(second);
     if (due) due.push(nonce);
@@ -125,8 +126,8 @@ export class MemoryReplayStore implements ReplayStore<void> {
     try {
       outcome = await action(undefined);
     } catch (error) {
-      if (this.#running.get(nonce) === entry) {
-        this.#running.delete(nonce);
+      if (this.#entries.get(nonce) === entry) {
+        this.#entries.delete(nonce);
         // Out of the sweep index too, or retries that keep failing would pile up there until expiry.
         const list = this.#bySecond.get(second);
         const index = list ? list.lastIndexOf(nonce) : -1;
@@ -140,9 +141,8 @@ export class MemoryReplayStore implements ReplayStore<void> {
     } catch {
       recorded = undefined; // BigInt or a cycle
     }
-    this.#running.delete(nonce);
     // The action ran, so the nonce stays used even with no outcome to replay ('').
-    this.#settled.set(nonce, record(expiresAt, requestDigest, recorded ?? ''));
+    this.#entries.set(nonce, record(expiresAt, requestDigest, recorded ?? ''));
     if (recorded === undefined) throw new TypeError('the action must return a JSON value');
     return { status: 'performed', outcome };
   }
@@ -159,21 +159,15 @@ export class MemoryReplayStore implements ReplayStore<void> {
       if (second * 1000 > now) continue;
       const kept: string[] = [];
       for (const nonce of nonces) {
-        const running = this.#running.get(nonce);
-        if (running !== undefined) {
-          // Still running: never forgotten; kept in the bucket of its own second.
-          if (Math.floor(running.expiresAt / 1000) === second) kept.push(nonce);
-          continue;
-        }
-        const settled = this.#settled.get(nonce);
-        if (settled === undefined) continue; // released, or already forgotten
-        const expiresAt = expiresAtOf(settled);
+        const entry = this.#entries.get(nonce);
+        if (entry === undefined) continue; // released, or already forgotten
+        const expiresAt = typeof entry === 'string' ? expiresAtOf(entry) : entry.expiresAt;
         // Claimed again under another second: that bucket has it now.
         if (Math.floor(expiresAt / 1000) !== second) continue;
-        if (expiresAt > now)
-          kept.push(nonce); // later in this second
+        // Still running: never forgotten, kept in the bucket of its own second.
+        if (typeof entry !== 'string' || expiresAt > now) kept.push(nonce);
         else {
-          this.#settled.delete(nonce);
+          this.#entries.delete(nonce);
           removed++;
         }
       }

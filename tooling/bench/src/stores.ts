@@ -5,7 +5,8 @@
  * recorded outcome needs on the same server (the claim, then the outcome),
  * measured alternately in one run on one machine:
  *
- * - `MemoryReplayStore` vs `Map` has + set of a fresh key, then set of its outcome;
+ * - `MemoryReplayStore` vs `Map` has + set of a fresh key, then set of its
+ *   outcome as JSON text (every raw sequence serializes the outcome it writes, as the stores must);
  * - `RedisReplayStore` vs `SET key claim NX PXAT t` then `SET key outcome XX PXAT t`;
  * - `PostgresReplayStore` on a `pg.Pool` vs `INSERT … ON CONFLICT DO NOTHING`
  *   and `UPDATE … SET outcome` in one transaction on the same driver, which
@@ -51,8 +52,13 @@ const OUTCOME: Json = {
   isError: false,
 };
 const action = async (_tx?: unknown) => OUTCOME;
-/** The outcome as the raw sequences write it (the stores serialize it too). */
-const OUTCOME_TEXT = JSON.stringify(OUTCOME);
+/**
+ * The outcome as the raw sequences write it: serialized on every claim, as
+ * every store must. A recorded outcome is a copy the caller can no longer
+ * change, and each claim records its own; writing one shared constant (what
+ * this script did before) measured a second write no recorder can do.
+ */
+const outcomeText = () => JSON.stringify(OUTCOME);
 const fresh = () => randomBytes(16).toString('base64url');
 const claim = () => ({ nonce: fresh(), requestDigest: DIGEST, expiresAt: Date.now() + 300_000 });
 
@@ -78,11 +84,11 @@ const absent: string[] = [];
   const store: ReplayStore<void> = new MemoryReplayStore();
   pairs.push({
     store: 'MemoryReplayStore',
-    primitive: 'Map has + set, then set outcome',
+    primitive: 'Map has + set, then set outcome text',
     raw: async () => {
       const k = fresh();
       if (!map.has(k)) map.set(k, DIGEST);
-      map.set(k, OUTCOME_TEXT);
+      map.set(k, outcomeText());
     },
     single: async () => {
       const k = fresh();
@@ -110,7 +116,7 @@ try {
       const key = rawPrefix + fresh();
       const until = String(Date.now() + 300_000);
       await client.call('SET', key, value, 'NX', 'PXAT', until);
-      await client.call('SET', key, OUTCOME_TEXT, 'XX', 'PXAT', until);
+      await client.call('SET', key, outcomeText(), 'XX', 'PXAT', until);
     },
     single: () =>
       client.call('SET', rawPrefix + fresh(), value, 'NX', 'PXAT', String(Date.now() + 300_000)),
@@ -157,7 +163,7 @@ const rawClaimThenRecord = (driver: SqlDriver) => () =>
   driver.transaction(async (tx) => {
     const nonce = fresh();
     await tx.query(RAW_INSERT, [nonce, DIGEST, new Date(Date.now() + 300_000).toISOString()]);
-    tx.query(RAW_UPDATE, [nonce, OUTCOME_TEXT]).catch(() => {});
+    tx.query(RAW_UPDATE, [nonce, outcomeText()]).catch(() => {});
   });
 
 // PostgreSQL server.
