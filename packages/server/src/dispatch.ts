@@ -55,8 +55,11 @@ export function dispatcher(
   options: McpEndpointOptions,
   onError: (error: unknown) => void,
 ): Run {
-  const serverMeta =
-    options.includeServerInfo === false ? {} : { [MetaKey.serverInfo]: options.serverInfo };
+  // Serialized once: every direct reply appends this text, and the copied path spreads the same snapshot.
+  const serverMetaText = JSON.stringify(
+    options.includeServerInfo === false ? {} : { [MetaKey.serverInfo]: options.serverInfo },
+  );
+  const serverMeta = JSON.parse(serverMetaText) as Record<string, unknown>;
   const addsMeta = Object.keys(serverMeta).length > 0;
 
   /** Shape a handler's result for the wire; throws on what must never be sent. */
@@ -98,7 +101,7 @@ export function dispatcher(
       checkInputRequired(r as never, context.capabilities);
     }
     const json = JSON.stringify(r);
-    return addsMeta ? `${json.slice(0, -1)},"_meta":${JSON.stringify(serverMeta)}}` : json;
+    return addsMeta ? `${json.slice(0, -1)},"_meta":${serverMetaText}}` : json;
   }
 
   /** The outcome of a handler's `result`: the response, or the error it turns out to be. */

@@ -161,7 +161,7 @@ export interface ResourceTemplateDefinition extends ResourceTemplate {
 
 /** Options of {@link createMcpEndpoint}. */
 export interface McpEndpointOptions {
-  /** Server identity, returned in every result's `_meta["io.modelcontextprotocol/serverInfo"]`. */
+  /** Server identity, returned in every result's `_meta["io.modelcontextprotocol/serverInfo"]` as it was when the endpoint was created. */
   serverInfo: Implementation;
   /** Leave `serverInfo` out of result `_meta` (it is a SHOULD; default `true`: included). */
   includeServerInfo?: boolean;
