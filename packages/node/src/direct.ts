@@ -8,6 +8,8 @@
  * and a body nobody has read yet. Everything else goes through the conversion.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+// Node's own, not the global: fake timers in an application's tests replace the global and would hold every reply.
+import { setImmediate as atTurnEnd } from 'node:timers';
 import type { BodyRead, HttpExchange, HttpReply } from '@mrtr/server';
 import { bodyText } from '@mrtr/server';
 import { lazyRequest } from './request.js';
@@ -204,6 +206,7 @@ class PendingReply {
 }
 
 let pending: PendingReply[] = [];
+let writesOnExit = false;
 
 function writePending(): void {
   const batch = pending;
@@ -231,7 +234,12 @@ export async function writeReply(res: ServerResponse, reply: HttpReply): Promise
   if (typeof body === 'string' || body === null) {
     return new Promise<void>((resolve, reject) => {
       const whole = new PendingReply(res, reply, body, resolve, reject);
-      if (pending.length === 0) setImmediate(writePending);
+      if (pending.length === 0) atTurnEnd(writePending);
+      // A process that exits or crashes before the turn ends still hands its finished replies to the sockets.
+      if (!writesOnExit) {
+        writesOnExit = true;
+        process.on('exit', writePending);
+      }
       pending.push(whole);
     });
   }

@@ -38,7 +38,7 @@ export interface NodeHandlerOptions {
    * `undefined`, the endpoint's own `authenticate` decides.
    */
   principal?: (req: IncomingMessage) => Principal | undefined | Promise<Principal | undefined>;
-  /** Called with errors of `principal` (default `console.error`); the client gets `-32603`. */
+  /** Called with errors of `principal` and replies Node refuses (default `console.error`); the client gets `-32603`. What it throws is ignored. */
   onError?: (error: unknown) => void;
   /**
    * `true`: convert every request to a web `Request` and every answer from a
@@ -87,7 +87,13 @@ export function toNodeHandler(
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const path = options.path ?? '/mcp';
   const principalOf = options.principal;
-  const onError = options.onError ?? ((e: unknown) => console.error('[mrtr] adapter error', e));
+  const report = options.onError ?? ((e: unknown) => console.error('[mrtr] adapter error', e));
+  // An onError that throws must not turn into an unhandled rejection (a crash on Node 20) or a lost reply.
+  const onError = (error: unknown) => {
+    try {
+      report(error);
+    } catch {}
+  };
   const listener = getRequestListener(
     async (request: Request, env: HttpBindings | { incoming: unknown }) => {
       if (path !== false) {
@@ -131,7 +137,7 @@ export function toNodeHandler(
       const reply = await serve(nodeExchange(req, res), principal ? { principal } : {});
       await writeReply(res, reply);
     } catch (error) {
-      // serve never rejects; this is a broken socket or an onError that threw. Never a crash.
+      // serve never rejects; this is a reply Node refused (an invalid header) or a broken socket. Never a crash.
       onError(error);
       if (!res.headersSent) await writeReply(res, replyOf(rpcError(500, -32603, 'Internal error')));
       else res.destroy();

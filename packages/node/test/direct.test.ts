@@ -220,15 +220,17 @@ describe('writeReply: whole replies of one turn written together', () => {
               'content-type': 'application/json',
               accept: 'application/json, text/event-stream',
               'mcp-protocol-version': '2026-07-28',
-              'mcp-method': 'ping',
+              'mcp-method': 'tools/call',
+              'mcp-name': 'peek',
               authorization: 'Bearer t',
             },
-            body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'ping' }),
+            body: body.replace('"id":1', `"id":${i}`),
           });
-          return (await response.json()) as { id: number };
+          return (await response.json()) as { id: number; result?: { content: unknown[] } };
         }),
       );
       expect(bodies.map((b) => b.id)).toEqual(Array.from({ length: 24 }, (_, i) => i));
+      expect(bodies.every((b) => b.result?.content.length === 1)).toBe(true);
     } finally {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
