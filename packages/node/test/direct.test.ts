@@ -216,14 +216,7 @@ describe('writeReply: whole replies of one turn written together', () => {
         Array.from({ length: 24 }, async (_, i) => {
           const response = await fetch(`http://127.0.0.1:${port}/mcp`, {
             method: 'POST',
-            headers: {
-              'content-type': 'application/json',
-              accept: 'application/json, text/event-stream',
-              'mcp-protocol-version': '2026-07-28',
-              'mcp-method': 'tools/call',
-              'mcp-name': 'peek',
-              authorization: 'Bearer t',
-            },
+            headers,
             body: body.replace('"id":1', `"id":${i}`),
           });
           return (await response.json()) as { id: number; result?: { content: unknown[] } };
