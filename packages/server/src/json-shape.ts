@@ -59,6 +59,21 @@ function pathOf(keys: (string | number)[], depth: number, last?: string | number
  */
 const stack: unknown[] = [];
 
+/** Push one container frame (four slots: value, depth, key, rules) onto {@link stack}; returns the new top. */
+function pushFrame(
+  top: number,
+  value: object,
+  depth: number,
+  key: string | number,
+  rules: Rules,
+): number {
+  stack[top] = value;
+  stack[top + 1] = depth;
+  stack[top + 2] = key;
+  stack[top + 3] = rules;
+  return top + 4;
+}
+
 /**
  * The first structural problem of `params`, or `undefined`. Walks every
  * value once with an explicit stack of containers (no recursion), so its
@@ -69,11 +84,7 @@ export function inspectParams(
   maxDepth = DEFAULT_MAX_DEPTH,
 ): ShapeProblem | undefined {
   // The stack of containers still to visit, four slots each (value, depth, key, rules).
-  let top = 0;
-  stack[top++] = params;
-  stack[top++] = 1;
-  stack[top++] = '';
-  stack[top++] = ALL;
+  let top = pushFrame(0, params, 1, '', ALL);
   // The walk is depth first, so the keys of the container being visited and of its ancestors are
   // keys[1..depth-1]: written as each is visited, read only to name a problem.
   const keys: (string | number)[] = [];
@@ -96,12 +107,8 @@ export function inspectParams(
           found = { path: pathOf(keys, depth, i), problem };
           break;
         }
-        if (child !== null && typeof child === 'object') {
-          stack[top++] = child;
-          stack[top++] = depth + 1;
-          stack[top++] = i;
-          stack[top++] = rules;
-        }
+        if (child !== null && typeof child === 'object')
+          top = pushFrame(top, child, depth + 1, i, rules);
       }
     } else {
       // for-in over own keys: the order of Object.keys, without building its array.
@@ -116,12 +123,8 @@ export function inspectParams(
           found = { path: pathOf(keys, depth, name), problem };
           break;
         }
-        if (child !== null && typeof child === 'object') {
-          stack[top++] = child;
-          stack[top++] = depth + 1;
-          stack[top++] = name;
-          stack[top++] = strings;
-        }
+        if (child !== null && typeof child === 'object')
+          top = pushFrame(top, child, depth + 1, name, strings);
       }
     }
   }
