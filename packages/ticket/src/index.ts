@@ -27,6 +27,7 @@
  * @module @mrtr/ticket
  * @packageDocumentation
  */
+export { aeadReady } from './aead.js';
 export type { TicketBinding, TicketClaims, TicketClaimsInput } from './claims.js';
 export {
   DEFAULT_MAX_SKEW_SECONDS,

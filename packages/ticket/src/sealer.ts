@@ -218,7 +218,7 @@ export class TicketSealer {
     body.set(aeadNonce, 0);
     const aad = associatedData(TICKET_VERSION, this.#sealKid, op, argsDigest);
     const key32 = this.#keys.get(this.#sealKid) as Uint8Array;
-    aead.seal(key32, aeadNonce, aad, plain, body.subarray(NONCE_BYTES));
+    aead().seal(key32, aeadNonce, aad, plain, body.subarray(NONCE_BYTES));
     plain.fill(0); // a slice of Node's pool, handed out again uninitialized
     const ticket = `${TICKET_VERSION}.${this.#sealKid}.${body.toString('base64url')}`;
     if (ticket.length > this.#maxLength)
@@ -268,7 +268,12 @@ export class TicketSealer {
     // No ticket is ever sealed with a binding UTF-8 cannot carry unchanged; such a binding matches none.
     if (!wellFormed(binding.op, binding.argsDigest)) return fail('mac');
     const aad = associatedData(TICKET_VERSION, kid, binding.op, binding.argsDigest);
-    const plain = aead.open(key, bytes.subarray(0, NONCE_BYTES), aad, bytes.subarray(NONCE_BYTES));
+    const plain = aead().open(
+      key,
+      bytes.subarray(0, NONCE_BYTES),
+      aad,
+      bytes.subarray(NONCE_BYTES),
+    );
     if (!plain) return fail('mac');
     const claims = decodeClaims(plain, binding.op, binding.argsDigest);
     if (!claims) return fail('malformed');

@@ -1,7 +1,8 @@
 import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { type Aead, aead, nativeAead, nobleAead } from '../src/aead.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type Aead, aead, aeadReady, nativeAead, nobleAead, sodiumAead } from '../src/aead.js';
+import { handAad, INPUT, parts, SECRET_1, sealer, subkey } from './helpers.js';
 
 const hex = (s: string) => Uint8Array.from(Buffer.from(s.replace(/\s+/g, ''), 'hex'));
 const toHex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -28,7 +29,9 @@ function seal(impl: Aead, key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, p
   return out;
 }
 
-describe.each([nativeAead, nobleAead])('XChaCha20-Poly1305 ($name)', (impl) => {
+describe.each([sodiumAead, nativeAead, nobleAead])('XChaCha20-Poly1305 ($name)', (impl) => {
+  beforeAll(() => aeadReady);
+
   it('produces the draft-irtf-cfrg-xchacha A.3.1 ciphertext and tag', () => {
     expect(toHex(seal(impl, KAT.key, KAT.nonce, KAT.aad, KAT.plain))).toBe(toHex(KAT.sealed));
   });
@@ -56,9 +59,22 @@ describe.each([nativeAead, nobleAead])('XChaCha20-Poly1305 ($name)', (impl) => {
   });
 });
 
-describe('the native and the noble implementation', { timeout: 60_000 }, () => {
-  it('native is the one used where Node has chacha20-poly1305', () => {
-    expect(aead.name).toBe('native');
+describe('the sodium, native and noble implementations', { timeout: 60_000 }, () => {
+  it('tickets use libsodium once it is ready (OpenSSL until then: the same bytes, below)', async () => {
+    await aeadReady;
+    expect(aead().name).toBe('sodium');
+  });
+
+  it("a ticket sealed through libsodium opens by hand with OpenSSL's and noble's implementation", async () => {
+    await aeadReady;
+    const { ticket } = sealer().seal(INPUT);
+    const body = Buffer.from(parts(ticket).body, 'base64url');
+    const aad = handAad('v1', 'k1', INPUT.op, INPUT.argsDigest);
+    for (const impl of [nativeAead, nobleAead]) {
+      const plain = impl.open(subkey(SECRET_1, 'k1'), body.subarray(0, 24), aad, body.subarray(24));
+      expect(plain).not.toBeNull();
+      expect(Buffer.from(plain as Uint8Array).includes(Buffer.from(INPUT.sub))).toBe(true);
+    }
   });
 
   it('agree byte for byte on 2,000 random keys, nonces, associated data and plaintexts', () => {
@@ -72,7 +88,11 @@ describe('the native and the noble implementation', { timeout: 60_000 }, () => {
         (key, nonce, aad, plain) => {
           const a = seal(nativeAead, key, nonce, aad, plain);
           const b = seal(nobleAead, key, nonce, aad, plain);
+          const c = seal(sodiumAead, key, nonce, aad, plain);
           expect(toHex(a)).toBe(toHex(b));
+          expect(toHex(c)).toBe(toHex(a));
+          expect(toHex(sodiumAead.open(key, nonce, aad, a) as Uint8Array)).toBe(toHex(plain));
+          expect(toHex(nativeAead.open(key, nonce, aad, c) as Uint8Array)).toBe(toHex(plain));
           expect(toHex(xchacha20poly1305(key, nonce, aad).encrypt(plain))).toBe(toHex(a));
           expect(toHex(nativeAead.open(key, nonce, aad, b) as Uint8Array)).toBe(toHex(plain));
           expect(toHex(nobleAead.open(key, nonce, aad, a) as Uint8Array)).toBe(toHex(plain));
