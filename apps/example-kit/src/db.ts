@@ -45,16 +45,32 @@ export interface Database extends Queryable {
  */
 function databaseUnavailable(error: unknown): unknown {
   if (!isConnectionError(error)) return error;
-  const unknown = error instanceof ConnectionLostError && error.code === '08007';
+  const unknown = lostAtCommit(error);
+  const why = timedOut(error)
+    ? 'the database did not answer in time'
+    : 'the connection to the database was lost';
   const mcp = new McpError(
     ErrorCode.InternalError,
     unknown
-      ? 'The connection to the database was lost while committing: the change may or may not have been made. Check before retrying.'
-      : 'Nothing was changed: the connection to the database was lost. Retry the request.',
+      ? `While committing, ${why}: the change may or may not have been made. Check before retrying.`
+      : `Nothing was changed: ${why}. Retry the request.`,
   );
   Object.defineProperty(mcp, 'cause', { value: error, enumerable: false, configurable: true });
   return mcp;
 }
+
+/** The errors `error` wraps through `cause`, itself first (a few levels). */
+function* chain(error: unknown): Generator<unknown> {
+  for (let e = error, depth = 0; e instanceof Error && depth < 8; depth++) {
+    yield e;
+    e = (e as { cause?: unknown }).cause;
+  }
+}
+const lostAtCommit = (error: unknown) =>
+  [...chain(error)].some((e) => e instanceof ConnectionLostError && e.code === '08007');
+/** `pgPoolDriver` gave up waiting (`timeoutMs`): code `ETIMEDOUT` somewhere in the chain. */
+const timedOut = (error: unknown) =>
+  [...chain(error)].some((e) => (e as { code?: unknown }).code === 'ETIMEDOUT');
 
 /** `driver` whose statements and transactions fail with {@link databaseUnavailable}. */
 function answering(driver: SqlDriver): SqlDriver {
@@ -83,11 +99,14 @@ function fromPglite(db: PGlite, description: string, inMemory: boolean): Databas
  * - `memory://`: in-memory PGlite, gone when the process ends;
  * - `postgres://…` / `postgresql://…`: a PostgreSQL server through a `pg.Pool`.
  * @param options.searchPath a schema to use on a server (created if missing), for isolated tests.
+ * @param options.timeoutMs how long a PostgreSQL server may take to answer one statement, in
+ *   milliseconds, before the statement fails as a lost connection (`pgPoolDriver` of
+ *   `@mrtr/sql`; default 10,000). PGlite runs in process and has none.
  * @throws when the URL has another scheme, or PostgreSQL cannot be reached.
  */
 export async function openDatabase(
   url: string | undefined,
-  options: { dataDir?: string; searchPath?: string } = {},
+  options: { dataDir?: string; searchPath?: string; timeoutMs?: number } = {},
 ): Promise<Database> {
   if (url === undefined || url === '') {
     const dir = options.dataDir;
@@ -122,6 +141,7 @@ export async function openDatabase(
     // Before the pool's first client: the driver gives every client an 'error' listener, so a
     // terminated backend fails the statement that needed it and never ends the process.
     const driver = pgPoolDriver(pool, {
+      timeoutMs: options.timeoutMs,
       onConnectionError: (error) => console.warn(`PostgreSQL connection lost: ${error.message}`),
     });
     await pool.query('SELECT 1');

@@ -14,6 +14,12 @@ export interface ServerEnv {
   port: number;
   /** `DATABASE_URL` as given. */
   databaseUrl: string | undefined;
+  /**
+   * `MRTR_DB_TIMEOUT_MS`: how long a PostgreSQL server may take to answer one
+   * statement, in milliseconds, before the request fails closed (unset: the
+   * default of `pgPoolDriver` in `@mrtr/sql`, 10,000).
+   */
+  databaseTimeoutMs: number | undefined;
   /** `MRTR_AUDIT_FILE`, or `stdout`. */
   auditTo: string;
   /** Whether table `mrtr_audit` is written (`MRTR_AUDIT_TABLE` is not `off`). */
@@ -32,11 +38,13 @@ export interface ServerEnv {
 /**
  * Read the conventions every example server shares: `MRTR_TOKENS`,
  * `MRTR_SECRET`, `HOST`, `PORT`, `DATABASE_URL`, `MRTR_AUDIT_FILE`,
- * `MRTR_AUDIT_TABLE`, `MRTR_PUBLIC_ORIGIN`, `MRTR_AUDIT_RETENTION_DAYS`, `MRTR_RATE_LIMIT`.
+ * `MRTR_AUDIT_TABLE`, `MRTR_PUBLIC_ORIGIN`, `MRTR_AUDIT_RETENTION_DAYS`, `MRTR_RATE_LIMIT`,
+ * `MRTR_DB_TIMEOUT_MS`.
  * @throws on malformed `MRTR_TOKENS`, a `PORT` that is not a port number,
  * a `MRTR_PUBLIC_ORIGIN` that is not an http(s) origin, a
  * `MRTR_AUDIT_RETENTION_DAYS` that is not a positive number, or a
- * `MRTR_RATE_LIMIT` that is neither a positive whole number nor `off`.
+ * `MRTR_RATE_LIMIT` that is neither a positive whole number nor `off`, or a
+ * `MRTR_DB_TIMEOUT_MS` that is not a positive whole number.
  */
 export function readServerEnv(env: NodeJS.ProcessEnv, defaultPort: number): ServerEnv {
   const generatedToken = env.MRTR_TOKENS ? undefined : randomToken();
@@ -70,7 +78,13 @@ export function readServerEnv(env: NodeJS.ProcessEnv, defaultPort: number): Serv
     throw new Error(
       `MRTR_RATE_LIMIT must be a positive whole number of calls per minute or off, got ${rate}`,
     );
+  const dbTimeout = env.MRTR_DB_TIMEOUT_MS ? Number(env.MRTR_DB_TIMEOUT_MS) : undefined;
+  if (dbTimeout !== undefined && !(Number.isSafeInteger(dbTimeout) && dbTimeout > 0))
+    throw new Error(
+      `MRTR_DB_TIMEOUT_MS must be a positive whole number of milliseconds, got ${env.MRTR_DB_TIMEOUT_MS}`,
+    );
   return {
+    databaseTimeoutMs: dbTimeout,
     rateLimit:
       rate === 'off' ? false : perMinute ? { limit: perMinute, windowMs: 60_000 } : undefined,
     tokens,

@@ -9,7 +9,7 @@ export type { Database, Queryable, QueryResult } from '@mrtr/example-kit';
  */
 export function openDatabase(
   url: string | undefined,
-  options: { dataDir?: string; searchPath?: string } = {},
+  options: { dataDir?: string; searchPath?: string; timeoutMs?: number } = {},
 ): Promise<Database> {
   return open(url, { dataDir: './.data/file-deleter', ...options });
 }

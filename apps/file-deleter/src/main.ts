@@ -9,7 +9,7 @@ runServer('file-deleter', async () => {
   // Unset FILES_ROOT: the demo folder, seeded on first start. A FILES_ROOT given must exist.
   const root = process.env.FILES_ROOT || DEFAULT_FILES_ROOT;
   const seeded = !process.env.FILES_ROOT && (await seedDemoFiles(root));
-  const db = await openDatabase(env.databaseUrl);
+  const db = await openDatabase(env.databaseUrl, { timeoutMs: env.databaseTimeoutMs });
   // The audit trail: JSON lines on stdout, or appended to MRTR_AUDIT_FILE; and table mrtr_audit.
   const trail = new JsonLinesAuditSink({ destination: env.auditTo });
   const running = await startFileDeleter({

@@ -8,7 +8,7 @@ export type { Database, Queryable, QueryResult } from '@mrtr/example-kit';
  */
 export function openDatabase(
   url: string | undefined,
-  options: { dataDir?: string; searchPath?: string } = {},
+  options: { dataDir?: string; searchPath?: string; timeoutMs?: number } = {},
 ): Promise<Database> {
   return open(url, { dataDir: './.data/notes-server', ...options });
 }

@@ -12,7 +12,7 @@ import { openDatabase } from './db.js';
 
 runServer('notes-server', async () => {
   const env = readServerEnv(process.env, 3000);
-  const db = await openDatabase(env.databaseUrl);
+  const db = await openDatabase(env.databaseUrl, { timeoutMs: env.databaseTimeoutMs });
   // The audit trail: JSON lines on stdout, or appended to MRTR_AUDIT_FILE; and table mrtr_audit.
   const trail = new JsonLinesAuditSink({ destination: env.auditTo });
   const running = await startNotesServer({

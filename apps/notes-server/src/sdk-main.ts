@@ -11,7 +11,7 @@ import { startNotesSdkServer } from './sdk-app.js';
 
 runServer('notes-server (SDK)', async () => {
   const env = readServerEnv(process.env, 3000);
-  const db = await openDatabase(env.databaseUrl);
+  const db = await openDatabase(env.databaseUrl, { timeoutMs: env.databaseTimeoutMs });
   const trail = new JsonLinesAuditSink({ destination: env.auditTo });
   const running = await startNotesSdkServer({
     db,

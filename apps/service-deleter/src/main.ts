@@ -21,7 +21,7 @@ runServer('service-deleter', async () => {
     console.warn(
       'notice: MRTR_RECEIPT_KEY is not set; approval receipts are signed with a fresh key for this process only (see the README to make one).',
     );
-  const db = await openDatabase(env.databaseUrl);
+  const db = await openDatabase(env.databaseUrl, { timeoutMs: env.databaseTimeoutMs });
   const replay = await openReplayStore(
     process.env.REDIS_URL,
     // Unset: a Redis without appendonly yes + appendfsync always is refused.

@@ -54,7 +54,24 @@ export interface PgPoolDriverOptions {
    * Default: nothing is done with it. Never throw from it.
    */
   onConnectionError?: (error: Error) => void;
+  /**
+   * How long PostgreSQL may take to answer one statement, and the pool to
+   * hand out a client, in milliseconds; default {@link DEFAULT_PG_TIMEOUT_MS}
+   * (10,000). `Infinity` waits forever. A backend that is stopped, waits on a
+   * lock, or sits behind a network that drops packets never answers: without
+   * a deadline each request waits on it for good, and the pool's clients run
+   * out for every other request. On expiry the client is destroyed
+   * (PostgreSQL rolls back what was not committed once it reads the closed
+   * connection) and the statement rejects with a connection error (see
+   * {@link isConnectionError}, `code` `ETIMEDOUT`); a transaction rejects
+   * with {@link ConnectionLostError}, `08006` when `COMMIT` had not been sent
+   * and `08007` when it had (a stopped backend may still read it later).
+   */
+  timeoutMs?: number;
 }
+
+/** Default of {@link PgPoolDriverOptions.timeoutMs}: 10,000 ms. */
+export const DEFAULT_PG_TIMEOUT_MS = 10_000;
 
 /** What {@link pgliteDriver} uses of a `PGlite` instance. */
 export interface PgliteLike {
@@ -83,6 +100,51 @@ function guard(pool: PgPoolLike, report: (error: Error) => void): void {
   pool.on('error', report);
 }
 
+/** The error a statement or checkout that outlived its deadline rejects with. */
+function timedOut(ms: number, what: string): Error {
+  return Object.assign(new Error(`PostgreSQL did not answer ${what} within ${ms} ms`), {
+    code: 'ETIMEDOUT',
+  });
+}
+
+/**
+ * `work`, or a rejection with {@link timedOut} after `ms`, calling `expire`
+ * first (once, with that error). The timer does not keep the process alive.
+ */
+function within<T>(work: Promise<T>, ms: number, what: string, expire: (e: Error) => void) {
+  if (ms === Number.POSITIVE_INFINITY) return work;
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      const error = timedOut(ms, what);
+      expire(error);
+      reject(error);
+    }, ms);
+    timer.unref();
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** A client from `pool` within `ms`; one the pool hands out after that goes straight back. */
+function checkout(pool: PgPoolLike, ms: number): Promise<PgPoolClientLike> {
+  let late = false;
+  const connecting = pool.connect();
+  connecting.then((client) => {
+    if (late) client.release();
+  }, ignore);
+  return within(connecting, ms, 'with a connection', () => {
+    late = true;
+  });
+}
+
 /**
  * A {@link SqlDriver} on a node-postgres `pg.Pool`. A transaction checks out
  * one client, runs `BEGIN` … `COMMIT` (`ROLLBACK` when `fn` throws) at the
@@ -106,6 +168,9 @@ function guard(pool: PgPoolLike, report: (error: Error) => void): void {
  */
 export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}): SqlDriver {
   const report = options.onConnectionError ?? ignore;
+  const ms = options.timeoutMs ?? DEFAULT_PG_TIMEOUT_MS;
+  if (!(ms > 0))
+    throw new RangeError(`timeoutMs must be a positive number of milliseconds; got ${ms}`);
   guard(pool, (error) => {
     try {
       report(error);
@@ -114,17 +179,43 @@ export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}
     }
   });
   return {
-    query: (sql, params) => pool.query(sql, params) as never,
+    query: async (sql, params) => {
+      if (ms === Number.POSITIVE_INFINITY) return pool.query(sql, params) as never;
+      const client = await checkout(pool, ms);
+      let gone: Error | undefined;
+      const destroy = (error: Error) => {
+        gone = error;
+        client.release(error);
+      };
+      try {
+        return (await within(client.query(sql, params), ms, 'a statement', destroy)) as never;
+      } catch (error) {
+        if (!gone && isConnectionError(error)) destroy(error as Error);
+        throw error;
+      } finally {
+        if (!gone) client.release();
+      }
+    },
     async transaction(fn) {
-      const client = await pool.connect();
+      const client = await checkout(pool, ms);
       // A backend that dies mid-transaction makes the client emit 'error'; the
       // failing query already reports it, so this only keeps the process alive.
       client.on('error', ignore);
       let broken: Error | undefined;
       let committing = false;
+      // Set when a statement outlived its deadline: the client is destroyed then and there,
+      // which fails every statement still waiting on it.
+      let gone: Error | undefined;
+      const destroy = (error: Error) => {
+        if (gone) return;
+        gone = error;
+        client.release(error);
+      };
+      const timed = (sql: string, params?: unknown[]) =>
+        within(client.query(sql, params), ms, 'a statement', destroy);
       const issued: Promise<unknown>[] = []; // every statement before COMMIT
       const send = (sql: string, params?: unknown[]) => {
-        const sent = client.query(sql, params);
+        const sent = timed(sql, params);
         sent.catch(ignore);
         issued.push(sent);
         return sent;
@@ -139,29 +230,39 @@ export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}
         const result = await fn(tx);
         await begun;
         committing = true;
-        const committed = await client.query('COMMIT');
+        const committed = (await timed('COMMIT')) as { command?: string };
         // COMMIT of a transaction a failed statement aborted answers ROLLBACK, not an error.
         if (committed.command === 'ROLLBACK')
           throw new Error('the transaction was rolled back at COMMIT');
         return result;
       } catch (error) {
         try {
-          await client.query('ROLLBACK');
+          if (gone) throw gone;
+          await timed('ROLLBACK');
         } catch (rollbackError) {
           broken =
             rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
         }
         // No ROLLBACK possible: the connection is gone, and with it the transaction.
         if (broken && (isConnectionError(broken) || isConnectionError(error))) {
-          // A statement that failed before COMMIT aborted the transaction: it cannot have committed.
+          // A statement that failed before COMMIT aborted the transaction: it cannot have
+          // committed. Unless the deadline closed the connection: then the statements and the
+          // COMMIT already sent are still in the backend's socket, and it may yet run them all.
           const settled = await Promise.allSettled(issued);
-          const unknown = committing && settled.every((s) => s.status === 'fulfilled');
+          const refused = settled.some(
+            (s) => s.status === 'rejected' && !isConnectionError(s.reason),
+          );
+          const answered = settled.every((s) => s.status === 'fulfilled');
+          const unknown = committing && !refused && (gone !== undefined || answered);
           throw new ConnectionLostError(unknown ? '08007' : '08006', { cause: error });
         }
         throw error;
       } finally {
-        client.off('error', ignore);
-        client.release(broken);
+        // A destroyed client keeps its listener: its closing socket may still report.
+        if (!gone) {
+          client.off('error', ignore);
+          client.release(broken);
+        }
       }
     },
   };

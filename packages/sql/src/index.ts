@@ -25,6 +25,7 @@
  */
 export { ConnectionLostError, isConnectionError } from './connection.js';
 export {
+  DEFAULT_PG_TIMEOUT_MS,
   type PgliteLike,
   type PgPoolClientLike,
   type PgPoolDriverOptions,
