@@ -22,6 +22,7 @@ import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { getRequestListener } from '@hono/node-server';
 import type { GateRequest } from '@mrtr/gate';
 import type { HttpExchange, HttpReply } from '@mrtr/server';
+import { aeadReady } from '@mrtr/ticket';
 import {
   HEADERS,
   PRINCIPAL,
@@ -34,6 +35,10 @@ import {
 } from './flow/common.js';
 import { printTable } from './measure.js';
 import { gatedDelete, oursEndpoint } from './servers/ours-endpoint.js';
+
+// Tickets move to libsodium once its WebAssembly has compiled, which needs the event loop; the
+// loops below only await microtasks, so without this they would measure the OpenSSL fallback.
+await aeadReady;
 
 // Installs @hono/node-server's lightweight Request/Response globals, as toNodeHandler does.
 getRequestListener(() => new Response(null));
