@@ -1,31 +1,13 @@
-/**
- * notes-server as a process (`DATABASE_URL=postgres://…`) on a database of its
- * own, while a second connection keeps terminating the server's backends
- * (`pg_terminate_backend`, error 57P01) during bursts of concurrent
- * confirmations: the process lives, every response is a JSON-RPC response
- * that says what happened, no confirmation deletes more than once, and once
- * the terminations stop the pool has recovered and every confirmation
- * completes exactly once.
- *
- * `MRTR_FAULT_RUNS` bursts (default 6) in one process. Before the fix the
- * process exited on an unhandled `'error'` event of a `pg` client in the
- * first or second burst of every run.
- */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { callTool } from '@mrtr/spec-schema';
 import {
-  createOwnDatabase,
   type OwnDatabase,
   postgresReachable,
   type ServerProcess,
-  startServerProcess,
   terminateBackendsRepeatedly,
 } from '@mrtr/test-services';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ask, confirm, notesLeft, seedWorkspace } from './confirm.js';
+import { ask, confirm, notesLeft, notesServerOnOwnDatabase, seedWorkspace } from './confirm.js';
 
 const postgres = await postgresReachable();
 const RUNS = Number(process.env.MRTR_FAULT_RUNS ?? 6);
@@ -82,30 +64,18 @@ function lastWords(server: ServerProcess): string {
 }
 
 describe.skipIf(!postgres)('notes-server when PostgreSQL terminates its backends', () => {
+  let setup: Awaited<ReturnType<typeof notesServerOnOwnDatabase>>;
   let database: OwnDatabase;
   let server: ServerProcess;
   let data: pg.Pool;
-  const dir = mkdtempSync(join(tmpdir(), 'notes-kill-'));
 
   beforeAll(async () => {
-    database = await createOwnDatabase('mrtr_notes_kill');
-    server = await startServerProcess(new URL('..', import.meta.url).pathname, {
-      DATABASE_URL: database.url,
-      PORT: '0',
-      MRTR_TOKENS: `alice:${TOKEN}`,
-      MRTR_SECRET: 'k'.repeat(32),
-      MRTR_AUDIT_FILE: join(dir, 'audit.jsonl'),
-      MRTR_RATE_LIMIT: 'off', // bursts of hundreds of calls: the fault is the point here, not the limit
-    });
-    data = new pg.Pool({ connectionString: database.url, max: 2 });
-    data.on('error', () => {}); // the terminator ends these too
+    setup = await notesServerOnOwnDatabase('mrtr_notes_kill', TOKEN);
+    ({ database, server, data } = setup);
   });
 
   afterAll(async () => {
-    server?.child.kill();
-    await data?.end();
-    await database?.drop();
-    rmSync(dir, { recursive: true, force: true });
+    await setup?.close();
   });
 
   it(

@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { callTool } from '@mrtr/spec-schema';
+import { createOwnDatabase, type ServerProcess, startServerProcess } from '@mrtr/test-services';
 import { fieldOptions } from '@mrtr/wire';
+import pg from 'pg';
 import { expect } from 'vitest';
 import type { Queryable } from '../src/db.js';
 
@@ -66,4 +71,41 @@ export async function confirm(
     },
   );
   return r.body;
+}
+
+/**
+ * notes-server as a process on a PostgreSQL database of its own, principal
+ * `alice` with `token`, no rate limit, the audit trail in a temporary folder;
+ * `data` is a small pool on the same database for the test's own reads and
+ * writes (its connection errors ignored: fault tests end them too).
+ */
+export async function notesServerOnOwnDatabase(
+  name: string,
+  token: string,
+  env: Record<string, string> = {},
+) {
+  const dir = mkdtempSync(join(tmpdir(), `${name}-`));
+  const database = await createOwnDatabase(name);
+  const server: ServerProcess = await startServerProcess(new URL('..', import.meta.url).pathname, {
+    DATABASE_URL: database.url,
+    PORT: '0',
+    MRTR_TOKENS: `alice:${token}`,
+    MRTR_SECRET: 'k'.repeat(32),
+    MRTR_AUDIT_FILE: join(dir, 'audit.jsonl'),
+    MRTR_RATE_LIMIT: 'off', // bursts of calls: the fault is the point here, not the limit
+    ...env,
+  });
+  const data = new pg.Pool({ connectionString: database.url, max: 2 });
+  data.on('error', () => {});
+  return {
+    database,
+    server,
+    data,
+    async close() {
+      server.child.kill();
+      await data.end();
+      await database.drop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,57 +1,27 @@
-/**
- * notes-server as a process on PostgreSQL that stops answering without
- * closing anything: another session holds an exclusive lock on the replay
- * table, so every claim waits on it. Each confirmation must fail closed
- * within `MRTR_DB_TIMEOUT_MS` ("Nothing was changed … did not answer in
- * time", nothing deleted), other requests must not queue behind the stalled
- * ones for good, and once the lock is gone the same confirmation deletes
- * once. Before the deadline existed a confirmation waited as long as the
- * lock was held, and a dozen of them took every pooled connection.
- */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { callTool } from '@mrtr/spec-schema';
-import {
-  createOwnDatabase,
-  type OwnDatabase,
-  postgresReachable,
-  type ServerProcess,
-  startServerProcess,
-} from '@mrtr/test-services';
-import pg from 'pg';
+import { postgresReachable, type ServerProcess } from '@mrtr/test-services';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ask, confirm, notesLeft, seedWorkspace } from './confirm.js';
+import { ask, confirm, notesLeft, notesServerOnOwnDatabase, seedWorkspace } from './confirm.js';
 
 const postgres = await postgresReachable();
 const TOKEN = 'tok-alice';
 const TIMEOUT_MS = 400;
 
 describe.skipIf(!postgres)('notes-server when PostgreSQL stops answering', () => {
-  let database: OwnDatabase;
+  let setup: Awaited<ReturnType<typeof notesServerOnOwnDatabase>>;
   let server: ServerProcess;
   let data: pg.Pool;
-  const dir = mkdtempSync(join(tmpdir(), 'notes-stall-'));
 
   beforeAll(async () => {
-    database = await createOwnDatabase('mrtr_notes_stall');
-    server = await startServerProcess(new URL('..', import.meta.url).pathname, {
-      DATABASE_URL: database.url,
-      PORT: '0',
-      MRTR_TOKENS: `alice:${TOKEN}`,
-      MRTR_SECRET: 'k'.repeat(32),
-      MRTR_AUDIT_FILE: join(dir, 'audit.jsonl'),
-      MRTR_RATE_LIMIT: 'off',
+    setup = await notesServerOnOwnDatabase('mrtr_notes_stall', TOKEN, {
       MRTR_DB_TIMEOUT_MS: String(TIMEOUT_MS),
     });
-    data = new pg.Pool({ connectionString: database.url, max: 2 });
+    ({ server, data } = setup);
   });
 
   afterAll(async () => {
-    server?.child.kill();
-    await data?.end();
-    await database?.drop();
-    rmSync(dir, { recursive: true, force: true });
+    await setup?.close();
   });
 
   it('confirmations fail closed within the deadline while the replay table is locked, then delete once', async () => {
