@@ -325,6 +325,8 @@ const median = (xs: number[]) => {
 };
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
 const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
+/** A ratio judged against a target, with a digit more than {@link pct}: 39.8 % must not print as 40 %. */
+const pctJudged = (x: number) => `${(x * 100).toFixed(1)} %`;
 const ms = (x: number) => (x < 10 ? x.toFixed(2) : x.toFixed(1));
 
 async function profile(name: Name): Promise<void> {
@@ -504,10 +506,10 @@ function report(
     const at16 = c === 16;
     ratioRows.push([
       c,
-      mark(`${speed.toFixed(1)}×`, at16 ? 'flows/s ≥ 10× SDK' : undefined, speed >= 10),
-      mark(`${tail.toFixed(1)}×`, at16 ? 'p99 ≤ 1/5 of SDK' : undefined, tail >= 5),
+      mark(`${speed.toFixed(2)}×`, at16 ? 'flows/s ≥ 10× SDK' : undefined, speed >= 10),
+      mark(`${tail.toFixed(2)}×`, at16 ? 'p99 ≤ 1/5 of SDK' : undefined, tail >= 5),
       mark(
-        pct(floor),
+        pctJudged(floor),
         at16 ? 'flows/s ≥ 40 % of bare' : c === 1 ? 'flows/s ≥ 60 % of bare' : undefined,
         floor >= (at16 ? 0.4 : 0.6),
       ),
