@@ -137,7 +137,13 @@ function subkey(): Uint8Array {
 }
 const iv = new Uint8Array(12);
 iv.set(nonce.subarray(16), 4);
-const sodiumSealed = sodium.crypto_aead_xchacha20poly1305_ietf_encrypt(plain, aad, null, nonce, key);
+const sodiumSealed = sodium.crypto_aead_xchacha20poly1305_ietf_encrypt(
+  plain,
+  aad,
+  null,
+  nonce,
+  key,
+);
 function sodiumEncrypt(): Uint8Array {
   return sodium.crypto_aead_xchacha20poly1305_ietf_encrypt(plain, aad, null, nonce, key);
 }
