@@ -114,11 +114,15 @@ function timedOut(ms: number, what: string): Error {
 function within<T>(work: Promise<T>, ms: number, what: string, expire: (e: Error) => void) {
   if (ms === Number.POSITIVE_INFINITY) return work;
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      const error = timedOut(ms, what);
-      expire(error);
-      reject(error);
-    }, ms);
+    // setTimeout takes at most 2^31 − 1 ms (about 24.8 days); more would fire at once.
+    const timer = setTimeout(
+      () => {
+        const error = timedOut(ms, what);
+        expire(error);
+        reject(error);
+      },
+      Math.min(ms, 2 ** 31 - 1),
+    );
     timer.unref();
     work.then(
       (value) => {

@@ -22,6 +22,20 @@ describe('pgPoolDriver timeoutMs', () => {
   });
 });
 
+describe('pgPoolDriver timeoutMs beyond what setTimeout takes', () => {
+  it('a deadline of 2^40 ms does not fire at once', async () => {
+    const client = {
+      query: () => new Promise((resolve) => setTimeout(() => resolve({ rows: [{ ok: 1 }] }), 20)),
+      release: () => {},
+      on: () => {},
+      off: () => {},
+    };
+    const pool = { query: async () => ({ rows: [] }), connect: async () => client };
+    const driver = pgPoolDriver(pool as never, { timeoutMs: 2 ** 40 });
+    expect((await driver.query('SELECT 1')).rows).toEqual([{ ok: 1 }]);
+  });
+});
+
 describe.skipIf(!reachable)('pgPoolDriver when PostgreSQL stops answering', () => {
   let admin: pg.Client;
   const stopped: number[] = [];
