@@ -81,13 +81,17 @@ export class RedisApprovalStore implements ApprovalStore {
 
   /**
    * @param client an `ioredis` client (the store does not close it).
-   * @throws {RangeError} when `timeoutMs` is not a positive number.
+   * @throws {RangeError} when `timeoutMs` is not a number of milliseconds from 1 to
+   *   2,147,483,647 (a longer timer fires at once).
    */
   constructor(client: RedisCommander, options: RedisApprovalStoreOptions = {}) {
     this.#client = client;
     this.#prefix = options.keyPrefix ?? 'mrtr:approval:';
     this.#timeoutMs = options.timeoutMs ?? 2000;
-    if (!(this.#timeoutMs > 0)) throw new RangeError('timeoutMs must be a positive number');
+    if (!(this.#timeoutMs >= 1 && this.#timeoutMs <= 2 ** 31 - 1))
+      throw new RangeError(
+        `timeoutMs must be a number of milliseconds from 1 to 2147483647, got ${this.#timeoutMs}`,
+      );
     this.#now = options.now ?? Date.now;
     this.#passkeys = new RedisPasskeyRecords(
       (command, ...args) => this.#call(command, ...args),

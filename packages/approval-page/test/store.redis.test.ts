@@ -67,4 +67,11 @@ describe('RedisApprovalStore when Redis cannot be reached', () => {
     const store = new RedisApprovalStore({ call: () => new Promise(() => {}) }, { timeoutMs: 50 });
     await expect(store.get(approval().id)).rejects.toThrow(/no reply within 50 ms/);
   });
+
+  it('refuses a timeoutMs Node cannot wait (past 2^31 − 1 ms a timer fires at once)', () => {
+    const never = { call: () => new Promise(() => {}) };
+    for (const timeoutMs of [0, Number.NaN, 2 ** 31, Infinity])
+      expect(() => new RedisApprovalStore(never, { timeoutMs })).toThrow(RangeError);
+    expect(() => new RedisApprovalStore(never, { timeoutMs: 2 ** 31 - 1 })).not.toThrow();
+  });
 });

@@ -100,13 +100,16 @@ export class JsonLinesAuditSink implements AuditWriter {
 
   /**
    * @throws the file system's error when the file cannot be opened (at construction, not at the first record).
-   * @throws {RangeError} for a `timeoutMs` that is not a positive number.
+   * @throws {RangeError} for a `timeoutMs` that is not a number of milliseconds from 1 to
+   *   2,147,483,647 (a longer timer fires at once).
    */
   constructor(options: JsonLinesAuditSinkOptions = {}) {
     const where = options.destination ?? 'stdout';
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    if (!(timeoutMs > 0))
-      throw new RangeError(`timeoutMs must be a positive number, got ${timeoutMs}`);
+    if (!(timeoutMs >= 1 && timeoutMs <= 2 ** 31 - 1))
+      throw new RangeError(
+        `timeoutMs must be a number of milliseconds from 1 to 2147483647, got ${timeoutMs}`,
+      );
     this.#timeoutMs = timeoutMs;
     let send: LineSender;
     if (where instanceof Writable) {

@@ -101,5 +101,8 @@ describe('JsonLinesAuditSink', () => {
 
   it('refuses a timeoutMs that is not a positive number', () => {
     expect(() => new JsonLinesAuditSink({ timeoutMs: 0 })).toThrow(RangeError);
+    // Past 2^31 − 1 ms Node's timers fire at once: every line would count as late.
+    expect(() => new JsonLinesAuditSink({ timeoutMs: 2 ** 31 })).toThrow(RangeError);
+    expect(() => new JsonLinesAuditSink({ timeoutMs: Infinity })).toThrow(RangeError);
   });
 });

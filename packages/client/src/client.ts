@@ -52,12 +52,18 @@ export class McpClient {
   private identity: ServerIdentity;
   private known = new Map<string, { tool: ToolInfo; headers: HeaderAnnotation[] }>();
 
-  /** @throws {TypeError} when `url` is not an absolute `http:` or `https:` URL */
+  /**
+   * @throws {TypeError} when `url` is not an absolute `http:` or `https:` URL
+   * @throws {RangeError} when `answerTimeoutMs` or `requestTimeoutMs` is not a number of
+   *   milliseconds from 1 to 2,147,483,647 (what Node's timers can wait)
+   */
   constructor(options: McpClientOptions) {
     this.url = new URL(options.url);
     if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:') {
       throw new TypeError(`The MCP endpoint must be http: or https:, got ${this.url.protocol}`);
     }
+    checkTimer('answerTimeoutMs', options.answerTimeoutMs);
+    checkTimer('requestTimeoutMs', options.requestTimeoutMs);
     this.options = options;
     this.identity = { url: this.url.href, origin: this.url.origin, host: this.url.host };
   }
@@ -283,7 +289,10 @@ export class McpClient {
         serverUrl: this.url,
         request,
         maxRounds,
-        answerTimeoutMs: options.answerTimeoutMs ?? this.options.answerTimeoutMs ?? 120_000,
+        answerTimeoutMs:
+          checkTimer('answerTimeoutMs', options.answerTimeoutMs) ??
+          this.options.answerTimeoutMs ??
+          120_000,
         maxInvalidAnswers: this.options.maxInvalidAnswers ?? 3,
         signal,
         headers,
@@ -291,4 +300,17 @@ export class McpClient {
       },
     );
   }
+}
+
+/** Node's timers wait at most 2^31 − 1 ms; a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** `ms` unchanged when absent or a usable timer delay. @throws {RangeError} otherwise. */
+function checkTimer(name: string, ms: number | undefined): number | undefined {
+  if (ms === undefined) return ms;
+  if (!(typeof ms === 'number' && ms >= 1 && ms <= MAX_TIMER_MS))
+    throw new RangeError(
+      `${name} must be a number of milliseconds from 1 to ${MAX_TIMER_MS}, got ${ms}`,
+    );
+  return ms;
 }

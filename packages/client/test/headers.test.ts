@@ -75,3 +75,18 @@ describe('Mcp-Param headers of a tools/call', () => {
     expect(s.requests.map((r) => r.body.params.cursor)).toEqual([undefined, '1', '2']);
   });
 });
+
+describe('timer options', () => {
+  it('refuses answerTimeoutMs and requestTimeoutMs Node cannot wait, at construction and per call', async () => {
+    const url = 'http://127.0.0.1:9/mcp';
+    // Past 2^31 − 1 ms a timer fires at once: every question would count as unanswered.
+    for (const bad of [0, -1, Number.NaN, 2 ** 31, Infinity]) {
+      expect(() => new McpClient({ url, answerTimeoutMs: bad })).toThrow(RangeError);
+      expect(() => new McpClient({ url, requestTimeoutMs: bad })).toThrow(RangeError);
+    }
+    const client = new McpClient({ url, answerTimeoutMs: 2 ** 31 - 1 });
+    await expect(client.callTool('x', {}, { answerTimeoutMs: 2 ** 31 })).rejects.toThrow(
+      RangeError,
+    );
+  });
+});

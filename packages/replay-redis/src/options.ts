@@ -75,7 +75,7 @@ export const FAIL_FAST_REDIS_OPTIONS: RedisOptions = {
 
 /**
  * Apply the defaults of {@link RedisReplayStoreOptions} and check them.
- * @throws {RangeError} when `timeoutMs` or `claimLeaseMs` is not a positive number, or `replicas` not a non-negative integer.
+ * @throws {RangeError} when `timeoutMs` or `claimLeaseMs` is not a number of milliseconds above 0 and at most 2,147,483,647 (a longer timer fires at once), or `replicas` not a non-negative integer.
  * @throws {TypeError} when `durability` is not one of its names.
  */
 export function resolveOptions(options: RedisReplayStoreOptions): ResolvedOptions {
@@ -99,7 +99,8 @@ export function resolveOptions(options: RedisReplayStoreOptions): ResolvedOption
 }
 
 function positive(value: number, name: string): number {
-  if (!(typeof value === 'number' && value > 0 && Number.isFinite(value)))
-    throw new RangeError(`${name} must be a positive number of milliseconds`);
+  // Node's timers wait at most 2^31 − 1 ms; a longer one fires at once.
+  if (!(typeof value === 'number' && value > 0 && value <= 2 ** 31 - 1))
+    throw new RangeError(`${name} must be a number of milliseconds above 0, at most 2147483647`);
   return value;
 }

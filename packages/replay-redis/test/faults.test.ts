@@ -47,6 +47,10 @@ describe('RedisReplayStore options', () => {
     const client = new Redis(REDIS_URL, { lazyConnect: true });
     expect(() => new RedisReplayStore(client, { timeoutMs: 0 })).toThrow(RangeError);
     expect(() => new RedisReplayStore(client, { claimLeaseMs: Number.NaN })).toThrow(RangeError);
+    // Past 2^31 − 1 ms Node's timers fire at once: every command would time out.
+    expect(() => new RedisReplayStore(client, { timeoutMs: 2 ** 31 })).toThrow(RangeError);
+    expect(() => new RedisReplayStore(client, { timeoutMs: Infinity })).toThrow(RangeError);
+    expect(() => new RedisReplayStore(client, { timeoutMs: 2 ** 31 - 1 })).not.toThrow();
     client.disconnect();
   });
 
