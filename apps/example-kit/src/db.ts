@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import {
-  ConnectionLostError,
+  causeChain,
   isConnectionError,
+  isOutcomeUnknown,
   pgliteDriver,
   pgPoolDriver,
   type SqlDriver,
@@ -45,7 +46,7 @@ export interface Database extends Queryable {
  */
 function databaseUnavailable(error: unknown): unknown {
   if (!isConnectionError(error)) return error;
-  const unknown = lostAtCommit(error);
+  const unknown = isOutcomeUnknown(error);
   const why = timedOut(error)
     ? 'the database did not answer in time'
     : 'the connection to the database was lost';
@@ -59,18 +60,9 @@ function databaseUnavailable(error: unknown): unknown {
   return mcp;
 }
 
-/** The errors `error` wraps through `cause`, itself first (a few levels). */
-function* chain(error: unknown): Generator<unknown> {
-  for (let e = error, depth = 0; e instanceof Error && depth < 8; depth++) {
-    yield e;
-    e = (e as { cause?: unknown }).cause;
-  }
-}
-const lostAtCommit = (error: unknown) =>
-  [...chain(error)].some((e) => e instanceof ConnectionLostError && e.code === '08007');
-/** `pgPoolDriver` gave up waiting (`timeoutMs`): code `ETIMEDOUT` somewhere in the chain. */
+/** `pgPoolDriver` gave up waiting (`timeoutMs`), or a socket timed out: `ETIMEDOUT` in the chain. */
 const timedOut = (error: unknown) =>
-  [...chain(error)].some((e) => (e as { code?: unknown }).code === 'ETIMEDOUT');
+  [...causeChain(error)].some((e) => (e as { code?: unknown }).code === 'ETIMEDOUT');
 
 /** `driver` whose statements and transactions fail with {@link databaseUnavailable}. */
 function answering(driver: SqlDriver): SqlDriver {

@@ -6,7 +6,7 @@ import {
   type ReplayStore,
   ReplayStoreUnavailableError,
 } from '@mrtr/replay';
-import { ConnectionLostError, type SqlDriver, type SqlQueryable, sqlTableName } from '@mrtr/sql';
+import { isOutcomeUnknown, type SqlDriver, type SqlQueryable, sqlTableName } from '@mrtr/sql';
 
 /** Default table of the replay entries. */
 export const DEFAULT_REPLAY_TABLE = 'mrtr_replay';
@@ -248,7 +248,7 @@ function guarded<T extends Json>(
 function unwrap(error: unknown, advice: string): unknown {
   if (error instanceof ActionFailure) return error.error;
   // Lost while waiting for COMMIT's answer: claim, action and outcome committed together or not at all.
-  if (lostAtCommit(error))
+  if (isOutcomeUnknown(error))
     return new ReplayStoreUnavailableError(
       `PostgreSQL replay store lost its connection at COMMIT; the claim and the operation committed together or not at all: ${describeError(error)}`,
       { cause: error, outcomeUnknown: true },
@@ -257,19 +257,6 @@ function unwrap(error: unknown, advice: string): unknown {
     `PostgreSQL replay store failed (${advice}): ${describeError(error)}`,
     { cause: error },
   );
-}
-
-/**
- * Whether `error`, or an error it wraps (`cause`, a few levels: a driver
- * wrapped to word its errors for users still says it), is a
- * `ConnectionLostError` `08007`.
- */
-function lostAtCommit(error: unknown): boolean {
-  for (let e = error, depth = 0; e instanceof Error && depth < 8; depth++) {
-    if (e instanceof ConnectionLostError && e.code === '08007') return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
 }
 
 function describeError(error: unknown): string {

@@ -66,15 +66,37 @@ export class ConnectionLostError extends Error {
  * `EPIPE`, `ETIMEDOUT`, `EHOSTUNREACH`). Follows `cause` chains.
  */
 export function isConnectionError(error: unknown): boolean {
-  for (let e = error, depth = 0; e instanceof Error && depth < 8; depth++) {
+  for (const e of causeChain(error)) {
     if (e instanceof ConnectionLostError) return true;
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && (SESSION_ENDED.test(code) || SOCKET_CODES.has(code)))
       return true;
     if (CLIENT_SIDE.test(e.message)) return true;
-    e = (e as { cause?: unknown }).cause;
   }
   return false;
+}
+
+/**
+ * Whether `error`, or an error it wraps, is a {@link ConnectionLostError}
+ * `08007`: lost waiting for `COMMIT`'s answer, so the transaction may or may
+ * not have committed. Follows `cause` chains, so a driver wrapped to word its
+ * errors for people still says it.
+ */
+export function isOutcomeUnknown(error: unknown): boolean {
+  for (const e of causeChain(error))
+    if (e instanceof ConnectionLostError && e.code === '08007') return true;
+  return false;
+}
+
+/**
+ * `error` and the errors it wraps through `cause`, outermost first: at most
+ * 8, and only `Error` objects (a cycle or a very deep chain ends there).
+ */
+export function* causeChain(error: unknown): Generator<Error> {
+  for (let e = error, depth = 0; e instanceof Error && depth < 8; depth++) {
+    yield e;
+    e = (e as { cause?: unknown }).cause;
+  }
 }
 
 function describe(error: unknown): string {

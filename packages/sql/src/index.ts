@@ -23,7 +23,12 @@
  * @module @mrtr/sql
  * @packageDocumentation
  */
-export { ConnectionLostError, isConnectionError } from './connection.js';
+export {
+  ConnectionLostError,
+  causeChain,
+  isConnectionError,
+  isOutcomeUnknown,
+} from './connection.js';
 export {
   DEFAULT_PG_TIMEOUT_MS,
   type PgliteLike,

@@ -9,7 +9,13 @@
 import { POSTGRES_URL, postgresReachable } from '@mrtr/test-services';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectionLostError, isConnectionError, pgPoolDriver } from '../src/index.js';
+import {
+  ConnectionLostError,
+  causeChain,
+  isConnectionError,
+  isOutcomeUnknown,
+  pgPoolDriver,
+} from '../src/index.js';
 
 const reachable = await postgresReachable();
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -51,6 +57,32 @@ describe('isConnectionError', () => {
     ['undefined', undefined],
   ])('is false for %s', (_, error) => {
     expect(isConnectionError(error)).toBe(false);
+  });
+});
+
+describe('isOutcomeUnknown and causeChain', () => {
+  const lost = (code: '08006' | '08007') =>
+    new ConnectionLostError(code, { cause: new Error('x') });
+  it('finds a 08007 through wrapping errors, and only a 08007', () => {
+    expect(isOutcomeUnknown(lost('08007'))).toBe(true);
+    expect(isOutcomeUnknown(new Error('worded', { cause: lost('08007') }))).toBe(true);
+    expect(isOutcomeUnknown(new Error('worded', { cause: lost('08006') }))).toBe(false);
+    expect(isOutcomeUnknown('08007')).toBe(false);
+  });
+  it('ends a cyclic chain after 8 errors', () => {
+    const a = new Error('a');
+    const b = new Error('b', { cause: a });
+    (a as { cause?: unknown }).cause = b;
+    expect([...causeChain(a)].map((e) => e.message)).toEqual([
+      'a',
+      'b',
+      'a',
+      'b',
+      'a',
+      'b',
+      'a',
+      'b',
+    ]);
   });
 });
 
