@@ -73,10 +73,12 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * failed mutation never leaves a half-claimed nonce or a mutation without
  * its claim.
  *
- * The claim is `INSERT … ON CONFLICT (nonce) DO UPDATE … WHERE expired`: the
- * unique index lets one transaction in. A second presentation made while the
- * first transaction is open blocks on that index until it ends, then sees
- * the committed row: `replayed` with the recorded outcome for an identical
+ * The claim is `INSERT … ON CONFLICT (nonce) DO NOTHING`: the unique index
+ * lets one transaction in. Only when the nonce is taken does the store try to
+ * take over an expired row (`UPDATE … WHERE expires_at <= now`) and else read
+ * it, so a fresh nonce costs the one plain statement. A second presentation
+ * made while the first transaction is open blocks on that index (or on the
+ * row, against a takeover) until it ends, then sees the committed row: `replayed` with the recorded outcome for an identical
  * request, `refused` / `used` for another; if the first rolled back, the
  * second claims and performs. So the store never answers `in_progress` to a
  * caller of `once`. Needs READ COMMITTED (PostgreSQL's default); under
@@ -89,7 +91,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export class PostgresReplayStore implements ReplayStore<SqlQueryable> {
   readonly #driver: SqlDriver;
   readonly #now: () => number;
-  readonly #sql: { claim: string; read: string; record: string; sweep: string };
+  readonly #sql: { claim: string; takeover: string; read: string; record: string; sweep: string };
   /** The table of the entries, as configured (`name` or `schema.name`). */
   readonly table: string;
 
@@ -103,12 +105,11 @@ export class PostgresReplayStore implements ReplayStore<SqlQueryable> {
     this.#driver = driver;
     this.#now = options.now ?? Date.now;
     this.#sql = {
-      claim: `INSERT INTO ${t} AS r (nonce, request_digest, expires_at)
-        VALUES ($1, $2, $3::timestamptz)
-        ON CONFLICT (nonce) DO UPDATE SET request_digest = EXCLUDED.request_digest,
-          expires_at = EXCLUDED.expires_at, outcome = NULL, claimed_at = now()
-        WHERE r.expires_at <= $4::timestamptz
-        RETURNING 1 AS claimed`,
+      claim: `INSERT INTO ${t} (nonce, request_digest, expires_at)
+        VALUES ($1, $2, $3::timestamptz) ON CONFLICT (nonce) DO NOTHING RETURNING 1 AS claimed`,
+      takeover: `UPDATE ${t} SET request_digest = $2, expires_at = $3::timestamptz,
+          outcome = NULL, claimed_at = now()
+        WHERE nonce = $1 AND expires_at <= $4::timestamptz RETURNING 1 AS claimed`,
       read: `SELECT request_digest, outcome FROM ${t} WHERE nonce = $1`,
       record: `UPDATE ${t} SET outcome = $2 WHERE nonce = $1`,
       sweep: `WITH gone AS (DELETE FROM ${t} WHERE expires_at <= $1::timestamptz RETURNING 1)
@@ -196,35 +197,42 @@ export class PostgresReplayStore implements ReplayStore<SqlQueryable> {
     tx: SqlQueryable,
     request: OnceRequest,
     now: number,
-    fn: (tx: SqlQueryable) => Promise<T>,
+    fn: (tx: SqlQueryable) => Promise<Serialized<T>>,
     record: (pending: Promise<unknown>) => void,
   ): Promise<OnceResult<T>> {
-    const won = await tx.query(this.#sql.claim, [
-      request.nonce,
-      request.requestDigest,
-      iso(request.expiresAt),
-      iso(now),
-    ]);
-    if (won.rows.length === 0) {
-      // Lost: the conflicting row is committed (the INSERT waited for it) and now locked by us.
+    const claim = [request.nonce, request.requestDigest, iso(request.expiresAt)];
+    // Twice at most: a sweep may delete an expired row between the INSERT that met it and the read.
+    for (let attempt = 0; ; attempt++) {
+      if ((await tx.query(this.#sql.claim, claim)).rows.length > 0) break;
+      // Taken by a committed row (the INSERT waited for an open one): free again once expired.
+      if ((await tx.query(this.#sql.takeover, [...claim, iso(now)])).rows.length > 0) break;
       const { rows } = await tx.query<EntryRow>(this.#sql.read, [request.nonce]);
       const row = rows[0];
-      if (!row) throw new Error(`replay row for the nonce vanished during the claim`);
+      if (!row) {
+        if (attempt === 0) continue;
+        throw new Error(`replay row for the nonce vanished during the claim`);
+      }
       if (row.request_digest !== request.requestDigest)
         return { status: 'refused', reason: 'used' };
       if (row.outcome === null) return { status: 'refused', reason: 'in_progress' };
       return { status: 'replayed', outcome: JSON.parse(row.outcome) as T };
     }
-    const outcome = await fn(tx);
-    record(tx.query(this.#sql.record, [request.nonce, JSON.stringify(outcome)]));
+    const { outcome, text } = await fn(tx);
+    record(tx.query(this.#sql.record, [request.nonce, text]));
     return { status: 'performed', outcome };
   }
+}
+
+/** An outcome and its JSON text, serialized once: the check that it is JSON is the text recorded. */
+interface Serialized<T> {
+  outcome: T;
+  text: string;
 }
 
 /** Wrap `fn` so that what it throws, or a non-JSON outcome, is told apart from the store's own failures. */
 function guarded<T extends Json>(
   fn: (tx: SqlQueryable) => Promise<T>,
-): (tx: SqlQueryable) => Promise<T> {
+): (tx: SqlQueryable) => Promise<Serialized<T>> {
   return async (tx) => {
     let outcome: T;
     try {
@@ -240,7 +248,7 @@ function guarded<T extends Json>(
     }
     if (text === undefined)
       throw new ActionFailure(new TypeError('the action must return a JSON value'));
-    return outcome;
+    return { outcome, text };
   };
 }
 

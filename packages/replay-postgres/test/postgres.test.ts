@@ -257,6 +257,71 @@ for (const backend of backends) {
         expect(JSON.stringify(replayed.outcome)).toBe(JSON.stringify(outcome));
     });
 
+    it('a nonce whose row has expired is claimed again (takeover); one that has not is refused', async () => {
+      const driver = backend.driver();
+      const t0 = Date.now();
+      const first = onceRequest({ expiresAt: t0 + 1_000 });
+      await new PostgresReplayStore(driver).once(first, async () => 'first');
+      const again = { ...first, requestDigest: 'sha256:answer-b', expiresAt: t0 + 60_000 };
+      const early = new PostgresReplayStore(driver, { now: () => t0 + 999 });
+      expect(await early.once(again, async () => 'early')).toEqual({
+        status: 'refused',
+        reason: 'used',
+      });
+      let runs = 0;
+      const late = new PostgresReplayStore(driver, { now: () => t0 + 1_000 });
+      const taken = await Promise.all(
+        [1, 2, 3].map(() =>
+          late.once(again, async (tx) => {
+            runs++;
+            await insertItem(tx, first.nonce);
+            return 'taken over';
+          }),
+        ),
+      );
+      expect(runs).toBe(1);
+      expect(taken.map((r) => r.status).sort()).toEqual(['performed', 'replayed', 'replayed']);
+      expect(await itemCount(driver, first.nonce)).toBe(1);
+      expect(await replayRow(driver, first.nonce)).toEqual({
+        request_digest: 'sha256:answer-b',
+        outcome: '"taken over"',
+      });
+    });
+
+    it('a claim that meets an expired row a sweep deletes meanwhile claims the freed nonce', async () => {
+      const driver = backend.driver();
+      const t0 = Date.now();
+      const first = onceRequest({ expiresAt: t0 + 1_000 });
+      const store = new PostgresReplayStore(driver, { now: () => t0 + 2_000 });
+      await store.once(first, async () => 'first');
+      // The sweep runs between the claim's INSERT (which met the expired row) and its takeover.
+      let swept = false;
+      const racing: SqlDriver = {
+        ...driver,
+        transaction: (fn) =>
+          driver.transaction((tx) =>
+            fn({
+              query: async (sql: string, params?: unknown[]) => {
+                const result = await tx.query(sql, params);
+                if (!swept && /ON CONFLICT \(nonce\) DO NOTHING/.test(sql)) {
+                  swept = true;
+                  await tx.query('DELETE FROM mrtr_replay WHERE nonce = $1', [first.nonce]);
+                }
+                return result;
+              },
+            } as SqlQueryable),
+          ),
+      };
+      const again = { ...first, requestDigest: 'sha256:answer-b', expiresAt: t0 + 60_000 };
+      const result = await new PostgresReplayStore(racing, { now: () => t0 + 2_000 }).once(
+        again,
+        async () => 'second',
+      );
+      expect(swept).toBe(true);
+      expect(result).toEqual({ status: 'performed', outcome: 'second' });
+      expect((await replayRow(driver, first.nonce))?.outcome).toBe('"second"');
+    });
+
     it('sweep deletes only rows expired at the given time', async () => {
       const driver = backend.driver();
       const store = new PostgresReplayStore(driver);

@@ -52,6 +52,11 @@ export class PendingWrites {
   /** Send every write now, unless a round is still waiting for its replies. */
   nudge(): void {
     if (this.#inFlight || this.#closed) return;
+    // Called on every reply: the usual case, nothing to send and no timer, costs one check.
+    if (this.#writes.size === 0 && this.#timer === undefined) {
+      this.#delayMs = FIRST_DELAY_MS;
+      return;
+    }
     clearTimeout(this.#timer);
     this.#timer = undefined;
     const now = this.#now();

@@ -68,8 +68,11 @@ export class RedisReplayStore implements ReplayStore<void> {
   /** The accepted durability check; cleared on reconnect so the next claim reads it again. */
   #durable: Promise<RedisDurabilityReport> | undefined;
   #report: RedisDurabilityReport | undefined;
+  /** `#durable` has resolved: a claim need not wait a turn on it. */
+  #durableSettled = false;
   readonly #onReady = () => {
     this.#durable = undefined; // a reconnect may have reached a restarted or other server
+    this.#durableSettled = false;
     this.#pending.nudge();
   };
 
@@ -174,7 +177,7 @@ export class RedisReplayStore implements ReplayStore<void> {
     assertOnceRequest(request);
     // After a reconnect, 'ready' drops the earlier check: read the settings of this connection.
     if (this.#client.status !== 'ready') await this.#c.settle();
-    await this.#ensureDurable();
+    if (!this.#durableSettled) await this.#ensureDurable();
     const key = this.#o.prefix + request.nonce;
     const token = `${this.#tokenPrefix}.${(this.#tokens++).toString(36)}`;
     const digest = JSON.stringify(request.requestDigest);
@@ -262,9 +265,14 @@ export class RedisReplayStore implements ReplayStore<void> {
     if (!this.#durable) {
       const check = this.checkDurability();
       this.#durable = check;
-      check.catch(() => {
-        if (this.#durable === check) this.#durable = undefined;
-      });
+      check.then(
+        () => {
+          if (this.#durable === check) this.#durableSettled = true;
+        },
+        () => {
+          if (this.#durable === check) this.#durable = undefined;
+        },
+      );
     }
     return this.#durable;
   }
