@@ -20,8 +20,10 @@
  * with autocannon: every connection sends round 1, takes `requestState` from
  * its response and sends round 2 with it and the person's answer; a flow
  * counts when round 2 comes back a complete, non-error result. Every
- * concurrency (1, 16, 64) is run `BENCH_FLOW_REPEATS` times (default 3) for
- * `BENCH_FLOW_SECONDS` (default 6) per server, the servers alternating, and
+ * concurrency (1, 16, 64) is run `BENCH_FLOW_REPEATS` times (default 5) for
+ * `BENCH_FLOW_SECONDS` (default 5) per server, the servers alternating (ours
+ * between the SDK and the floor, so each judged ratio pairs two runs made back
+ * to back; the target ratios are medians of those pairs), and
  * medians are reported with the peak RSS of each server (VmHWM, reset before
  * each run through `/proc/<pid>/clear_refs`) and the CPU each process used.
  *
@@ -39,7 +41,7 @@
  *
  * Run: `npx -y pnpm@12.4.2 --filter @mrtr/bench flow` (after a build).
  * `--profile [ours|sdk|bare|adapter|canned]` instead runs one server under `--cpu-prof` at
- * concurrency 16 and prints where its time goes.
+ * concurrency 16 (or the first level of `BENCH_FLOW_CONCURRENCY`) and prints where its time goes.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import type { EventEmitter } from 'node:events';
@@ -61,8 +63,8 @@ import { summarize } from './flow/profile.js';
 import { printTable } from './measure.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const SECONDS = Number(process.env.BENCH_FLOW_SECONDS ?? 6);
-const REPEATS = Number(process.env.BENCH_FLOW_REPEATS ?? 3);
+const SECONDS = Number(process.env.BENCH_FLOW_SECONDS ?? 5);
+const REPEATS = Number(process.env.BENCH_FLOW_REPEATS ?? 5);
 const WARMUP_SECONDS = Number(process.env.BENCH_FLOW_WARMUP_SECONDS ?? 3);
 const CONCURRENCY = (process.env.BENCH_FLOW_CONCURRENCY ?? '1,16,64').split(',').map(Number);
 const TICK_MS = 1000 / 100; // USER_HZ on Linux
@@ -333,14 +335,16 @@ async function profile(name: Name): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'mrtr-cpuprof-'));
   const server = await start(name, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
   console.log(await check(server));
-  const sample = await drive(server, 16, SECONDS);
+  // The first level of BENCH_FLOW_CONCURRENCY when it is set, else 16.
+  const level = process.env.BENCH_FLOW_CONCURRENCY ? (CONCURRENCY[0] as number) : 16;
+  const sample = await drive(server, level, SECONDS);
   await stop(server);
   // One profile per thread; the main thread's is numbered 0.
   const file = readdirSync(dir).find((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f));
   if (!file) throw new Error(`no profile written in ${dir}`);
   const { totalMs, functions, owners } = summarize(join(dir, file));
   console.log(
-    `\n${LABELS[name]} under --cpu-prof, concurrency 16, ${SECONDS} s: ${Math.round(sample.flowsPerSecond)} flows/s ` +
+    `\n${LABELS[name]} under --cpu-prof, concurrency ${level}, ${SECONDS} s: ${Math.round(sample.flowsPerSecond)} flows/s ` +
       `(profiling slows it), server CPU ${pct(sample.serverCpu)}, profile ${join(dir, file)}\n`,
   );
   printTable(
@@ -352,6 +356,19 @@ async function profile(name: Name): Promise<void> {
     ['function (top self time)', 'where', 'ms', 'share'],
     functions.slice(0, 30).map((f) => [f.name, f.where, Math.round(f.ms), pct(f.ms / totalMs)]),
   );
+}
+
+/**
+ * The order of repeat `r`: ours between the SDK and the floor, each side in turn, so that every
+ * judged ratio compares two runs back to back (the machine drifts by 10-30 % from one minute to
+ * the next); then the diagnostic servers, rotating.
+ */
+function runOrder(servers: Server[], r: number): Server[] {
+  const byName = (name: Name) => servers.filter((s) => s.name === name);
+  const core = (r % 2 === 0 ? ['bare', 'ours', 'sdk'] : ['sdk', 'ours', 'bare']) as Name[];
+  const rest = servers.filter((s) => !core.includes(s.name));
+  const shift = rest.length > 0 ? r % rest.length : 0;
+  return [...core.flatMap(byName), ...rest.slice(shift), ...rest.slice(0, shift)];
 }
 
 async function main(): Promise<void> {
@@ -383,9 +400,7 @@ async function main(): Promise<void> {
     let retried = 0;
     for (const c of CONCURRENCY) {
       for (let r = 0; r < REPEATS; r++) {
-        // Rotate the order so no server always runs right after the same other one.
-        for (let i = 0; i < servers.length; i++) {
-          const server = servers[(i + r) % servers.length] as Server;
+        for (const server of runOrder(servers, r)) {
           let s = await drive(server, c, SECONDS);
           // Another process took CPU during the run: wait a little and run it again, within a budget.
           while (s.otherCpu > MAX_OTHER_CPU && retryBudgetMs > 0) {
@@ -431,7 +446,7 @@ function report(
       `(${retried} disturbed runs done again); load average (1 min, ours included) ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}.`,
   );
   console.log(
-    `Each row: medians of ${REPEATS} runs of ${SECONDS} s (servers alternating); a flow = round 1 + round 2, counted when\n` +
+    `Each row: medians of ${REPEATS} runs of ${SECONDS} s (servers alternating, ours between the SDK and the floor); a flow = round 1 + round 2, counted when\n` +
       'round 2 returns a complete, non-error result. Latency is per HTTP request (both rounds), measured by the load\n' +
       'generator. CPU = share of one core used by the server / by the load generator during the run; server CPU µs/flow\n' +
       '= server CPU time / completed flows (the figure least moved by other load on the machine). Peak RSS: the\n' +
@@ -481,7 +496,10 @@ function report(
     rows,
   );
 
-  console.log('\nRatios (from the medians above):\n');
+  console.log(
+    '\nRatios: each the median, over the repeats, of the ratio of two runs made back to back in that repeat\n' +
+      '(peak RSS: of the highest of each level). In brackets, the ratio of the medians above, for reference.\n',
+  );
   const ratioRows: (string | number)[][] = [];
   if (
     !['ours', 'sdk', 'bare'].every((name) => get(name as Name, CONCURRENCY[0] as number).length > 0)
@@ -491,12 +509,16 @@ function report(
   /** The issue's targets, each judged from this run's medians (peak RSS: the level's highest). */
   const targets: [string, string, boolean][] = [];
   for (const c of CONCURRENCY) {
-    const f = (name: Name) => med(name, c, (s) => s.flowsPerSecond);
-    const p99 = (name: Name) => med(name, c, (s) => s.p99);
+    /** The median over repeats of `f(a's run) / f(b's run)`: run r of each server belongs to repeat r. */
+    const paired = (a: Name, b: Name, f: (s: Sample) => number) =>
+      median(get(a, c).map((s, r) => f(s) / f(get(b, c)[r] as Sample)));
+    const ofMedians = (a: Name, b: Name, f: (s: Sample) => number) => med(a, c, f) / med(b, c, f);
+    const flows = (s: Sample) => s.flowsPerSecond;
+    const p99 = (s: Sample) => s.p99;
     const rss = (name: Name) => Math.max(...get(name, c).map((s) => s.peakRss));
-    const speed = f('ours') / f('sdk');
-    const tail = p99('sdk') / p99('ours');
-    const floor = f('ours') / f('bare');
+    const speed = paired('ours', 'sdk', flows);
+    const tail = paired('sdk', 'ours', p99);
+    const floor = paired('ours', 'bare', flows);
     const memory = rss('sdk') / rss('ours');
     const mark = (text: string, goal: string | undefined, ok: boolean) => {
       if (goal === undefined) return text;
@@ -504,16 +526,17 @@ function report(
       return `${text} (target ${goal}: ${verdict(ok)})`;
     };
     const at16 = c === 16;
+    const times = (x: number) => `${x.toFixed(2)}×`;
     ratioRows.push([
       c,
-      mark(`${speed.toFixed(2)}×`, at16 ? 'flows/s ≥ 10× SDK' : undefined, speed >= 10),
-      mark(`${tail.toFixed(2)}×`, at16 ? 'p99 ≤ 1/5 of SDK' : undefined, tail >= 5),
-      mark(
+      `${mark(times(speed), at16 ? 'flows/s ≥ 10× SDK' : undefined, speed >= 10)} [${times(ofMedians('ours', 'sdk', flows))}]`,
+      `${mark(times(tail), at16 ? 'p99 ≤ 1/5 of SDK' : undefined, tail >= 5)} [${times(ofMedians('sdk', 'ours', p99))}]`,
+      `${mark(
         pctJudged(floor),
         at16 ? 'flows/s ≥ 40 % of bare' : c === 1 ? 'flows/s ≥ 60 % of bare' : undefined,
         floor >= (at16 ? 0.4 : 0.6),
-      ),
-      mark(`${memory.toFixed(2)}×`, at16 ? 'peak RSS ≤ SDK' : undefined, memory >= 1),
+      )} [${pctJudged(ofMedians('ours', 'bare', flows))}]`,
+      mark(times(memory), at16 ? 'peak RSS ≤ SDK' : undefined, memory >= 1),
     ]);
   }
   printTable(
