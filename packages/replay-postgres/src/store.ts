@@ -74,15 +74,18 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * its claim.
  *
  * The claim is `INSERT … ON CONFLICT (nonce) DO NOTHING`: the unique index
- * lets one transaction in. Only when the nonce is taken does the store try to
- * take over an expired row (`UPDATE … WHERE expires_at <= now`) and else read
- * it, so a fresh nonce costs the one plain statement. A second presentation
- * made while the first transaction is open blocks on that index (or on the
- * row, against a takeover) until it ends, then sees the committed row: `replayed` with the recorded outcome for an identical
- * request, `refused` / `used` for another; if the first rolled back, the
- * second claims and performs. So the store never answers `in_progress` to a
- * caller of `once`. Needs READ COMMITTED (PostgreSQL's default); under
- * REPEATABLE READ or SERIALIZABLE the blocked claim fails with a
+ * lets one transaction in, and a fresh nonce costs that one plain statement.
+ * Only when the nonce is taken does the store send the upsert `INSERT … ON
+ * CONFLICT (nonce) DO UPDATE … WHERE expired`, which takes over an expired
+ * row (or claims a nonce a sweep freed meanwhile) and otherwise locks the
+ * row, which is then read. A second presentation made while the first
+ * transaction is open blocks on that index (or on the row, against a
+ * takeover) until it ends, then sees the committed row: `replayed` with the
+ * recorded outcome for an identical request, `refused` / `used` for another;
+ * if the first rolled back, the second claims and performs. So the store
+ * never answers `in_progress` to a caller of `once`. Needs READ COMMITTED
+ * (PostgreSQL's default); under REPEATABLE READ or SERIALIZABLE the blocked
+ * claim fails with a
  * serialization error instead, reported as {@link ReplayStoreUnavailableError}.
  *
  * Run {@link migrateReplayTable} once before use, and {@link sweep} from time
@@ -107,9 +110,13 @@ export class PostgresReplayStore implements ReplayStore<SqlQueryable> {
     this.#sql = {
       claim: `INSERT INTO ${t} (nonce, request_digest, expires_at)
         VALUES ($1, $2, $3::timestamptz) ON CONFLICT (nonce) DO NOTHING RETURNING 1 AS claimed`,
-      takeover: `UPDATE ${t} SET request_digest = $2, expires_at = $3::timestamptz,
-          outcome = NULL, claimed_at = now()
-        WHERE nonce = $1 AND expires_at <= $4::timestamptz RETURNING 1 AS claimed`,
+      // On conflict only: claims the nonce if its row expired (or is gone by now), else locks the row.
+      takeover: `INSERT INTO ${t} AS r (nonce, request_digest, expires_at)
+        VALUES ($1, $2, $3::timestamptz)
+        ON CONFLICT (nonce) DO UPDATE SET request_digest = EXCLUDED.request_digest,
+          expires_at = EXCLUDED.expires_at, outcome = NULL, claimed_at = now()
+        WHERE r.expires_at <= $4::timestamptz
+        RETURNING 1 AS claimed`,
       read: `SELECT request_digest, outcome FROM ${t} WHERE nonce = $1`,
       record: `UPDATE ${t} SET outcome = $2 WHERE nonce = $1`,
       sweep: `WITH gone AS (DELETE FROM ${t} WHERE expires_at <= $1::timestamptz RETURNING 1)
@@ -201,17 +208,15 @@ export class PostgresReplayStore implements ReplayStore<SqlQueryable> {
     record: (pending: Promise<unknown>) => void,
   ): Promise<OnceResult<T>> {
     const claim = [request.nonce, request.requestDigest, iso(request.expiresAt)];
-    // Twice at most: a sweep may delete an expired row between the INSERT that met it and the read.
-    for (let attempt = 0; ; attempt++) {
-      if ((await tx.query(this.#sql.claim, claim)).rows.length > 0) break;
-      // Taken by a committed row (the INSERT waited for an open one): free again once expired.
-      if ((await tx.query(this.#sql.takeover, [...claim, iso(now)])).rows.length > 0) break;
+    const won =
+      (await tx.query(this.#sql.claim, claim)).rows.length > 0 ||
+      // Taken by a committed row (the INSERT waited for an open one). The upsert takes it over if
+      // it has expired, inserts if a sweep deleted it meanwhile, and otherwise locks it for the read.
+      (await tx.query(this.#sql.takeover, [...claim, iso(now)])).rows.length > 0;
+    if (!won) {
       const { rows } = await tx.query<EntryRow>(this.#sql.read, [request.nonce]);
       const row = rows[0];
-      if (!row) {
-        if (attempt === 0) continue;
-        throw new Error(`replay row for the nonce vanished during the claim`);
-      }
+      if (!row) throw new Error(`replay row for the nonce vanished during the claim`);
       if (row.request_digest !== request.requestDigest)
         return { status: 'refused', reason: 'used' };
       if (row.outcome === null) return { status: 'refused', reason: 'in_progress' };
