@@ -85,8 +85,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * if the first rolled back, the second claims and performs. So the store
  * never answers `in_progress` to a caller of `once`. Needs READ COMMITTED
  * (PostgreSQL's default); under REPEATABLE READ or SERIALIZABLE the blocked
- * claim fails with a
- * serialization error instead, reported as {@link ReplayStoreUnavailableError}.
+ * claim fails with a serialization error instead, reported as
+ * {@link ReplayStoreUnavailableError}.
  *
  * Run {@link migrateReplayTable} once before use, and {@link sweep} from time
  * to time to delete expired rows.
