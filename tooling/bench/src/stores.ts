@@ -17,7 +17,10 @@
  * `INSERT`) is measured too and kept in the table for reference. Each pair runs
  * with 1 call in flight (latency-bound) and with 16 (throughput). The
  * project's target (issue 21): each store at least 80 % of the raw two-write
- * sequence; each row prints `met` or `missed`. The script asserts nothing.
+ * sequence, judged on the median of `BENCH_RUNS` (default 15) rounds' ratios,
+ * each round a run of `BENCH_RUN_MS` (default 300) of the raw sequence and
+ * one of the store back to back; each row prints `met` or `missed`. The
+ * script asserts nothing.
  *
  * Run: `npx -y pnpm@12.4.2 bench:stores` (builds the packages first). Uses
  * `REDIS_URL` and `DATABASE_URL` (defaults: the local standard ports); a
