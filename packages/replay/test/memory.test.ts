@@ -77,6 +77,64 @@ describe('MemoryReplayStore.once', () => {
     }
   });
 
+  it('replays text results and near misses of their shape exactly as they were returned', async () => {
+    const store = new MemoryReplayStore({ now: clock().now });
+    const text = (t: string, rest: Record<string, Json> = {}): Json => ({
+      resultType: 'complete',
+      content: [{ type: 'text', text: t }],
+      isError: false,
+      ...rest,
+    });
+    const outcomes: Json[] = [
+      text('Deleted note-1.'),
+      text(''),
+      text('"}],"isError":false}'),
+      text('x', { structuredContent: { id: 1 } }),
+      { ...(text('x') as object), isError: true },
+      {
+        resultType: 'complete',
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'text', text: 'b' },
+        ],
+        isError: false,
+      },
+      '{"resultType":"complete","content":[{"type":"text","text":}],"isError":false}',
+    ];
+    for (const [i, outcome] of outcomes.entries()) {
+      const request = onceRequest({ nonce: `n-${i}` });
+      await store.once(request, async () => outcome);
+      expect(await store.once(request, counted('other').action)).toEqual({
+        status: 'replayed',
+        outcome,
+      });
+    }
+  });
+
+  it('tells a sha256: digest from another digest with the same characters', async () => {
+    const store = new MemoryReplayStore({ now: clock().now });
+    for (const [i, [claimed, presented]] of [
+      ['sha256:abc', '#abc'],
+      ['#abc', 'sha256:abc'],
+      ['sha256:abc', '=sha256:abc'],
+      ['=abc', 'abc'],
+      ['sha256:abc', 'abc'],
+    ].entries()) {
+      const request = onceRequest({ nonce: `d-${i}`, requestDigest: claimed });
+      await store.once(request, async () => 'done');
+      const other = counted('other');
+      expect(await store.once({ ...request, requestDigest: presented }, other.action)).toEqual({
+        status: 'refused',
+        reason: 'used',
+      });
+      expect(await store.once(request, other.action)).toEqual({
+        status: 'replayed',
+        outcome: 'done',
+      });
+      expect(other.calls.count).toBe(0);
+    }
+  });
+
   it('refuses a different requestDigest on a used nonce as used, without running the action', async () => {
     const store = new MemoryReplayStore({ now: clock().now });
     await store.once(onceRequest(), counted('first').action);
