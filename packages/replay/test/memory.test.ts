@@ -113,13 +113,14 @@ describe('MemoryReplayStore.once', () => {
 
   it('tells a sha256: digest from another digest with the same characters', async () => {
     const store = new MemoryReplayStore({ now: clock().now });
-    for (const [i, [claimed, presented]] of [
+    const pairs: [claimed: string, presented: string][] = [
       ['sha256:abc', '#abc'],
       ['#abc', 'sha256:abc'],
       ['sha256:abc', '=sha256:abc'],
       ['=abc', 'abc'],
       ['sha256:abc', 'abc'],
-    ].entries()) {
+    ];
+    for (const [i, [claimed, presented]] of pairs.entries()) {
       const request = onceRequest({ nonce: `d-${i}`, requestDigest: claimed });
       await store.once(request, async () => 'done');
       const other = counted('other');
