@@ -36,8 +36,9 @@
  * `BENCH_FLOW_WARMUP_SECONDS` (default 3), `BENCH_FLOW_CONCURRENCY` (default
  * `1,16,64`), `BENCH_FLOW_SERVERS` (default `ours,sdk,bare,adapter,canned`),
  * `BENCH_SERVER_NODE_FLAGS` (extra Node flags for every server process, e.g.
- * `--max-semi-space-size=32`), `BENCH_FLOW_MAX_OTHER_CPU` (default 0.25 cores)
- * and `BENCH_FLOW_RETRY_BUDGET` (default 600 s) for re-running disturbed runs.
+ * `--max-semi-space-size=32`), `BENCH_FLOW_MAX_OTHER_CPU` (default 0.25 cores),
+ * `BENCH_FLOW_MAX_STEAL` (default 0.1 cores) and `BENCH_FLOW_RETRY_BUDGET`
+ * (default 600 s) for re-running disturbed runs.
  *
  * Run: `npx -y pnpm@12.4.2 --filter @mrtr/bench flow` (after a build).
  * `--profile [ours|sdk|bare|adapter|canned]` instead runs one server under `--cpu-prof` at
@@ -70,6 +71,11 @@ const CONCURRENCY = (process.env.BENCH_FLOW_CONCURRENCY ?? '1,16,64').split(',')
 const TICK_MS = 1000 / 100; // USER_HZ on Linux
 /** A run during which other processes used more than this many cores is run again. */
 const MAX_OTHER_CPU = Number(process.env.BENCH_FLOW_MAX_OTHER_CPU ?? 0.25);
+/**
+ * A run during which the hypervisor gave this VM's vCPUs to someone else for more than this many
+ * cores (steal time) is run again: a host that is busy elsewhere slows the servers unequally.
+ */
+const MAX_STEAL = Number(process.env.BENCH_FLOW_MAX_STEAL ?? 0.1);
 /** Total time spent re-running disturbed runs, at most (seconds). */
 const RETRY_BUDGET_SECONDS = Number(process.env.BENCH_FLOW_RETRY_BUDGET ?? 600);
 
@@ -183,11 +189,18 @@ function cpuMsOf(pid: number, mainThread = false): number {
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
 
-/** CPU time all processes spent in user and system mode so far, milliseconds (/proc/stat). */
-function machineCpuMs(): number {
+/**
+ * From the first line of /proc/stat, milliseconds so far: the CPU time all processes spent in
+ * user and system mode, and the time the hypervisor ran something else while a vCPU of this
+ * VM was ready to run (steal; 0 where the kernel does not account it).
+ */
+function machineCpuMs(): { busy: number; steal: number } {
   const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] as string;
-  const [, user, nice, system] = line.trim().split(/\s+/).map(Number) as number[];
-  return ((user as number) + (nice as number) + (system as number)) * TICK_MS;
+  const [, user, nice, system, , , , , steal] = line.trim().split(/\s+/).map(Number) as number[];
+  return {
+    busy: ((user as number) + (nice as number) + (system as number)) * TICK_MS,
+    steal: (steal ?? 0) * TICK_MS,
+  };
 }
 
 /** Resident set size now, bytes (VmRSS). */
@@ -228,6 +241,8 @@ interface Sample {
   loaderCpu: number;
   /** CPU used by every other process during the run, in cores (0 on a quiet machine). */
   otherCpu: number;
+  /** CPU time the hypervisor took from this VM during the run (steal), in cores. */
+  steal: number;
   load1: number;
 }
 
@@ -301,7 +316,8 @@ async function drive(server: Server, connections: number, seconds: number): Prom
   const sorted = latencies.subarray(0, n).sort();
   const elapsed = result.duration;
   const serverCpuMs = cpuMsOf(pid) - cpu0;
-  const machineMs = machineCpuMs() - machine0;
+  const machine1 = machineCpuMs();
+  const machineMs = machine1.busy - machine0.busy;
   const loaderMs = (own.user + own.system) / 1000;
   return {
     flowsPerSecond: okFlows / elapsed,
@@ -316,6 +332,7 @@ async function drive(server: Server, connections: number, seconds: number): Prom
     cpuPerFlow: okFlows > 0 ? (serverCpuMs * 1000) / okFlows : Number.NaN,
     loaderCpu: loaderMs / wallMs,
     otherCpu: Math.max(0, machineMs - serverCpuMs - loaderMs) / wallMs,
+    steal: (machine1.steal - machine0.steal) / wallMs,
     load1,
   };
 }
@@ -403,9 +420,9 @@ async function main(): Promise<void> {
         for (const server of runOrder(servers, r)) {
           let s = await drive(server, c, SECONDS);
           // Another process took CPU during the run: wait a little and run it again, within a budget.
-          while (s.otherCpu > MAX_OTHER_CPU && retryBudgetMs > 0) {
+          while ((s.otherCpu > MAX_OTHER_CPU || s.steal > MAX_STEAL) && retryBudgetMs > 0) {
             console.error(
-              `c=${c} ${server.name}: other processes used ${s.otherCpu.toFixed(2)} cores; waiting to run again`,
+              `c=${c} ${server.name}: other processes used ${s.otherCpu.toFixed(2)} cores, the host took ${s.steal.toFixed(2)} (steal); waiting to run again`,
             );
             const t = performance.now();
             await new Promise((resolve) => setTimeout(resolve, 10_000));
@@ -417,7 +434,7 @@ async function main(): Promise<void> {
           samples.set(key, [...(samples.get(key) ?? []), s]);
           console.error(
             `c=${c} run ${r + 1}/${REPEATS} ${server.name}: ${Math.round(s.flowsPerSecond)} flows/s, p99 ${ms(s.p99)} ms, ` +
-              `other CPU ${s.otherCpu.toFixed(2)} cores, load ${s.load1.toFixed(2)}`,
+              `other CPU ${s.otherCpu.toFixed(2)} cores, steal ${s.steal.toFixed(2)}, load ${s.load1.toFixed(2)}`,
           );
         }
       }
@@ -440,9 +457,10 @@ function report(
   const med = (name: Name, c: number, f: (s: Sample) => number) => median(get(name, c).map(f));
   const all = [...samples.values()].flat();
   const loads = all.map((s) => s.load1);
+  const range = (xs: number[]) => `${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}`;
   console.log(
     `\nNode ${process.version}, ${cpus().length} CPUs, ${mb(totalmem())} memory. During the runs other processes used ` +
-      `${Math.min(...all.map((s) => s.otherCpu)).toFixed(2)}–${Math.max(...all.map((s) => s.otherCpu)).toFixed(2)} cores ` +
+      `${range(all.map((s) => s.otherCpu))} cores and the host took ${range(all.map((s) => s.steal))} (steal time) ` +
       `(${retried} disturbed runs done again); load average (1 min, ours included) ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}.`,
   );
   console.log(
