@@ -194,7 +194,7 @@ function cpuMsOf(pid: number, mainThread = false): number {
  * user and system mode, and the time the hypervisor ran something else while a vCPU of this
  * VM was ready to run (steal; 0 where the kernel does not account it).
  */
-function machineCpuMs(): { busy: number; steal: number } {
+function procStatMs(): { busy: number; steal: number } {
   const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] as string;
   const [, user, nice, system, , , , , steal] = line.trim().split(/\s+/).map(Number) as number[];
   return {
@@ -263,7 +263,7 @@ async function drive(server: Server, connections: number, seconds: number): Prom
   const cpu0 = cpuMsOf(pid);
   const main0 = cpuMsOf(pid, true);
   const own0 = process.cpuUsage();
-  const machine0 = machineCpuMs();
+  const machine0 = procStatMs();
   const t0 = performance.now();
   // autocannon returns an EventEmitter that is also a promise of the result.
   const instance = autocannon({
@@ -316,7 +316,7 @@ async function drive(server: Server, connections: number, seconds: number): Prom
   const sorted = latencies.subarray(0, n).sort();
   const elapsed = result.duration;
   const serverCpuMs = cpuMsOf(pid) - cpu0;
-  const machine1 = machineCpuMs();
+  const machine1 = procStatMs();
   const machineMs = machine1.busy - machine0.busy;
   const loaderMs = (own.user + own.system) / 1000;
   return {
