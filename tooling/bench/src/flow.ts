@@ -459,7 +459,7 @@ function report(
   const loads = all.map((s) => s.load1);
   const range = (xs: number[]) => `${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}`;
   console.log(
-    `\nNode ${process.version}, ${cpus().length} CPUs, ${mb(totalmem())} memory. During the runs other processes used ` +
+    `\nNode ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? 'model unknown'}), ${mb(totalmem())} memory. During the runs other processes used ` +
       `${range(all.map((s) => s.otherCpu))} cores and the host took ${range(all.map((s) => s.steal))} (steal time) ` +
       `(${retried} disturbed runs done again); load average (1 min, ours included) ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}.`,
   );

@@ -8,6 +8,7 @@
  * Run: `npx -y pnpm@12.4.2 bench` from the repository root (builds first).
  */
 import { spawn } from 'node:child_process';
+import { cpus, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -31,6 +32,14 @@ function run(file: string): Promise<number> {
     child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
 }
+
+// Hosts of the same size differ by 2–3× in what our JavaScript costs (docs/benchmarks.md, "Machine
+// and run"): the CPU model says which kind of host a set of tables comes from.
+const cores = cpus();
+console.log(
+  `${new Date().toISOString()}: Node ${process.version}, ${cores.length} CPUs (${cores[0]?.model.trim() ?? 'model unknown'}), ` +
+    `${Math.round(totalmem() / 2 ** 20)} MB memory.`,
+);
 
 const failed: string[] = [];
 for (const [file, title] of benches) {
