@@ -64,7 +64,9 @@ class ActionFailure {
   constructor(readonly error: unknown) {}
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
+// From the year 10000 on, toISOString writes an expanded year ("+010000-…"), whose sign PostgreSQL
+// refuses; without it the text is one PostgreSQL reads (every time up to MAX_EXPIRES_AT fits a timestamptz).
+const iso = (ms: number) => new Date(ms).toISOString().replace(/^\+/, '');
 
 /**
  * The {@link ReplayStore} contract on PostgreSQL, with the claim inside the
@@ -207,7 +209,8 @@ export class PostgresReplayStore implements ReplayStore<SqlQueryable> {
     fn: (tx: SqlQueryable) => Promise<Serialized<T>>,
     record: (pending: Promise<unknown>) => void,
   ): Promise<OnceResult<T>> {
-    const claim = [request.nonce, request.requestDigest, iso(request.expiresAt)];
+    // Rounded up: a Date drops a fraction of a millisecond, and no entry may be forgotten before its expiresAt.
+    const claim = [request.nonce, request.requestDigest, iso(Math.ceil(request.expiresAt))];
     const won =
       (await tx.query(this.#sql.claim, claim)).rows.length > 0 ||
       // Taken by a committed row (the INSERT waited for an open one). The upsert takes it over if

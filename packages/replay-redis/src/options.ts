@@ -75,7 +75,7 @@ export const FAIL_FAST_REDIS_OPTIONS: RedisOptions = {
 
 /**
  * Apply the defaults of {@link RedisReplayStoreOptions} and check them.
- * @throws {RangeError} when `timeoutMs` or `claimLeaseMs` is not a number of milliseconds above 0 and at most 2,147,483,647 (a longer timer fires at once), or `replicas` not a non-negative integer.
+ * @throws {RangeError} when `timeoutMs` or `claimLeaseMs` is not a number of milliseconds from 1 to 2,147,483,647 (a longer timer fires at once; Node waits at least 1 ms), or `replicas` not a non-negative integer.
  * @throws {TypeError} when `durability` is not one of its names.
  */
 export function resolveOptions(options: RedisReplayStoreOptions): ResolvedOptions {
@@ -100,7 +100,9 @@ export function resolveOptions(options: RedisReplayStoreOptions): ResolvedOption
 
 function positive(value: number, name: string): number {
   // Node's timers wait at most 2^31 − 1 ms; a longer one fires at once.
-  if (!(typeof value === 'number' && value > 0 && value <= 2 ** 31 - 1))
-    throw new RangeError(`${name} must be a number of milliseconds above 0, at most 2147483647`);
+  if (!(typeof value === 'number' && value >= 1 && value <= 2 ** 31 - 1))
+    throw new RangeError(
+      `${name} must be a number of milliseconds from 1 to 2147483647, got ${value}`,
+    );
   return value;
 }

@@ -182,7 +182,8 @@ export class RedisReplayStore implements ReplayStore<void> {
     const token = `${this.#tokenPrefix}.${(this.#tokens++).toString(36)}`;
     const digest = JSON.stringify(request.requestDigest);
     const held = `{"d":${digest},"t":"${token}"}`;
-    const until = Math.max(request.expiresAt, this.#o.now() + this.#o.leaseMs);
+    // PXAT takes whole milliseconds above 0: rounded up, so no entry is forgotten before its expiresAt.
+    const until = Math.ceil(Math.max(request.expiresAt, this.#o.now() + this.#o.leaseMs));
     const wait = waitCommand(this.#o, this.#report);
     let previous: unknown;
     let acks: unknown;
@@ -224,7 +225,7 @@ export class RedisReplayStore implements ReplayStore<void> {
     // The action ran, so the claim stays (until it expires); there is just no outcome to record.
     if (text === undefined) throw new TypeError('the action must return a JSON value');
     const done = `{"d":${digest},"o":${text}}`;
-    const record = [held, done, String(request.expiresAt)];
+    const record = [held, done, String(Math.max(1, Math.ceil(request.expiresAt)))];
     try {
       const [swapped, recordAcks] = await this.#c.script(RECORD, key, record, wait);
       if (swapped !== 1)

@@ -43,9 +43,13 @@ async function eventually(check: () => Promise<boolean>, ms = 3000): Promise<boo
 }
 
 describe('RedisReplayStore options', () => {
-  it('rejects a non-positive timeoutMs or claimLeaseMs with RangeError', () => {
+  it('rejects a timeoutMs or claimLeaseMs outside 1 to 2^31 − 1 ms with RangeError', () => {
     const client = new Redis(REDIS_URL, { lazyConnect: true });
     expect(() => new RedisReplayStore(client, { timeoutMs: 0 })).toThrow(RangeError);
+    // Below 1 ms: Node waits 1 ms whatever it is given, so the setting would not mean what it says.
+    expect(() => new RedisReplayStore(client, { timeoutMs: 0.5 })).toThrow(RangeError);
+    expect(() => new RedisReplayStore(client, { claimLeaseMs: 0.999 })).toThrow(RangeError);
+    expect(() => new RedisReplayStore(client, { claimLeaseMs: 1 })).not.toThrow();
     expect(() => new RedisReplayStore(client, { claimLeaseMs: Number.NaN })).toThrow(RangeError);
     // Past 2^31 − 1 ms Node's timers fire at once: every command would time out.
     expect(() => new RedisReplayStore(client, { timeoutMs: 2 ** 31 })).toThrow(RangeError);

@@ -26,7 +26,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Json, OnceRequest, OnceResult, ReplayStore } from './contract.js';
+import {
+  type Json,
+  MAX_EXPIRES_AT,
+  type OnceRequest,
+  type OnceResult,
+  type ReplayStore,
+} from './contract.js';
 import { describeExpiry } from './contract-expiry.js';
 import { counted, deferred, freshRequest, OUTCOMES, sleep } from './contract-support.js';
 
@@ -272,11 +278,37 @@ export function describeReplayStoreContract<S extends ReplayStore<unknown>>(
         { ...freshRequest(), requestDigest: undefined },
         { ...freshRequest(), expiresAt: Number.NaN },
         { ...freshRequest(), expiresAt: '1800000000000' },
+        { ...freshRequest(), expiresAt: -1 },
+        { ...freshRequest(), expiresAt: MAX_EXPIRES_AT + 1 },
+        { ...freshRequest(), expiresAt: 1e20 },
+        { ...freshRequest(), expiresAt: Number.POSITIVE_INFINITY },
         null,
       ];
       for (const request of bad)
         await expect(a.once(request as OnceRequest, action)).rejects.toThrow(TypeError);
       expect(calls.count).toBe(0);
+    });
+
+    it('keeps any expiresAt the contract allows: a fraction of a millisecond, the latest time', async () => {
+      const [a, b] = await instances();
+      for (const expiresAt of [Date.now() + 300_000.5, MAX_EXPIRES_AT]) {
+        const request = freshRequest({ expiresAt });
+        const first = counted({ expiresAt });
+        expect(await a.once(request, first.action)).toEqual({
+          status: 'performed',
+          outcome: { expiresAt },
+        });
+        expect(await b.once(request, counted('again').action)).toEqual({
+          status: 'replayed',
+          outcome: { expiresAt },
+        });
+        const other = { ...request, requestDigest: 'sha256:answer-b' };
+        expect(await b.once(other, counted('other').action)).toEqual({
+          status: 'refused',
+          reason: 'used',
+        });
+        expect(first.calls.count).toBe(1);
+      }
     });
 
     it('rejects an outcome that is not JSON with TypeError', async () => {

@@ -20,7 +20,12 @@ export interface OnceRequest {
    * digest and gets the recorded outcome back. A non-empty string of at most 512 characters.
    */
   requestDigest: string;
-  /** When the entry may be forgotten, milliseconds since the epoch (the ticket's `exp` plus skew). A finite number. */
+  /**
+   * When the entry may be forgotten, milliseconds since the epoch (the
+   * ticket's `exp` plus skew): from 0 to {@link MAX_EXPIRES_AT}. A fraction
+   * of a millisecond counts as the next whole one: no store forgets an entry
+   * before its `expiresAt`.
+   */
   expiresAt: number;
 }
 
@@ -126,11 +131,20 @@ export class ReplayStoreUnavailableError extends Error {
 export const MAX_ONCE_FIELD_LENGTH = 512;
 
 /**
+ * Latest `expiresAt`, milliseconds since the epoch (the year 275760): the
+ * end of the ECMAScript time range (ECMA-262 §21.4.1.1), the latest time a
+ * `Date` holds, so that every store (a PostgreSQL `timestamptz`, Redis's
+ * `PXAT`, a map in memory) keeps any valid `expiresAt` alike.
+ */
+export const MAX_EXPIRES_AT = 8.64e15;
+
+/**
  * Check that `request` is a well-formed {@link OnceRequest}; every store calls
  * it before touching its backend.
  * @throws {TypeError} naming the bad field: `nonce` or `requestDigest` not a
  * non-empty string of at most {@link MAX_ONCE_FIELD_LENGTH} characters, or
- * `expiresAt` not a finite number of milliseconds.
+ * `expiresAt` not a number of milliseconds since the epoch from 0 to
+ * {@link MAX_EXPIRES_AT}.
  */
 export function assertOnceRequest(request: OnceRequest): void {
   if (typeof request !== 'object' || request === null)
@@ -142,8 +156,9 @@ export function assertOnceRequest(request: OnceRequest): void {
         `request.${field} must be a non-empty string of at most ${MAX_ONCE_FIELD_LENGTH} characters`,
       );
   }
-  if (typeof request.expiresAt !== 'number' || !Number.isFinite(request.expiresAt))
+  const { expiresAt } = request;
+  if (typeof expiresAt !== 'number' || !(expiresAt >= 0 && expiresAt <= MAX_EXPIRES_AT))
     throw new TypeError(
-      'request.expiresAt must be a finite number of milliseconds since the epoch',
+      `request.expiresAt must be a number of milliseconds since the epoch from 0 to ${MAX_EXPIRES_AT}`,
     );
 }

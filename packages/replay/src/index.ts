@@ -26,6 +26,7 @@
 export {
   assertOnceRequest,
   type Json,
+  MAX_EXPIRES_AT,
   MAX_ONCE_FIELD_LENGTH,
   type OnceRequest,
   type OnceResult,
