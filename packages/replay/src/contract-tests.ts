@@ -276,6 +276,11 @@ export function describeReplayStoreContract<S extends ReplayStore<unknown>>(
         { ...freshRequest(), nonce: 42 },
         { ...freshRequest(), nonce: 'n'.repeat(513) },
         { ...freshRequest(), requestDigest: undefined },
+        // Text a backend cannot keep exactly: two such nonces could become one key.
+        { ...freshRequest(), nonce: `${freshRequest().nonce}\u0000` },
+        { ...freshRequest(), nonce: `${freshRequest().nonce}\ud800` },
+        { ...freshRequest(), requestDigest: 'sha256:\u0000' },
+        { ...freshRequest(), requestDigest: 'sha256:\udfff' },
         { ...freshRequest(), expiresAt: Number.NaN },
         { ...freshRequest(), expiresAt: '1800000000000' },
         { ...freshRequest(), expiresAt: -1 },

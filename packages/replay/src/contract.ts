@@ -12,12 +12,12 @@
  * match).
  */
 export interface OnceRequest {
-  /** The ticket nonce (the ticket's `n` field): the single-use identity. A non-empty string of at most 512 characters. */
+  /** The ticket nonce (the ticket's `n` field): the single-use identity. A non-empty, well-formed string of at most 512 characters without U+0000. */
   nonce: string;
   /**
    * Digest of everything the answer bound: principal, operation, argument
    * digest, input key and the response. An identical re-issue has the same
-   * digest and gets the recorded outcome back. A non-empty string of at most 512 characters.
+   * digest and gets the recorded outcome back. A non-empty, well-formed string of at most 512 characters without U+0000.
    */
   requestDigest: string;
   /**
@@ -140,9 +140,13 @@ export const MAX_EXPIRES_AT = 8.64e15;
 
 /**
  * Check that `request` is a well-formed {@link OnceRequest}; every store calls
- * it before touching its backend.
+ * it before touching its backend. Text a backend cannot keep exactly is
+ * refused here, so that no store tells apart less than another: PostgreSQL
+ * `text` holds no U+0000, and a lone surrogate becomes U+FFFD in UTF-8, which
+ * would make two nonces one key in Redis or PostgreSQL.
  * @throws {TypeError} naming the bad field: `nonce` or `requestDigest` not a
- * non-empty string of at most {@link MAX_ONCE_FIELD_LENGTH} characters, or
+ * non-empty, well-formed string of at most {@link MAX_ONCE_FIELD_LENGTH}
+ * characters without U+0000, or
  * `expiresAt` not a number of milliseconds since the epoch from 0 to
  * {@link MAX_EXPIRES_AT}.
  */
@@ -151,9 +155,15 @@ export function assertOnceRequest(request: OnceRequest): void {
     throw new TypeError('request must be an object');
   for (const field of ['nonce', 'requestDigest'] as const) {
     const value = request[field];
-    if (typeof value !== 'string' || value.length === 0 || value.length > MAX_ONCE_FIELD_LENGTH)
+    if (
+      typeof value !== 'string' ||
+      value.length === 0 ||
+      value.length > MAX_ONCE_FIELD_LENGTH ||
+      !value.isWellFormed() ||
+      value.includes('\u0000')
+    )
       throw new TypeError(
-        `request.${field} must be a non-empty string of at most ${MAX_ONCE_FIELD_LENGTH} characters`,
+        `request.${field} must be a non-empty, well-formed string of at most ${MAX_ONCE_FIELD_LENGTH} characters without U+0000`,
       );
   }
   const { expiresAt } = request;
