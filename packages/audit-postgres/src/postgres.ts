@@ -16,6 +16,8 @@ export const DEFAULT_AUDIT_TABLE = 'mrtr_audit';
  * 8785 canonical JSON text, so `arguments_digest` can be recomputed from the
  * row alone (see the README). JSON columns are `json`, not `jsonb`: they keep
  * the JSON text as written, and accept the `\u0000` escape `jsonb` refuses.
+ * A `text` column cannot hold U+0000 at all: {@link PostgresAuditSink} writes
+ * it there as U+FFFD.
  * @param table table name, optionally `schema.table` (default `mrtr_audit`).
  * @throws {TypeError} for a table name that is not a plain identifier.
  */
@@ -75,6 +77,18 @@ export async function migrateAuditTable(
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+/**
+ * Text for a `text` column, which cannot hold U+0000: each one becomes U+FFFD,
+ * as a lone surrogate already has in the gate's records. Refusing the row
+ * instead would fail every round whose question quotes such text (a name,
+ * what the person typed) and tell the client to retry what can never succeed.
+ */
+const text = (value: string | undefined) =>
+  value === undefined
+    ? null
+    : value.includes('\u0000')
+      ? value.replaceAll('\u0000', '\ufffd')
+      : value;
 
 /**
  * An audit sink that inserts each `GateAuditEvent` of `@mrtr/gate` as one row
@@ -153,34 +167,36 @@ export class PostgresAuditSink implements AuditWriter<SqlQueryable | undefined> 
   }
 
   /**
-   * Insert `event`, in `tx` when given.
+   * Insert `event`, in `tx` when given. U+0000 in a `text` column (the
+   * question, the principal, …) is written as U+FFFD; JSON columns keep it.
    * @throws {CanonicalizeError} (of `@mrtr/digest`) for arguments that are not JSON data; the driver's error when the insert fails.
    */
   async write(event: GateAuditEvent, tx?: SqlQueryable): Promise<void> {
     await (tx ?? this.#driver).query(this.#insert, [
-      event.nonce ?? null,
-      event.outcome,
-      event.reason ?? null,
-      event.principal,
+      text(event.nonce),
+      text(event.outcome),
+      text(event.reason),
+      text(event.principal),
       json(event.client),
-      event.method,
-      event.name,
+      text(event.method),
+      text(event.name),
+      // RFC 8785 text escapes U+0000 (`\u0000`), so the canonical arguments need no mapping.
       canonicalize(event.arguments),
-      event.argumentsDigest,
-      event.phase,
-      event.key,
-      event.question ?? null,
+      text(event.argumentsDigest),
+      text(event.phase),
+      text(event.key),
+      text(event.question),
       json(event.requestedSchema),
-      event.answer?.action ?? null,
+      text(event.answer?.action),
       json(event.answer?.content),
       event.isError ?? null,
       json(event.requestId),
-      event.trace?.traceId ?? null,
-      event.trace?.spanId ?? null,
+      text(event.trace?.traceId),
+      text(event.trace?.spanId),
       iso(event.receivedAt),
       iso(event.at),
-      event.confirmation ?? null,
-      event.receipt ?? null,
+      text(event.confirmation),
+      text(event.receipt),
     ]);
   }
 

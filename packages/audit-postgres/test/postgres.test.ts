@@ -74,6 +74,29 @@ function table(
       expect(all.map((r) => r.requestId)).toEqual(['7', 7]);
     });
 
+    it('records U+0000 in a text column as U+FFFD instead of failing the round', async () => {
+      const sink = new PostgresAuditSink(db.driver);
+      const nonce = 'nul-in-text-columns';
+      // What a person typed, quoted back in the question; a principal and a reason from elsewhere.
+      await sink.write({
+        ...record,
+        nonce,
+        outcome: 'asked_again',
+        principal: 'al\u0000ice',
+        reason: 'check\u0000failed',
+        question: 'You typed "api\u0000staging"; type the name exactly.',
+      });
+      const [back] = await readAuditRecords(db.driver, { nonce });
+      expect(back).toMatchObject({
+        principal: 'al\ufffdice',
+        reason: 'check\ufffdfailed',
+        question: 'You typed "api\ufffdstaging"; type the name exactly.',
+        // JSON columns and the canonical arguments keep U+0000 itself.
+        arguments: args,
+        answer: record.answer,
+      });
+    });
+
     it('writes inside the transaction it is given: a rollback removes the row', async () => {
       const sink = new PostgresAuditSink(db.driver);
       await expect(
