@@ -115,7 +115,7 @@ export function serviceTools(
   const remove = gate.tool({
     name: 'delete_service',
     title: 'Delete a service',
-    description: `Delete a service. A person confirms by typing the service name (production: on this server's approval page, with a passkey). ${POLICY.delete_service.why}`,
+    description: `Delete a service. A person confirms by typing the service name in a form; a production service is approved instead on this server's approval page, with a passkey. ${POLICY.delete_service.why}`,
     args: DeleteServiceArgs,
     key: 'confirm_delete',
     form: {
@@ -259,10 +259,12 @@ export function serviceTools(
   const destroyVolume = gate.tool({
     name: 'delete_volume',
     title: 'Destroy a volume',
-    description: `Destroy a volume and its data. A person confirms by typing the volume id (on this server's approval page). ${POLICY.delete_volume.why}`,
+    description: `Destroy a volume and its data. A signed-in person approves it on this server's approval page. ${POLICY.delete_volume.why}`,
     args: VolumeArgs,
     key: 'confirm_volume',
     level: () => level(POLICY.delete_volume.level, 'production'),
+    // Asked only where the policy allows a form: on the approval page (POLICY's `url`), Approve is
+    // the consent and the gate leaves consent fields out of the page.
     form: { volumeId: typeToConfirm({ title: 'Volume id' }) },
     async ask({ args, principal, tx }) {
       const q = tx ?? db;
