@@ -1,6 +1,7 @@
 import {
   assertOnceRequest,
   type Json,
+  MAX_EXPIRES_AT,
   type OnceRequest,
   type OnceResult,
   type ReplayStore,
@@ -193,12 +194,16 @@ export class PostgresReplayStore implements ReplayStore<SqlQueryable> {
   /**
    * Delete every committed entry whose `expires_at` is at or before `now`
    * (milliseconds since the epoch, default the store's clock). Rows of open
-   * transactions are not visible to it and stay.
+   * transactions are not visible to it and stay. A `now` that is `NaN` or
+   * before 0 deletes nothing.
    * @returns how many rows were deleted.
    * @throws the driver's error when PostgreSQL fails.
    */
   async sweep(now: number = this.#now()): Promise<number> {
-    const { rows } = await this.#driver.query<{ removed: number }>(this.#sql.sweep, [iso(now)]);
+    // No entry expires before 0 (nor is any time past a broken clock's reading); none after MAX_EXPIRES_AT.
+    if (!(now >= 0)) return 0;
+    const until = iso(Math.min(now, MAX_EXPIRES_AT));
+    const { rows } = await this.#driver.query<{ removed: number }>(this.#sql.sweep, [until]);
     return Number(rows[0]?.removed ?? 0);
   }
 

@@ -47,6 +47,9 @@ export function describeExpiry<S extends ReplayStore<unknown>>(
       outcome: 'expiring',
     });
     await sleep(Math.max(0, expiring.expiresAt - Date.now()) + 150);
+    // No time is past a broken clock's reading, nor before 0: such a sweep removes nothing.
+    expect(await a.sweep?.(Number.NaN)).toBe(0);
+    expect(await a.sweep?.(-1)).toBe(0);
     const removed = await a.sweep?.();
     if (sweepDeletes === false) expect(removed).toBe(0);
     else expect(removed).toBeGreaterThanOrEqual(1);

@@ -92,7 +92,8 @@ export interface ReplayStore<Tx = void> {
   /**
    * Delete settled entries whose `expiresAt` is at or before `now`
    * (milliseconds since the epoch, default the store's clock). Optional:
-   * stores whose backend expires entries by itself (Redis) need none.
+   * stores whose backend expires entries by itself (Redis) need none. A
+   * `now` that is not a time (`NaN`) or before 0 removes nothing.
    * @returns how many entries were removed.
    */
   sweep?(now?: number): number | Promise<number>;
