@@ -181,12 +181,22 @@ async function check(server: Server): Promise<string> {
  * with `mainThread`, of its main (JavaScript) thread only.
  */
 function cpuMsOf(pid: number, mainThread = false): number {
+  const { user, system } = cpuSplitMsOf(pid, mainThread);
+  return user + system;
+}
+
+/**
+ * CPU time of a process (or its main thread) so far, milliseconds, split into user mode
+ * (JavaScript, V8, libuv, OpenSSL) and system mode (the kernel: socket reads and writes,
+ * waking the peer on loopback): utime and stime of /proc/<pid>/stat.
+ */
+function cpuSplitMsOf(pid: number, mainThread = false): { user: number; system: number } {
   const stat = readFileSync(
     mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`,
     'utf8',
   );
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  return { user: Number(fields[11]) * TICK_MS, system: Number(fields[12]) * TICK_MS };
 }
 
 /**
@@ -238,6 +248,8 @@ interface Sample {
   mainThreadCpu: number;
   /** Server CPU per completed flow, microseconds. */
   cpuPerFlow: number;
+  /** The part of {@link cpuPerFlow} spent in the kernel (system time), microseconds. */
+  systemPerFlow: number;
   loaderCpu: number;
   /** CPU used by every other process during the run, in cores (0 on a quiet machine). */
   otherCpu: number;
@@ -260,7 +272,7 @@ async function drive(server: Server, connections: number, seconds: number): Prom
   let failedFlows = 0;
   let latencies = new Float64Array(1 << 16);
   let n = 0;
-  const cpu0 = cpuMsOf(pid);
+  const cpu0 = cpuSplitMsOf(pid);
   const main0 = cpuMsOf(pid, true);
   const own0 = process.cpuUsage();
   const machine0 = procStatMs();
@@ -315,7 +327,8 @@ async function drive(server: Server, connections: number, seconds: number): Prom
   const own = process.cpuUsage(own0);
   const sorted = latencies.subarray(0, n).sort();
   const elapsed = result.duration;
-  const serverCpuMs = cpuMsOf(pid) - cpu0;
+  const cpu1 = cpuSplitMsOf(pid);
+  const serverCpuMs = cpu1.user + cpu1.system - cpu0.user - cpu0.system;
   const machine1 = procStatMs();
   const machineMs = machine1.busy - machine0.busy;
   const loaderMs = (own.user + own.system) / 1000;
@@ -330,6 +343,7 @@ async function drive(server: Server, connections: number, seconds: number): Prom
     serverCpu: serverCpuMs / wallMs,
     mainThreadCpu: (cpuMsOf(pid, true) - main0) / wallMs,
     cpuPerFlow: okFlows > 0 ? (serverCpuMs * 1000) / okFlows : Number.NaN,
+    systemPerFlow: okFlows > 0 ? ((cpu1.system - cpu0.system) * 1000) / okFlows : Number.NaN,
     loaderCpu: loaderMs / wallMs,
     otherCpu: Math.max(0, machineMs - serverCpuMs - loaderMs) / wallMs,
     steal: (machine1.steal - machine0.steal) / wallMs,
@@ -569,6 +583,26 @@ function report(
   const absentLevels = [1, 16].filter((c) => !CONCURRENCY.includes(c));
   if (absentLevels.length > 0)
     console.log(`not judged: concurrency ${absentLevels.join(', ')} was not run`);
+
+  // A host's slow phase can be in the kernel (loopback wake-ups, paid per request) rather than
+  // in JavaScript; it then moves a server that does little per request more than the SDK's.
+  const present = (['ours', 'sdk', 'bare', 'adapter', 'canned'] as Name[]).filter(
+    (name) => get(name, CONCURRENCY[0] as number).length > 0,
+  );
+  console.log(
+    '\nServer CPU µs per flow, user + system (system: the kernel, mostly socket writes that wake the peer), medians:\n',
+  );
+  printTable(
+    ['conc.', ...present.map((name) => LABELS[name])],
+    CONCURRENCY.map((c) => [
+      c,
+      ...present.map((name) => {
+        const system = med(name, c, (s) => s.systemPerFlow);
+        const user = med(name, c, (s) => s.cpuPerFlow - s.systemPerFlow);
+        return `${Math.round(user)} + ${Math.round(system)}`;
+      }),
+    ]),
+  );
 
   // The diagnostic servers split ours' server CPU per flow into layers, each the difference of two rows.
   // Ours and canned are served by @mrtr/node's direct path; the adapter row prices the converted path.
