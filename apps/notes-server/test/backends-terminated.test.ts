@@ -16,6 +16,14 @@ const IDENTICAL = 5; // identical retries of each ticket per wave, sent at once
 const DIFFERENT = 1; // retries of each ticket per wave choosing another note
 const WAVES = 2;
 const TOKEN = 'tok-alice';
+/**
+ * Milliseconds between two sweeps of pg_terminate_backend, by burst: fierce,
+ * middling, gentle, again. At 20 ms a slow or loaded machine may see no
+ * transaction outlive its connection (CI once answered none of 432); the gentler
+ * bursts let some commit between kills, so at-most-once is tried against work
+ * that completed while others died, on any machine.
+ */
+const SWEEP_EVERY_MS = [20, 80, 320];
 
 interface Reply {
   status: number;
@@ -91,7 +99,9 @@ describe.skipIf(!postgres)('notes-server when PostgreSQL terminates its backends
           tickets.push({ uri, ids, ...(await ask(server.url, TOKEN, uri)) });
         }
 
-        const terminator = await terminateBackendsRepeatedly(database.name, { everyMs: 20 });
+        const terminator = await terminateBackendsRepeatedly(database.name, {
+          everyMs: SWEEP_EVERY_MS[run % SWEEP_EVERY_MS.length],
+        });
         const replies: Reply[] = [];
         for (let wave = 0; wave < WAVES; wave++) {
           const sent = tickets.flatMap(({ uri, requestState, candidates }) =>
@@ -130,7 +140,7 @@ describe.skipIf(!postgres)('notes-server when PostgreSQL terminates its backends
       expect(terminated).toBeGreaterThan(RUNS);
       expect(alive(server)).toBe(true);
       // Some confirmations got through during the faults: the bursts raced real work.
-      expect(answered).toBeGreaterThan(0);
+      if (RUNS >= SWEEP_EVERY_MS.length) expect(answered).toBeGreaterThan(0);
     },
   );
 });
