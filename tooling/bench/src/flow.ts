@@ -84,6 +84,9 @@ const RETRY_BUDGET_SECONDS = Number(process.env.BENCH_FLOW_RETRY_BUDGET ?? 600);
 type Name = 'ours' | 'sdk' | 'bare' | 'adapter' | 'canned';
 /** The order of the servers in every table. */
 const TABLE_ORDER: readonly Name[] = ['ours', 'sdk', 'bare', 'adapter', 'canned'];
+/** The servers and concurrency levels the issue's targets are judged on. */
+const JUDGED_SERVERS: readonly Name[] = ['ours', 'sdk', 'bare'];
+const JUDGED_LEVELS: readonly number[] = [1, 16];
 const LABELS: Record<Name, string> = {
   ours: '@mrtr/server + /node + /gate',
   sdk: '@modelcontextprotocol/server 2.4.0 + /node 2.1.2',
@@ -475,8 +478,8 @@ const disturbed = (s: Sample) => s.otherCpu > MAX_OTHER_CPU || s.steal > MAX_STE
  */
 function disturbedVerdicts(get: (name: Name, c: number) => Sample[]): string[] {
   const lines: string[] = [];
-  for (const c of [1, 16].filter((level) => CONCURRENCY.includes(level))) {
-    const judged = (['ours', 'sdk', 'bare'] as const).flatMap((name) => get(name, c));
+  for (const c of JUDGED_LEVELS.filter((level) => CONCURRENCY.includes(level))) {
+    const judged = JUDGED_SERVERS.flatMap((name) => get(name, c));
     const kept = judged.filter(disturbed);
     if (kept.length === 0) continue;
     const most = (f: (s: Sample) => number) => Math.max(...kept.map(f)).toFixed(2);
@@ -561,10 +564,7 @@ function report(
       '(peak RSS: of the highest of each level). In brackets, the ratio of the medians above, for reference.\n',
   );
   const ratioRows: (string | number)[][] = [];
-  if (
-    !['ours', 'sdk', 'bare'].every((name) => get(name as Name, CONCURRENCY[0] as number).length > 0)
-  )
-    return;
+  if (!JUDGED_SERVERS.every((name) => get(name, CONCURRENCY[0] as number).length > 0)) return;
   const verdict = (ok: boolean) => (ok ? 'met' : 'missed');
   /** The issue's targets, each judged from this run's medians (peak RSS: the level's highest). */
   const targets: [string, string, boolean][] = [];
@@ -608,7 +608,7 @@ function report(
     ['target', 'measured', 'verdict'],
     targets.map(([goal, text, ok]) => [goal, text, verdict(ok)]),
   );
-  const absentLevels = [1, 16].filter((c) => !CONCURRENCY.includes(c));
+  const absentLevels = JUDGED_LEVELS.filter((c) => !CONCURRENCY.includes(c));
   if (absentLevels.length > 0)
     console.log(`not judged: concurrency ${absentLevels.join(', ')} was not run`);
   for (const warning of disturbedVerdicts(get)) console.log(warning);
