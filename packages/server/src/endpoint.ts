@@ -9,6 +9,7 @@ import {
   missingRequiredMetaKeys,
   type RequestId,
 } from '@mrtr/wire';
+import { parse as parseMediaType } from 'content-type';
 import { clip } from './arguments.js';
 import { buildCatalog } from './catalog.js';
 import { createRequestContext, RequestAbort } from './context.js';
@@ -64,11 +65,15 @@ function tooLarge(): HttpReply {
 
 /** The `-32022` a request of an unsupported version gets, naming the versions that are (`basic/versioning`). */
 function unsupportedVersion(id: RequestId, requested: string, legacy: boolean): HttpReply {
-  const supported = [...SUPPORTED_PROTOCOL_VERSIONS];
+  const supported: string[] = [...SUPPORTED_PROTOCOL_VERSIONS];
   const shown = clip(requested, 64);
-  const message = legacy
-    ? `Unsupported protocol version: ${shown}. This server supports ${supported.join(', ')}, which has no initialize handshake: send each request with _meta and the MCP-Protocol-Version header.`
-    : `Unsupported protocol version: ${shown}. Supported: ${supported.join(', ')}.`;
+  const advice = 'send each request with _meta and the MCP-Protocol-Version header';
+  // An initialize that names no usable version falls back to the header, which may name one served here.
+  const message = !legacy
+    ? `Unsupported protocol version: ${shown}. Supported: ${supported.join(', ')}.`
+    : supported.includes(requested)
+      ? `${shown} has no initialize handshake: ${advice}, and no initialize.`
+      : `Unsupported protocol version: ${shown}. This server supports ${supported.join(', ')}, which has no initialize handshake: ${advice}.`;
   return fail(id, ErrorCode.UnsupportedProtocolVersion, message, { requested, supported });
 }
 
@@ -174,12 +179,16 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       const body = errorResponse(undefined, ErrorCode.InvalidRequest, 'Authentication required');
       return json(401, body, { 'www-authenticate': 'Bearer' });
     }
-    const contentType = exchange.header('content-type') ?? '';
-    if (!/^application\/json\b/i.test(contentType)) {
+    // The media type exactly (RFC 9110 §8.3.1): `application/json-patch+json` is another type.
+    const media = parseMediaType(exchange.header('content-type') ?? '');
+    if (media.type !== 'application/json') {
       const message = 'Content-Type must be application/json';
       return fail(undefined, ErrorCode.InvalidRequest, message, undefined, 415);
     }
-    const unreadable = encodingProblem(contentType, exchange.header('content-encoding'));
+    const unreadable = encodingProblem(
+      media.parameters.charset,
+      exchange.header('content-encoding'),
+    );
     if (unreadable)
       return json(415, errorResponse(undefined, ErrorCode.InvalidRequest, unreadable), {
         'accept-encoding': 'identity',

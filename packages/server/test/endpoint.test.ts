@@ -331,9 +331,22 @@ describe('createMcpEndpoint', () => {
     expect([c.status, body.id, body.error.code]).toEqual([500, 9, -32603]);
   });
 
-  it('requires application/json', async () => {
+  it('requires application/json, the media type exactly', async () => {
     const r = await send(post(call('echo'), { 'content-type': 'text/plain' }));
     expect(r.status).toBe(415);
+    // A longer type that begins the same, or a list: another media type, not JSON-RPC.
+    for (const other of [
+      'application/json-patch+json',
+      'application/jsonx',
+      'application/json, text/plain',
+    ]) {
+      const refused = await send(post(call('echo'), { 'content-type': other }));
+      expect([other, refused.status, refused.body.error.code]).toEqual([other, 415, -32600]);
+    }
+    for (const same of ['Application/JSON', 'application/json ; charset="UTF-8"']) {
+      const served = await send(post(call('echo', { text: 'y' }), { 'content-type': same }));
+      expect([same, served.body.result.content[0].text]).toEqual([same, 'y']);
+    }
   });
 
   it('refuses a body in another charset or a content coding (415), and says what it takes', async () => {

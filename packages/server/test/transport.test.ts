@@ -266,6 +266,31 @@ describe('request validation order and codes', () => {
     expect([m.status, m.body.error.code]).toEqual([400, -32020]);
   });
 
+  it('answers a handshake-era initialize with -32022 naming what it asked, or saying there is no handshake', async () => {
+    const legacy = (protocolVersion: unknown) =>
+      post(
+        { jsonrpc: '2.0', id: 3, method: 'initialize', params: { protocolVersion } },
+        {
+          'mcp-method': 'initialize',
+        },
+      );
+    const old = await send(endpoint, legacy('2025-06-18'), false);
+    expect([old.status, old.body.error.code, old.body.error.data.requested]).toEqual([
+      400,
+      -32022,
+      '2025-06-18',
+    ]);
+    expect(old.body.error.message).toMatch(/^Unsupported protocol version: 2025-06-18\. /);
+    // No usable version in the body: the header's, which is served here, is not called unsupported.
+    const unusable = await send(endpoint, legacy({ a: '\ud800' }), false);
+    expect([unusable.body.error.code, unusable.body.error.data.requested]).toEqual([
+      -32022,
+      '2026-07-28',
+    ]);
+    expect(unusable.body.error.message).not.toMatch(/Unsupported protocol version: 2026-07-28/);
+    expect(unusable.body.error.message).toMatch(/^2026-07-28 has no initialize handshake: /);
+  });
+
   it('requires Mcp-Method on every request and rejects a case-changed value', async () => {
     const missing = await send(endpoint, post(rpc('tools/list'), { 'mcp-method': undefined }));
     expect([missing.status, missing.body.error.code]).toEqual([400, -32020]);
