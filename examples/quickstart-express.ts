@@ -4,7 +4,7 @@
 // export TOKEN=$(openssl rand -hex 16); echo "token: $TOKEN" # your client sends it
 // MRTR_SECRET=$(openssl rand -base64 32) DATABASE_URL=postgres://localhost/app npx tsx quickstart-express.ts
 import { createServer } from 'node:http';
-import { handleClientError, mcpErrorHandler, mcpHandler } from '@mrtr/express';
+import { handleClientError, keepRawBody, mcpErrorHandler, mcpHandler } from '@mrtr/express';
 import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
 import { createMcpEndpoint } from '@mrtr/server';
@@ -54,10 +54,11 @@ const bearerAuth: RequestHandler = (req, res, next) => {
   next();
 };
 const app = express();
-app.post(
+// app.all: every method reaches the endpoint, which answers all but POST with a JSON-RPC 405.
+app.all(
   '/mcp',
   bearerAuth,
-  express.json(),
+  express.json({ verify: keepRawBody }), // keeps the bytes as sent for the endpoint's checks
   mcpHandler(endpoint, { principal: (_req, res) => res.locals.principal }),
 );
 app.use('/mcp', mcpErrorHandler()); // every answer on /mcp is a JSON-RPC body

@@ -6,23 +6,26 @@
  * produced (SSE notifications reach the client before the tool finishes), a
  * client that goes away aborts the handler's `signal`, and the principal
  * comes from your middleware. A body `express.json()` (or `express.text()`,
- * `express.raw()`) already read is passed on. Errors of your `principal`
+ * `express.raw()`) already read is passed on: byte for byte with
+ * `express.json({ verify: keepRawBody })`, else re-serialized. Errors of your `principal`
  * function go to `next(error)`, so your Express error handlers see them;
  * {@link mcpErrorHandler} answers them, and the body parser's refusals
  * (invalid JSON, too large), with JSON-RPC bodies instead of Express's HTML page.
  *
  * @example
  * ```ts
- * import { handleClientError, mcpErrorHandler, mcpHandler } from '@mrtr/express';
+ * import { handleClientError, keepRawBody, mcpErrorHandler, mcpHandler } from '@mrtr/express';
  * import { type AnyToolDefinition, createMcpEndpoint } from '@mrtr/server';
- * import express, { type RequestHandler } from 'express';
+ * import express, { type RequestHandler, type Response } from 'express';
  *
  * declare const tools: AnyToolDefinition[]; // yours
  * declare const myAuth: RequestHandler; // your middleware: sets res.locals.principal = { id: 'alice' }
  * const app = express();
  * app.use(myAuth);
  * const endpoint = createMcpEndpoint({ serverInfo: { name: 'notes', version: '1.0.0' }, tools });
- * app.post('/mcp', express.json(), mcpHandler(endpoint, { principal: (_req, res) => res.locals.principal }));
+ * const principal = (_req: unknown, res: Response) => res.locals.principal;
+ * // app.all: every method reaches the endpoint, which answers all but POST with 405 and a JSON-RPC body.
+ * app.all('/mcp', express.json({ verify: keepRawBody }), mcpHandler(endpoint, { principal }));
  * app.use('/mcp', mcpErrorHandler());
  * app.listen(3000, '127.0.0.1').on('clientError', handleClientError);
  * ```
@@ -59,27 +62,63 @@ export interface ExpressHandlerOptions {
 const resolved = new WeakMap<IncomingMessage, Principal>();
 
 /**
- * The body a middleware already read, as the bytes `@mrtr/node` passes on
- * (`req.rawBody`): a body parser's own raw copy when it kept one, else the
- * parsed value (`express.json()`'s object re-serialized as JSON, a string or
- * a `Buffer` as they are).
- * @returns `false` when the parsed value cannot be serialized again (nested
- *   too deeply for `JSON.stringify`).
+ * A `verify` function for Express's body parsers that keeps the bytes
+ * received as `req.rawBody` (a `Buffer`), which {@link mcpHandler} then
+ * hands to the endpoint as they came: `express.json({ verify: keepRawBody })`.
+ * Without it the adapter re-serializes what `express.json()` parsed, which
+ * cannot carry a number beyond JSON's range (`1e400` parses as `Infinity`):
+ * such a body is refused rather than passed on changed.
+ * @param req the request (`rawBody` is set on it).
+ * @param _res unused.
+ * @param buf the body's bytes as received (before any decoding).
  */
-function keepReadBody(req: ExpressRequest & { rawBody?: unknown }): boolean {
-  if (req.rawBody instanceof Buffer || !req.readableDidRead) return true;
+export function keepRawBody(req: IncomingMessage, _res: unknown, buf: Buffer): void {
+  (req as IncomingMessage & { rawBody?: Buffer }).rawBody = buf;
+}
+
+/** Why a body a middleware read cannot be passed on as it came (see {@link keepReadBody}). */
+type Unkept = { status: number; code: number; message: string };
+
+const TOO_DEEP: Unkept = {
+  status: 400,
+  code: -32600,
+  message: 'Invalid Request: body nested too deeply',
+};
+const OUT_OF_RANGE: Unkept = {
+  status: 400,
+  code: -32602,
+  message:
+    'Invalid params: the body holds a number too large for JSON (an IEEE 754 double); send it as a string',
+};
+
+/** `JSON.stringify` writes `null` for a non-finite number: refuse it instead of changing the request. */
+function finiteOnly(_key: string, value: unknown): unknown {
+  if (typeof value === 'number' && !Number.isFinite(value)) throw OUT_OF_RANGE;
+  return value;
+}
+
+/**
+ * The body a middleware already read, as the bytes `@mrtr/node` passes on
+ * (`req.rawBody`): a body parser's own raw copy when it kept one (see
+ * {@link keepRawBody}), else the parsed value (`express.json()`'s object
+ * re-serialized as JSON, a string or a `Buffer` as they are).
+ * @returns `undefined`, or why the parsed value cannot be serialized again
+ *   as it came (nested too deeply for `JSON.stringify`, a number out of range).
+ */
+function keepReadBody(req: ExpressRequest & { rawBody?: unknown }): Unkept | undefined {
+  if (req.rawBody instanceof Buffer || !req.readableDidRead) return undefined;
   const body: unknown = req.body;
   if (body === undefined) req.rawBody = Buffer.alloc(0);
   else if (Buffer.isBuffer(body)) req.rawBody = body;
   else if (typeof body === 'string') req.rawBody = Buffer.from(body);
   else {
     try {
-      req.rawBody = Buffer.from(JSON.stringify(body));
-    } catch {
-      return false;
+      req.rawBody = Buffer.from(JSON.stringify(body, finiteOnly));
+    } catch (error) {
+      return error === OUT_OF_RANGE ? OUT_OF_RANGE : TOO_DEEP;
     }
   }
-  return true;
+  return undefined;
 }
 
 /**
@@ -105,9 +144,10 @@ export function mcpHandler(
       return;
     }
     if (principal) resolved.set(req, principal);
-    if (!keepReadBody(req)) {
-      const error = { code: -32600, message: 'Invalid Request: body nested too deeply' };
-      res.status(400).json({ jsonrpc: '2.0', error });
+    const unkept = keepReadBody(req);
+    if (unkept) {
+      const error = { code: unkept.code, message: unkept.message };
+      res.status(unkept.status).json({ jsonrpc: '2.0', error });
       return;
     }
     await serve(req, res);

@@ -3,13 +3,18 @@ import type { AddressInfo } from 'node:net';
 import type { McpEndpoint } from '@mrtr/server';
 import { describeAdapterContract } from '@mrtr/server/adapter-contract-tests';
 import express from 'express';
-import { handleClientError, mcpErrorHandler, mcpHandler } from '../src/index.js';
+import { handleClientError, keepRawBody, mcpErrorHandler, mcpHandler } from '../src/index.js';
 
-/** Serve through Express, with or without `express.json()` reading the body first. */
-function serveExpress(bodyParser: boolean) {
+/**
+ * Serve through Express: alone, behind `express.json()` (the adapter passes the parsed body on
+ * re-serialized), or behind `express.json({ verify: keepRawBody })` (the bytes as sent).
+ */
+function serveExpress(bodyParser: false | 'parsed' | 'raw') {
   return async (endpoint: McpEndpoint) => {
     const app = express();
-    if (bodyParser) app.post('/mcp', express.json(), mcpHandler(endpoint));
+    if (bodyParser === 'parsed') app.post('/mcp', express.json(), mcpHandler(endpoint));
+    else if (bodyParser === 'raw')
+      app.all('/mcp', express.json({ verify: keepRawBody }), mcpHandler(endpoint));
     else app.all('/mcp', mcpHandler(endpoint));
     app.use('/mcp', mcpErrorHandler());
     // As the README recommends: Node's own missing-Host check off (the adapter answers it), parser errors as JSON-RPC.
@@ -30,6 +35,10 @@ function serveExpress(bodyParser: boolean) {
 
 describeAdapterContract('express', { serve: serveExpress(false) });
 describeAdapterContract('express behind express.json()', {
-  serve: serveExpress(true),
+  serve: serveExpress('parsed'),
+  bodyReadByMiddleware: true,
+});
+describeAdapterContract('express behind express.json({ verify: keepRawBody })', {
+  serve: serveExpress('raw'),
   bodyReadByMiddleware: true,
 });

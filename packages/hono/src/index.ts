@@ -22,7 +22,7 @@
  * @module @mrtr/hono
  * @packageDocumentation
  */
-import type { McpEndpoint, Principal } from '@mrtr/server';
+import { absoluteTargetProblem, type McpEndpoint, type Principal } from '@mrtr/server';
 import type { Context, Env, Handler } from 'hono';
 
 /** Options of {@link mcpHandler}. */
@@ -39,7 +39,10 @@ export interface HonoHandlerOptions<E extends Env> {
 
 /**
  * A Hono handler serving `endpoint` on the route you mount it at. A
- * throwing `principal` is answered with 500 and JSON-RPC `-32603`. If an
+ * throwing `principal` is answered with 500 and JSON-RPC `-32603`. On
+ * `@hono/node-server`, a request whose absolute-form target names another
+ * host than `Host` gets 400 and `-32600` (`absoluteTargetProblem` of
+ * `@mrtr/server`). If an
  * earlier middleware already read the body (`c.req.json()`), the cached text
  * is passed on instead of the consumed stream, with the original request's
  * `signal`, so a client that goes away still aborts the handler.
@@ -51,6 +54,13 @@ export function mcpHandler<E extends Env = Env>(
 ): Handler<E> {
   const onError = options.onError ?? ((e: unknown) => console.error('[mrtr] adapter error', e));
   return async (c) => {
+    // On @hono/node-server the raw request-target is at hand: an absolute-form one must name the Host checked.
+    const incoming = (c.env as { incoming?: { url?: unknown; headers?: { host?: string } } })
+      ?.incoming;
+    if (typeof incoming?.url === 'string') {
+      const absolute = absoluteTargetProblem(incoming.url, incoming.headers?.host);
+      if (absolute) return rpcError(400, -32600, absolute);
+    }
     let request = c.req.raw;
     if (request.bodyUsed) {
       request = new Request(request.url, {
@@ -66,12 +76,17 @@ export function mcpHandler<E extends Env = Env>(
       principal = options.principal ? await options.principal(c) : undefined;
     } catch (error) {
       onError(error);
-      const body = { jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' } };
-      return new Response(JSON.stringify(body), {
-        status: 500,
-        headers: { 'content-type': 'application/json' },
-      });
+      return rpcError(500, -32603, 'Internal error');
     }
     return endpoint(request, principal ? { principal } : {});
   };
+}
+
+/** A JSON-RPC error without an id (`basic/index`: the id could not be read). */
+function rpcError(status: number, code: number, message: string): Response {
+  const body = { jsonrpc: '2.0', error: { code, message } };
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json' },
+  });
 }

@@ -22,7 +22,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { getRequestListener, type HttpBindings, RequestError } from '@hono/node-server';
-import type { HttpReply, McpEndpoint, Principal } from '@mrtr/server';
+import {
+  absoluteTargetProblem,
+  type HttpReply,
+  type McpEndpoint,
+  type Principal,
+} from '@mrtr/server';
 import { directlyServable, nodeExchange, writeReply } from './direct.js';
 
 /** Options of {@link toNodeHandler}. */
@@ -74,8 +79,10 @@ function rpcResponse(status: number, code: number, message: string): Response {
  * unless `authenticate` or a handler asks for `request` beyond its headers.
  * Any other request, and every request with `webStandard` or to an endpoint
  * without `serve`, goes through `@hono/node-server`'s conversion. A request the
- * conversion refuses (no or an invalid `Host`, a backslash in the path) gets
- * 400 with JSON-RPC `-32600`; a throwing `principal` gets 500 with `-32603`.
+ * conversion refuses (no or an invalid `Host`, a backslash in the path), and
+ * one whose absolute-form target names another host than `Host`
+ * (`absoluteTargetProblem` of `@mrtr/server`), gets 400 with JSON-RPC
+ * `-32600`; a throwing `principal` gets 500 with `-32603`.
  *
  * A body an earlier middleware already read is taken from `req.rawBody` (a
  * `Buffer`) when present.
@@ -96,16 +103,18 @@ export function toNodeHandler(
   };
   const listener = getRequestListener(
     async (request: Request, env: HttpBindings | { incoming: unknown }) => {
+      const incoming = env.incoming as IncomingMessage;
+      // Only this path sees an absolute-form target: the direct one takes `/path` targets alone.
+      const absolute = absoluteTargetProblem(incoming.url ?? '', incoming.headers.host);
+      if (absolute) return rpcResponse(400, -32600, absolute);
       if (path !== false) {
         // The raw request-target equal to the path (query aside) needs no URL parse: the common case.
-        const target = (env.incoming as IncomingMessage).url;
+        const target = incoming.url;
         const direct = target === path || target?.startsWith(`${path}?`);
         if (!direct && new URL(request.url).pathname !== path)
           return rpcResponse(404, -32600, 'Not Found: no MCP endpoint at this path');
       }
-      const principal = principalOf
-        ? await principalOf(env.incoming as IncomingMessage)
-        : undefined;
+      const principal = principalOf ? await principalOf(incoming) : undefined;
       return endpoint(request, principal ? { principal } : {});
     },
     {

@@ -23,7 +23,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { internal, refused } from './contract/expect.js';
 import { contractEndpoint, Probe } from './contract/fixture.js';
-import { firstChunk, META, open, post, rawRequest, rpc } from './contract/http.js';
+import { firstChunk, headersFor, META, open, post, rawRequest, rpc } from './contract/http.js';
 import type { McpEndpoint } from './types.js';
 
 export { CONTRACT_TOKEN } from './contract/fixture.js';
@@ -173,12 +173,14 @@ export function describeAdapterContract(name: string, options: AdapterContractOp
       refused(await post(url, call('ec\u0000ho', {})), -32602);
       const like = call('echo', { text: 0 });
       const overflow = JSON.stringify(like).replace('"text":0', '"text":1e400');
-      // express.json() turns 1e400 into null before the endpoint sees it: still -32602, by the schema.
-      refused(
-        await post(url, overflow, { like }),
-        -32602,
-        options.bodyReadByMiddleware ? undefined : 400,
+      refused(await post(url, overflow, { like }), -32602, 400);
+      // Where any value would do (a _meta key): refused, never passed on as what a parser made of it.
+      const listing = rpc('tools/list', { _meta: { ...META, 'example.com/n': 0 } });
+      const anywhere = JSON.stringify(listing).replace(
+        '"example.com/n":0',
+        '"example.com/n":1e400',
       );
+      refused(await post(url, anywhere, { like: listing }), -32602, 400);
       const oddId = { ...rpc('tools/list'), id: 'id-\ud800' };
       expect((await post(url, oddId)).json.id).toBe('id-\ud800');
       expect(probe.runs.echo).toBe(1);
@@ -271,6 +273,28 @@ export function describeAdapterContract(name: string, options: AdapterContractOp
         expect(JSON.parse(overflow.body).error.code).toBe(-32600);
       },
     );
+
+    it('an absolute-form request-target must name the Host it was sent with', async () => {
+      const { host, pathname } = new URL(url);
+      const body = JSON.stringify(rpc('tools/list'));
+      const head = Object.entries(headersFor(rpc('tools/list')))
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('');
+      const send = (target: string) =>
+        rawRequest(
+          url,
+          `POST ${target} HTTP/1.1\r\nHost: ${host}\r\n${head}Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+        );
+      // RFC 9112 §3.2.2: the target's authority names the host; Host was checked, so they must agree.
+      const elsewhere = await send(`http://evil.example${pathname}`);
+      expect([elsewhere.status, elsewhere.headers['content-type']]).toEqual([
+        400,
+        'application/json',
+      ]);
+      expect(JSON.parse(elsewhere.body).error.code).toBe(-32600);
+      const same = await send(`http://${host}${pathname}`);
+      expect([same.status, JSON.parse(same.body).result.tools.length > 0]).toEqual([200, true]);
+    });
 
     it.runIf(options.missingHost !== false)(
       'a request without Host gets a JSON-RPC body',

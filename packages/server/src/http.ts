@@ -22,6 +22,41 @@ export function hostnameOf(host: string): string {
 }
 
 /**
+ * Why a request whose request-target is in absolute form
+ * (`http://host/path`, RFC 9112 §3.2.2) is refused, or `undefined` for any
+ * other target or one naming the `Host` it was sent with. An origin server
+ * takes the host from such a target and ignores `Host`, while the endpoint
+ * checks `Host` against `allowedHosts`: a target naming another host would
+ * be served under a host it did not name. Browsers send the origin form
+ * (`/path`), so a refusal here costs a browser nothing. For adapters that see
+ * the raw request-target (`IncomingMessage.url` on `node:http`).
+ * @param target the request-target as received.
+ * @param host the `Host` header, if any.
+ * @returns a message for a 400 with JSON-RPC `-32600`, or `undefined`.
+ */
+export function absoluteTargetProblem(
+  target: string,
+  host: string | undefined,
+): string | undefined {
+  if (target.startsWith('/') || !/^https?:\/\//i.test(target)) return undefined;
+  let named: string;
+  let sent: string | undefined;
+  try {
+    named = new URL(target).host;
+    // Normalized as the target's authority is: lower case, the scheme's default port left out.
+    sent =
+      host === undefined
+        ? undefined
+        : new URL(`${target.slice(0, target.indexOf(':'))}://${host}`).host;
+  } catch {
+    return 'Bad Request: the request-target is not a valid absolute URL';
+  }
+  return named === sent
+    ? undefined
+    : 'Bad Request: the request-target names another host than the Host header';
+}
+
+/**
  * A predicate over the `Host` header value, from the `allowedHosts` option.
  * A list entry matches the whole value (`host:port`) or its hostname.
  */
@@ -148,12 +183,15 @@ export async function readBody(request: Request, maxBytes: number): Promise<Body
 
 /**
  * Why a body cannot be read as sent, or `undefined`: JSON-RPC bodies are
- * UTF-8 (RFC 8259 §8.1), so a `charset` other than UTF-8 is refused rather
+ * UTF-8 (RFC 8259 §8.1), so a `charset` parameter of the Content-Type (as
+ * parsed, RFC 9110 §8.3.2) other than UTF-8 is refused rather
  * than misread, and a `Content-Encoding` other than `identity` is one the
  * endpoint does not decode (RFC 9110 §15.5.16: 415, with `Accept-Encoding`).
  */
-export function encodingProblem(contentType: string, coding: string | null): string | undefined {
-  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(contentType)?.[1];
+export function encodingProblem(
+  charset: string | undefined,
+  coding: string | null,
+): string | undefined {
   if (charset !== undefined && !/^utf-?8$/i.test(charset))
     return `Content-Type charset ${clip(charset, 40)} is not supported: send UTF-8 (charset=utf-8 or none)`;
   if (coding !== null && !/^\s*(identity)?\s*$/i.test(coding))

@@ -25,7 +25,12 @@ export { compileTemplate } from './catalog.js';
 export { createMcpEndpoint, SUPPORTED_PROTOCOL_VERSIONS } from './endpoint.js';
 export type { HttpExchange, HttpReply } from './exchange.js';
 export { checkHeaderParams, collectHeaderParams, type HeaderParam } from './headers.js';
-export { type BodyRead, bodyText, DEFAULT_MAX_BODY_BYTES } from './http.js';
+export {
+  absoluteTargetProblem,
+  type BodyRead,
+  bodyText,
+  DEFAULT_MAX_BODY_BYTES,
+} from './http.js';
 export { MRTR_METHODS } from './input-required.js';
 export { DEFAULT_MAX_DEPTH } from './json-shape.js';
 export { RATE_LIMITED, type RateLimitOptions } from './rate-limit.js';
