@@ -159,6 +159,15 @@ function replyOf(error: { status: number; body: string }): HttpReply {
   return { status: error.status, headers: JSON_TYPE, body: error.body };
 }
 
+/** A whole HTTP/1.1 response with a JSON-RPC error body and `Connection: close`, for a raw socket. */
+function rawRpcError(status: number, reason: string, message: string): string {
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message } });
+  return (
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  );
+}
+
 /** Statuses Node's own `clientError` answer uses, by parser error code. */
 const CLIENT_ERROR_STATUS: Record<string, [number, string]> = {
   HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large'],
@@ -183,21 +192,16 @@ export function handleClientError(error: Error & { code?: string }, socket: Dupl
   }
   const [status, reason] = CLIENT_ERROR_STATUS[error.code ?? ''] ?? [400, 'Bad Request'];
   const why = error.code ? ` (${error.code})` : '';
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    error: { code: -32600, message: `${reason}: the HTTP request could not be parsed${why}` },
-  });
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  socket.end(rawRpcError(status, reason, `${reason}: the HTTP request could not be parsed${why}`));
 }
 
 /**
- * A `node:http` server serving `endpoint` ({@link toNodeHandler}) whose
- * unparsable requests get JSON-RPC bodies ({@link handleClientError}). Node's
- * own check for a missing `Host` (an empty 400) is off: the handler answers
- * such a request with 400 and a JSON-RPC body instead.
+ * A `node:http` server serving `endpoint` ({@link toNodeHandler}) on which
+ * every request gets a JSON-RPC body, including those Node answers itself:
+ * unparsable ones ({@link handleClientError}); one without `Host` (Node's
+ * own empty 400 is off, the handler answers with 400 instead); an `Expect`
+ * other than `100-continue` (417, RFC 9110 §10.1.1); and `CONNECT` (405:
+ * this is no proxy), which Node would otherwise drop without an answer.
  * @returns the server, not yet listening.
  */
 export function createMcpHttpServer(
@@ -206,5 +210,15 @@ export function createMcpHttpServer(
 ): Server {
   const server = createServer({ requireHostHeader: false }, toNodeHandler(endpoint, options));
   server.on('clientError', handleClientError);
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
+    const message = 'Expectation Failed: the only expectation understood is 100-continue';
+    const { body } = rpcError(417, -32600, message);
+    const length = String(Buffer.byteLength(body));
+    res.writeHead(417, { ...JSON_TYPE, 'content-length': length, connection: 'close' }).end(body);
+  });
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => socket.destroy());
+    socket.end(rawRpcError(405, 'Method Not Allowed', 'Method not allowed: use POST'));
+  });
   return server;
 }
