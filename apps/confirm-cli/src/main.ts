@@ -14,7 +14,8 @@
  * Exit codes: 0 a result that is not an error, or a receipt that verifies;
  * 1 a result with `isError`, or a receipt refused; 2 a usage, transport,
  * protocol or JSON-RPC error, or keys that could not be fetched; 130 the
- * person cancelled a question with Ctrl-C or Esc.
+ * person cancelled a question with Ctrl-C or Esc (Cancel chosen in the menu
+ * is an answer: the code is then the result's).
  */
 import { log } from '@clack/prompts';
 import {

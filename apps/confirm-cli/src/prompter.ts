@@ -210,8 +210,9 @@ async function answerForm(q: FormQuestion, state: TerminalState): Promise<FormAn
     ],
     signal,
   });
-  if (isCancel(first) || first === 'cancel') return cancelled();
-  if (first === 'decline') return { action: 'decline' };
+  if (isCancel(first)) return cancelled();
+  // Chosen from the menu, Cancel is an answer like Decline: sent, and the exit code is the result's.
+  if (first === 'cancel' || first === 'decline') return { action: first };
 
   const required = new Set(schema.required ?? []);
   const content: Content = {};
@@ -235,8 +236,8 @@ async function answerForm(q: FormQuestion, state: TerminalState): Promise<FormAn
       ],
       signal,
     });
-    if (isCancel(next) || next === 'cancel') return cancelled();
-    if (next === 'decline') return { action: 'decline' };
+    if (isCancel(next)) return cancelled();
+    if (next === 'cancel' || next === 'decline') return { action: next };
     if (next === 'send') {
       const answer = Object.fromEntries(
         Object.entries(content).filter(([, v]) => v !== undefined),

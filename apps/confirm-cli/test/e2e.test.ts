@@ -142,6 +142,17 @@ describe.skipIf(!hasTmux)('mrtr in a terminal', () => {
     expect(await remaining(ws.uri)).toEqual([...ws.ids].sort());
   }, 60_000);
 
+  it('cancels from the menu: the answer is sent, nothing is deleted, exit 0 (the result is no error)', async () => {
+    const ws = await workspace();
+    const t = deleteIn(ws.uri);
+    await t.waitFor(active('What would you like to do?'));
+    t.keys(['Down', 'Down', 'Enter']); // Cancel
+    const screen = await t.waitFor(/\[mrtr exited \d+\]/);
+    expect(screen).toContain('Not deleted: the question was dismissed.');
+    expect(screen).toContain('[mrtr exited 0]');
+    expect(await remaining(ws.uri)).toEqual([...ws.ids].sort());
+  }, 60_000);
+
   it('cancels on Ctrl-C in the middle of the form: nothing is deleted, exit 130', async () => {
     const ws = await workspace();
     const t = deleteIn(ws.uri);
