@@ -4,7 +4,12 @@
 // export TOKEN=$(openssl rand -hex 16); echo "token: $TOKEN" # your client sends it
 // MRTR_SECRET=$(openssl rand -base64 32) DATABASE_URL=postgres://localhost/app npx tsx quickstart-sdk.ts
 import { createServer, type IncomingMessage } from 'node:http';
-import { type NodeIncomingMessageLike, toNodeHandler } from '@modelcontextprotocol/node';
+import {
+  localhostHostValidation,
+  localhostOriginValidation,
+  type NodeIncomingMessageLike,
+  toNodeHandler,
+} from '@modelcontextprotocol/node';
 import { type AuthInfo, McpServer } from '@modelcontextprotocol/server';
 import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
@@ -50,7 +55,9 @@ function buildServer(): McpServer {
 }
 
 const mcp = toNodeHandler(serveBothEras(buildServer)); // 2026-07-28 per request, 2025 on sessions
+const [host, origin] = [localhostHostValidation(), localhostOriginValidation()]; // DNS rebinding
 createServer((req: IncomingMessage & { auth?: AuthInfo }, res) => {
+  if (!host(req, res) || !origin(req, res)) return; // answered 403
   // The principal tickets are bound to (`clientId`); use your own token verifier here.
   if (req.headers.authorization !== `Bearer ${TOKEN}`) return res.writeHead(401).end();
   req.auth = { token: TOKEN, clientId: 'alice', scopes: [] };

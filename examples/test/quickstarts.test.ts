@@ -14,6 +14,7 @@ import {
   DATABASE_URL,
   deletedOnceIn,
   examplesDir,
+  foreignCallerStatuses,
   runWithoutSecret,
   start,
   writeReadmeQuickStart,
@@ -46,9 +47,10 @@ describe('the README quick start (first screen)', () => {
     expect(stderr).toContain('openssl rand -base64 32');
   });
 
-  it('asks, then deletes once', async () => {
+  it('asks, then deletes once; a foreign Host or Origin gets 403', async () => {
     const server = await start(README_QUICK_START);
     try {
+      expect(await foreignCallerStatuses(server)).toEqual([403, 403]);
       await confirmsOneDeletion(server);
     } finally {
       server.stop();
@@ -71,9 +73,11 @@ describe
       expect(stderr).toContain('openssl rand -base64 32');
     });
 
-    it('asks, then deletes the row once, the claim committed with it', async () => {
+    it('asks, then deletes the row once, the claim committed with it; a foreign Host or Origin gets 403', async () => {
       const server = await start(file, schema);
       try {
+        // Each quick start is a template: none may leave a local server open to DNS rebinding.
+        expect(await foreignCallerStatuses(server)).toEqual([403, 403]);
         await confirmsOneDeletion(server);
         await deletedOnceIn(pool, schema);
       } finally {

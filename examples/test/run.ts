@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -223,4 +224,58 @@ export async function deletedOnceIn(
   expect(rows.rows).toEqual([{ id: 'rec-2' }]);
   const claims = await db.query(`SELECT count(*)::int AS n FROM ${schema}.mrtr_replay`);
   expect(claims.rows).toEqual([{ n: 1 }]);
+}
+
+/**
+ * The HTTP status of round 1 sent with the quick start's token but a foreign
+ * `Host`, and with its own `Host` and a foreign `Origin` (what a page reached
+ * through DNS rebinding sends), in that order. `fetch` does not let a caller
+ * set `Host`, so this goes through `node:http`.
+ */
+export async function foreignCallerStatuses(server: Running): Promise<number[]> {
+  const { hostname, port, pathname, host } = new URL(server.url);
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: {
+      name: 'delete_record',
+      arguments: { id: 'rec-1' },
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': capabilities,
+      },
+    },
+  });
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    authorization: `Bearer ${server.token}`,
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': 'tools/call',
+    'mcp-name': 'delete_record',
+  };
+  const statuses: number[] = [];
+  for (const foreign of [{ host: 'evil.example' }, { host, origin: 'http://evil.example' }]) {
+    statuses.push(
+      await new Promise<number>((resolve, reject) => {
+        const req = request(
+          {
+            host: hostname,
+            port,
+            path: pathname,
+            method: 'POST',
+            headers: { ...headers, ...foreign },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      }),
+    );
+  }
+  return statuses;
 }

@@ -5,7 +5,15 @@
  * clients per request and to 2025-era clients on sessions.
  */
 
-import { type CallToolResult, McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  type CallToolResult,
+  hostHeaderValidationResponse,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  McpServer,
+  originValidationResponse,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { bearerAuthenticator, listen, type RunningServer } from '@mrtr/example-kit';
 import {
   type BothErasHandler,
@@ -69,14 +77,21 @@ export async function createNotesSdkHandler(
  * The SDK-served notes server as a web-standard endpoint that authenticates
  * bearer tokens itself (`options.tokens`) and hands the principal to the SDK
  * as `authInfo` (`clientId` and `extra.sub`): what `startNotesSdkServer`
- * listens with, and what the test matrix mounts.
+ * listens with, and what the test matrix mounts. Like `@mrtr/server`'s
+ * endpoint by default, it serves loopback `Host`s and `Origin`s only (the
+ * SDK's validation helpers, 403 otherwise): `serveBothEras` checks neither,
+ * and a local server without them is open to DNS rebinding.
  */
 export async function createNotesSdkEndpoint(
   options: NotesServerOptions,
 ): Promise<{ endpoint: McpEndpoint; sweep: () => Promise<number>; close(): Promise<void> }> {
   const { handler, sweep } = await createNotesSdkHandler(options);
   const authenticate = bearerAuthenticator(options.tokens);
+  const [hosts, origins] = [localhostAllowedHostnames(), localhostAllowedOrigins()];
   const endpoint: McpEndpoint = async (request) => {
+    const foreign =
+      hostHeaderValidationResponse(request, hosts) ?? originValidationResponse(request, origins);
+    if (foreign) return foreign;
     const principal = authenticate(request);
     if (!principal) {
       const error = { code: -32600, message: 'Authentication required' };

@@ -1,5 +1,10 @@
 import { createServer, type IncomingMessage } from 'node:http';
-import { type NodeIncomingMessageLike, toNodeHandler } from '@modelcontextprotocol/node';
+import {
+  localhostHostValidation,
+  localhostOriginValidation,
+  type NodeIncomingMessageLike,
+  toNodeHandler,
+} from '@modelcontextprotocol/node';
 import { type AuthInfo, McpServer } from '@modelcontextprotocol/server';
 import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
 import { MemoryReplayStore } from '@mrtr/replay';
@@ -33,7 +38,9 @@ function buildServer(): McpServer {
 }
 
 const mcp = toNodeHandler(serveBothEras(buildServer)); // 2026-07-28 per request, 2025 on sessions
+const [host, origin] = [localhostHostValidation(), localhostOriginValidation()]; // DNS rebinding
 createServer((req: IncomingMessage & { auth?: AuthInfo }, res) => {
+  if (!host(req, res) || !origin(req, res)) return; // answered 403
   if (req.headers.authorization !== `Bearer ${TOKEN}`) return res.writeHead(401).end();
   req.auth = { token: TOKEN, clientId: 'alice', scopes: [] }; // the principal tickets are bound to
   void mcp(req as NodeIncomingMessageLike, res); // its method?: string vs Node's string | undefined

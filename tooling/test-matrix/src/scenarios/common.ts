@@ -1,7 +1,9 @@
+import { request } from 'node:http';
 import { DEFAULT_MAX_SKEW_SECONDS, DEFAULT_TTL_SECONDS } from '@mrtr/ticket';
 import { expect } from 'vitest';
 import type { RunningCombination } from '../combination.js';
 import { type Person, withOfficialClient } from '../official-client.js';
+import type { Scenario } from './types.js';
 
 /**
  * How far back the clock goes to mint an expired ticket, milliseconds: past
@@ -47,3 +49,74 @@ export async function refusesLegacyClient(h: RunningCombination, person: Person)
   expect(String(outcome)).toMatch(/"code":-32022/);
   expect(String(outcome)).toContain('2026-07-28');
 }
+
+/** POST `body` to `url` with `headers` as given (`Host` included, which `fetch` does not let a caller set). */
+function postRaw(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; text: string }> {
+  const { hostname, port, pathname } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: hostname, port, path: pathname, method: 'POST', headers },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/**
+ * The `rebinding` column, the same for every app: a page on another origin
+ * that reaches the server through DNS rebinding sends a foreign `Host`, or
+ * its `Origin`. Both are refused with 403 and a JSON-RPC error before
+ * anything is read (MCP 2026-07-28, `basic/transports/streamable-http`,
+ * "Security Warning"); the same request with the server's own `Host` and no
+ * `Origin` is served, so the refusal is the headers' doing. `tools/list`
+ * asks nothing and changes nothing.
+ */
+export const REBINDING: Scenario = {
+  id: 'rebinding',
+  async run(h) {
+    const url = h.urls[0];
+    const { host } = new URL(url);
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: {
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    });
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${h.principals.alice.token}`,
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/list',
+    };
+    const own = await postRaw(url, { ...headers, host }, body);
+    expect(own.status).toBe(200);
+    for (const foreign of [
+      { host: 'evil.example' },
+      { host: `evil.example:${new URL(url).port}` },
+      { host, origin: 'http://evil.example' },
+      { host, origin: 'null' },
+    ]) {
+      const refused = await postRaw(url, { ...headers, ...foreign }, body);
+      expect([JSON.stringify(foreign), refused.status]).toEqual([JSON.stringify(foreign), 403]);
+      expect(JSON.parse(refused.text).error.code).toBeTypeOf('number');
+    }
+  },
+};

@@ -23,7 +23,13 @@ import {
   textOf,
   WITHOUT_FORM,
 } from '../wire.js';
-import { atOffset, EXPIRED_OFFSET_MS, refusesLegacyClient, USED_OR_IN_PROGRESS } from './common.js';
+import {
+  atOffset,
+  EXPIRED_OFFSET_MS,
+  REBINDING,
+  refusesLegacyClient,
+  USED_OR_IN_PROGRESS,
+} from './common.js';
 import type { Scenario } from './types.js';
 
 const TOOL = 'delete_file';
@@ -333,4 +339,5 @@ export const FILE_DELETER_SCENARIOS: Scenario[] = [
       expect(await state(h, path)).toEqual(untouched);
     },
   },
+  REBINDING,
 ];

@@ -21,7 +21,13 @@ import {
   textOf,
   WITHOUT_FORM,
 } from '../wire.js';
-import { atOffset, EXPIRED_OFFSET_MS, refusesLegacyClient, USED_OR_IN_PROGRESS } from './common.js';
+import {
+  atOffset,
+  EXPIRED_OFFSET_MS,
+  REBINDING,
+  refusesLegacyClient,
+  USED_OR_IN_PROGRESS,
+} from './common.js';
 import type { Scenario } from './types.js';
 
 const TOOL = 'notes_delete';
@@ -380,4 +386,5 @@ export const NOTES_SCENARIOS: Scenario[] = [
       expect(await left(h.db, uri)).toEqual(without(ids, chosen));
     },
   },
+  REBINDING,
 ];

@@ -21,7 +21,13 @@ import {
   textOf,
   WITHOUT_FORM,
 } from '../wire.js';
-import { atOffset, EXPIRED_OFFSET_MS, refusesLegacyClient, USED_OR_IN_PROGRESS } from './common.js';
+import {
+  atOffset,
+  EXPIRED_OFFSET_MS,
+  REBINDING,
+  refusesLegacyClient,
+  USED_OR_IN_PROGRESS,
+} from './common.js';
 import type { Scenario } from './types.js';
 
 const TOOL = 'delete_service';
@@ -368,4 +374,5 @@ export const SERVICE_DELETER_SCENARIOS: Scenario[] = [
       expect(await state(h.db, svc)).toEqual(untouched(svc));
     },
   },
+  REBINDING,
 ];

@@ -22,6 +22,11 @@ export const COLUMNS = [
     title:
       '@modelcontextprotocol/client on 2025-11-25 (its default): confirmed on the SDK bridge, refused by our 2026-07-28 endpoint',
   },
+  {
+    id: 'rebinding',
+    code: 'dns',
+    title: 'a foreign Host or Origin (DNS rebinding) refused with 403, nothing asked',
+  },
 ] as const;
 
 export type ScenarioId = (typeof COLUMNS)[number]['id'];
