@@ -108,7 +108,11 @@ export function serveBothEras(
       session.lastSeen = now();
       return session.transport.handleRequest(request, handle);
     }
-    if (request.method !== 'POST' || !isInitializeRequest(await bodyOf(request)))
+    const body = request.method === 'POST' ? await bodyOf(request) : undefined;
+    // A body that is not JSON is a parse error (JSON-RPC 2.0 §5.1), whatever else is missing.
+    if (request.method === 'POST' && body === undefined)
+      return jsonRpcError(400, -32700, 'Parse error: body is not valid JSON');
+    if (!isInitializeRequest(body))
       return jsonRpcError(
         400,
         -32000,

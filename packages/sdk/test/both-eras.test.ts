@@ -69,6 +69,12 @@ describe('2025-era sessions', () => {
     const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
     expect((await fetchAs(post(list, 'alice', crypto.randomUUID()))).status).toBe(404);
     expect((await fetchAs(post(list, 'alice'))).status).toBe(400);
+    // A body that is not JSON at all is a parse error, not a missing session.
+    for (const text of ['{', '']) {
+      const broken = new Request(post(list, 'alice'), { body: text });
+      const answer = await fetchAs(broken);
+      expect([text, answer.status, (await answer.json()).error.code]).toEqual([text, 400, -32700]);
+    }
   });
 
   it('idle sessions are closed; at most maxSessions are open', async () => {
