@@ -40,9 +40,9 @@ export interface HonoHandlerOptions<E extends Env> {
 /**
  * A Hono handler serving `endpoint` on the route you mount it at. A
  * throwing `principal` is answered with 500 and JSON-RPC `-32603`. On
- * `@hono/node-server`, a request whose absolute-form target names another
- * host than `Host` gets 400 and `-32600` (`absoluteTargetProblem` of
- * `@mrtr/server`). If an
+ * `@hono/node-server`, a request without `Host` (HTTP/1.0 may omit it), or
+ * whose absolute-form target names another host than `Host`, gets 400 and
+ * `-32600` (`absoluteTargetProblem` of `@mrtr/server`). If an
  * earlier middleware already read the body (`c.req.json()`), the cached text
  * is passed on instead of the consumed stream, with the original request's
  * `signal`, so a client that goes away still aborts the handler.
@@ -58,7 +58,10 @@ export function mcpHandler<E extends Env = Env>(
     const incoming = (c.env as { incoming?: { url?: unknown; headers?: { host?: string } } })
       ?.incoming;
     if (typeof incoming?.url === 'string') {
-      const absolute = absoluteTargetProblem(incoming.url, incoming.headers?.host);
+      // HTTP/1.0 may omit Host; the URL @hono/node-server then makes up names no host the client chose.
+      if (typeof incoming.headers?.host !== 'string')
+        return rpcError(400, -32600, 'Bad Request: Missing host header');
+      const absolute = absoluteTargetProblem(incoming.url, incoming.headers.host);
       if (absolute) return rpcError(400, -32600, absolute);
     }
     let request = c.req.raw;
