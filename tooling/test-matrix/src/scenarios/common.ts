@@ -108,12 +108,13 @@ export const REBINDING: Scenario = {
     };
     const own = await postRaw(url, { ...headers, host }, body);
     expect(own.status).toBe(200);
-    for (const foreign of [
+    const foreigners: Record<string, string>[] = [
       { host: 'evil.example' },
       { host: `evil.example:${new URL(url).port}` },
       { host, origin: 'http://evil.example' },
       { host, origin: 'null' },
-    ]) {
+    ];
+    for (const foreign of foreigners) {
       const refused = await postRaw(url, { ...headers, ...foreign }, body);
       expect([JSON.stringify(foreign), refused.status]).toEqual([JSON.stringify(foreign), 403]);
       expect(JSON.parse(refused.text).error.code).toBeTypeOf('number');
