@@ -4,7 +4,14 @@
 // export TOKEN=$(openssl rand -hex 16); echo "token: $TOKEN" # your client sends it
 // MRTR_SECRET=$(openssl rand -base64 32) DATABASE_URL=postgres://localhost/app npx tsx quickstart-express.ts
 import { createServer } from 'node:http';
-import { handleClientError, keepRawBody, mcpErrorHandler, mcpHandler } from '@mrtr/express';
+import {
+  handleCheckExpectation,
+  handleClientError,
+  handleConnect,
+  keepRawBody,
+  mcpErrorHandler,
+  mcpHandler,
+} from '@mrtr/express';
 import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
 import { createMcpEndpoint } from '@mrtr/server';
@@ -29,7 +36,7 @@ const gate = new ConfirmationGate({
 const deleteRecord = gate.tool({
   name: 'delete_record',
   description: 'Delete a record; a person confirms first.',
-  args: z.object({ id: z.string() }),
+  args: z.object({ id: z.string().regex(/^[\w-]{1,64}$/) }), // an id: nothing a database can't keep
   form: { confirm: confirm({ title: 'Yes, delete it permanently' }) },
   async ask({ args, tx }) {
     // Every round, and once more inside the claim's transaction `tx` (lock the row).
@@ -62,8 +69,10 @@ app.all(
   mcpHandler(endpoint, { principal: (_req, res) => res.locals.principal }),
 );
 app.use('/mcp', mcpErrorHandler()); // every answer on /mcp is a JSON-RPC body
-createServer({ requireHostHeader: false }, app)
+createServer({ requireHostHeader: false }, app) // what Node answers itself, as JSON-RPC too:
   .on('clientError', handleClientError)
+  .on('checkExpectation', handleCheckExpectation)
+  .on('connect', handleConnect)
   .listen(Number(PORT), '127.0.0.1', () =>
     console.log(`MCP endpoint: http://127.0.0.1:${PORT}/mcp`),
   );

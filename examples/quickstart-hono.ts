@@ -6,7 +6,7 @@
 import { serve } from '@hono/node-server';
 import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
 import { mcpHandler } from '@mrtr/hono';
-import { handleClientError } from '@mrtr/node';
+import { handleCheckExpectation, handleClientError, handleConnect } from '@mrtr/node';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
 import { createMcpEndpoint } from '@mrtr/server';
 import { pgPoolDriver } from '@mrtr/sql';
@@ -30,7 +30,7 @@ const gate = new ConfirmationGate({
 const deleteRecord = gate.tool({
   name: 'delete_record',
   description: 'Delete a record; a person confirms first.',
-  args: z.object({ id: z.string() }),
+  args: z.object({ id: z.string().regex(/^[\w-]{1,64}$/) }), // an id: nothing a database can't keep
   form: { confirm: confirm({ title: 'Yes, delete it permanently' }) },
   async ask({ args, tx }) {
     // Every round, and once more inside the claim's transaction `tx` (lock the row).
@@ -59,6 +59,11 @@ const bearerAuth: MiddlewareHandler<Env> = async (c, next) => {
 const app = new Hono<Env>();
 app.use('/mcp', bearerAuth);
 app.all('/mcp', mcpHandler<Env>(endpoint, { principal: (c) => c.get('principal') }));
-serve({ fetch: app.fetch, port: Number(PORT), hostname: '127.0.0.1' }, () =>
+// requireHostHeader: false lets the handler answer a request without Host (400 with a JSON-RPC body).
+const serverOptions = { requireHostHeader: false };
+serve({ fetch: app.fetch, port: Number(PORT), hostname: '127.0.0.1', serverOptions }, () =>
   console.log(`MCP endpoint: http://127.0.0.1:${PORT}/mcp`),
-).on('clientError', handleClientError);
+) // what Node answers itself, as JSON-RPC too:
+  .on('clientError', handleClientError)
+  .on('checkExpectation', handleCheckExpectation)
+  .on('connect', handleConnect);

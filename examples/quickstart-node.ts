@@ -27,7 +27,7 @@ const gate = new ConfirmationGate({
 const deleteRecord = gate.tool({
   name: 'delete_record',
   description: 'Delete a record; a person confirms first.',
-  args: z.object({ id: z.string() }),
+  args: z.object({ id: z.string().regex(/^[\w-]{1,64}$/) }), // an id: nothing a database can't keep
   form: { confirm: confirm({ title: 'Yes, delete it permanently' }) },
   async ask({ args, tx }) {
     // Every round, and once more inside the claim's transaction `tx` (lock the row).

@@ -3,7 +3,7 @@
 // npm pkg set type=module   # an ES module: the file awaits at top level
 // export TOKEN=$(openssl rand -hex 16); echo "token: $TOKEN" # your client sends it
 // MRTR_SECRET=$(openssl rand -base64 32) DATABASE_URL=postgres://localhost/app npx tsx quickstart-sdk.ts
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import {
   localhostHostValidation,
   localhostOriginValidation,
@@ -37,7 +37,7 @@ function buildServer(): McpServer {
   registerGatedTool(server, gate, {
     name: 'delete_record',
     description: 'Delete a record; a person confirms first.',
-    args: z.object({ id: z.string() }),
+    args: z.object({ id: z.string().regex(/^[\w-]{1,64}$/) }), // an id: nothing a database can't keep
     form: { confirm: confirm({ title: 'Yes, delete it permanently' }) },
     async ask({ args, tx }) {
       // Every round, and once more inside the claim's transaction `tx` (lock the row).
@@ -56,10 +56,19 @@ function buildServer(): McpServer {
 
 const mcp = toNodeHandler(serveBothEras(buildServer)); // 2026-07-28 per request, 2025 on sessions
 const [host, origin] = [localhostHostValidation(), localhostOriginValidation()]; // DNS rebinding
+/** Refuse with a JSON-RPC error body, as the SDK's own refusals are. */
+const refuse = (res: ServerResponse, status: number, message: string, headers = {}) => {
+  const error = { code: -32600, message };
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error }));
+};
 createServer((req: IncomingMessage & { auth?: AuthInfo }, res) => {
   if (!host(req, res) || !origin(req, res)) return; // answered 403
+  // A target that names a host (`http://evil.example/mcp`) is not the Host the guard checked.
+  if (!req.url?.startsWith('/')) return refuse(res, 400, 'Bad Request: send a path as the target');
   // The principal tickets are bound to (`clientId`); use your own token verifier here.
-  if (req.headers.authorization !== `Bearer ${TOKEN}`) return res.writeHead(401).end();
+  if (req.headers.authorization !== `Bearer ${TOKEN}`)
+    return refuse(res, 401, 'Authentication required', { 'www-authenticate': 'Bearer' });
   req.auth = { token: TOKEN, clientId: 'alice', scopes: [] };
   void mcp(req as NodeIncomingMessageLike, res); // its method?: string vs Node's string | undefined
 }).listen(Number(PORT), '127.0.0.1', () =>

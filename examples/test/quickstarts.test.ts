@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  callDelete,
   confirmsOneDeletion,
   DATABASE_URL,
   deletedOnceIn,
@@ -78,6 +79,12 @@ describe
       try {
         // Each quick start is a template: none may leave a local server open to DNS rebinding.
         expect(await foreignCallerStatuses(server)).toEqual([403, 403]);
+        // Nor send the database what it cannot store (PostgreSQL text holds no U+0000): refused
+        // as invalid arguments (the SDK says so in an isError result), never an internal error.
+        const nul = await callDelete(server, 90, { arguments: { id: 'rec\u00001' } });
+        if (file === 'quickstart-sdk.ts')
+          expect(nul.result).toMatchObject({ isError: true, resultType: 'complete' });
+        else expect((nul.error as { code?: number } | undefined)?.code).toBe(-32602);
         await confirmsOneDeletion(server);
         await deletedOnceIn(pool, schema);
       } finally {

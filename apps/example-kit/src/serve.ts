@@ -1,7 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
-import { handleClientError, toNodeHandler } from '@mrtr/node';
+import {
+  handleCheckExpectation,
+  handleClientError,
+  handleConnect,
+  toNodeHandler,
+} from '@mrtr/node';
 import type { McpEndpoint } from '@mrtr/server';
 import { APPROVAL_BASE_PATH } from './approvals.js';
 
@@ -91,6 +96,9 @@ export async function listenApp(
   // (`handleClientError` of `@mrtr/node`); a missing `Host` is answered by the endpoint.
   const server = createServer({ requireHostHeader: false }, (req, res) => handle(req, res));
   server.on('clientError', handleClientError);
+  // What Node would answer itself without a body: an unknown Expect (417) and CONNECT (405).
+  server.on('checkExpectation', handleCheckExpectation);
+  server.on('connect', handleConnect);
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

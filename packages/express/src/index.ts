@@ -43,7 +43,7 @@ import type {
   RequestHandler,
 } from 'express';
 
-export { handleClientError } from '@mrtr/node';
+export { handleCheckExpectation, handleClientError, handleConnect } from '@mrtr/node';
 
 /** Options of {@link mcpHandler}. */
 export interface ExpressHandlerOptions {

@@ -154,7 +154,7 @@ export class ConfirmationGate<Tx = void> {
    * const remove = gate.tool({
    *   name: 'notes_delete',
    *   description: 'Delete a note; a person confirms.',
-   *   args: z.object({ id: z.string() }),
+   *   args: z.object({ id: z.string().regex(/^[\w-]{1,64}$/) }), // an id: nothing a database can't keep
    *   form: { confirm: confirm({ title: 'Yes, delete it permanently' }) },
    *   async ask({ args, tx }) {
    *     const note = await findNote(tx ?? db, args.id);

@@ -19,7 +19,7 @@
  * export const deleteThing = gate.tool({
  *   name: 'delete_thing',
  *   description: 'Delete a thing; a person confirms.',
- *   args: z.object({ id: z.string() }),
+ *   args: z.object({ id: z.string().regex(/^[\w-]{1,64}$/) }), // an id: nothing a database can't keep
  *   form: { confirm: confirm({ title: 'Yes, delete it' }) },
  *   ask: async ({ args }) => ({ message: `Delete ${args.id}? This cannot be undone.`, view: args.id }),
  *   perform: async ({ view }) => textResult(`Deleted ${view}.`),

@@ -210,15 +210,33 @@ export function createMcpHttpServer(
 ): Server {
   const server = createServer({ requireHostHeader: false }, toNodeHandler(endpoint, options));
   server.on('clientError', handleClientError);
-  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
-    const message = 'Expectation Failed: the only expectation understood is 100-continue';
-    const { body } = rpcError(417, -32600, message);
-    const length = String(Buffer.byteLength(body));
-    res.writeHead(417, { ...JSON_TYPE, 'content-length': length, connection: 'close' }).end(body);
-  });
-  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
-    socket.on('error', () => socket.destroy());
-    socket.end(rawRpcError(405, 'Method Not Allowed', 'Method not allowed: use POST'));
-  });
+  server.on('checkExpectation', handleCheckExpectation);
+  server.on('connect', handleConnect);
   return server;
+}
+
+/**
+ * A `checkExpectation` listener for a `node:http` server: a request whose
+ * `Expect` is not `100-continue` gets 417 (RFC 9110 §10.1.1) with a JSON-RPC
+ * error body (`-32600`, no id) and `Connection: close`, instead of Node's
+ * empty 417. The request itself is not served.
+ * @example `server.on('checkExpectation', handleCheckExpectation)`
+ */
+export function handleCheckExpectation(_req: IncomingMessage, res: ServerResponse): void {
+  const message = 'Expectation Failed: the only expectation understood is 100-continue';
+  const { body } = rpcError(417, -32600, message);
+  const length = String(Buffer.byteLength(body));
+  res.writeHead(417, { ...JSON_TYPE, 'content-length': length, connection: 'close' }).end(body);
+}
+
+/**
+ * A `connect` listener for a `node:http` server: `CONNECT` (a request for a
+ * tunnel; an MCP server is no proxy) gets 405 with a JSON-RPC error body
+ * (`-32600`, no id) and the connection closes, where without a listener
+ * Node drops the connection with no answer.
+ * @example `server.on('connect', handleConnect)`
+ */
+export function handleConnect(_req: IncomingMessage, socket: Duplex): void {
+  socket.on('error', () => socket.destroy());
+  socket.end(rawRpcError(405, 'Method Not Allowed', 'Method not allowed: use POST'));
 }

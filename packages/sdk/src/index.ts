@@ -20,7 +20,7 @@
  *   registerGatedTool(server, gate, {
  *     name: 'delete_record',
  *     description: 'Delete a record; a person confirms first.',
- *     args: z.object({ id: z.string() }),
+ *     args: z.object({ id: z.string().regex(/^[\w-]{1,64}$/) }), // an id: nothing a database can't keep
  *     form: { confirm: confirm({ title: 'Yes, delete it' }) },
  *     ask: async ({ args }) => ({ message: `Delete ${args.id}? This cannot be undone.`, view: args.id }),
  *     perform: async ({ view }) => textResult(`Deleted ${view}.`),

@@ -1,0 +1,47 @@
+/**
+ * `listen` (and so every example app) gives a JSON-RPC body even where Node
+ * would answer by itself: an unknown `Expect`, `CONNECT`, no `Host`.
+ */
+import { connect } from 'node:net';
+import { createMcpEndpoint } from '@mrtr/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listen, type RunningServer } from '../src/index.js';
+
+let running: RunningServer;
+let port: number;
+beforeAll(async () => {
+  running = await listen(createMcpEndpoint({ serverInfo: { name: 't', version: '1' }, tools: [] }));
+  port = Number(new URL(running.url).port);
+});
+afterAll(() => running.close());
+
+/** Send raw bytes; the status line and the body once the server closes the connection. */
+function raw(request: string): Promise<{ status: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(request));
+    const chunks: Buffer[] = [];
+    socket.setTimeout(5000, () => socket.destroy());
+    socket.on('data', (c) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const all = Buffer.concat(chunks).toString('utf8');
+      resolve({ status: all.split('\r\n')[0] ?? '', body: all.slice(all.indexOf('\r\n\r\n') + 4) });
+    });
+  });
+}
+
+describe('listen: what Node would answer itself', () => {
+  it.each([
+    [
+      'an unknown Expect',
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: foo\r\nContent-Length: 2\r\n\r\n{}`,
+      417,
+    ],
+    ['CONNECT', 'CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: 127.0.0.1:1\r\n\r\n', 405],
+    ['no Host', 'POST /mcp HTTP/1.1\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}', 400],
+  ])('%s gets %i with a JSON-RPC body', async (_what, request, status) => {
+    const answer = await raw(request);
+    expect(answer.status).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(JSON.parse(answer.body).error.code).toBe(-32600);
+  });
+});
