@@ -120,18 +120,17 @@ export function runWithoutSecret(
 
 const capabilities = { elicitation: { form: {} } };
 
-/** One `tools/call delete_record` round, as a 2026-07-28 client sends it. */
-export async function callDelete(
-  server: Running,
+/** The headers and body of one `tools/call delete_record` round, as a 2026-07-28 client sends it. */
+function deleteRequest(
+  token: string,
   id: number,
-  extra: Record<string, unknown> = {},
-): Promise<Record<string, unknown>> {
-  const response = await fetch(server.url, {
-    method: 'POST',
+  extra: Record<string, unknown>,
+): { headers: Record<string, string>; body: string } {
+  return {
     headers: {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
-      authorization: `Bearer ${server.token}`,
+      authorization: `Bearer ${token}`,
       'mcp-protocol-version': '2026-07-28',
       'mcp-method': 'tools/call',
       'mcp-name': 'delete_record',
@@ -151,6 +150,18 @@ export async function callDelete(
         ...extra,
       },
     }),
+  };
+}
+
+/** One `tools/call delete_record` round, as a 2026-07-28 client sends it. */
+export async function callDelete(
+  server: Running,
+  id: number,
+  extra: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
+  const response = await fetch(server.url, {
+    method: 'POST',
+    ...deleteRequest(server.token, id, extra),
   });
   const text = await response.text();
   // A streamed answer carries the JSON-RPC response as the data of its last SSE event.
@@ -234,27 +245,7 @@ export async function deletedOnceIn(
  */
 export async function foreignCallerStatuses(server: Running): Promise<number[]> {
   const { hostname, port, pathname, host } = new URL(server.url);
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'tools/call',
-    params: {
-      name: 'delete_record',
-      arguments: { id: 'rec-1' },
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-        'io.modelcontextprotocol/clientCapabilities': capabilities,
-      },
-    },
-  });
-  const headers = {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    authorization: `Bearer ${server.token}`,
-    'mcp-protocol-version': '2026-07-28',
-    'mcp-method': 'tools/call',
-    'mcp-name': 'delete_record',
-  };
+  const { headers, body } = deleteRequest(server.token, 1, {});
   const statuses: number[] = [];
   for (const foreign of [{ host: 'evil.example' }, { host, origin: 'http://evil.example' }]) {
     statuses.push(
