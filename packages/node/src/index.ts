@@ -161,7 +161,7 @@ function replyOf(error: { status: number; body: string }): HttpReply {
 
 /** A whole HTTP/1.1 response with a JSON-RPC error body and `Connection: close`, for a raw socket. */
 function rawRpcError(status: number, reason: string, message: string): string {
-  const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message } });
+  const { body } = rpcError(status, -32600, message);
   return (
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\n` +
     `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
