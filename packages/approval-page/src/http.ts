@@ -118,6 +118,45 @@ export function fromOrigin(request: Request, origin: string): boolean {
   return sent === origin || (sent === 'null' && site === 'same-origin');
 }
 
+/**
+ * A predicate over a request's `Host` (its header, else the host of its URL)
+ * from the page's `allowedHosts`: each entry, and the host the request names,
+ * read as the authority of a URL of the page's scheme (WHATWG URL: lower
+ * case, the scheme's default port dropped), then compared exactly. Default:
+ * the host of `origin` alone. A page answered under another name is what a
+ * DNS-rebinding page needs (RFC 9110 §7.2: the server decides which hosts it
+ * is authoritative for).
+ * @throws {TypeError} at creation for an entry that is not a host (`name[:port]`).
+ */
+export function pageHostPolicy(
+  origin: string,
+  allowed: readonly string[] | ((host: string) => boolean) | undefined,
+): (request: Request) => boolean {
+  const scheme = new URL(origin).protocol;
+  const normal = (host: string): string | undefined => {
+    if (host === '' || /[/?#@\\\s]/.test(host)) return undefined;
+    try {
+      const url = new URL(`${scheme}//${host}`);
+      return url.pathname === '/' && url.search === '' && url.hash === '' ? url.host : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const hostOf = (request: Request) => request.headers.get('host') ?? new URL(request.url).host;
+  if (typeof allowed === 'function') return (request) => allowed(hostOf(request));
+  const entries = new Set<string>();
+  for (const entry of allowed ?? [new URL(origin).host]) {
+    const host = normal(entry);
+    if (host === undefined)
+      throw new TypeError(`allowedHosts entries must be host[:port], got ${JSON.stringify(entry)}`);
+    entries.add(host);
+  }
+  return (request) => {
+    const host = normal(hostOf(request));
+    return host !== undefined && entries.has(host);
+  };
+}
+
 /** One form field as a string, or `undefined` when absent or given more than once. */
 export function field(form: URLSearchParams, name: string): string | undefined {
   const values = form.getAll(name);

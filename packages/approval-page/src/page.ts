@@ -1,7 +1,7 @@
 import { PAGE_CSS } from './assets.js';
 import { type PageLocation, pageLocation } from './channel.js';
 import { decide, showApproval } from './decision.js';
-import { html, respond } from './http.js';
+import { html, pageHostPolicy, respond } from './http.js';
 import type { ViewKit } from './kit.js';
 import { approveWithPasskey, passkeyOptions } from './passkey.js';
 import { PASSKEY_SCRIPT, webauthnBundle } from './passkey-script.js';
@@ -21,6 +21,13 @@ export interface ApprovalPageOptions extends PageLocation {
    * sessions kept in `store`).
    */
   signIn: SignInHook | PasswordSignInOptions;
+  /**
+   * The `Host` values the page answers (`name[:port]`, or a predicate over
+   * the header as sent). Default: the host of `origin` alone. Any other
+   * gets `403` and nothing else: behind a proxy that rewrites `Host`, list
+   * the name the proxy sends.
+   */
+  allowedHosts?: readonly string[] | ((host: string) => boolean);
   /** The name shown at the top of every page (default `MCP server`). */
   serviceName?: string;
   /** Clock, milliseconds since the epoch (default `Date.now`). */
@@ -56,15 +63,19 @@ function unavailable(error: unknown): boolean {
  * - `<basePath>/sign-in`, `<basePath>/sign-out`: the built-in sign-in, when configured.
  * - `GET <basePath>/assets/page.css`: the stylesheet.
  *
+ * A request whose `Host` is not in `allowedHosts` (default: the host of
+ * `origin`) gets `403` whatever its path (DNS rebinding).
+ *
  * Every response carries a strict Content-Security-Policy (no script at
  * all), `X-Frame-Options: DENY`, `Referrer-Policy: no-referrer`,
  * `Cache-Control: no-store` and `X-Content-Type-Options: nosniff`. A store
  * that cannot be reached gets `503` and records nothing.
- * @throws {TypeError} at creation for a malformed origin, base path or sign-in configuration.
+ * @throws {TypeError} at creation for a malformed origin, base path, `allowedHosts` entry or sign-in configuration.
  */
 export function createApprovalPage(options: ApprovalPageOptions): ApprovalPage {
   const { origin, basePath, secure } = pageLocation(options);
   const { store } = options;
+  const hostAllowed = pageHostPolicy(origin, options.allowedHosts);
   const now = options.now ?? Date.now;
   const serviceName = options.serviceName ?? 'MCP server';
   const onError =
@@ -111,6 +122,12 @@ export function createApprovalPage(options: ApprovalPageOptions): ApprovalPage {
     request.method === method ? handle() : Promise.resolve(respond(405, null, { allow: method }));
 
   async function route(request: Request): Promise<Response> {
+    if (!hostAllowed(request))
+      return notice(
+        403,
+        'Wrong address',
+        `This page is served at ${origin} only. Open the link the server gave you.`,
+      );
     const path = new URL(request.url).pathname;
     if (!path.startsWith(`${basePath}/`)) return notice(404, 'Not found', 'There is no page here.');
     const rest = path.slice(basePath.length + 1);

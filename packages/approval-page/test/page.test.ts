@@ -2,7 +2,11 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { csrfToken } from '../src/csrf.js';
-import { ApprovalStoreUnavailableError, MemoryApprovalStore } from '../src/index.js';
+import {
+  ApprovalStoreUnavailableError,
+  createApprovalPage,
+  MemoryApprovalStore,
+} from '../src/index.js';
 import { TEMPLATES } from '../src/views.js';
 import { csrfOf, expectSecurityHeaders, ORIGIN, post, setup, signIn } from './helpers.js';
 
@@ -152,6 +156,45 @@ describe('the approval page', () => {
     expect(body).not.toContain('secret volume name');
     expect(body).not.toContain('alice');
     expect(await channel.decision(approval.id, approval)).toEqual({ status: 'pending' });
+  });
+
+  it('answers only under its own host: a foreign Host gets 403 on every route and shows nothing', async () => {
+    const { page, open } = setup();
+    const { url, path } = await open({ message: 'secret volume name' });
+    const cookie = await signIn(page, 'alice');
+    const own = new URL(ORIGIN).host;
+    const foreign = ['evil.example', `evil.example:${new URL(ORIGIN).port}`, `${own}.`, `${own}@evil.example`, '', 'a b'];
+    for (const host of foreign)
+      for (const target of [url, `${ORIGIN}/approve/sign-in`, `${ORIGIN}/approve/assets/page.css`]) {
+        const response = await page(new Request(target, { headers: { cookie, host } }));
+        expect(response.status, `${host} ${target}`).toBe(403);
+        expectSecurityHeaders(response);
+        expect(await response.text()).not.toContain('secret volume name');
+      }
+    const decision = await page(
+      post(url, { decision: 'approve', csrf: 'x' }, { cookie, host: 'evil.example' }),
+    );
+    expect(decision.status).toBe(403);
+    // The same host in another spelling (upper case) is still the page's.
+    const shown = await page(new Request(url, { headers: { cookie, host: own.toUpperCase() } }));
+    expect(shown.status).toBe(200);
+    expect(path).toMatch(/^\/approve\//);
+  });
+
+  it('answers the hosts allowedHosts names, its default port dropped, and refuses a malformed entry', async () => {
+    const store = new MemoryApprovalStore();
+    const origin = 'https://ops.example.com';
+    const page = createApprovalPage({ store, origin, signIn: { users: { alice: 'alice-token-0123456789' } },
+      allowedHosts: ['ops.example.com', 'internal:8080'] });
+    const status = async (host: string) =>
+      (await page(new Request(`${origin}/approve/sign-in`, { headers: { host } }))).status;
+    expect(await status('ops.example.com:443')).toBe(200);
+    expect(await status('INTERNAL:8080')).toBe(200);
+    expect(await status('internal')).toBe(403);
+    expect(await status('ops.example.com:8443')).toBe(403);
+    expect(() =>
+      createApprovalPage({ store, origin, signIn: { users: {} }, allowedHosts: ['http://x/'] }),
+    ).toThrow(/allowedHosts entries must be host\[:port\]/);
   });
 
   it('answers 404 for an unknown id and for paths that are not ids, with the headers', async () => {
