@@ -163,9 +163,20 @@ describe('the approval page', () => {
     const { url, path } = await open({ message: 'secret volume name' });
     const cookie = await signIn(page, 'alice');
     const own = new URL(ORIGIN).host;
-    const foreign = ['evil.example', `evil.example:${new URL(ORIGIN).port}`, `${own}.`, `${own}@evil.example`, '', 'a b'];
+    const foreign = [
+      'evil.example',
+      `evil.example:${new URL(ORIGIN).port}`,
+      `${own}.`,
+      `${own}@evil.example`,
+      '',
+      'a b',
+    ];
     for (const host of foreign)
-      for (const target of [url, `${ORIGIN}/approve/sign-in`, `${ORIGIN}/approve/assets/page.css`]) {
+      for (const target of [
+        url,
+        `${ORIGIN}/approve/sign-in`,
+        `${ORIGIN}/approve/assets/page.css`,
+      ]) {
         const response = await page(new Request(target, { headers: { cookie, host } }));
         expect(response.status, `${host} ${target}`).toBe(403);
         expectSecurityHeaders(response);
@@ -184,8 +195,12 @@ describe('the approval page', () => {
   it('answers the hosts allowedHosts names, its default port dropped, and refuses a malformed entry', async () => {
     const store = new MemoryApprovalStore();
     const origin = 'https://ops.example.com';
-    const page = createApprovalPage({ store, origin, signIn: { users: { alice: 'alice-token-0123456789' } },
-      allowedHosts: ['ops.example.com', 'internal:8080'] });
+    const page = createApprovalPage({
+      store,
+      origin,
+      signIn: { users: { alice: 'alice-token-0123456789' } },
+      allowedHosts: ['ops.example.com', 'internal:8080'],
+    });
     const status = async (host: string) =>
       (await page(new Request(`${origin}/approve/sign-in`, { headers: { host } }))).status;
     expect(await status('ops.example.com:443')).toBe(200);
