@@ -13,13 +13,26 @@ export function schema(s: z.ZodObject): { type: 'object'; [k: string]: unknown }
 }
 
 const Id = storableText(64);
+
+/** Whether no two items of a list have the same `key`. */
+function distinct<T>(key: (item: T) => string): (items: T[]) => boolean {
+  return (items) => new Set(items.map(key)).size === items.length;
+}
 export const CreateArgs = z.strictObject({
   id: Id.regex(/^svc_[a-z0-9]+$/).describe('Service id, e.g. svc_1a2b3'),
   // Quoted in the questions: one line, no bidi controls (see singleLineText).
   name: singleLineText(63),
   environment: z.enum(['production', 'staging', 'development']),
   instances: z.number().int().min(0).max(100),
-  dnsRecords: z.array(singleLineText(253)).max(10).default([]),
+  // Each record and volume once: a repeat is the caller's mistake, not a conflict with stored rows.
+  dnsRecords: z
+    .array(singleLineText(253))
+    .max(10)
+    .refine(
+      distinct((h: string) => h),
+      'each DNS record once',
+    )
+    .default([]),
   volumes: z
     .array(
       z.strictObject({
@@ -28,6 +41,10 @@ export const CreateArgs = z.strictObject({
       }),
     )
     .max(10)
+    .refine(
+      distinct((v: { id: string }) => v.id),
+      'each volume id once',
+    )
     .default([]),
   team: singleLineText(64)
     .optional()

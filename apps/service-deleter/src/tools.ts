@@ -35,6 +35,9 @@ import {
   VolumeArgs,
 } from './tool-args.js';
 
+/** PostgreSQL SQLSTATE 23505 (`unique_violation`), as `pg` and PGlite report it. */
+const isUniqueViolation = (error: unknown) =>
+  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
 const notFound = (id: string) => textResult(`No service ${id}.`, { isError: true });
 const notYours = (what: string, team: string) =>
   textResult(`You are not a member of team ${team}, which owns ${what}. Nothing was changed.`, {
@@ -98,7 +101,9 @@ export function serviceTools(
           return true;
         });
         if (!made) return notYours(`services of team ${team}`, team);
-      } catch {
+      } catch (error) {
+        // Only a unique violation means it exists; a lost database is the db's 503, not this.
+        if (!isUniqueViolation(error)) throw error;
         return textResult(
           `Could not create ${args.id}: the service or one of its volumes already exists.`,
           {

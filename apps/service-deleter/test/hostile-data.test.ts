@@ -71,6 +71,42 @@ describe('the largest service create_service accepts', () => {
   });
 });
 
+describe('create_service: what already exists and what repeats', () => {
+  it('refuses a repeated DNS record or volume id with -32602 and creates nothing', async () => {
+    for (const [field, extra] of [
+      ['dnsRecords', { dnsRecords: ['a.example.com', 'a.example.com'] }],
+      [
+        'volumes',
+        {
+          volumes: [
+            { id: 'vol_twice', sizeGb: 1 },
+            { id: 'vol_twice', sizeGb: 2 },
+          ],
+        },
+      ],
+    ] as const) {
+      const r = await call(ALICE, 'create_service', {
+        id: 'svc_rep1',
+        name: 'rep',
+        environment: 'staging',
+        instances: 1,
+        ...extra,
+      });
+      expect(r.body.error?.code, field).toBe(-32602);
+      expect(r.body.error?.message, field).toContain(field);
+    }
+    expect(await getService(db, 'svc_rep1')).toBeUndefined();
+  });
+
+  it('says "already exists" only for a service or volume that does', async () => {
+    const args = { id: 'svc_twice', name: 'twice', environment: 'staging', instances: 1 };
+    expect((await call(ALICE, 'create_service', args)).body.result.isError).toBe(false);
+    const again = await call(ALICE, 'create_service', args);
+    expect(again.body.result.isError).toBe(true);
+    expect(again.body.result.content[0].text).toMatch(/already exists/);
+  });
+});
+
 describe('authorization: services belong to teams', () => {
   it('a principal outside the owning team can neither be asked nor confirm', async () => {
     const created = await call(ALICE, 'create_service', {
