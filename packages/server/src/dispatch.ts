@@ -6,6 +6,7 @@
  * a result that cannot be sent is an internal error, never a broken response.
  */
 import { ErrorCode, errorResponse, McpError, MetaKey, type RequestId } from '@mrtr/wire';
+import { databaseRefusal } from './database-refusal.js';
 import { checkInputRequired, MRTR_METHODS } from './input-required.js';
 import type { MethodHandler } from './methods.js';
 import type { Outcome } from './respond.js';
@@ -133,6 +134,13 @@ export function dispatcher(
       }
     }
     onError(error);
+    // The caller's error, not the server's: the database refused what the request carried.
+    const refused = databaseRefusal(error);
+    if (refused)
+      return {
+        status: statusFor(refused.code),
+        text: JSON.stringify(errorResponse(id, refused.code, refused.message, refused.data)),
+      };
     return INTERNAL(id);
   }
 

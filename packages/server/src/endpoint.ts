@@ -108,9 +108,11 @@ function unsupportedVersion(id: RequestId, requested: string, legacy: boolean): 
  * `ttlMs` and `cacheScope`; an `InputRequiredResult` is sent only from
  * `tools/call`, `prompts/get` and `resources/read`, and only with input
  * requests the client declared (`-32021`). Handler errors become JSON-RPC
- * errors: an `McpError` of `@mrtr/wire` keeps its code, anything else (a throwing
+ * errors: an `McpError` of `@mrtr/wire` keeps its code; a database refusing
+ * the request's data (SQLSTATE class 22 or 23 on the error or its `cause`
+ * chain) is `-32602` with `data.sqlstate`; anything else (a throwing
  * `authenticate` included, or a result that cannot be serialized) is
- * `-32603` without detail, HTTP 500 with a JSON body, and goes to `onError`.
+ * `-32603` without detail, HTTP 500 with a JSON body. Both go to `onError`.
  *
  * @throws Error at creation on a tool, prompt or resource defined twice, an
  *   invalid `x-mcp-header` annotation, an `inputSchema` that cannot be compiled,

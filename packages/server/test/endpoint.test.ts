@@ -331,6 +331,57 @@ describe('createMcpEndpoint', () => {
     expect([c.status, body.id, body.error.code]).toEqual([500, 9, -32603]);
   });
 
+  it('answers a database refusing what the request carried with -32602 naming the SQLSTATE only, never 500', async () => {
+    /** Errors shaped as drivers throw them: node-postgres and PGlite (`code` + `severity`), mysql2 (`sqlState`). */
+    const pgError = (code: string) =>
+      Object.assign(new Error('invalid byte sequence: secret row text'), {
+        code,
+        severity: 'ERROR',
+      });
+    const thrown: [string, unknown, number | undefined][] = [
+      ['22021', pgError('22021'), -32602],
+      ['22P02', pgError('22P02'), -32602],
+      ['23505', pgError('23505'), -32602],
+      [
+        'mysql 22001',
+        Object.assign(new Error('secret'), { code: 'ER_DATA_TOO_LONG', sqlState: '22001' }),
+        -32602,
+      ],
+      ['wrapped 22003', new Error('query failed', { cause: pgError('22003') }), -32602],
+      // Not the caller's data: a lost connection, a syntax error of the tool, a code without severity.
+      ['08006', pgError('08006'), undefined],
+      ['42601', pgError('42601'), undefined],
+      ['22021 without severity', Object.assign(new Error('x'), { code: '22021' }), undefined],
+      ['a string', '22021', undefined],
+    ];
+    const errors: unknown[] = [];
+    const db = createMcpEndpoint({
+      serverInfo: { name: 'test', version: '1.0.0' },
+      tools: thrown.map(([, error], i) => ({
+        name: `t${i}`,
+        inputSchema: { type: 'object' as const },
+        handler: () => Promise.reject(error),
+      })),
+      authenticate: () => ({ id: 'alice' }),
+      onError: (e) => errors.push(e),
+    });
+    for (const [i, [label, , code]] of thrown.entries()) {
+      const r = await db(post(call(`t${i}`)));
+      const body = await r.json();
+      expect(JSON.stringify(body), label).not.toContain('secret');
+      if (code === undefined) {
+        expect([r.status, body.error.code], label).toEqual([500, -32603]);
+        continue;
+      }
+      expect([r.status, body.error.code], label).toEqual([200, code]);
+      const state = label.split(' ').at(-1);
+      expect(body.error.message, label).toContain(`SQLSTATE ${state}`);
+      expect(body.error.data, label).toEqual({ sqlstate: state });
+    }
+    // The operator still hears of every one.
+    expect(errors).toHaveLength(thrown.length);
+  });
+
   it('requires application/json, the media type exactly', async () => {
     const r = await send(post(call('echo'), { 'content-type': 'text/plain' }));
     expect(r.status).toBe(415);
