@@ -3,15 +3,7 @@
 // npm pkg set type=module   # an ES module: the file awaits at top level
 // export TOKEN=$(openssl rand -hex 16); echo "token: $TOKEN" # your client sends it
 // MRTR_SECRET=$(openssl rand -base64 32) DATABASE_URL=postgres://localhost/app npx tsx quickstart-express.ts
-import { createServer } from 'node:http';
-import {
-  handleCheckExpectation,
-  handleClientError,
-  handleConnect,
-  keepRawBody,
-  mcpErrorHandler,
-  mcpHandler,
-} from '@mrtr/express';
+import { createHttpServer, keepRawBody, mcpErrorHandler, mcpHandler } from '@mrtr/express';
 import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
 import { createMcpEndpoint } from '@mrtr/server';
@@ -69,10 +61,7 @@ app.all(
   mcpHandler(endpoint, { principal: (_req, res) => res.locals.principal }),
 );
 app.use('/mcp', mcpErrorHandler()); // every answer on /mcp is a JSON-RPC body
-createServer({ requireHostHeader: false }, app) // what Node answers itself, as JSON-RPC too:
-  .on('clientError', handleClientError)
-  .on('checkExpectation', handleCheckExpectation)
-  .on('connect', handleConnect)
-  .listen(Number(PORT), '127.0.0.1', () =>
-    console.log(`MCP endpoint: http://127.0.0.1:${PORT}/mcp`),
-  );
+// http.createServer whose own refusals (no Host, an unparsable request) are JSON-RPC too:
+createHttpServer(app).listen(Number(PORT), '127.0.0.1', () =>
+  console.log(`MCP endpoint: http://127.0.0.1:${PORT}/mcp`),
+);

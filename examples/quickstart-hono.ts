@@ -6,7 +6,7 @@
 import { serve } from '@hono/node-server';
 import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
 import { mcpHandler } from '@mrtr/hono';
-import { handleCheckExpectation, handleClientError, handleConnect } from '@mrtr/node';
+import { createHttpServer } from '@mrtr/node';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
 import { createMcpEndpoint } from '@mrtr/server';
 import { pgPoolDriver } from '@mrtr/sql';
@@ -59,11 +59,8 @@ const bearerAuth: MiddlewareHandler<Env> = async (c, next) => {
 const app = new Hono<Env>();
 app.use('/mcp', bearerAuth);
 app.all('/mcp', mcpHandler<Env>(endpoint, { principal: (c) => c.get('principal') }));
-// requireHostHeader: false lets the handler answer a request without Host (400 with a JSON-RPC body).
-const serverOptions = { requireHostHeader: false };
-serve({ fetch: app.fetch, port: Number(PORT), hostname: '127.0.0.1', serverOptions }, () =>
+// createHttpServer: what Node or serve() would refuse with an empty body gets a JSON-RPC one.
+const listen = { port: Number(PORT), hostname: '127.0.0.1', createServer: createHttpServer };
+serve({ fetch: app.fetch, ...listen }, () =>
   console.log(`MCP endpoint: http://127.0.0.1:${PORT}/mcp`),
-) // what Node answers itself, as JSON-RPC too:
-  .on('clientError', handleClientError)
-  .on('checkExpectation', handleCheckExpectation)
-  .on('connect', handleConnect);
+);

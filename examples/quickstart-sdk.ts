@@ -1,9 +1,9 @@
-// npm install @mrtr/sdk @mrtr/gate @mrtr/replay-postgres @mrtr/sql @mrtr/ticket @mrtr/wire @modelcontextprotocol/server @modelcontextprotocol/node pg zod
+// npm install @mrtr/sdk @mrtr/gate @mrtr/node @mrtr/replay-postgres @mrtr/sql @mrtr/ticket @mrtr/wire @modelcontextprotocol/server @modelcontextprotocol/node pg zod
 // npm install -D @types/pg tsx
 // npm pkg set type=module   # an ES module: the file awaits at top level
 // export TOKEN=$(openssl rand -hex 16); echo "token: $TOKEN" # your client sends it
 // MRTR_SECRET=$(openssl rand -base64 32) DATABASE_URL=postgres://localhost/app npx tsx quickstart-sdk.ts
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   localhostHostValidation,
   localhostOriginValidation,
@@ -12,6 +12,7 @@ import {
 } from '@modelcontextprotocol/node';
 import { type AuthInfo, McpServer } from '@modelcontextprotocol/server';
 import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
+import { createHttpServer } from '@mrtr/node';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
 import { registerGatedTool, serveBothEras } from '@mrtr/sdk';
 import { pgPoolDriver } from '@mrtr/sql';
@@ -62,7 +63,8 @@ const refuse = (res: ServerResponse, status: number, message: string, headers = 
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error }));
 };
-createServer((req: IncomingMessage & { auth?: AuthInfo }, res) => {
+// createHttpServer: no Host, two or a malformed one, Node's own refusals: JSON-RPC 400s too.
+createHttpServer((req: IncomingMessage & { auth?: AuthInfo }, res) => {
   if (!host(req, res) || !origin(req, res)) return; // answered 403
   // A target that names a host (`http://evil.example/mcp`) is not the Host the guard checked.
   if (!req.url?.startsWith('/')) return refuse(res, 400, 'Bad Request: send a path as the target');

@@ -16,6 +16,7 @@ import {
   deletedOnceIn,
   examplesDir,
   foreignCallerStatuses,
+  malformedHostReplies,
   runWithoutSecret,
   start,
   writeReadmeQuickStart,
@@ -79,6 +80,11 @@ describe
       try {
         // Each quick start is a template: none may leave a local server open to DNS rebinding.
         expect(await foreignCallerStatuses(server)).toEqual([403, 403]);
+        // Nor read the host from a Host that names two, or one with userinfo: 400 with JSON-RPC.
+        expect(await malformedHostReplies(server)).toEqual([
+          [400, -32600],
+          [400, -32600],
+        ]);
         // Nor send the database what it cannot store (PostgreSQL text holds no U+0000): refused
         // as invalid arguments (the SDK says so in an isError result), never an internal error.
         const nul = await callDelete(server, 90, { arguments: { id: 'rec\u00001' } });

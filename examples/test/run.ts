@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
@@ -269,4 +269,41 @@ export async function foreignCallerStatuses(server: Running): Promise<number[]> 
     );
   }
   return statuses;
+}
+
+/**
+ * Round 1 sent over a raw socket with two `Host` fields, then with a `Host`
+ * holding userinfo (`a@host`): neither names one host (RFC 9112 §3.2: 400).
+ * @returns `[status, JSON-RPC error code]` of each answer, in that order.
+ */
+export async function malformedHostReplies(server: Running): Promise<[number, unknown][]> {
+  const { hostname, port, pathname, host } = new URL(server.url);
+  const { headers, body } = deleteRequest(server.token, 1, {});
+  const lines = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  const replies: [number, unknown][] = [];
+  for (const hostLines of [`Host: ${host}\r\nHost: evil.example\r\n`, `Host: a@${host}\r\n`]) {
+    const text = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), hostname, () =>
+        socket.end(
+          `POST ${pathname} HTTP/1.1\r\n${hostLines}${lines}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        ),
+      );
+      const chunks: Buffer[] = [];
+      socket.setTimeout(5000, () => socket.destroy());
+      socket.on('data', (c) => chunks.push(c));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    });
+    const status = Number(text.split(' ')[1]);
+    let code: unknown;
+    try {
+      code = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)).error?.code;
+    } catch {
+      code = 'not JSON';
+    }
+    replies.push([status, code]);
+  }
+  return replies;
 }

@@ -1,12 +1,7 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
-import {
-  handleCheckExpectation,
-  handleClientError,
-  handleConnect,
-  toNodeHandler,
-} from '@mrtr/node';
+import { createHttpServer, toNodeHandler } from '@mrtr/node';
 import type { McpEndpoint } from '@mrtr/server';
 import { APPROVAL_BASE_PATH } from './approvals.js';
 
@@ -92,13 +87,9 @@ export async function listenApp(
   let handle: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
     res.writeHead(503).end();
   };
-  // Every answer has a JSON-RPC body, even to a request Node's HTTP parser refuses
-  // (`handleClientError` of `@mrtr/node`); a missing `Host` is answered by the endpoint.
-  const server = createServer({ requireHostHeader: false }, (req, res) => handle(req, res));
-  server.on('clientError', handleClientError);
-  // What Node would answer itself without a body: an unknown Expect (417) and CONNECT (405).
-  server.on('checkExpectation', handleCheckExpectation);
-  server.on('connect', handleConnect);
+  // Every answer has a JSON-RPC body, even to a request Node or no route would serve
+  // (`createHttpServer` of `@mrtr/node`); HTTP/1.0 without `Host` is answered by the endpoint.
+  const server = createHttpServer((req, res) => handle(req, res));
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

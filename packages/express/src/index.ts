@@ -14,7 +14,7 @@
  *
  * @example
  * ```ts
- * import { handleClientError, keepRawBody, mcpErrorHandler, mcpHandler } from '@mrtr/express';
+ * import { createHttpServer, keepRawBody, mcpErrorHandler, mcpHandler } from '@mrtr/express';
  * import { type AnyToolDefinition, createMcpEndpoint } from '@mrtr/server';
  * import express, { type RequestHandler, type Response } from 'express';
  *
@@ -27,7 +27,7 @@
  * // app.all: every method reaches the endpoint, which answers all but POST with 405 and a JSON-RPC body.
  * app.all('/mcp', express.json({ verify: keepRawBody }), mcpHandler(endpoint, { principal }));
  * app.use('/mcp', mcpErrorHandler());
- * app.listen(3000, '127.0.0.1').on('clientError', handleClientError);
+ * createHttpServer(app).listen(3000, '127.0.0.1'); // Node's own refusals as JSON-RPC too
  * ```
  * @module @mrtr/express
  * @packageDocumentation
@@ -43,7 +43,12 @@ import type {
   RequestHandler,
 } from 'express';
 
-export { handleCheckExpectation, handleClientError, handleConnect } from '@mrtr/node';
+export {
+  createHttpServer,
+  handleCheckExpectation,
+  handleClientError,
+  handleConnect,
+} from '@mrtr/node';
 
 /** Options of {@link mcpHandler}. */
 export interface ExpressHandlerOptions {

@@ -19,8 +19,7 @@
  * @module @mrtr/node
  * @packageDocumentation
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Duplex } from 'node:stream';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { getRequestListener, type HttpBindings, RequestError } from '@hono/node-server';
 import {
   absoluteTargetProblem,
@@ -29,6 +28,16 @@ import {
   type Principal,
 } from '@mrtr/server';
 import { directlyServable, nodeExchange, writeReply } from './direct.js';
+import { JSON_TYPE, rpcError, rpcResponse } from './json-rpc.js';
+import { createHttpServer } from './server.js';
+
+export {
+  createHttpServer,
+  handleCheckExpectation,
+  handleClientError,
+  handleConnect,
+  requestProblem,
+} from './server.js';
 
 /** Options of {@link toNodeHandler}. */
 export interface NodeHandlerOptions {
@@ -52,19 +61,6 @@ export interface NodeHandlerOptions {
    * directly. Both paths run the same endpoint code and give the same answers.
    */
   webStandard?: boolean;
-}
-
-const JSON_TYPE = { 'content-type': 'application/json' } as const;
-
-/** A JSON-RPC error without an id (`basic/index`: the id could not be read). */
-function rpcError(status: number, code: number, message: string) {
-  return { status, body: JSON.stringify({ jsonrpc: '2.0', error: { code, message } }) };
-}
-
-/** {@link rpcError} as a web `Response`, for the converted path. */
-function rpcResponse(status: number, code: number, message: string): Response {
-  const { body } = rpcError(status, code, message);
-  return new Response(body, { status, headers: JSON_TYPE });
 }
 
 /**
@@ -159,84 +155,16 @@ function replyOf(error: { status: number; body: string }): HttpReply {
   return { status: error.status, headers: JSON_TYPE, body: error.body };
 }
 
-/** A whole HTTP/1.1 response with a JSON-RPC error body and `Connection: close`, for a raw socket. */
-function rawRpcError(status: number, reason: string, message: string): string {
-  const { body } = rpcError(status, -32600, message);
-  return (
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\n` +
-    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
-  );
-}
-
-/** Statuses Node's own `clientError` answer uses, by parser error code. */
-const CLIENT_ERROR_STATUS: Record<string, [number, string]> = {
-  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large'],
-  HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'Payload Too Large'],
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout'],
-};
-
 /**
- * A `clientError` listener for a `node:http` server: a request Node's HTTP
- * parser refuses (a control byte in a header value, a malformed request line
- * or `Content-Length`, headers too large) gets a JSON-RPC error body
- * (`-32600`, no id) with Node's status (400; 431 for headers too large; 408
- * on a request timeout) and `Connection: close`, instead of Node's empty
- * 400. Nothing is written once a response is under way or the socket is gone.
- * @example `server.on('clientError', handleClientError)`
- */
-export function handleClientError(error: Error & { code?: string }, socket: Duplex): void {
-  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
-  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
-    socket.destroy();
-    return;
-  }
-  const [status, reason] = CLIENT_ERROR_STATUS[error.code ?? ''] ?? [400, 'Bad Request'];
-  const why = error.code ? ` (${error.code})` : '';
-  socket.end(rawRpcError(status, reason, `${reason}: the HTTP request could not be parsed${why}`));
-}
-
-/**
- * A `node:http` server serving `endpoint` ({@link toNodeHandler}) on which
- * every request gets a JSON-RPC body, including those Node answers itself:
- * unparsable ones ({@link handleClientError}); one without `Host` (Node's
- * own empty 400 is off, the handler answers with 400 instead); an `Expect`
- * other than `100-continue` (417, RFC 9110 §10.1.1); and `CONNECT` (405:
- * this is no proxy), which Node would otherwise drop without an answer.
+ * A `node:http` server serving `endpoint` ({@link toNodeHandler}) on
+ * {@link createHttpServer}: every request gets a JSON-RPC body, including
+ * those Node answers itself and those no route may serve (no or two `Host`
+ * fields, a target that is not a path).
  * @returns the server, not yet listening.
  */
 export function createMcpHttpServer(
   endpoint: McpEndpoint,
   options: NodeHandlerOptions = {},
 ): Server {
-  const server = createServer({ requireHostHeader: false }, toNodeHandler(endpoint, options));
-  server.on('clientError', handleClientError);
-  server.on('checkExpectation', handleCheckExpectation);
-  server.on('connect', handleConnect);
-  return server;
-}
-
-/**
- * A `checkExpectation` listener for a `node:http` server: a request whose
- * `Expect` is not `100-continue` gets 417 (RFC 9110 §10.1.1) with a JSON-RPC
- * error body (`-32600`, no id) and `Connection: close`, instead of Node's
- * empty 417. The request itself is not served.
- * @example `server.on('checkExpectation', handleCheckExpectation)`
- */
-export function handleCheckExpectation(_req: IncomingMessage, res: ServerResponse): void {
-  const message = 'Expectation Failed: the only expectation understood is 100-continue';
-  const { body } = rpcError(417, -32600, message);
-  const length = String(Buffer.byteLength(body));
-  res.writeHead(417, { ...JSON_TYPE, 'content-length': length, connection: 'close' }).end(body);
-}
-
-/**
- * A `connect` listener for a `node:http` server: `CONNECT` (a request for a
- * tunnel; an MCP server is no proxy) gets 405 with a JSON-RPC error body
- * (`-32600`, no id) and the connection closes, where without a listener
- * Node drops the connection with no answer.
- * @example `server.on('connect', handleConnect)`
- */
-export function handleConnect(_req: IncomingMessage, socket: Duplex): void {
-  socket.on('error', () => socket.destroy());
-  socket.end(rawRpcError(405, 'Method Not Allowed', 'Method not allowed: use POST'));
+  return createHttpServer({}, toNodeHandler(endpoint, options));
 }

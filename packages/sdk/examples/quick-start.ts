@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   localhostHostValidation,
   localhostOriginValidation,
@@ -7,6 +7,7 @@ import {
 } from '@modelcontextprotocol/node';
 import { type AuthInfo, McpServer } from '@modelcontextprotocol/server';
 import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
+import { createHttpServer } from '@mrtr/node';
 import { MemoryReplayStore } from '@mrtr/replay';
 import { registerGatedTool, serveBothEras } from '@mrtr/sdk';
 import { TicketSealer } from '@mrtr/ticket';
@@ -45,7 +46,8 @@ const refuse = (res: ServerResponse, status: number, message: string, headers = 
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error }));
 };
-createServer((req: IncomingMessage & { auth?: AuthInfo }, res) => {
+// createHttpServer: no Host, two or a malformed one, Node's own refusals: JSON-RPC 400s too.
+createHttpServer((req: IncomingMessage & { auth?: AuthInfo }, res) => {
   if (!host(req, res) || !origin(req, res)) return; // answered 403
   // A target that names a host (`http://evil.example/mcp`) is not the Host the guard checked.
   if (!req.url?.startsWith('/')) return refuse(res, 400, 'Bad Request: send a path as the target');

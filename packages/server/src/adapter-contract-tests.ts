@@ -296,6 +296,32 @@ export function describeAdapterContract(name: string, options: AdapterContractOp
       expect([same.status, JSON.parse(same.body).result.tools.length > 0]).toEqual([200, true]);
     });
 
+    it('two Host fields, or a Host that is not one host[:port], get 400 (RFC 9112 §3.2)', async () => {
+      const { host, pathname } = new URL(url);
+      const body = JSON.stringify(rpc('tools/list'));
+      const head = Object.entries(headersFor(rpc('tools/list')))
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('');
+      const send = (hostLines: string) =>
+        rawRequest(
+          url,
+          `POST ${pathname} HTTP/1.1\r\n${hostLines}${head}Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+        );
+      for (const lines of [
+        `Host: ${host}\r\nHost: evil.example\r\n`,
+        `Host: ${host}\r\nhost: ${host}\r\n`,
+        `Host: a@${host}\r\n`,
+        `Host: ${host}/x\r\n`,
+        `Host: ${host}:1\r\n`,
+      ]) {
+        const r = await send(lines);
+        expect([r.status, r.headers['content-type']], lines).toEqual([400, 'application/json']);
+        expect(JSON.parse(r.body).error.code, lines).toBe(-32600);
+      }
+      const one = await send(`Host: ${host}\r\n`);
+      expect(one.status).toBe(200);
+    });
+
     it.runIf(options.missingHost !== false)(
       'a request without Host gets a JSON-RPC body',
       async () => {

@@ -22,6 +22,7 @@ import {
   hostPolicy,
   notAllowedMessage,
   originPolicy,
+  validHost,
 } from './http.js';
 import { DEFAULT_MAX_DEPTH, inspectParams } from './json-shape.js';
 import { methodTable, SUPPORTED_PROTOCOL_VERSIONS } from './methods.js';
@@ -84,7 +85,8 @@ function unsupportedVersion(id: RequestId, requested: string, legacy: boolean): 
  * when a handler sends progress or log notifications.
  *
  * Enforced per request, in order, each refusal changing nothing:
- * `POST` only (405); `Host` and `Origin` allowed (403); a body no larger than
+ * `POST` only (405); `Host` one `host[:port]`, not two fields nor userinfo
+ * (`-32600`, 400, RFC 9112 §3.2); `Host` and `Origin` allowed (403); a body no larger than
  * `maxBodyBytes` (413, before parsing); a principal from the adapter or
  * `authenticate` (401); `Content-Type: application/json` (415); JSON (`-32700`,
  * 400); one JSON-RPC request (`-32600`, 400; a valid notification gets 202);
@@ -158,6 +160,10 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       return json(405, body, { allow: 'POST' });
     }
     const host = exchange.host();
+    if (!validHost(host)) {
+      const message = `Bad Request: Host must be one host[:port], got ${JSON.stringify(clip(host, 200))}`;
+      return fail(undefined, ErrorCode.InvalidRequest, message, undefined, 400);
+    }
     if (!hostAllowed(host)) {
       const message = notAllowedMessage('Host', host, 'allowedHosts', !!options.allowedHosts);
       return fail(undefined, ErrorCode.InvalidRequest, message, undefined, 403);

@@ -22,6 +22,26 @@ export function hostnameOf(host: string): string {
 }
 
 /**
+ * `Host` as RFC 9110 §7.2 has it, `uri-host [ ":" port ]`, narrowed to what
+ * names a server: an IP literal in brackets, or a name of letters, digits,
+ * `.`, `-`, `_` and `~` (an IPv4 address is one), then an optional port of
+ * at most five digits. Two `Host` fields joined (`"a, b"`), userinfo
+ * (`a@b`), a path, spaces or non-ASCII fail it.
+ */
+const HOST_SYNTAX = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~-]+)(?::\d{0,5})?$/;
+
+/**
+ * Whether a `Host` value is one host (RFC 9112 §3.2: a server "MUST respond
+ * with a 400 (Bad Request) status code to any request message that contains
+ * more than one Host header field line or a Host header field with an
+ * invalid field value"). Adapters join repeated fields with `", "`, which
+ * fails here.
+ */
+export function validHost(host: string): boolean {
+  return HOST_SYNTAX.test(host);
+}
+
+/**
  * Why a request whose request-target is in absolute form
  * (`http://host/path`, RFC 9112 §3.2.2) is refused, or `undefined` for any
  * other target or one naming the `Host` it was sent with. An origin server

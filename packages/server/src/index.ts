@@ -30,6 +30,7 @@ export {
   type BodyRead,
   bodyText,
   DEFAULT_MAX_BODY_BYTES,
+  validHost,
 } from './http.js';
 export { MRTR_METHODS } from './input-required.js';
 export { DEFAULT_MAX_DEPTH } from './json-shape.js';

@@ -1,0 +1,149 @@
+/**
+ * A `node:http` server on which every answer has a JSON-RPC body: the
+ * requests Node answers itself, and those no framework should serve (two
+ * `Host` fields, a target that is not a path), are answered here.
+ */
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerOptions,
+  type ServerResponse,
+} from 'node:http';
+import type { Duplex } from 'node:stream';
+import { absoluteTargetProblem, validHost } from '@mrtr/server';
+import { JSON_TYPE, rawRpcError, rpcError } from './json-rpc.js';
+
+/** Statuses Node's own `clientError` answer uses, by parser error code. */
+const CLIENT_ERROR_STATUS: Record<string, [number, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large'],
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'Payload Too Large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout'],
+};
+
+/**
+ * A `clientError` listener for a `node:http` server: a request Node's HTTP
+ * parser refuses (a control byte in a header value, a malformed request line
+ * or `Content-Length`, headers too large) gets a JSON-RPC error body
+ * (`-32600`, no id) with Node's status (400; 431 for headers too large; 408
+ * on a request timeout) and `Connection: close`, instead of Node's empty
+ * 400. Nothing is written once a response is under way or the socket is gone.
+ * @example `server.on('clientError', handleClientError)`
+ */
+export function handleClientError(error: Error & { code?: string }, socket: Duplex): void {
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason] = CLIENT_ERROR_STATUS[error.code ?? ''] ?? [400, 'Bad Request'];
+  const why = error.code ? ` (${error.code})` : '';
+  socket.end(rawRpcError(status, reason, `${reason}: the HTTP request could not be parsed${why}`));
+}
+
+/**
+ * A `checkExpectation` listener for a `node:http` server: a request whose
+ * `Expect` is not `100-continue` gets 417 (RFC 9110 §10.1.1) with a JSON-RPC
+ * error body (`-32600`, no id) and `Connection: close`, instead of Node's
+ * empty 417. The request itself is not served.
+ * @example `server.on('checkExpectation', handleCheckExpectation)`
+ */
+export function handleCheckExpectation(_req: IncomingMessage, res: ServerResponse): void {
+  const message = 'Expectation Failed: the only expectation understood is 100-continue';
+  const { body } = rpcError(417, -32600, message);
+  const length = String(Buffer.byteLength(body));
+  res.writeHead(417, { ...JSON_TYPE, 'content-length': length, connection: 'close' }).end(body);
+}
+
+/**
+ * A `connect` listener for a `node:http` server: `CONNECT` (a request for a
+ * tunnel; an MCP server is no proxy) gets 405 with a JSON-RPC error body
+ * (`-32600`, no id) and the connection closes, where without a listener
+ * Node drops the connection with no answer.
+ * @example `server.on('connect', handleConnect)`
+ */
+export function handleConnect(_req: IncomingMessage, socket: Duplex): void {
+  socket.on('error', () => socket.destroy());
+  socket.end(rawRpcError(405, 'Method Not Allowed', 'Method not allowed: use POST'));
+}
+
+/**
+ * Why `req` cannot be served by any route, or `undefined`: an HTTP/1.1
+ * request without `Host`, with more than one, or with one that is not one
+ * `host[:port]` (RFC 9112 §3.2: 400); a request-target that is neither a
+ * path, nor an absolute URL naming the `Host` sent
+ * ({@link absoluteTargetProblem}), nor `*` for `OPTIONS` (RFC 9112 §3.2.4);
+ * a backslash in the path (not a URI character, RFC 3986; WHATWG URL
+ * parsers read it as `/`, so two readers of the path would disagree).
+ * HTTP/1.0 may omit `Host`: the application decides.
+ */
+export function requestProblem(req: IncomingMessage): string | undefined {
+  const hosts = req.headersDistinct.host;
+  if (hosts === undefined) {
+    return req.httpVersionMajor === 1 && req.httpVersionMinor === 0
+      ? undefined
+      : 'Bad Request: Missing host header';
+  }
+  if (hosts.length > 1) return 'Bad Request: more than one Host header';
+  const host = hosts[0] as string;
+  if (!validHost(host)) return 'Bad Request: Host must be one host[:port]';
+  const target = req.url ?? '';
+  if (target.startsWith('/')) {
+    const query = target.indexOf('?');
+    const backslash = target.indexOf('\\');
+    return backslash !== -1 && (query === -1 || backslash < query)
+      ? 'Bad Request: a backslash in the request path'
+      : undefined;
+  }
+  if (target === '*') return req.method === 'OPTIONS' ? undefined : 'Bad Request: * is for OPTIONS';
+  if (/^https?:\/\//i.test(target)) return absoluteTargetProblem(target, host);
+  return 'Bad Request: the request-target must be a path';
+}
+
+/**
+ * `http.createServer` for any framework (pass an Express `app`, or give it
+ * as `createServer` to `@hono/node-server`'s `serve`), on which every answer
+ * has a JSON-RPC body (`-32600`, no id) where Node or the framework would
+ * send an empty one or none:
+ * - a request {@link requestProblem} names gets 400 and `Connection: close`
+ *   before `listener` sees it;
+ * - Node's own refusals: unparsable requests ({@link handleClientError}),
+ *   an `Expect` other than `100-continue` (417, {@link handleCheckExpectation}),
+ *   `CONNECT` (405, {@link handleConnect});
+ * - Node's own empty 400 for a missing `Host` is off (`requireHostHeader:
+ *   false`): the check above answers instead.
+ * @param options `node:http` server options (`requireHostHeader` is always `false`).
+ * @param listener the framework's request listener; a `request` listener
+ *   added to the server later is not checked.
+ * @returns the server, not yet listening.
+ * @example
+ * ```ts
+ * import { serve } from '@hono/node-server';
+ * import { createHttpServer } from '@mrtr/node';
+ * import { Hono } from 'hono';
+ *
+ * const app = new Hono();
+ * serve({ fetch: app.fetch, port: 3000, hostname: '127.0.0.1', createServer: createHttpServer });
+ * ```
+ */
+export function createHttpServer(
+  options: ServerOptions | RequestListener = {},
+  listener?: RequestListener,
+): Server {
+  const [settings, handle] = typeof options === 'function' ? [{}, options] : [options, listener];
+  const server = createServer({ ...settings, requireHostHeader: false }, (req, res) => {
+    const problem = requestProblem(req);
+    if (problem === undefined) {
+      handle?.(req, res);
+      return;
+    }
+    const { body } = rpcError(400, -32600, problem);
+    const length = String(Buffer.byteLength(body));
+    res.writeHead(400, { ...JSON_TYPE, 'content-length': length, connection: 'close' }).end(body);
+  });
+  server.on('clientError', handleClientError);
+  server.on('checkExpectation', handleCheckExpectation);
+  server.on('connect', handleConnect);
+  return server;
+}

@@ -1,0 +1,84 @@
+/**
+ * `createHttpServer` in front of any listener (here a plain one that answers
+ * 200 "served"): what no route may serve gets a JSON-RPC 400 before the
+ * listener runs, and everything else reaches it unchanged.
+ */
+import type { Server } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHttpServer } from '../src/index.js';
+
+let server: Server;
+let port: number;
+const seen: string[] = [];
+beforeAll(async () => {
+  server = createHttpServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`);
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '6' }).end('served');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+/** Send a request line and header lines; the status and body once the server closes. */
+function raw(line: string, headers: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ port, host: '127.0.0.1' }, () =>
+      socket.write(`${line}\r\n${headers}Connection: close\r\n\r\n`),
+    );
+    const chunks: Buffer[] = [];
+    socket.setTimeout(5000, () => socket.destroy());
+    socket.on('data', (c) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const all = Buffer.concat(chunks).toString('utf8');
+      const status = Number(all.split(' ')[1]);
+      resolve({ status, body: all.slice(all.indexOf('\r\n\r\n') + 4) });
+    });
+  });
+}
+
+describe('createHttpServer', () => {
+  const host = () => `Host: 127.0.0.1:${port}\r\n`;
+
+  it.each([
+    ['two Host fields', 'GET /x HTTP/1.1', () => `${host()}Host: evil.example\r\n`],
+    ['a Host with userinfo', 'GET /x HTTP/1.1', () => `Host: a@127.0.0.1:${port}\r\n`],
+    ['a Host with a path', 'GET /x HTTP/1.1', () => `Host: 127.0.0.1/x\r\n`],
+    ['HTTP/1.1 without Host', 'GET /x HTTP/1.1', () => ''],
+    ['* for POST', 'POST * HTTP/1.1', host],
+    ['a backslash in the path', 'GET /a\\..\\b HTTP/1.1', host],
+    ['an authority-form target', 'GET example.com:80 HTTP/1.1', host],
+    ['an absolute target naming another host', 'GET http://evil.example/x HTTP/1.1', host],
+  ])('answers %s with a JSON-RPC 400, before the listener', async (_, line, headers) => {
+    const before = seen.length;
+    const r = await raw(line, headers());
+    expect(r.status).toBe(400);
+    expect(JSON.parse(r.body)).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 } });
+    expect(seen.length).toBe(before);
+  });
+
+  it.each([
+    ['a path', 'GET /x?y=1 HTTP/1.1', host],
+    ['a backslash in the query only', 'GET /x?y=a\\b HTTP/1.1', host],
+    ['OPTIONS *', 'OPTIONS * HTTP/1.1', host],
+    ['HTTP/1.0 without Host (the application decides)', 'GET /x HTTP/1.0', () => ''],
+    ['an absolute target naming its own Host', 'GET http://127.0.0.1:%p/x HTTP/1.1', host],
+  ])('passes %s to the listener', async (_, line, headers) => {
+    const r = await raw(line.replace('%p', String(port)), headers());
+    expect([r.status, r.body]).toEqual([200, 'served']);
+  });
+
+  it("answers Node's own refusals with JSON-RPC bodies", async () => {
+    const expectation = await raw(
+      'POST /x HTTP/1.1',
+      `${host()}Expect: foo\r\nContent-Length: 0\r\n`,
+    );
+    expect([expectation.status, JSON.parse(expectation.body).error.code]).toEqual([417, -32600]);
+    const tunnel = await raw('CONNECT 127.0.0.1:1 HTTP/1.1', 'Host: 127.0.0.1:1\r\n');
+    expect([tunnel.status, JSON.parse(tunnel.body).error.code]).toEqual([405, -32600]);
+    const unparsable = await raw('GET /x HTTP/1.1', `${host()}X-Bad: a\x01b\r\n`);
+    expect([unparsable.status, JSON.parse(unparsable.body).error.code]).toEqual([400, -32600]);
+  });
+});
