@@ -18,6 +18,12 @@ export interface BothErasOptions {
   sessionIdleMs?: number;
   /** At most this many 2025-era sessions at once (default 1000); one more `initialize` gets HTTP 503. */
   maxSessions?: number;
+  /**
+   * At most this many 2025-era sessions per principal (default 16): a
+   * principal's next `initialize` closes its own least recently used
+   * session, so one caller cannot fill `maxSessions` and lock the others out.
+   */
+  maxSessionsPerPrincipal?: number;
   /** Clock for session idleness, milliseconds since the epoch (default `Date.now`). */
   now?: () => number;
 }
@@ -75,6 +81,7 @@ interface Session {
  * const handler = serveBothEras(() => buildServer());
  * const response = await handler.fetch(request, { authInfo: await verify(request) });
  * ```
+ * @throws {TypeError} for a `maxSessionsPerPrincipal` that is not a positive integer.
  */
 export function serveBothEras(
   factory: (ctx: McpRequestContext) => McpServer | Promise<McpServer>,
@@ -83,6 +90,9 @@ export function serveBothEras(
   const modern = createMcpHandler(factory, { ...options.modern, legacy: 'reject' });
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
   const maxSessions = options.maxSessions ?? 1000;
+  const perPrincipal = options.maxSessionsPerPrincipal ?? 16;
+  if (!Number.isInteger(perPrincipal) || perPrincipal < 1)
+    throw new TypeError(`maxSessionsPerPrincipal must be a positive integer, got ${perPrincipal}`);
   const now = options.now ?? Date.now;
   const sessions = new Map<string, Session>();
 
@@ -90,6 +100,14 @@ export function serveBothEras(
     sessions.delete(id);
     await session.transport.close().catch(() => {});
     await session.server.close().catch(() => {});
+  }
+
+  /** Close `owner`'s least recently used sessions until it holds at most `perPrincipal`. */
+  async function keepWithinShare(owner: string | undefined) {
+    const own = [...sessions].filter(([, session]) => session.owner === owner);
+    if (own.length <= perPrincipal) return;
+    own.sort(([, x], [, y]) => x.lastSeen - y.lastSeen);
+    for (const [id, session] of own.slice(0, own.length - perPrincipal)) await drop(id, session);
   }
 
   async function sweep() {
@@ -129,6 +147,7 @@ export function serveBothEras(
         sessionIdGenerator: () => crypto.randomUUID(),
         onsessioninitialized: (sid) => {
           sessions.set(sid, session);
+          void keepWithinShare(session.owner);
         },
         onsessionclosed: (sid) => {
           sessions.delete(sid);

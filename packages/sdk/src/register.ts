@@ -55,8 +55,8 @@ export interface GatedToolOptions {
  * `initialize`), `-32602` (a ticket that does not open for this principal,
  * tool and arguments), `-32603` (replay store or audit unavailable, nothing
  * changed; no principal; anything else the tool threw, without detail).
- * Invalid arguments are an `isError` result naming the argument, as on
- * `@mrtr/server`. The server's `requestState.verify` hook (e.g. the SDK's
+ * Invalid arguments are an `isError` result naming the argument (SEP-1303:
+ * the model can read and correct it; `@mrtr/server` answers `-32602`). The server's `requestState.verify` hook (e.g. the SDK's
  * `createRequestStateCodec`) keeps verifying the state of its other tools and
  * is not run on the gate's tickets.
  *
@@ -132,7 +132,7 @@ async function serveGated<Args>(
   } catch (error) {
     const invalid = toProtocolError(error, report);
     if (invalid.code !== ProtocolErrorCode.InvalidParams) throw invalid;
-    // As @mrtr/server answers them: a result the model can read and correct.
+    // SEP-1303: a result the model can read and correct (@mrtr/server answers -32602).
     return { content: [{ type: 'text', text: invalid.message }], isError: true };
   }
   const principal = await principalOf(ctx);

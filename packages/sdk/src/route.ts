@@ -35,6 +35,7 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { eraOf } from './request.js';
 
 type StoredHandler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
 
@@ -116,7 +117,19 @@ function installRouter(server: McpServer): Router {
     const name: unknown = request.params?.name;
     const route = typeof name === 'string' ? router.routes.get(name) : undefined;
     if (!route?.registered.enabled) return sdkToolsCall(request, ctx);
-    const call = new GatedCall(route, ctx.mcpReq.requestState());
+    const requestState = ctx.mcpReq.requestState();
+    // A 2025-era call has no retry fields: its answers come only through the `elicitation/create`
+    // the shim sends, and its ticket never leaves the server. A client that adds them is refused.
+    if (
+      (requestState !== undefined || ctx.mcpReq.inputResponses !== undefined) &&
+      eraOf(server) === 'legacy'
+    )
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        'requestState and inputResponses belong to protocol 2026-07-28; on this 2025-era session the server asks through elicitation/create',
+        { reason: 'retry_fields_on_session' },
+      );
+    const call = new GatedCall(route, requestState);
     // The seam sees no requestState, so no verify hook runs on the gate's ticket.
     const mcpReq = Object.assign(
       { ...ctx.mcpReq, requestState: NO_REQUEST_STATE },

@@ -90,6 +90,22 @@ describe('2025-era sessions', () => {
     expect((await fetchAs(post(list, 'alice', first))).status).toBe(404);
   });
 
+  it('one principal cannot take every session: its own least recently used one closes', async () => {
+    const { h, fetchAs } = handler({ maxSessions: 3, maxSessionsPerPrincipal: 2 });
+    const bobs: string[] = [];
+    for (let i = 0; i < 5; i++) bobs.push(await open(fetchAs, 'bob'));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(h.sessions).toBe(2);
+    // Alice still gets in, though bob asked for more than maxSessions.
+    const alices = await open(fetchAs, 'alice');
+    expect(h.sessions).toBe(3);
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
+    expect((await fetchAs(post(list, 'alice', alices))).status).toBe(200);
+    expect((await fetchAs(post(list, 'bob', bobs[0]))).status).toBe(404);
+    for (const recent of bobs.slice(3))
+      expect((await fetchAs(post(list, 'bob', recent))).status).toBe(200);
+  });
+
   it('close() ends every session', async () => {
     const { h, fetchAs } = handler();
     await open(fetchAs);

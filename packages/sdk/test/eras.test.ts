@@ -165,16 +165,23 @@ describe.each(['modern', 'legacy'] as const)('the official client on %s', (era) 
     });
     expect(textOf(first.result)).toBe('Deleted r1.');
     s.records.set('r1', 'a new record under the old id');
-    // The same confirmation again, from this era's client on the other instance: the recorded outcome.
+    // The same confirmation again, from this era's client on the other instance: the recorded
+    // outcome on 2026-07-28; a 2025-era session takes no requestState at all (-32602).
     const replay = await callTool(await client('b', () => yes), {
       name: TOOL,
       arguments: { id: 'r1' },
       requestState: ticket,
       inputResponses: accept,
     });
-    expect(textOf(replay.result)).toBe('Deleted r1.');
     expect(s.records.get('r1')).toBe('a new record under the old id');
-    expect(auditB.map((e) => e.outcome)).toEqual(['accepted', 'replayed']);
+    if (era === 'modern') {
+      expect(textOf(replay.result)).toBe('Deleted r1.');
+      expect(auditB.map((e) => e.outcome)).toEqual(['accepted', 'replayed']);
+    } else {
+      expect(replay.error?.code).toBe(-32602);
+      expect(replay.error?.data).toEqual({ reason: 'retry_fields_on_session' });
+      expect(auditB).toEqual([]);
+    }
   });
 
   it('a confirmation presented with other arguments is refused with -32602', async () => {
@@ -186,9 +193,29 @@ describe.each(['modern', 'legacy'] as const)('the official client on %s', (era) 
       inputResponses: accept,
     });
     expect(swapped.error?.code).toBe(-32602);
-    expect(swapped.error?.message).toMatch(/requestState rejected/);
+    expect(swapped.error?.message).toMatch(
+      era === 'modern' ? /requestState rejected/ : /belong to protocol 2026-07-28/,
+    );
     expect([...s.records.keys()]).toEqual(['r1', 'r2', 'r3']);
   });
+
+  it.runIf(era === 'legacy')(
+    'a 2025-era session refuses answers sent with the call itself: only elicitation/create asks',
+    async () => {
+      const asked: string[] = [];
+      const c = await client('a', ({ message }) => {
+        asked.push(message);
+        return yes;
+      });
+      const unasked = await callTool(c, {
+        name: TOOL,
+        arguments: { id: 'r1' },
+        inputResponses: accept,
+      });
+      expect(unasked.error?.code).toBe(-32602);
+      expect([asked, s.records.has('r1'), auditA]).toEqual([[], true, []]);
+    },
+  );
 
   it("another principal presenting alice's confirmation is refused with -32602", async () => {
     const ticket = await ticketFor('r1');
@@ -199,9 +226,11 @@ describe.each(['modern', 'legacy'] as const)('the official client on %s', (era) 
       inputResponses: accept,
     });
     expect(stolen.error?.code).toBe(-32602);
-    expect(stolen.error?.message).toMatch(/another caller/);
     expect(s.records.has('r1')).toBe(true);
-    expect(auditB.map((e) => [e.principal, e.outcome])).toEqual([['bob', 'refused']]);
+    if (era === 'modern') {
+      expect(stolen.error?.message).toMatch(/another caller/);
+      expect(auditB.map((e) => [e.principal, e.outcome])).toEqual([['bob', 'refused']]);
+    } else expect(stolen.error?.data).toEqual({ reason: 'retry_fields_on_session' });
   });
 });
 
