@@ -144,3 +144,20 @@ export function assertRegistration(key: unknown, challenge?: unknown): void {
   if (!Number.isSafeInteger(c.expiresAt))
     throw new TypeError('registration challenge expiresAt must be an integer');
 }
+
+/**
+ * Whether a ceremony's `clientDataJSON` (base64url) says it ran in a
+ * top-level page: `crossOrigin` absent or `false` and no `topOrigin`
+ * (WebAuthn §5.8.1, "CollectedClientData"). The page refuses framing
+ * (`frame-ancestors 'none'`), so a ceremony in a frame was never its own.
+ */
+export function topLevelCeremony(clientDataJSON: string): boolean {
+  try {
+    const data = JSON.parse(Buffer.from(clientDataJSON, 'base64url').toString('utf8')) as unknown;
+    if (data === null || typeof data !== 'object') return false;
+    const { crossOrigin, topOrigin } = data as { crossOrigin?: unknown; topOrigin?: unknown };
+    return (crossOrigin === undefined || crossOrigin === false) && topOrigin === undefined;
+  } catch {
+    return false;
+  }
+}

@@ -20,7 +20,7 @@ import { csrfValid } from './csrf.js';
 import { readContent } from './fields.js';
 import { field, fromOrigin, json, MAX_PASSKEY_FORM_BYTES, readForm, seeOther } from './http.js';
 import { expired, missing, NOT_YOURS, NOTHING, refused, signedInAs, type ViewKit } from './kit.js';
-import { CREDENTIAL_ID } from './passkey-rules.js';
+import { CREDENTIAL_ID, topLevelCeremony } from './passkey-rules.js';
 import type { SignedIn } from './sign-in.js';
 
 /** How long a passkey challenge is accepted, milliseconds (capped at the approval's expiry). */
@@ -157,6 +157,8 @@ export async function approveWithPasskey(kit: ViewKit, request: Request, id: str
   const credential = await kit.store.getCredential(assertion.id);
   if (!credential || credential.principal !== approval.principal)
     return no(403, `This passkey is not registered to ${approval.principal}.`);
+  if (!topLevelCeremony(assertion.response.clientDataJSON))
+    return no(403, 'The passkey answer was refused: it was not given on this page itself.');
   const handle = assertion.response.userHandle;
   if (handle && handle !== Buffer.from(userHandle(approval.principal)).toString('base64url'))
     return no(403, `This passkey was made for another account than ${approval.principal}.`);
@@ -175,9 +177,12 @@ export async function approveWithPasskey(kit: ViewKit, request: Request, id: str
       },
       requireUserVerification: true,
     });
-  } catch (error) {
-    const why = error instanceof Error ? error.message : 'it did not verify';
-    return no(403, `The passkey answer was refused: ${why}`);
+  } catch {
+    // The library's message may quote the expected challenge: the person gets a fixed text.
+    return no(
+      403,
+      'The passkey answer was refused: it does not verify for this approval (another or an old challenge, origin or key).',
+    );
   }
   const info = verified.authenticationInfo;
   if (!verified.verified || !info.userVerified)

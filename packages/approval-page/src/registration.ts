@@ -17,7 +17,7 @@ import { csrfToken } from './csrf.js';
 import { field, html, json, seeOther } from './http.js';
 import { signedInAs, utc, type ViewKit } from './kit.js';
 import { admitPasskeyPost, CEREMONY_TIMEOUT_MS, CHALLENGE_TTL_MS } from './passkey.js';
-import { CREDENTIAL_ID, MAX_CREDENTIALS } from './passkey-rules.js';
+import { CREDENTIAL_ID, MAX_CREDENTIALS, topLevelCeremony } from './passkey-rules.js';
 import type { PasskeyTransport } from './passkey-store.js';
 import { APPROVAL_ID } from './rules.js';
 import { render } from './views.js';
@@ -132,6 +132,8 @@ export async function register(kit: ViewKit, request: Request) {
     });
   const response = registrationOf(form);
   if (!response) return no(400, 'The passkey answer could not be read.');
+  if (!topLevelCeremony(response.response.clientDataJSON))
+    return no(403, 'The passkey was refused: it was not made on this page itself.');
   const pending = await kit.store.takeRegistrationChallenge(registrationKey(who.csrfSecret));
   if (!pending || pending.principal !== who.principal)
     return no(403, 'This registration was not started here, already finished, or expired.');
@@ -145,8 +147,12 @@ export async function register(kit: ViewKit, request: Request) {
       requireUserVerification: true,
     });
     info = verified.verified ? verified.registrationInfo : undefined;
-  } catch (error) {
-    return no(403, `The passkey was refused: ${error instanceof Error ? error.message : error}.`);
+  } catch {
+    // The library's message may quote the expected challenge or its own internals: a fixed text.
+    return no(
+      403,
+      'The passkey was refused: its answer does not verify for this registration (another or an old challenge, origin or authenticator data).',
+    );
   }
   if (!info?.userVerified)
     return no(403, 'The passkey was refused: user verification is required.');

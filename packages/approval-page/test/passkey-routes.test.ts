@@ -3,7 +3,7 @@
  * that needs no authenticator, and that none of them records anything or
  * answers 500. The ceremonies themselves run in Chromium (passkeys.chromium.test.ts).
  */
-import { createHash } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { csrfToken } from '../src/csrf.js';
 import { type ApprovalStore, CONTENT_SECURITY_POLICY } from '../src/index.js';
@@ -181,6 +181,69 @@ describe('the passkey assertion POST', () => {
     const huge = await page(post(target, { csrf, assertion: 'x'.repeat(40_000) }, { cookie }));
     expect(huge.status).toBe(400);
     expect(await channel.decision(approval.id, approval)).toEqual({ status: 'pending' });
+  });
+
+  it('approves with an assertion signed in a top-level page; refuses one made in a frame and says nothing of the challenge', async () => {
+    const { page, open, store, channel } = setup();
+    const { url, approval } = await open({ level: 'presence' });
+    // An Ed25519 authenticator in software: its COSE key (RFC 9053 OKP) is what the store keeps.
+    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+    const x = Buffer.from(publicKey.export({ format: 'jwk' }).x as string, 'base64url');
+    const cose = Buffer.concat([
+      Buffer.from([0xa4, 0x01, 0x01, 0x03, 0x27, 0x20, 0x06, 0x21, 0x58, 0x20]),
+      x,
+    ]);
+    const id = randomBytes(16).toString('base64url');
+    await store.addCredential(credential({ id, publicKey: cose.toString('base64url') }));
+    const cookie = await signIn(page, 'alice');
+    const csrf = await csrfOf(page, url, cookie);
+    const challengeOf = async () =>
+      (
+        (await json(await page(post(`${url}/passkey-options`, { csrf }, { cookie })))).options as {
+          challenge: string;
+        }
+      ).challenge;
+    let counter = 0;
+    const assertion = (challenge: string, crossOrigin: boolean) => {
+      const clientData = Buffer.from(
+        JSON.stringify({ type: 'webauthn.get', challenge, origin: ORIGIN, crossOrigin }),
+      );
+      const flags = Buffer.from([0x05]); // user present, user verified
+      const count = Buffer.alloc(4);
+      count.writeUInt32BE(++counter);
+      const authData = Buffer.concat([
+        createHash('sha256').update('127.0.0.1').digest(),
+        flags,
+        count,
+      ]);
+      const signed = Buffer.concat([authData, createHash('sha256').update(clientData).digest()]);
+      return JSON.stringify({
+        id,
+        rawId: id,
+        type: 'public-key',
+        response: {
+          clientDataJSON: clientData.toString('base64url'),
+          authenticatorData: authData.toString('base64url'),
+          signature: sign(null, signed, privateKey).toString('base64url'),
+        },
+        clientExtensionResults: {},
+      });
+    };
+    const send = (a: string) => page(post(`${url}/passkey`, { csrf, assertion: a }, { cookie }));
+    const old = await challengeOf();
+    const current = await challengeOf();
+    const framed = await send(assertion(current, true));
+    expect(framed.status).toBe(403);
+    expect(await framed.text()).toContain('not given on this page itself');
+    const stale = await send(assertion(old, false));
+    expect(stale.status).toBe(403);
+    const text = await stale.text();
+    expect(text).toContain('does not verify for this approval');
+    expect(text).not.toContain(current);
+    expect(await channel.decision(approval.id, approval)).toEqual({ status: 'pending' });
+    const approved = await send(assertion(current, false));
+    expect(approved.status).toBe(303);
+    expect((await channel.decision(approval.id, approval)).status).toBe('approved');
   });
 
   it('answers unknown routes under an approval with 404 and wrong methods with 405', async () => {

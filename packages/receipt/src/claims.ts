@@ -19,11 +19,20 @@ const COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 /**
  * Whether `value` has the shape of a compact JWS (RFC 7515 §7.1) of at most
  * {@link MAX_RECEIPT_LENGTH} characters: three unpadded base64url segments,
- * nothing around them. Decoders are lenient (padding, whitespace); a
- * receipt has one spelling.
+ * nothing around them, each in its canonical spelling (RFC 4648 §3.5: the
+ * unused low bits of the last character are zero). Decoders are lenient
+ * (padding, whitespace, those bits); a receipt has one spelling, so that
+ * anything keyed on the receipt string sees one receipt.
  */
 export function isCompactShape(value: unknown): value is string {
-  return typeof value === 'string' && value.length <= MAX_RECEIPT_LENGTH && COMPACT.test(value);
+  return (
+    typeof value === 'string' &&
+    value.length <= MAX_RECEIPT_LENGTH &&
+    COMPACT.test(value) &&
+    value
+      .split('.')
+      .every((segment) => Buffer.from(segment, 'base64url').toString('base64url') === segment)
+  );
 }
 
 /** Longest receipt lifetime (`exp - iat`), seconds (one day): a signer refuses a longer `ttlSeconds`, a verifier a longer-lived receipt. */

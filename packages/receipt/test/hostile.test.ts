@@ -34,6 +34,19 @@ const signBytes = (bytes: Uint8Array) =>
     .setProtectedHeader({ alg: 'EdDSA', kid: 'r1', typ: RECEIPT_TYPE })
     .sign(key.privateKey);
 
+/** `segment` with the unused low bits of its last base64url character set: other text, same bytes. */
+function otherSpelling(segment: string): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  const last = alphabet.indexOf(segment.at(-1) as string);
+  const spelled = `${segment.slice(0, -1)}${alphabet[last | 0b11]}`;
+  if (
+    Buffer.from(spelled, 'base64url').equals(Buffer.from(segment, 'base64url')) &&
+    spelled !== segment
+  )
+    return spelled;
+  throw new Error('the segment has no second spelling');
+}
+
 describe('input that is not a receipt is refused cleanly', () => {
   const garbage: [string, unknown][] = [
     ['undefined', undefined],
@@ -58,6 +71,11 @@ describe('input that is not a receipt is refused cleanly', () => {
       `${Buffer.from([0x7b, 0xff, 0x7d]).toString('base64url')}.${payloadB64}.${signature}`,
     ],
     ['too long', `${headerB64}.${'A'.repeat(MAX_RECEIPT_LENGTH)}.${signature}`],
+    // An Ed25519 signature is 86 characters whose last carries 4 unused bits: set, it decodes the same.
+    [
+      'a second spelling of the signature',
+      `${headerB64}.${payloadB64}.${otherSpelling(signature)}`,
+    ],
   ];
 
   it.each(garbage)('%s: malformed', async (_label, value) => {
