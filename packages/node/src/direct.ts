@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 // Node's own, not the global: fake timers in an application's tests replace the global and would hold every reply.
 import { setImmediate as atTurnEnd } from 'node:timers';
 import type { BodyRead, HttpExchange, HttpReply } from '@mrtr/server';
-import { bodyText } from '@mrtr/server';
+import { bodyText, DISCARD_LIMIT_BYTES, DISCARD_TIMEOUT_MS } from '@mrtr/server';
 import { lazyRequest } from './request.js';
 
 // Request-targets `@hono/node-server` takes without parsing a URL (it validates others, with 400s of
@@ -89,26 +89,45 @@ export function headerOf(req: IncomingMessage, name: string): string | null {
 }
 
 /**
- * Read the whole body of `req`, refusing it past `maxBytes` (a declared
- * `Content-Length` above it before a byte is read).
+ * Read the whole body of `req`, refusing it past `maxBytes`. A body past it
+ * is read to its end and dropped (at most 16 MiB more, for at most 5 s), so
+ * a client still sending gets the 413 rather than a reset; a declared
+ * `Content-Length` beyond that is refused before a byte is read.
  */
 function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyRead> {
   if (req.readableEnded || req.destroyed)
     return Promise.resolve({ ok: false, reason: 'unreadable' });
   const declared = headerOf(req, 'content-length');
-  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > maxBytes)
+  const length = declared !== null && /^\d+$/.test(declared) ? Number(declared) : undefined;
+  if (length !== undefined && length > maxBytes + DISCARD_LIMIT_BYTES)
     return Promise.resolve({ ok: false, reason: 'too-large' });
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let timer: NodeJS.Timeout | undefined;
     const done = (read: BodyRead) => {
+      clearTimeout(timer);
       req.off('data', onData).off('end', onEnd).off('error', onBroken).off('close', onBroken);
+      req.off('data', discard).off('end', tooLarge).off('error', tooLarge).off('close', tooLarge);
       resolve(read);
+    };
+    const tooLarge = () => done({ ok: false, reason: 'too-large' });
+    // Past the limit, the rest is read and dropped, so that the client, still sending, reads the
+    // 413 instead of a reset connection; within bounds, else the 413 goes out at once.
+    const discard = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes + DISCARD_LIMIT_BYTES) tooLarge();
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > maxBytes) done({ ok: false, reason: 'too-large' });
-      else chunks.push(chunk);
+      if (size <= maxBytes) {
+        chunks.push(chunk);
+        return;
+      }
+      chunks.length = 0;
+      req.off('data', onData).off('end', onEnd).off('error', onBroken).off('close', onBroken);
+      req.on('data', discard).on('end', tooLarge).on('error', tooLarge).on('close', tooLarge);
+      timer = setTimeout(tooLarge, DISCARD_TIMEOUT_MS);
     };
     const onEnd = () =>
       done(bodyText(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks), maxBytes));

@@ -20,6 +20,7 @@
  * ```
  * @packageDocumentation
  */
+import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { internal, refused } from './contract/expect.js';
 import { contractEndpoint, Probe } from './contract/fixture.js';
@@ -143,6 +144,63 @@ export function describeAdapterContract(name: string, options: AdapterContractOp
         },
       });
       refused(await post(url, chunks), -32600, 413);
+    });
+
+    it('a client still sending a body over the limit reads the 413: the rest is read and dropped', async () => {
+      // Chunked: 1.2 MiB, a pause in which the endpoint refuses it, 6 MiB more, the last chunk. A
+      // server that closed at the refusal would reset the connection under the second write.
+      const { host, pathname } = new URL(url);
+      const head = Object.entries({
+        ...headersFor(call('echo', {})),
+        'transfer-encoding': 'chunked',
+      })
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('');
+      const chunk = (bytes: number) => `${bytes.toString(16)}\r\n${'a'.repeat(bytes)}\r\n`;
+      let secondWrite: Error | null | undefined = null;
+      const answer = await new Promise<string>((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        let closed = false;
+        let written = false;
+        // A whole answer: its head and the Content-Length bytes after it (the connection may stay open).
+        const whole = () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const end = text.indexOf('\r\n\r\n');
+          const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, end))?.[1];
+          return (
+            end !== -1 &&
+            length !== undefined &&
+            Buffer.byteLength(text.slice(end + 4)) >= Number(length)
+          );
+        };
+        const settle = () =>
+          (closed || whole()) && written && resolve(Buffer.concat(chunks).toString('utf8'));
+        const socket = connect(Number(new URL(url).port), '127.0.0.1', () => {
+          socket.write(
+            `POST ${pathname} HTTP/1.1\r\nHost: ${host}\r\n${head}\r\n${chunk(1_258_291)}`,
+          );
+          setTimeout(() => {
+            socket.write(`${chunk(6_291_456)}0\r\n\r\n`, (error) => {
+              secondWrite = error;
+              written = true;
+              settle();
+            });
+          }, 300);
+        });
+        socket.setTimeout(10_000, () => socket.destroy());
+        socket.on('data', (c) => {
+          chunks.push(c);
+          settle();
+        });
+        socket.on('error', reject);
+        socket.on('close', () => {
+          closed = true;
+          settle();
+        });
+      });
+      expect(secondWrite).toBeFalsy();
+      expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).error.code).toBe(-32600);
     });
 
     it('a deeply nested body is -32602 naming where, and nothing runs', async () => {

@@ -166,12 +166,20 @@ export function bodyText(bytes: Uint8Array, maxBytes: number): BodyRead {
  * and adapters such as `@hono/node-server` serve it straight from the socket
  * without building web streams (the costliest step of a small request). Its
  * size is checked again after reading. A body without a declared length
- * (chunked) is read chunk by chunk and refused as soon as it passes the limit.
+ * (chunked) is read chunk by chunk and refused once it passes the limit. A
+ * body past the limit is read to its end and dropped, within 16 MiB and 5 s
+ * (a declared length beyond that is refused unread), so that a client still
+ * sending gets the 413.
  */
 export async function readBody(request: Request, maxBytes: number): Promise<BodyRead> {
   const declared = request.headers.get('content-length');
   if (declared !== null && /^\d+$/.test(declared)) {
-    if (Number(declared) > maxBytes) return { ok: false, reason: 'too-large' };
+    const length = Number(declared);
+    if (length > maxBytes) {
+      if (length <= maxBytes + DISCARD_LIMIT_BYTES && request.body)
+        await discardRest(request.body.getReader(), length);
+      return { ok: false, reason: 'too-large' };
+    }
     let bytes: ArrayBuffer;
     try {
       bytes = await request.arrayBuffer();
@@ -190,7 +198,7 @@ export async function readBody(request: Request, maxBytes: number): Promise<Body
       if (done) break;
       size += value.byteLength;
       if (size > maxBytes) {
-        await reader.cancel().catch(() => {});
+        await discardRest(reader, maxBytes + DISCARD_LIMIT_BYTES - size);
         return { ok: false, reason: 'too-large' };
       }
       chunks.push(value);
@@ -199,6 +207,41 @@ export async function readBody(request: Request, maxBytes: number): Promise<Body
     return { ok: false, reason: 'unreadable' };
   }
   return decode(Buffer.concat(chunks));
+}
+
+/** How much of a body past the limit is read and dropped before a 413, bytes (16 MiB). */
+export const DISCARD_LIMIT_BYTES = 16 * 1024 * 1024;
+/** How long a body past the limit is read and dropped before a 413 goes out anyway, milliseconds. */
+export const DISCARD_TIMEOUT_MS = 5000;
+
+/**
+ * Read and drop the rest of a refused body, at most `budget` bytes and
+ * {@link DISCARD_TIMEOUT_MS}, then cancel what is left. A client still
+ * sending when the 413 goes out and the connection closes would get a reset
+ * instead of the answer (RFC 9112 §9.6 asks a server to keep reading before
+ * it closes); within bounds, it finishes sending and reads the 413.
+ */
+async function discardRest(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  budget: number,
+): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), DISCARD_TIMEOUT_MS);
+  });
+  let left = budget;
+  try {
+    while (left > 0) {
+      const next = await Promise.race([reader.read(), timeout]);
+      if (next === 'timeout' || next.done) break;
+      left -= next.value.byteLength;
+    }
+  } catch {
+    // A broken stream: nothing left to drop.
+  } finally {
+    clearTimeout(timer);
+    await reader.cancel().catch(() => {});
+  }
 }
 
 /**

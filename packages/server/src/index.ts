@@ -30,6 +30,8 @@ export {
   type BodyRead,
   bodyText,
   DEFAULT_MAX_BODY_BYTES,
+  DISCARD_LIMIT_BYTES,
+  DISCARD_TIMEOUT_MS,
   validHost,
 } from './http.js';
 export { MRTR_METHODS } from './input-required.js';
