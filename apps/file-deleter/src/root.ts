@@ -28,8 +28,13 @@ export interface FilesHooks {
   beforeMove?: () => Promise<void>;
 }
 
-/** Whether `st` is the file `f` describes: same device, inode, size and modification time (ns). */
+/**
+ * Whether `st` is the file `f` describes: same device, inode, size and
+ * modification time (ns), and still its only name (a hard link made since
+ * would keep the data after the deletion the person confirmed).
+ */
 export const same = (st: BigIntStats, f: Pick<FileFacts, 'dev' | 'ino' | 'size' | 'mtimeNs'>) =>
+  st.nlink === 1n &&
   String(st.dev) === f.dev &&
   String(st.ino) === f.ino &&
   Number(st.size) === f.size &&
@@ -184,6 +189,12 @@ export class FilesRoot {
         missing: false,
       };
     if (!st.isFile()) return { refused: `${path} is not a regular file`, missing: false };
+    // Unlinking one of several names deletes nothing: the question's "cannot be undone" would lie.
+    if (st.nlink > 1n)
+      return {
+        refused: `${path} has ${st.nlink} names (hard links); deleting one would not delete the file, so it is not deleted`,
+        missing: false,
+      };
     const backupName = [
       `${name}.bak`,
       ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => `${name}.${i}.bak`),

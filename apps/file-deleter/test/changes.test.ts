@@ -5,6 +5,7 @@
  * cannot make anything outside the root (or another file) go.
  */
 import {
+  linkSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -98,6 +99,17 @@ describe('the file changed between the rounds', () => {
     expect(await rows(x)).toBe(0);
   });
 
+  it('a second name (hard link) made meanwhile: refused, nothing deleted, nothing recorded', async () => {
+    const x = await started();
+    const q = await ask(x.url, 'notes.txt');
+    linkSync(join(x.root, 'notes.txt'), join(x.root, 'elsewhere.txt'));
+    const r = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    expect(r.result).toMatchObject({ resultType: 'complete', isError: true });
+    expect(textOf(r)).toMatch(/has 2 names \(hard links\)/);
+    expect(readFileSync(join(x.root, 'notes.txt'), 'utf8')).toBe('version one');
+    expect(await rows(x)).toBe(0);
+  });
+
   it('removed: refused, nothing recorded', async () => {
     const x = await started();
     const q = await ask(x.url, 'notes.txt');
@@ -135,6 +147,21 @@ describe('a swap in the window between the last check and the rename', () => {
     expect(readFileSync(outside, 'utf8')).toBe('outside');
     expect(readFileSync(join(x.root, 'moved-away.txt'), 'utf8')).toBe('version one');
     expect(statSync(join(x.root, 'notes.txt')).isFile()).toBe(true); // the link, followed by statSync
+    expect(trash(x.root)).toEqual([]);
+    expect(await rows(x)).toBe(0);
+  });
+
+  it('a second name (hard link) made in the window: the file is put back and kept; the call is refused', async () => {
+    let swap = async () => {};
+    const x = await started({ beforeMove: () => swap() });
+    const q = await ask(x.url, 'notes.txt');
+    swap = async () => {
+      swap = async () => {};
+      linkSync(join(x.root, 'notes.txt'), join(x.root, 'late-name.txt'));
+    };
+    const r = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    expect(r.result).toMatchObject({ resultType: 'complete', isError: true });
+    expect(readFileSync(join(x.root, 'notes.txt'), 'utf8')).toBe('version one');
     expect(trash(x.root)).toEqual([]);
     expect(await rows(x)).toBe(0);
   });

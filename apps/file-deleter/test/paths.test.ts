@@ -3,7 +3,7 @@
  * symbolic links are refused before anything is asked, and nothing outside
  * the root (or inside it) is touched.
  */
-import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathProblem } from '../src/paths.js';
@@ -115,6 +115,15 @@ describe('Unicode look-alikes are refused, never normalized into another name', 
 
   it('a name that differs in case names no file here, and the refusal says what is there', async () => {
     await refused('NOTES.txt', /there is no file NOTES\.txt \(the folder has notes\.txt\)/);
+  });
+});
+
+describe('hard links: a file with more than one name is not deleted', () => {
+  it('is refused before anything is asked, and both names keep it', async () => {
+    linkSync(join(h.root, 'notes.txt'), join(h.root, 'second-name.txt'));
+    await refused('notes.txt', /notes\.txt has 2 names \(hard links\)/);
+    await refused('second-name.txt', /has 2 names/);
+    expect([exists(h.root, 'notes.txt'), exists(h.root, 'second-name.txt')]).toEqual([true, true]);
   });
 });
 
