@@ -159,6 +159,11 @@ export async function approveWithPasskey(kit: ViewKit, request: Request, id: str
     return no(403, `This passkey is not registered to ${approval.principal}.`);
   if (!topLevelCeremony(assertion.response.clientDataJSON))
     return no(403, 'The passkey answer was refused: it was not given on this page itself.');
+  // The UV flag (WebAuthn §6.1, bit 2 of the flags after the 32-byte RP ID hash), read first so
+  // the refusal can say why; the library checks it again with the signature.
+  const flags = Buffer.from(assertion.response.authenticatorData, 'base64url')[32];
+  if (flags === undefined || (flags & 0x04) === 0)
+    return no(403, 'The passkey answer was refused: user verification is required.');
   const handle = assertion.response.userHandle;
   if (handle && handle !== Buffer.from(userHandle(approval.principal)).toString('base64url'))
     return no(403, `This passkey was made for another account than ${approval.principal}.`);
