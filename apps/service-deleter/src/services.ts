@@ -61,6 +61,13 @@ export async function migrate(db: Database, members: readonly string[] = []): Pr
       id text PRIMARY KEY,
       service_id text REFERENCES services(id) ON DELETE SET NULL,
       size_gb integer NOT NULL CHECK (size_gb > 0))`);
+    // A volume keeps its team when its service goes (ON DELETE SET NULL): ownership is its own.
+    await tx.query(
+      'ALTER TABLE volumes ADD COLUMN IF NOT EXISTS team_id text REFERENCES teams(id)',
+    );
+    await tx.query(
+      'UPDATE volumes v SET team_id = s.team_id FROM services s WHERE v.service_id = s.id AND v.team_id IS NULL',
+    );
     await tx.query(`CREATE TABLE IF NOT EXISTS deploys (
       id serial PRIMARY KEY,
       service_id text NOT NULL,
@@ -105,11 +112,10 @@ export async function insertService(
     await tx.query('INSERT INTO dns_records (service_id, hostname) VALUES ($1, $2)', [s.id, h]);
   }
   for (const v of s.volumes) {
-    await tx.query('INSERT INTO volumes (id, service_id, size_gb) VALUES ($1, $2, $3)', [
-      v.id,
-      s.id,
-      v.sizeGb,
-    ]);
+    await tx.query(
+      'INSERT INTO volumes (id, service_id, size_gb, team_id) VALUES ($1, $2, $3, $4)',
+      [v.id, s.id, v.sizeGb, s.teamId ?? DEFAULT_TEAM],
+    );
   }
 }
 
@@ -200,6 +206,9 @@ export async function getService(
 }
 
 /** A volume, the service it is attached to (if any), and the team that owns it (the service's, or `platform` when detached). */
+/** The team of a volume whose owner is unknown: no principal is a member, so no one may delete it. */
+const NO_TEAM = '(no team)';
+
 export interface VolumeRecord {
   id: string;
   sizeGb: number;
@@ -219,8 +228,7 @@ export async function getVolume(
     service_id: string | null;
     team_id: string | null;
   }>(
-    `SELECT v.id, v.size_gb, v.service_id, s.team_id FROM volumes v LEFT JOIN services s ON s.id = v.service_id
-     WHERE v.id = $1${lock ? ' FOR UPDATE OF v' : ''}`,
+    `SELECT v.id, v.size_gb, v.service_id, v.team_id FROM volumes v WHERE v.id = $1${lock ? ' FOR UPDATE' : ''}`,
     [id],
   );
   const v = rows[0];
@@ -229,7 +237,8 @@ export async function getVolume(
         id: v.id,
         sizeGb: Number(v.size_gb),
         serviceId: v.service_id,
-        teamId: v.team_id ?? DEFAULT_TEAM,
+        // A volume of no team (made before volumes kept theirs, detached since) is nobody's to delete.
+        teamId: v.team_id ?? NO_TEAM,
       }
     : undefined;
 }

@@ -139,6 +139,41 @@ describe('authorization: services belong to teams', () => {
     expect(await getService(db, 'svc_team1')).toBeDefined();
   });
 
+  it("a volume kept when its service went stays its team's: another team cannot destroy it", async () => {
+    await call(ALICE, 'create_service', {
+      id: 'svc_keep1',
+      name: 'keeps-volume',
+      environment: 'staging',
+      instances: 1,
+      volumes: [{ id: 'vol_keep1', sizeGb: 5 }],
+      team: 'alpha',
+    });
+    const args = { serviceId: 'svc_keep1', name: 'keeps-volume' };
+    const asked = await call(ALICE, 'delete_service', args);
+    const done = await call(ALICE, 'delete_service', args, {
+      requestState: asked.body.result.requestState,
+      inputResponses: {
+        confirm_delete: {
+          action: 'accept',
+          content: { serviceName: 'keeps-volume', deleteVolumes: false },
+        },
+      },
+    });
+    expect(done.body.result.isError).toBe(false);
+    expect(await getService(db, 'svc_keep1')).toBeUndefined();
+    // Detached now; every principal is in team platform, which must not make it platform's.
+    for (const capabilities of [{ elicitation: { url: {} } }, { elicitation: { form: {} } }]) {
+      const bobAsks = await call(BOB, 'delete_volume', { volumeId: 'vol_keep1' }, { capabilities });
+      expect(bobAsks.body.result).toMatchObject({ isError: true });
+      expect(bobAsks.body.result.content[0].text).toMatch(/not a member of team alpha/);
+    }
+    // Alice, of team alpha, is not refused as an outsider (this server has no approval page, so
+    // the volume's URL-level confirmation cannot be asked here: -32021).
+    const aliceAsks = await call(ALICE, 'delete_volume', { volumeId: 'vol_keep1' });
+    expect(JSON.stringify(aliceAsks.body)).not.toMatch(/not a member/);
+    expect((await db.query("SELECT id FROM volumes WHERE id = 'vol_keep1'")).rows).toHaveLength(1);
+  });
+
   it('membership is checked again on the retry: removed from the team between the rounds, nothing is deleted', async () => {
     await call(ALICE, 'create_service', {
       id: 'svc_team3',
