@@ -179,7 +179,11 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       return fail(undefined, ErrorCode.InvalidRequest, message, undefined, 403);
     }
     const declared = exchange.header('content-length');
-    if (declared !== null && Number(declared) > maxBody) return tooLarge();
+    if (declared !== null && Number(declared) > maxBody) {
+      // Read and dropped within bounds (see readBody), so a client still sending reads the 413.
+      await exchange.readBody(maxBody);
+      return tooLarge();
+    }
     let principal: Principal | undefined = adapterContext.principal;
     if (!principal && options.authenticate)
       principal = await options.authenticate(exchange.request);
