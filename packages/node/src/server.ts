@@ -68,6 +68,13 @@ export function handleConnect(_req: IncomingMessage, socket: Duplex): void {
   socket.end(rawRpcError(405, 'Method Not Allowed', 'Method not allowed: use POST'));
 }
 
+/** Answer with a JSON-RPC error body (`-32600`, no id) and close the connection. */
+function refuse(res: ServerResponse, status: number, message: string): void {
+  const { body } = rpcError(status, -32600, message);
+  const length = String(Buffer.byteLength(body));
+  res.writeHead(status, { ...JSON_TYPE, 'content-length': length, connection: 'close' }).end(body);
+}
+
 /**
  * Why `req` cannot be served by any route, or `undefined`: an HTTP/1.1
  * request without `Host`, with more than one, or with one that is not one
@@ -97,7 +104,8 @@ export function requestProblem(req: IncomingMessage): string | undefined {
       : undefined;
   }
   if (target === '*') return req.method === 'OPTIONS' ? undefined : 'Bad Request: * is for OPTIONS';
-  if (/^https?:\/\//i.test(target)) return absoluteTargetProblem(target, host);
+  // Lower case as sent: frameworks take `HTTP://…` for a path and refuse it without a body.
+  if (/^https?:\/\//.test(target)) return absoluteTargetProblem(target, host);
   return 'Bad Request: the request-target must be a path';
 }
 
@@ -107,7 +115,8 @@ export function requestProblem(req: IncomingMessage): string | undefined {
  * has a JSON-RPC body (`-32600`, no id) where Node or the framework would
  * send an empty one or none:
  * - a request {@link requestProblem} names gets 400 and `Connection: close`
- *   before `listener` sees it;
+ *   before `listener` sees it; `TRACE` gets 405 (a web `Request` cannot
+ *   carry it); `OPTIONS *` gets 204, as no framework routes it;
  * - Node's own refusals: unparsable requests ({@link handleClientError}),
  *   an `Expect` other than `100-continue` (417, {@link handleCheckExpectation}),
  *   `CONNECT` (405, {@link handleConnect});
@@ -134,13 +143,13 @@ export function createHttpServer(
   const [settings, handle] = typeof options === 'function' ? [{}, options] : [options, listener];
   const server = createServer({ ...settings, requireHostHeader: false }, (req, res) => {
     const problem = requestProblem(req);
-    if (problem === undefined) {
-      handle?.(req, res);
-      return;
-    }
-    const { body } = rpcError(400, -32600, problem);
-    const length = String(Buffer.byteLength(body));
-    res.writeHead(400, { ...JSON_TYPE, 'content-length': length, connection: 'close' }).end(body);
+    if (problem !== undefined) return refuse(res, 400, problem);
+    // `OPTIONS *` asks about the server, not a resource: no framework routes it (RFC 9110 §9.3.7).
+    if (req.url === '*') return void res.writeHead(204).end();
+    // A web `Request` cannot carry TRACE (Fetch standard), and reflecting a request helps no MCP client.
+    if (req.method === 'TRACE' || req.method === 'TRACK')
+      return refuse(res, 405, 'Method not allowed: TRACE is not served');
+    handle?.(req, res);
   });
   server.on('clientError', handleClientError);
   server.on('checkExpectation', handleCheckExpectation);

@@ -51,9 +51,14 @@ describe('createHttpServer', () => {
     ['a backslash in the path', 'GET /a\\..\\b HTTP/1.1', host],
     ['an authority-form target', 'GET example.com:80 HTTP/1.1', host],
     ['an absolute target naming another host', 'GET http://evil.example/x HTTP/1.1', host],
+    ['an absolute target in upper case', 'GET HTTP://127.0.0.1:%p/x HTTP/1.1', host],
+    ['a Host with an empty port', 'GET /x HTTP/1.1', () => 'Host: localhost:\r\n'],
+    ['a Host with a port past 65535', 'GET /x HTTP/1.1', () => 'Host: localhost:65536\r\n'],
+    ['a Host IP literal that is none', 'GET /x HTTP/1.1', () => 'Host: [:::]\r\n'],
+    ['a Host with another spelling of an address', 'GET /x HTTP/1.1', () => 'Host: 127.1\r\n'],
   ])('answers %s with a JSON-RPC 400, before the listener', async (_, line, headers) => {
     const before = seen.length;
-    const r = await raw(line, headers());
+    const r = await raw(line.replace('%p', String(port)), headers());
     expect(r.status).toBe(400);
     expect(JSON.parse(r.body)).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 } });
     expect(seen.length).toBe(before);
@@ -62,12 +67,20 @@ describe('createHttpServer', () => {
   it.each([
     ['a path', 'GET /x?y=1 HTTP/1.1', host],
     ['a backslash in the query only', 'GET /x?y=a\\b HTTP/1.1', host],
-    ['OPTIONS *', 'OPTIONS * HTTP/1.1', host],
     ['HTTP/1.0 without Host (the application decides)', 'GET /x HTTP/1.0', () => ''],
     ['an absolute target naming its own Host', 'GET http://127.0.0.1:%p/x HTTP/1.1', host],
   ])('passes %s to the listener', async (_, line, headers) => {
     const r = await raw(line.replace('%p', String(port)), headers());
     expect([r.status, r.body]).toEqual([200, 'served']);
+  });
+
+  it('answers OPTIONS * itself with 204, and TRACE with a JSON-RPC 405', async () => {
+    const before = seen.length;
+    const options = await raw('OPTIONS * HTTP/1.1', host());
+    expect([options.status, options.body]).toEqual([204, '']);
+    const trace = await raw('TRACE /x HTTP/1.1', host());
+    expect([trace.status, JSON.parse(trace.body).error.code]).toEqual([405, -32600]);
+    expect(seen.length).toBe(before);
   });
 
   it("answers Node's own refusals with JSON-RPC bodies", async () => {
