@@ -30,6 +30,11 @@ runServer('notes-server (SDK)', async () => {
   console.log(
     `audit trail: JSON lines to ${env.auditTo}${env.auditTable ? '; table mrtr_audit, written with each delete' : ''}`,
   );
+  // The SDK's handler has no per-principal limit of ours: say so rather than ignore the setting.
+  if (env.rateLimit !== undefined)
+    console.warn(
+      'notice: MRTR_RATE_LIMIT is not applied by the SDK server (pnpm start applies it); limit calls in front of it',
+    );
   if (env.generatedToken) {
     console.log(
       `principal "local" token: ${env.generatedToken}\n  export MRTR_TOKEN=${env.generatedToken}`,
