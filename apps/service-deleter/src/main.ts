@@ -46,6 +46,12 @@ runServer('service-deleter', async () => {
   console.log(
     `service-deleter listening on ${running.url} (data: ${db.description}; replay store: ${process.env.REDIS_URL ? 'Redis' : 'PostgreSQL'})`,
   );
+  // WebAuthn's relying party is a domain: browsers refuse passkeys on an IP address.
+  const pageHost = new URL(running.origin).hostname;
+  if (/^[\d.]+$|^\[/.test(pageHost))
+    console.log(
+      `notice: passkeys (production deletes) need a name, not ${pageHost}: set MRTR_PUBLIC_ORIGIN=http://localhost:${new URL(running.origin).port}`,
+    );
   console.log(
     `approval receipts: signed by key ${receipts.kid}, public keys at ${running.origin.replace(/\/$/, '')}/.well-known/jwks.json`,
   );
