@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
-import { type AddressInfo, connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { createMcpEndpoint } from '@mrtr/server';
 import { assertValidMessage } from '@mrtr/spec-schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMcpHttpServer, toNodeHandler } from '../src/index.js';
+import { toNodeHandler } from '../src/index.js';
 
 let server: Server;
 let base: string;
@@ -96,49 +96,5 @@ describe('toNodeHandler', () => {
     expect((await call('/api/mcp?trace=1')).status).toBe(200);
     expect((await call('/api/mcpx')).status).toBe(404);
     expect((await call('/api/mcp/extra')).status).toBe(404);
-  });
-});
-
-describe('createMcpHttpServer: requests Node would answer itself', () => {
-  /** Send raw bytes and read until the server closes the connection (or 5 s pass). */
-  function raw(port: number, request: string): Promise<{ head: string; body: string }> {
-    return new Promise((resolve, reject) => {
-      const socket = connect({ port, host: '127.0.0.1' }, () => socket.write(request));
-      const chunks: Buffer[] = [];
-      socket.setTimeout(5000, () => socket.destroy());
-      socket.on('data', (c) => chunks.push(c));
-      socket.on('error', reject);
-      socket.on('close', () => {
-        const all = Buffer.concat(chunks).toString('utf8');
-        const split = all.indexOf('\r\n\r\n');
-        resolve({ head: all.slice(0, Math.max(split, 0)), body: all.slice(split + 4) });
-      });
-    });
-  }
-
-  it('answers an unknown Expect with 417 and CONNECT with 405, each with a JSON-RPC body', async () => {
-    const endpoint = createMcpEndpoint({ serverInfo: { name: 't', version: '1' }, tools: [] });
-    const own = createMcpHttpServer(endpoint);
-    await new Promise<void>((r) => own.listen(0, '127.0.0.1', r));
-    const { port } = own.address() as AddressInfo;
-    try {
-      const expectation = await raw(
-        port,
-        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nExpect: foo\r\nContent-Length: 2\r\n\r\n{}`,
-      );
-      expect(expectation.head).toMatch(/^HTTP\/1\.1 417 /);
-      expect(expectation.head.toLowerCase()).toContain('content-type: application/json');
-      expect(JSON.parse(expectation.body).error.code).toBe(-32600);
-      // Node drops a CONNECT without a listener: no answer at all.
-      const tunnel = await raw(
-        port,
-        `CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`,
-      );
-      expect(tunnel.head).toMatch(/^HTTP\/1\.1 405 /);
-      expect(JSON.parse(tunnel.body).error.code).toBe(-32600);
-    } finally {
-      own.closeAllConnections();
-      await new Promise<void>((r) => own.close(() => r()));
-    }
   });
 });
