@@ -86,14 +86,21 @@ function refuse(res: ServerResponse, status: number, message: string): void {
  * HTTP/1.0 may omit `Host`: the application decides.
  */
 export function requestProblem(req: IncomingMessage): string | undefined {
-  const hosts = req.headersDistinct.host;
-  if (hosts === undefined) {
+  // Counted in `rawHeaders` (Node keeps only the first `Host` in `headers`), without the
+  // per-request object `headersDistinct` would build.
+  const raw = req.rawHeaders;
+  let host: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (name.length !== 4 || name.toLowerCase() !== 'host') continue;
+    if (host !== undefined) return 'Bad Request: more than one Host header';
+    host = raw[i + 1] as string;
+  }
+  if (host === undefined) {
     return req.httpVersionMajor === 1 && req.httpVersionMinor === 0
       ? undefined
       : 'Bad Request: Missing host header';
   }
-  if (hosts.length > 1) return 'Bad Request: more than one Host header';
-  const host = hosts[0] as string;
   if (!validHost(host)) return 'Bad Request: Host must be one host[:port]';
   const target = req.url ?? '';
   if (target.startsWith('/')) {
