@@ -322,6 +322,77 @@ describe('the registration page', () => {
     });
   });
 
+  it('registers a passkey made on the page itself; refuses one made in a frame', async () => {
+    const { page, store } = setup();
+    const cookie = await signIn(page, 'alice');
+    const list = await (
+      await page(new Request(`${ORIGIN}/approve/passkeys`, { headers: { cookie } }))
+    ).text();
+    const csrf = /name="csrf" value="([^"]+)"/.exec(list)?.[1] ?? '';
+    // A "none" attestation of an Ed25519 credential, CBOR written out (RFC 8949): what an
+    // authenticator returns for navigator.credentials.create.
+    const { publicKey } = generateKeyPairSync('ed25519');
+    const x = Buffer.from(publicKey.export({ format: 'jwk' }).x as string, 'base64url');
+    const cose = Buffer.concat([
+      Buffer.from([0xa4, 0x01, 0x01, 0x03, 0x27, 0x20, 0x06, 0x21, 0x58, 0x20]),
+      x,
+    ]);
+    const registration = async (crossOrigin: boolean) => {
+      const options = await page(post(`${ORIGIN}/approve/passkeys/options`, { csrf }, { cookie }));
+      const { challenge } = ((await options.json()) as { options: { challenge: string } }).options;
+      const id = randomBytes(16);
+      const authData = Buffer.concat([
+        createHash('sha256').update('127.0.0.1').digest(),
+        Buffer.from([0x45, 0, 0, 0, 0]), // user present, user verified, attested data; counter 0
+        Buffer.alloc(16), // AAGUID
+        Buffer.from([0, id.length]),
+        id,
+        cose,
+      ]);
+      const text = (t: string) => Buffer.concat([Buffer.from([0x60 + t.length]), Buffer.from(t)]);
+      const attestation = Buffer.concat([
+        Buffer.from([0xa3]),
+        text('fmt'),
+        text('none'),
+        text('attStmt'),
+        Buffer.from([0xa0]),
+        text('authData'),
+        Buffer.from([0x58, authData.length]),
+        authData,
+      ]);
+      const clientData = JSON.stringify({
+        type: 'webauthn.create',
+        challenge,
+        origin: ORIGIN,
+        crossOrigin,
+      });
+      return JSON.stringify({
+        id: id.toString('base64url'),
+        rawId: id.toString('base64url'),
+        type: 'public-key',
+        response: {
+          clientDataJSON: Buffer.from(clientData).toString('base64url'),
+          attestationObject: attestation.toString('base64url'),
+        },
+        clientExtensionResults: {},
+      });
+    };
+    const send = async (crossOrigin: boolean) =>
+      page(
+        post(
+          `${ORIGIN}/approve/passkeys`,
+          { csrf, registration: await registration(crossOrigin) },
+          { cookie },
+        ),
+      );
+    const framed = await send(true);
+    expect(framed.status).toBe(403);
+    expect(await framed.text()).toContain('not made on this page itself');
+    expect(await store.listCredentials('alice')).toEqual([]);
+    expect((await send(false)).status).toBe(303);
+    expect(await store.listCredentials('alice')).toHaveLength(1);
+  });
+
   it('refuses a registration without a challenge of this session, a bad token, another origin; removes only its own passkeys', async () => {
     const { page, store } = setup();
     const cookie = await signIn(page, 'alice');
