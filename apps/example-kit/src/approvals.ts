@@ -19,23 +19,6 @@ export interface ExampleApprovals {
   sweep(): Promise<number>;
 }
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/**
- * The `Host` values the page answers: the public origin's host, and a
- * loopback name on any port, as the endpoint's default `allowedHosts` does,
- * so that a proxy that rewrites `Host` to its upstream (nginx's default)
- * reaches both the endpoint and the page, and a DNS-rebinding name neither.
- */
-function sameHostsAsEndpoint(origin: string): (host: string) => boolean {
-  const own = new URL(origin).host;
-  return (host) => {
-    if (!URL.canParse(`http://${host}`) || /[/?#@\\]/.test(host)) return false;
-    const url = new URL(`${new URL(origin).protocol}//${host}`);
-    return url.host === own || LOOPBACK.has(url.hostname);
-  };
-}
-
 /**
  * The URL-mode approval page of an example server, on `db` (tables
  * `mrtr_approvals` and `mrtr_approval_sessions`, created if missing), so
@@ -62,7 +45,6 @@ export async function exampleApprovals(
       ...location,
       signIn: { users },
       serviceName,
-      allowedHosts: sameHostsAsEndpoint(origin),
     }),
     sweep: () => store.sweep(),
   };

@@ -118,14 +118,19 @@ export function fromOrigin(request: Request, origin: string): boolean {
   return sent === origin || (sent === 'null' && site === 'same-origin');
 }
 
+/** Loopback names: no DNS-rebinding page can send them as its `Host`. */
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
 /**
  * A predicate over a request's `Host` (its header, else the host of its URL)
  * from the page's `allowedHosts`: each entry, and the host the request names,
  * read as the authority of a URL of the page's scheme (WHATWG URL: lower
  * case, the scheme's default port dropped), then compared exactly. Default:
- * the host of `origin` alone. A page answered under another name is what a
- * DNS-rebinding page needs (RFC 9110 §7.2: the server decides which hosts it
- * is authoritative for).
+ * the host of `origin`, and a loopback name on any port (as the MCP
+ * endpoint's default, so a proxy that rewrites `Host` to its upstream, as
+ * nginx does by default, reaches both). A page answered under any other name
+ * is what a DNS-rebinding page needs (RFC 9110 §7.2: the server decides
+ * which hosts it is authoritative for).
  * @throws {TypeError} at creation for an entry that is not a host (`name[:port]`).
  */
 export function pageHostPolicy(
@@ -133,11 +138,11 @@ export function pageHostPolicy(
   allowed: readonly string[] | ((host: string) => boolean) | undefined,
 ): (request: Request) => boolean {
   const scheme = new URL(origin).protocol;
-  const normal = (host: string): string | undefined => {
+  const parse = (host: string): URL | undefined => {
     if (host === '' || /[/?#@\\\s]/.test(host)) return undefined;
     try {
       const url = new URL(`${scheme}//${host}`);
-      return url.pathname === '/' && url.search === '' && url.hash === '' ? url.host : undefined;
+      return url.pathname === '/' && url.search === '' && url.hash === '' ? url : undefined;
     } catch {
       return undefined;
     }
@@ -146,14 +151,15 @@ export function pageHostPolicy(
   if (typeof allowed === 'function') return (request) => allowed(hostOf(request));
   const entries = new Set<string>();
   for (const entry of allowed ?? [new URL(origin).host]) {
-    const host = normal(entry);
-    if (host === undefined)
+    const url = parse(entry);
+    if (url === undefined)
       throw new TypeError(`allowedHosts entries must be host[:port], got ${JSON.stringify(entry)}`);
-    entries.add(host);
+    entries.add(url.host);
   }
+  const loopback = allowed === undefined;
   return (request) => {
-    const host = normal(hostOf(request));
-    return host !== undefined && entries.has(host);
+    const url = parse(hostOf(request));
+    return url !== undefined && (entries.has(url.host) || (loopback && LOOPBACK.has(url.hostname)));
   };
 }
 

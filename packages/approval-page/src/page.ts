@@ -23,9 +23,10 @@ export interface ApprovalPageOptions extends PageLocation {
   signIn: SignInHook | PasswordSignInOptions;
   /**
    * The `Host` values the page answers (`name[:port]`, or a predicate over
-   * the header as sent). Default: the host of `origin` alone. Any other
-   * gets `403` and nothing else: behind a proxy that rewrites `Host`, list
-   * the name the proxy sends.
+   * the header as sent). Default: the host of `origin`, and a loopback name
+   * (`localhost`, `127.0.0.1`, `[::1]`) on any port, as the MCP endpoint's
+   * default allows. Any other gets `403` and nothing else: behind a proxy
+   * that sends another name, list it.
    */
   allowedHosts?: readonly string[] | ((host: string) => boolean);
   /** The name shown at the top of every page (default `MCP server`). */
@@ -64,7 +65,7 @@ function unavailable(error: unknown): boolean {
  * - `GET <basePath>/assets/page.css`: the stylesheet.
  *
  * A request whose `Host` is not in `allowedHosts` (default: the host of
- * `origin`) gets `403` whatever its path (DNS rebinding).
+ * `origin` and the loopback names) gets `403` whatever its path (DNS rebinding).
  *
  * Every response carries a strict Content-Security-Policy (no script at
  * all), `X-Frame-Options: DENY`, `Referrer-Policy: no-referrer`,

@@ -118,21 +118,23 @@ function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyRead> {
       size += chunk.length;
       if (size > maxBytes + DISCARD_LIMIT_BYTES) tooLarge();
     };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= maxBytes) {
-        chunks.push(chunk);
-        return;
-      }
+    const dropTheRest = () => {
       chunks.length = 0;
       req.off('data', onData).off('end', onEnd).off('error', onBroken).off('close', onBroken);
       req.on('data', discard).on('end', tooLarge).on('error', tooLarge).on('close', tooLarge);
       timer = setTimeout(tooLarge, DISCARD_TIMEOUT_MS);
     };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBytes) chunks.push(chunk);
+      else dropTheRest();
+    };
     const onEnd = () =>
       done(bodyText(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks), maxBytes));
     const onBroken = () => done({ ok: false, reason: 'unreadable' });
     req.on('data', onData).on('end', onEnd).on('error', onBroken).on('close', onBroken);
+    // Declared too large: nothing of it is kept, and the 5 s bound starts now.
+    if (length !== undefined && length > maxBytes) dropTheRest();
   });
 }
 

@@ -80,9 +80,7 @@ function refuse(res: ServerResponse, status: number, message: string): void {
  * request without `Host`, with more than one, or with one that is not one
  * `host[:port]` (RFC 9112 §3.2: 400); a request-target that is neither a
  * path, nor an absolute URL naming the `Host` sent
- * ({@link absoluteTargetProblem}), nor `*` for `OPTIONS` (RFC 9112 §3.2.4);
- * a backslash in the path (not a URI character, RFC 3986; WHATWG URL
- * parsers read it as `/`, so two readers of the path would disagree).
+ * ({@link absoluteTargetProblem}), nor `*` for `OPTIONS` (RFC 9112 §3.2.4).
  * HTTP/1.0 may omit `Host`: the application decides.
  */
 export function requestProblem(req: IncomingMessage): string | undefined {
@@ -103,13 +101,8 @@ export function requestProblem(req: IncomingMessage): string | undefined {
   }
   if (!validHost(host)) return 'Bad Request: Host must be one host[:port]';
   const target = req.url ?? '';
-  if (target.startsWith('/')) {
-    const query = target.indexOf('?');
-    const backslash = target.indexOf('\\');
-    return backslash !== -1 && (query === -1 || backslash < query)
-      ? 'Bad Request: a backslash in the request path'
-      : undefined;
-  }
+  // A path, even one a URL parser would rewrite (a backslash): each framework reads its own.
+  if (target.startsWith('/')) return undefined;
   if (target === '*') return req.method === 'OPTIONS' ? undefined : 'Bad Request: * is for OPTIONS';
   // Lower case as sent: frameworks take `HTTP://…` for a path and refuse it without a body.
   if (/^https?:\/\//.test(target)) return absoluteTargetProblem(target, host);
@@ -130,9 +123,11 @@ export function requestProblem(req: IncomingMessage): string | undefined {
  * - Node's own empty 400 for a missing `Host` is off (`requireHostHeader:
  *   false`): the check above answers instead.
  * @param options `node:http` server options (`requireHostHeader` is always `false`).
- * @param listener the framework's request listener; a `request` listener
- *   added to the server later is not checked.
+ * @param listener the framework's request listener. Give it here: a
+ *   `request` listener added to the server later would run on requests
+ *   already answered.
  * @returns the server, not yet listening.
+ * @throws {TypeError} without a listener.
  * @example
  * ```ts
  * import { serve } from '@hono/node-server';
@@ -144,10 +139,13 @@ export function requestProblem(req: IncomingMessage): string | undefined {
  * ```
  */
 export function createHttpServer(
-  options: ServerOptions | RequestListener = {},
+  options: ServerOptions | RequestListener,
   listener?: RequestListener,
 ): Server {
   const [settings, handle] = typeof options === 'function' ? [{}, options] : [options, listener];
+  // A `request` listener added later would also run on what this server already answered.
+  if (typeof handle !== 'function')
+    throw new TypeError('createHttpServer needs the request listener (your app) as an argument');
   const server = createServer({ ...settings, requireHostHeader: false }, (req, res) => {
     const problem = requestProblem(req);
     if (problem !== undefined) return refuse(res, 400, problem);
@@ -156,7 +154,7 @@ export function createHttpServer(
     // A web `Request` cannot carry TRACE (Fetch standard), and reflecting a request helps no MCP client.
     if (req.method === 'TRACE' || req.method === 'TRACK')
       return refuse(res, 405, 'Method not allowed: TRACE is not served');
-    handle?.(req, res);
+    handle(req, res);
   });
   server.on('clientError', handleClientError);
   server.on('checkExpectation', handleCheckExpectation);

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { createMcpEndpoint } from '@mrtr/server';
 import { assertValidMessage } from '@mrtr/spec-schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -76,6 +76,27 @@ describe('toNodeHandler', () => {
     });
     expect(res.status).toBe(401);
   });
+
+  it('answers a declared body over the limit with 413 within 5 s even when the client stalls', async () => {
+    const { port } = new URL(base);
+    const started = Date.now();
+    const status = await new Promise<string>((resolve, reject) => {
+      const socket = connect({ port: Number(port), host: '127.0.0.1' }, () =>
+        socket.write(
+          `POST /api/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2097152\r\n\r\n${'a'.repeat(100_000)}`,
+        ),
+      );
+      socket.setTimeout(10_000, () => socket.destroy());
+      socket.once('data', (c) => {
+        resolve(c.toString('latin1').split('\r\n')[0] as string);
+        socket.destroy();
+      });
+      socket.on('error', reject);
+      socket.on('close', () => resolve('closed without an answer'));
+    });
+    expect(status).toMatch(/^HTTP\/1\.1 413 /);
+    expect(Date.now() - started).toBeLessThan(8000);
+  }, 15_000);
 
   it('gives 404 on other paths', async () => {
     const res = await fetch(`${base}/mcp`, {

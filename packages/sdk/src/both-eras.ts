@@ -19,9 +19,11 @@ export interface BothErasOptions {
   /** At most this many 2025-era sessions at once (default 1000); one more `initialize` gets HTTP 503. */
   maxSessions?: number;
   /**
-   * At most this many 2025-era sessions per principal (default 16): a
-   * principal's next `initialize` closes its own least recently used
-   * session, so one caller cannot fill `maxSessions` and lock the others out.
+   * At most this many 2025-era sessions per principal (default 32): a
+   * principal's next `initialize` closes its own least recently used idle
+   * session (a busy one only when all are), so one caller cannot fill
+   * `maxSessions` and lock the others out. Callers without a principal are
+   * not counted (nothing tells them apart): only `maxSessions` holds there.
    */
   maxSessionsPerPrincipal?: number;
   /** Clock for session idleness, milliseconds since the epoch (default `Date.now`). */
@@ -44,6 +46,32 @@ interface Session {
   /** The principal that opened the session: no one else may use it. */
   owner: string | undefined;
   lastSeen: number;
+  /** Responses still streaming (a call waiting on `elicitation/create`): evicted last. */
+  busy: number;
+}
+
+/**
+ * `response` with `session.busy` counted down once its body has been read
+ * to the end (or at once, without a body). A body the client abandons is
+ * never counted down; the idle sweep still closes that session.
+ */
+function tracked(session: Session, response: Response): Response {
+  if (response.body === null) {
+    session.busy--;
+    return response;
+  }
+  const body = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      flush() {
+        session.busy--;
+      },
+    }),
+  );
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }
 
 /**
@@ -90,7 +118,7 @@ export function serveBothEras(
   const modern = createMcpHandler(factory, { ...options.modern, legacy: 'reject' });
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
   const maxSessions = options.maxSessions ?? 1000;
-  const perPrincipal = options.maxSessionsPerPrincipal ?? 16;
+  const perPrincipal = options.maxSessionsPerPrincipal ?? 32;
   if (!Number.isInteger(perPrincipal) || perPrincipal < 1)
     throw new TypeError(`maxSessionsPerPrincipal must be a positive integer, got ${perPrincipal}`);
   const now = options.now ?? Date.now;
@@ -102,11 +130,17 @@ export function serveBothEras(
     await session.server.close().catch(() => {});
   }
 
-  /** Close `owner`'s least recently used sessions until it holds at most `perPrincipal`. */
+  /**
+   * Close `owner`'s least recently used sessions until it holds at most
+   * `perPrincipal`, idle ones first: one with a call in progress (waiting on
+   * the person) goes only when all are busy. Without a principal there is
+   * no one to count: every anonymous caller is the same `undefined`.
+   */
   async function keepWithinShare(owner: string | undefined) {
+    if (owner === undefined) return;
     const own = [...sessions].filter(([, session]) => session.owner === owner);
     if (own.length <= perPrincipal) return;
-    own.sort(([, x], [, y]) => x.lastSeen - y.lastSeen);
+    own.sort(([, x], [, y]) => Number(x.busy > 0) - Number(y.busy > 0) || x.lastSeen - y.lastSeen);
     for (const [id, session] of own.slice(0, own.length - perPrincipal)) await drop(id, session);
   }
 
@@ -124,7 +158,8 @@ export function serveBothEras(
       if (!session || session.owner !== principalOfAuthInfo(authInfo))
         return jsonRpcError(404, -32001, 'Session not found');
       session.lastSeen = now();
-      return session.transport.handleRequest(request, handle);
+      session.busy++;
+      return tracked(session, await session.transport.handleRequest(request, handle));
     }
     const body = request.method === 'POST' ? await bodyOf(request) : undefined;
     // A body that is not JSON is a parse error (JSON-RPC 2.0 §5.1), whatever else is missing.
@@ -143,6 +178,7 @@ export function serveBothEras(
       server,
       owner: principalOfAuthInfo(authInfo),
       lastSeen: now(),
+      busy: 0,
       transport: new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => crypto.randomUUID(),
         onsessioninitialized: (sid) => {

@@ -106,6 +106,17 @@ describe('2025-era sessions', () => {
       expect((await fetchAs(post(list, 'bob', recent))).status).toBe(200);
   });
 
+  it('callers without a principal are not counted as one (only maxSessions holds)', async () => {
+    const { h } = handler({ maxSessionsPerPrincipal: 2 });
+    for (let i = 0; i < 5; i++) {
+      const response = await h.fetch(post(initialize, 'alice'), {});
+      expect(response.status).toBe(200);
+      await response.body?.cancel();
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(h.sessions).toBe(5);
+  });
+
   it('close() ends every session', async () => {
     const { h, fetchAs } = handler();
     await open(fetchAs);

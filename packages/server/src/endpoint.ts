@@ -111,7 +111,7 @@ function unsupportedVersion(id: RequestId, requested: string, legacy: boolean): 
  * `tools/call`, `prompts/get` and `resources/read`, and only with input
  * requests the client declared (`-32021`). Handler errors become JSON-RPC
  * errors: an `McpError` of `@mrtr/wire` keeps its code; a database refusing
- * the request's data (SQLSTATE class 22 or 23 on the error or its `cause`
+ * a value of the request (a SQLSTATE such as 22021 or 23505 on the error or its `cause`
  * chain) is `-32602` with `data.sqlstate`; anything else (a throwing
  * `authenticate` included, or a result that cannot be serialized) is
  * `-32603` without detail, HTTP 500 with a JSON body. Both go to `onError`.

@@ -28,34 +28,26 @@ export function hostnameOf(host: string): string {
  * at most five digits. Two `Host` fields joined (`"a, b"`), userinfo
  * (`a@b`), a path, spaces or non-ASCII fail it.
  */
-const HOST_SYNTAX = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~-]+)(?::\d{1,5})?$/;
+const HOST_SYNTAX = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~-]*)(?::(\d{0,5}))?$/;
 
 /** The last `Host` checked and its verdict: a server sees the same one request after request. */
 let lastHost = '';
-let lastVerdict = false;
+let lastVerdict = true;
 
 /**
  * Whether a `Host` value is one host (RFC 9112 §3.2: a server "MUST respond
  * with a 400 (Bad Request) status code to any request message that contains
  * more than one Host header field line or a Host header field with an
- * invalid field value"): the syntax above, a port of at most 65535, an IP
- * literal that parses, and a name the WHATWG URL parser leaves as it is but
- * for case (`127.1`, `0x7f.1` and `[0:0:0:0:0:0:0:1]` are other spellings
- * of an address: refused, not guessed at). Adapters join repeated fields
- * with `", "`, which fails here.
+ * invalid field value"): the syntax above (empty is allowed, for a target
+ * without authority), a port of at most 65535, and an IP literal in
+ * brackets that parses. Adapters join repeated fields with `", "`, which
+ * fails here. Which hosts are served is `allowedHosts`' business, not this.
  */
 export function validHost(host: string): boolean {
   if (host === lastHost) return lastVerdict;
-  let verdict = false;
-  if (HOST_SYNTAX.test(host)) {
-    const end = host.startsWith('[') ? host.indexOf(']') + 1 : host.lastIndexOf(':');
-    const name = end > 0 ? host.slice(0, end) : host;
-    try {
-      verdict = new URL(`http://${host}`).hostname === name.toLowerCase();
-    } catch {
-      verdict = false;
-    }
-  }
+  const match = HOST_SYNTAX.exec(host);
+  let verdict = match !== null && !(Number(match[1] ?? 0) > 65535);
+  if (verdict && host.startsWith('[')) verdict = URL.canParse(`http://${host}`);
   lastHost = host;
   lastVerdict = verdict;
   return verdict;

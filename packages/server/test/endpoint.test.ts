@@ -348,7 +348,12 @@ describe('createMcpEndpoint', () => {
         -32602,
       ],
       ['wrapped 22003', new Error('query failed', { cause: pgError('22003') }), -32602],
-      // Not the caller's data: a lost connection, a syntax error of the tool, a code without severity.
+      // Not the caller's data: a lost connection, a syntax error of the tool, a code without
+      // severity, and data exceptions a server causes itself (division by zero, an exhausted
+      // sequence, a NOT NULL column its SQL forgot).
+      ['22012', pgError('22012'), undefined],
+      ['2200H', pgError('2200H'), undefined],
+      ['23502', pgError('23502'), undefined],
       ['08006', pgError('08006'), undefined],
       ['42601', pgError('42601'), undefined],
       ['22021 without severity', Object.assign(new Error('x'), { code: '22021' }), undefined],
