@@ -139,7 +139,7 @@ export function requestProblem(req: IncomingMessage): string | undefined {
  * ```
  */
 export function createHttpServer(
-  options: ServerOptions | RequestListener,
+  options: ServerOptions | RequestListener = {},
   listener?: RequestListener,
 ): Server {
   const [settings, handle] = typeof options === 'function' ? [{}, options] : [options, listener];

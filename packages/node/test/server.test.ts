@@ -86,7 +86,7 @@ describe('createHttpServer', () => {
   });
 
   it('needs the listener at creation: one added later would run on what it already answered', () => {
-    expect(() => createHttpServer(undefined as never)).toThrow(TypeError);
+    expect(() => createHttpServer()).toThrow(TypeError);
     expect(() => createHttpServer({})).toThrow(/request listener/);
   });
 
