@@ -259,6 +259,15 @@ describe('the passkey assertion POST', () => {
   });
 });
 
+/** Alice signed in on the registration page: her cookie and the page's CSRF token. */
+async function onRegistrationPage(page: (request: Request) => Promise<Response>) {
+  const cookie = await signIn(page, 'alice');
+  const list = await (
+    await page(new Request(`${ORIGIN}/approve/passkeys`, { headers: { cookie } }))
+  ).text();
+  return { cookie, csrf: /name="csrf" value="([^"]+)"/.exec(list)?.[1] ?? '' };
+}
+
 describe('the registration page', () => {
   it('sends a person who is not signed in to the sign-in, and back afterwards', async () => {
     const { page, open } = setup();
@@ -324,11 +333,7 @@ describe('the registration page', () => {
 
   it('registers a passkey made on the page itself; refuses one made in a frame', async () => {
     const { page, store } = setup();
-    const cookie = await signIn(page, 'alice');
-    const list = await (
-      await page(new Request(`${ORIGIN}/approve/passkeys`, { headers: { cookie } }))
-    ).text();
-    const csrf = /name="csrf" value="([^"]+)"/.exec(list)?.[1] ?? '';
+    const { cookie, csrf } = await onRegistrationPage(page);
     // A "none" attestation of an Ed25519 credential, CBOR written out (RFC 8949): what an
     // authenticator returns for navigator.credentials.create.
     const { publicKey } = generateKeyPairSync('ed25519');
@@ -395,11 +400,7 @@ describe('the registration page', () => {
 
   it('refuses a registration without a challenge of this session, a bad token, another origin; removes only its own passkeys', async () => {
     const { page, store } = setup();
-    const cookie = await signIn(page, 'alice');
-    const list = await (
-      await page(new Request(`${ORIGIN}/approve/passkeys`, { headers: { cookie } }))
-    ).text();
-    const csrf = /name="csrf" value="([^"]+)"/.exec(list)?.[1] ?? '';
+    const { cookie, csrf } = await onRegistrationPage(page);
     const registration = JSON.stringify({
       id: 'AAAA',
       rawId: 'AAAA',
