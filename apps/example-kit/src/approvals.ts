@@ -40,12 +40,7 @@ export async function exampleApprovals(
   const location = { origin, basePath: APPROVAL_BASE_PATH };
   return {
     channel: createApprovalChannel({ store, ...location }),
-    page: createApprovalPage({
-      store,
-      ...location,
-      signIn: { users },
-      serviceName,
-    }),
+    page: createApprovalPage({ store, ...location, signIn: { users }, serviceName }),
     sweep: () => store.sweep(),
   };
 }

@@ -50,10 +50,7 @@ export function handleClientError(error: Error & { code?: string }, socket: Dupl
  * @example `server.on('checkExpectation', handleCheckExpectation)`
  */
 export function handleCheckExpectation(_req: IncomingMessage, res: ServerResponse): void {
-  const message = 'Expectation Failed: the only expectation understood is 100-continue';
-  const { body } = rpcError(417, -32600, message);
-  const length = String(Buffer.byteLength(body));
-  res.writeHead(417, { ...JSON_TYPE, 'content-length': length, connection: 'close' }).end(body);
+  refuse(res, 417, 'Expectation Failed: the only expectation understood is 100-continue');
 }
 
 /**
