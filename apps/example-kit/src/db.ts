@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import {
   causeChain,
+  DEFAULT_PG_TIMEOUT_MS,
   isConnectionError,
   isOutcomeUnknown,
   pgliteDriver,
@@ -10,6 +11,9 @@ import {
 } from '@mrtr/sql';
 import { ErrorCode, McpError } from '@mrtr/wire';
 import pg from 'pg';
+
+/** How much longer than the driver's deadline the server's `statement_timeout` is, in ms. */
+const SERVER_TIMEOUT_MARGIN_MS = 1000;
 
 /** The rows of a query. */
 export interface QueryResult<R> {
@@ -93,7 +97,9 @@ function fromPglite(db: PGlite, description: string, inMemory: boolean): Databas
  * @param options.searchPath a schema to use on a server (created if missing), for isolated tests.
  * @param options.timeoutMs how long a PostgreSQL server may take to answer one statement, in
  *   milliseconds, before the statement fails as a lost connection (`pgPoolDriver` of
- *   `@mrtr/sql`; default 10,000). PGlite runs in process and has none.
+ *   `@mrtr/sql`; default 10,000). The pool's sessions also get `statement_timeout` 1 s above
+ *   it and `idle_in_transaction_session_timeout` of 6× it (at least 60 s), so a backend the
+ *   driver gave up on ends on the server's side too. PGlite runs in process and has none.
  * @throws when the URL has another scheme, or PostgreSQL cannot be reached.
  */
 export async function openDatabase(
@@ -116,6 +122,14 @@ export async function openDatabase(
   if (/^postgres(ql)?:\/\//.test(url)) {
     // Pipelining sends BEGIN with the replay claim and COMMIT with the recorded outcome.
     const config: pg.PoolConfig = { connectionString: url, max: 10, pipeline: true };
+    // The server's own bounds, a little beyond the driver's: a backend whose client gave up
+    // (the driver closes the socket) otherwise keeps its transaction and locks until its lock
+    // wait ends, and one behind a network that stopped carrying packets keeps them for good.
+    const ms = options.timeoutMs ?? DEFAULT_PG_TIMEOUT_MS;
+    if (Number.isFinite(ms)) {
+      config.statement_timeout = Math.ceil(ms) + SERVER_TIMEOUT_MARGIN_MS;
+      config.idle_in_transaction_session_timeout = Math.max(60_000, Math.ceil(ms) * 6);
+    }
     if (options.searchPath) {
       if (!/^[a-z_][a-z0-9_]*$/.test(options.searchPath)) throw new Error('invalid schema name');
       const setup = new pg.Client({ connectionString: url });

@@ -32,6 +32,13 @@ export interface SqlDriver extends SqlQueryable {
 export interface PgPoolClientLike {
   query(sql: string, params?: unknown[]): Promise<{ rows: unknown[]; command?: string }>;
   release(destroy?: boolean | Error): void;
+  /**
+   * node-postgres's wire connection. When present, a client given up on has
+   * its socket destroyed: `release(error)` alone ends a pipelining client
+   * only once the statements it sent are answered, which a stalled backend
+   * never does.
+   */
+  connection?: { stream?: { destroy?: () => void } };
   on(event: 'error', listener: (error: Error) => void): unknown;
   off(event: 'error', listener: (error: Error) => void): unknown;
 }
@@ -60,9 +67,11 @@ export interface PgPoolDriverOptions {
    * (10,000). `Infinity` waits forever. A backend that is stopped, waits on a
    * lock, or sits behind a network that drops packets never answers: without
    * a deadline each request waits on it for good, and the pool's clients run
-   * out for every other request. On expiry the client is destroyed
-   * (PostgreSQL rolls back what was not committed once it reads the closed
-   * connection) and the statement rejects with a connection error (see
+   * out for every other request. On expiry the client's socket is closed
+   * (PostgreSQL rolls back what was not committed once it sees the closed
+   * connection: at once when it waits for the next statement, at the end of
+   * a lock wait or other work in progress; a server-side `statement_timeout`
+   * a little above this bounds that too) and the statement rejects with a connection error (see
    * {@link isConnectionError}, `code` `ETIMEDOUT`); a transaction rejects
    * with {@link ConnectionLostError}, `08006` when `COMMIT` had not been sent
    * and `08007` when it had (a stopped backend may still read it later).
@@ -98,6 +107,20 @@ function guard(pool: PgPoolLike, report: (error: Error) => void): void {
   guarded.add(pool);
   pool.on('connect', (client: PgPoolClientLike) => client.on('error', report));
   pool.on('error', report);
+}
+
+/**
+ * Take `client` out of the pool for good and close its socket at once, so
+ * that its statements still waiting reject and its backend sees the closed
+ * connection (and rolls back) instead of keeping its transaction and locks.
+ */
+function discard(client: PgPoolClientLike, error: Error): void {
+  client.release(error);
+  try {
+    client.connection?.stream?.destroy?.();
+  } catch {
+    // already closed
+  }
 }
 
 /** The error a statement or checkout that outlived its deadline rejects with. */
@@ -189,7 +212,7 @@ export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}
       let gone: Error | undefined;
       const destroy = (error: Error) => {
         gone = error;
-        client.release(error);
+        discard(client, error);
       };
       try {
         return (await within(client.query(sql, params), ms, 'a statement', destroy)) as never;
@@ -213,7 +236,7 @@ export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}
       const destroy = (error: Error) => {
         if (gone) return;
         gone = error;
-        client.release(error);
+        discard(client, error);
       };
       const timed = (sql: string, params?: unknown[]) =>
         within(client.query(sql, params), ms, 'a statement', destroy);
@@ -263,9 +286,13 @@ export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}
         throw error;
       } finally {
         // A destroyed client keeps its listener: its closing socket may still report.
-        if (!gone) {
+        if (gone) {
+          // destroyed when the deadline passed
+        } else if (broken) {
+          discard(client, broken);
+        } else {
           client.off('error', ignore);
-          client.release(broken);
+          client.release();
         }
       }
     },

@@ -86,8 +86,17 @@ describe.skipIf(!reachable)('pgPoolDriver when PostgreSQL stops answering', () =
   for (const pipeline of [false, true]) {
     const kind = pipeline ? ' (pipelined pool)' : '';
 
-    it(`a transaction blocked before COMMIT rejects with 08006 and commits nothing${kind}`, async () => {
-      const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 2, pipeline });
+    it(`a transaction blocked before COMMIT rejects with 08006, commits nothing, and its backend ends while the lock is still held${kind}`, async () => {
+      const name = `sql_timeout_${process.pid}_${pipeline}`;
+      // The backend checks its socket during the lock wait (PostgreSQL ≥ 14), so a closed
+      // connection ends it then; one the client merely stopped using would wait on.
+      const pool = new pg.Pool({
+        connectionString: POSTGRES_URL,
+        max: 2,
+        pipeline,
+        application_name: name,
+        options: '-c client_connection_check_interval=100',
+      });
       const driver = pgPoolDriver(pool, { timeoutMs: 300 });
       const unlock = await lockTable();
       const error = await driver
@@ -98,6 +107,19 @@ describe.skipIf(!reachable)('pgPoolDriver when PostgreSQL stops answering', () =
         .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ConnectionLostError);
       expect(error).toMatchObject({ code: '08006' });
+      const backends = async () =>
+        (
+          await admin.query<{ n: number }>(
+            'SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1',
+            [name],
+          )
+        ).rows[0]?.n;
+      let left = await backends();
+      for (let i = 0; i < 40 && left !== 0; i++) {
+        await sleep(50);
+        left = await backends();
+      }
+      expect(left).toBe(0);
       await unlock();
       await sleep(200); // the abandoned backend runs its INSERT, then reads the closed connection
       expect(await rows()).toEqual([]);
