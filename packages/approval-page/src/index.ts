@@ -6,7 +6,8 @@
  * and approves or denies; the retry, on any instance, reads the decision.
  * A `presence` approval is approved only with a passkey (WebAuthn, user
  * verification) whose challenge commits to this action ({@link approvalChallenge});
- * the principal registers passkeys on `<basePath>/passkeys`.
+ * the principal registers passkeys on `<basePath>/passkeys` (by default its
+ * first one only: `passkeyRegistration`).
  * Approvals, decisions, sign-in sessions and passkeys live in an {@link ApprovalStore}
  * shared by every instance: {@link PostgresApprovalStore} (pg or PGlite, the
  * replay store's database), {@link RedisApprovalStore}, or
@@ -25,7 +26,7 @@
  * const store = new MemoryApprovalStore();
  * const location = { origin: 'http://127.0.0.1:3000', basePath: '/approve' };
  * const channel = createApprovalChannel({ store, ...location }); // give it to the gate
- * const page = createApprovalPage({ store, ...location, signIn: { users: { alice: process.env.ALICE_TOKEN ?? '' } } });
+ * const page = createApprovalPage({ store, ...location, signIn: { users: { alice: process.env.ALICE_PAGE_PASSWORD ?? '' } } });
  * const approvals = getRequestListener(page);
  * createServer((req, res) => (req.url?.startsWith('/approve/') ? approvals(req, res) : mcp(req, res))).listen(3000);
  * ```
@@ -46,6 +47,7 @@ export {
   type PageLocation,
 } from './channel.js';
 export { CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from './http.js';
+export type { PasskeyChange, PasskeyRegistration, PasskeyRegistrationRule } from './kit.js';
 export { MemoryApprovalStore, type MemoryApprovalStoreOptions } from './memory-store.js';
 export { type ApprovalPage, type ApprovalPageOptions, createApprovalPage } from './page.js';
 export { CEREMONY_TIMEOUT_MS, CHALLENGE_TTL_MS } from './passkey.js';

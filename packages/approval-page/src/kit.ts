@@ -6,6 +6,27 @@ import type { SignedIn, SignInHook } from './sign-in.js';
 import type { ApprovalStore, DecideRefusal, FinalDecision } from './store.js';
 import type { LayoutData } from './views.js';
 
+/** A change to a principal's passkeys that the page is asked to make, as a {@link PasskeyRegistrationRule} sees it. */
+export interface PasskeyChange {
+  /** The signed-in principal whose passkeys would change. */
+  principal: string;
+  /** `register` a new passkey, or `remove` one. */
+  action: 'register' | 'remove';
+  /** How many passkeys the principal has now. */
+  passkeys: number;
+  /** The request asking for it (its cookies and headers, e.g. to read your own SSO session's age). */
+  request: Request;
+}
+
+/** Your own rule for {@link PasskeyChange}s: `true` lets the page make the change. */
+export type PasskeyRegistrationRule = (change: PasskeyChange) => boolean | Promise<boolean>;
+
+/**
+ * Who may add and remove passkeys on the page (`passkeyRegistration` of
+ * `createApprovalPage`): `'first-only'`, `'open'`, or a {@link PasskeyRegistrationRule}.
+ */
+export type PasskeyRegistration = 'first-only' | 'open' | PasskeyRegistrationRule;
+
 /** What the routes need from the page. */
 export interface ViewKit {
   store: ApprovalStore;
@@ -15,6 +36,8 @@ export interface ViewKit {
   /** The WebAuthn relying party: its id (the origin's host) and the name shown by authenticators. */
   rp: { id: string; name: string };
   now: () => number;
+  /** Whether the page may make this change to the principal's passkeys (`passkeyRegistration`). */
+  passkeyChange(change: PasskeyChange): Promise<boolean>;
   /** What every view's layout needs; `scripts` are same-origin paths (default none). */
   layout(
     title: string,

@@ -2,10 +2,16 @@ import { PAGE_CSS } from './assets.js';
 import { type PageLocation, pageLocation } from './channel.js';
 import { decide, showApproval } from './decision.js';
 import { html, pageHostPolicy, respond } from './http.js';
-import type { ViewKit } from './kit.js';
+import type { PasskeyRegistration, PasskeyRegistrationRule, ViewKit } from './kit.js';
 import { approveWithPasskey, passkeyOptions } from './passkey.js';
 import { PASSKEY_SCRIPT, webauthnBundle } from './passkey-script.js';
-import { register, registrationOptions, removePasskey, showPasskeys } from './registration.js';
+import {
+  passkeyPolicy,
+  register,
+  registrationOptions,
+  removePasskey,
+  showPasskeys,
+} from './registration.js';
 import { APPROVAL_ID } from './rules.js';
 import { PasswordSignIn, type PasswordSignInOptions, type SignInHook } from './sign-in.js';
 import type { ApprovalStore } from './store.js';
@@ -29,6 +35,25 @@ export interface ApprovalPageOptions extends PageLocation {
    * that sends another name, list it.
    */
   allowedHosts?: readonly string[] | ((host: string) => boolean);
+  /**
+   * Who may add and remove passkeys at `<basePath>/passkeys`. A passkey
+   * approval proves a person only as far as registering a passkey needs
+   * one: whoever holds a signed-in session (a client that knows the
+   * sign-in token, a stolen cookie) could otherwise register a passkey of
+   * its own and approve with it.
+   * - `'first-only'` (default): a principal without a passkey may register
+   *   one (trust on first use); one that has a passkey cannot add or remove
+   *   any here. The operator does, through the store (`addCredential`,
+   *   `deleteCredential`), e.g. when a device is lost.
+   * - `'open'`: any signed-in session adds (up to 100) and removes its
+   *   principal's passkeys. Only where signing in already needs something
+   *   no MCP client holds (your SSO, a password of the person's own).
+   * - a {@link PasskeyRegistrationRule}: your rule, asked for every change
+   *   with the principal, the action, its passkey count and the request
+   *   (e.g. allow only within minutes of a fresh SSO login); `true` allows.
+   * A refusal is `403` and changes nothing.
+   */
+  passkeyRegistration?: PasskeyRegistration;
   /** The name shown at the top of every page (default `MCP server`). */
   serviceName?: string;
   /** Clock, milliseconds since the epoch (default `Date.now`). */
@@ -71,7 +96,8 @@ function unavailable(error: unknown): boolean {
  * all), `X-Frame-Options: DENY`, `Referrer-Policy: no-referrer`,
  * `Cache-Control: no-store` and `X-Content-Type-Options: nosniff`. A store
  * that cannot be reached gets `503` and records nothing.
- * @throws {TypeError} at creation for a malformed origin, base path, `allowedHosts` entry or sign-in configuration.
+ * @throws {TypeError} at creation for a malformed origin, base path, `allowedHosts` entry,
+ *   `passkeyRegistration` or sign-in configuration.
  */
 export function createApprovalPage(options: ApprovalPageOptions): ApprovalPage {
   const { origin, basePath, secure } = pageLocation(options);
@@ -116,7 +142,8 @@ export function createApprovalPage(options: ApprovalPageOptions): ApprovalPage {
     return html(status, render('notice', data));
   };
   const rp = { id: new URL(origin).hostname, name: serviceName };
-  const kit: ViewKit = { store, hook, origin, basePath, rp, now, layout, notice };
+  const passkeyChange = passkeyPolicy(options.passkeyRegistration);
+  const kit: ViewKit = { store, hook, origin, basePath, rp, now, layout, notice, passkeyChange };
   const script = (body: string) =>
     respond(200, body, { 'content-type': 'text/javascript; charset=utf-8' });
   const only = (method: string, request: Request, handle: () => Promise<Response>) =>

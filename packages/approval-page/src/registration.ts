@@ -15,7 +15,13 @@ import { generateRegistrationOptions, verifyRegistrationResponse } from '@simple
 import { registrationKey, userHandle } from './challenge.js';
 import { csrfToken } from './csrf.js';
 import { field, html, json, seeOther } from './http.js';
-import { signedInAs, utc, type ViewKit } from './kit.js';
+import {
+  type PasskeyChange,
+  type PasskeyRegistration,
+  signedInAs,
+  utc,
+  type ViewKit,
+} from './kit.js';
 import { admitPasskeyPost, CEREMONY_TIMEOUT_MS, CHALLENGE_TTL_MS } from './passkey.js';
 import { CREDENTIAL_ID, MAX_CREDENTIALS, topLevelCeremony } from './passkey-rules.js';
 import type { PasskeyTransport } from './passkey-store.js';
@@ -26,6 +32,30 @@ import { render } from './views.js';
 export const REGISTRATION_LABEL = 'passkeys/register';
 
 const TRANSPORTS = new Set(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb']);
+
+/**
+ * `passkeyRegistration` as one check. `'first-only'`: a principal without a
+ * passkey may register one; one with a passkey neither adds nor removes any
+ * on the page (whoever holds a signed-in session, say a client that knows
+ * the sign-in token, could otherwise swap the person's passkey for its own).
+ * @throws {TypeError} for another value.
+ */
+export function passkeyPolicy(
+  option: PasskeyRegistration | undefined,
+): (change: PasskeyChange) => Promise<boolean> {
+  const rule = option ?? 'first-only';
+  if (rule === 'open') return async () => true;
+  if (rule === 'first-only')
+    return async (change) => change.action === 'register' && change.passkeys === 0;
+  if (typeof rule === 'function') return async (change) => (await rule(change)) === true;
+  throw new TypeError(
+    `passkeyRegistration must be 'first-only', 'open' or a function; got ${String(rule)}`,
+  );
+}
+
+/** What the page says when `passkeyRegistration` refuses a change. */
+const CLOSED =
+  'This server does not let passkeys be added or removed here for your account now: ask its operator.';
 
 /** The approval page to return to, if `value` is one (no open redirect); else `''`. */
 function returnPath(kit: ViewKit, value: string | null | undefined): string {
@@ -49,6 +79,10 @@ export async function showPasskeys(kit: ViewKit, request: Request) {
   const who = await signedInAs(kit, request);
   if (!who) return seeOther(kit.hook.signInUrl(here(kit, returnTo)));
   const passkeys = await kit.store.listCredentials(who.principal);
+  const change = (action: PasskeyChange['action']) =>
+    kit.passkeyChange({ principal: who.principal, action, passkeys: passkeys.length, request });
+  const mayRegister = await change('register');
+  const mayRemove = passkeys.length > 0 && (await change('remove'));
   const data = {
     ...kit.layout('Your passkeys', 'plain', who.principal, [
       `${kit.basePath}/assets/webauthn.js`,
@@ -66,6 +100,9 @@ export async function showPasskeys(kit: ViewKit, request: Request) {
       createdIso: new Date(p.createdAt).toISOString(),
       transports: p.transports.length > 0 ? p.transports.join(', ') : 'not reported',
     })),
+    mayRegister,
+    mayRemove,
+    closed: mayRegister ? null : CLOSED,
     csrf: csrfToken(who.csrfSecret, REGISTRATION_LABEL),
     action: `${kit.basePath}/passkeys`,
     optionsUrl: `${kit.basePath}/passkeys/options`,
@@ -81,6 +118,9 @@ export async function registrationOptions(kit: ViewKit, request: Request) {
   if ('response' in admit) return admit.response;
   const { who } = admit;
   const existing = await kit.store.listCredentials(who.principal);
+  const change = { principal: who.principal, action: 'register' as const, request };
+  if (!(await kit.passkeyChange({ ...change, passkeys: existing.length })))
+    return json(403, { error: `${CLOSED} Nothing was registered.` });
   if (existing.length >= MAX_CREDENTIALS)
     return json(409, { error: `You have ${MAX_CREDENTIALS} passkeys; remove one first.` });
   const options = await generateRegistrationOptions({
@@ -130,6 +170,10 @@ export async function register(kit: ViewKit, request: Request) {
       href: here(kit, returnTo),
       text: 'Back to your passkeys',
     });
+  const change = (passkeys: number) =>
+    kit.passkeyChange({ principal: who.principal, action: 'register', passkeys, request });
+  const before = (await kit.store.listCredentials(who.principal)).length;
+  if (!(await change(before))) return no(403, CLOSED);
   const response = registrationOf(form);
   if (!response) return no(400, 'The passkey answer could not be read.');
   if (!topLevelCeremony(response.response.clientDataJSON))
@@ -170,6 +214,13 @@ export async function register(kit: ViewKit, request: Request) {
     createdAt: kit.now(),
   });
   if (!added) return no(409, 'This passkey is already registered.');
+  // Two registrations that both started before either was kept: the rule is asked again with
+  // the passkeys this one did not see, and a refusal takes it back.
+  const now = (await kit.store.listCredentials(who.principal)).length;
+  if (now > before + 1 && !(await change(now - 1))) {
+    await kit.store.deleteCredential(info.credential.id, who.principal);
+    return no(409, `Another passkey was registered for ${who.principal} meanwhile. ${CLOSED}`);
+  }
   return seeOther(here(kit, returnTo, true));
 }
 
@@ -180,6 +231,12 @@ export async function removePasskey(kit: ViewKit, request: Request) {
   const { who, form } = admit;
   const id = field(form, 'id');
   const returnTo = returnPath(kit, field(form, 'return'));
+  const passkeys = (await kit.store.listCredentials(who.principal)).length;
+  if (!(await kit.passkeyChange({ principal: who.principal, action: 'remove', passkeys, request })))
+    return kit.notice(403, 'Not removed', `${CLOSED} Nothing was removed.`, who.principal, {
+      href: here(kit, returnTo),
+      text: 'Back to your passkeys',
+    });
   if (
     id === undefined ||
     !CREDENTIAL_ID.test(id) ||

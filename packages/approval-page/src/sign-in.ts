@@ -37,8 +37,10 @@ export interface SignInHook {
 /** The built-in sign-in: a form for configured users, then a server-side session. */
 export interface PasswordSignInOptions {
   /**
-   * Principal → token (its password on the form), e.g. the same tokens the
-   * MCP endpoint accepts as bearer tokens. Tokens are compared in constant time.
+   * Principal → token (its password on the form). Not the bearer token the
+   * MCP client sends: whoever holds that could sign in here and approve, so
+   * an approval would prove nothing a client could not do. Tokens are
+   * compared in constant time.
    */
   users: Readonly<Record<string, string>> | ReadonlyMap<string, string>;
   /** How long a session lasts, seconds (default 1800). */

@@ -133,13 +133,14 @@ const PASSKEYS = `{{#> layout}}
     <td><time datetime="{{createdIso}}">{{created}}</time></td>
     <td><code title="{{id}}">{{shortId}}</code></td>
     <td>{{transports}}</td>
-    <td><form method="post" action="{{../removeAction}}" class="inline"><input type="hidden" name="csrf" value="{{../csrf}}"><input type="hidden" name="id" value="{{id}}"><input type="hidden" name="return" value="{{../returnTo}}"><button type="submit" class="link">Remove</button></form></td>
+    <td>{{#if ../mayRemove}}<form method="post" action="{{../removeAction}}" class="inline"><input type="hidden" name="csrf" value="{{../csrf}}"><input type="hidden" name="id" value="{{id}}"><input type="hidden" name="return" value="{{../returnTo}}"><button type="submit" class="link">Remove</button></form>{{/if}}</td>
   </tr>
   {{/each}}</tbody>
 </table>
 {{else}}
 <p class="empty">You have no passkey registered yet.</p>
 {{/if}}
+{{#if mayRegister}}
 <p id="passkey-status" class="passkey-status" role="status" aria-live="polite" hidden></p>
 <form id="passkey-form" method="post" action="{{action}}" class="register">
   <input type="hidden" name="csrf" value="{{csrf}}">
@@ -148,6 +149,9 @@ const PASSKEYS = `{{#> layout}}
   <button type="button" id="passkey-register" class="button primary" data-options="{{optionsUrl}}" disabled>Register a passkey</button>
 </form>
 <noscript><p class="hint">Registering a passkey needs JavaScript on this page.</p></noscript>
+{{else}}
+<p class="hint">{{closed}}</p>
+{{/if}}
 {{#if returnTo}}<p><a href="{{returnTo}}">Back to the request</a></p>{{/if}}
 {{/layout}}`;
 

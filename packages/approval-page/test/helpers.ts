@@ -5,6 +5,7 @@ import {
   createApprovalChannel,
   createApprovalPage,
   MemoryApprovalStore,
+  type PasskeyRegistration,
   SECURITY_HEADERS,
 } from '../src/index.js';
 import { approval } from './store-contract.js';
@@ -13,7 +14,13 @@ export const ORIGIN = 'http://127.0.0.1:4100';
 export const USERS = { alice: 'alice-token-0123456789', bob: 'bob-token-0123456789' };
 
 /** A page, its channel and a controllable clock over one memory store. */
-export function setup(options: { store?: ApprovalStore; origin?: string } = {}) {
+export function setup(
+  options: {
+    store?: ApprovalStore;
+    origin?: string;
+    passkeyRegistration?: PasskeyRegistration;
+  } = {},
+) {
   const clock = { now: Date.now() };
   const now = () => clock.now;
   const store = options.store ?? new MemoryApprovalStore({ now });
@@ -27,6 +34,7 @@ export function setup(options: { store?: ApprovalStore; origin?: string } = {}) 
     serviceName: 'Test deleter',
     now,
     onError: (e) => errors.push(e),
+    ...(options.passkeyRegistration ? { passkeyRegistration: options.passkeyRegistration } : {}),
   });
   /** Open an approval for `alice` and return it with its URL and path. */
   async function open(overrides: Partial<PendingApproval> = {}) {

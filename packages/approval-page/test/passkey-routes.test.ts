@@ -310,7 +310,7 @@ describe('the registration page', () => {
   });
 
   it('gives creation options that require user verification and exclude the passkeys already registered', async () => {
-    const { page, store } = setup();
+    const { page, store } = setup({ passkeyRegistration: 'open' });
     const cookie = await signIn(page, 'alice');
     const mine = credential();
     await store.addCredential(mine);
@@ -399,7 +399,7 @@ describe('the registration page', () => {
   });
 
   it('refuses a registration without a challenge of this session, a bad token, another origin; removes only its own passkeys', async () => {
-    const { page, store } = setup();
+    const { page, store } = setup({ passkeyRegistration: 'open' });
     const { cookie, csrf } = await onRegistrationPage(page);
     const registration = JSON.stringify({
       id: 'AAAA',
@@ -436,5 +436,84 @@ describe('the registration page', () => {
     await store.addCredential(mine);
     expect((await page(post(remove, { csrf, id: mine.id }, { cookie }))).status).toBe(303);
     expect(await store.getCredential(mine.id)).toBeUndefined();
+  });
+});
+
+describe('passkeyRegistration', () => {
+  const list = async (page: (r: Request) => Promise<Response>, cookie: string) =>
+    (await page(new Request(`${ORIGIN}/approve/passkeys`, { headers: { cookie } }))).text();
+
+  it("'first-only' (the default): the first passkey may be registered; then none is added or removed here", async () => {
+    const { page, store } = setup();
+    const { cookie, csrf } = await onRegistrationPage(page);
+    const options = `${ORIGIN}/approve/passkeys/options`;
+    expect((await page(post(options, { csrf }, { cookie }))).status).toBe(200);
+    const mine = credential();
+    await store.addCredential(mine);
+    const shown = await list(page, cookie);
+    expect(shown).not.toContain('passkey-register');
+    expect(shown).not.toContain('/approve/passkeys/remove');
+    expect(shown).toContain('ask its operator');
+    const refused = await page(post(options, { csrf }, { cookie }));
+    expect(refused.status).toBe(403);
+    expect(((await json(refused)) as { error: string }).error).toContain('ask its operator');
+    // The registration POST asks again: options fetched before the first passkey do not help.
+    const registration = JSON.stringify({
+      id: 'AAAA',
+      rawId: 'AAAA',
+      type: 'public-key',
+      response: { clientDataJSON: 'AA', attestationObject: 'AA' },
+      clientExtensionResults: {},
+    });
+    const posted = await page(
+      post(`${ORIGIN}/approve/passkeys`, { csrf, registration }, { cookie }),
+    );
+    expect(posted.status).toBe(403);
+    expect(await posted.text()).toContain('Nothing was registered');
+    const removed = await page(
+      post(`${ORIGIN}/approve/passkeys/remove`, { csrf, id: mine.id }, { cookie }),
+    );
+    expect(removed.status).toBe(403);
+    expect(await removed.text()).toContain('Nothing was removed');
+    expect(await store.listCredentials('alice')).toEqual([mine]);
+  });
+
+  it('a rule of your own is asked with the principal, the action, the count and the request', async () => {
+    const asked: unknown[] = [];
+    const { page, store } = setup({
+      passkeyRegistration: ({ principal, action, passkeys, request }) => {
+        asked.push({ principal, action, passkeys, fresh: request.headers.get('x-fresh') });
+        return request.headers.get('x-fresh') === '1';
+      },
+    });
+    const cookie = await signIn(page, 'alice');
+    // The list shows no registration form to a session the rule refuses: the token from the store.
+    expect(await list(page, cookie)).not.toContain('passkey-register');
+    const csrf = await tokenOf(store, cookie, REGISTRATION_LABEL);
+    const options = `${ORIGIN}/approve/passkeys/options`;
+    expect((await page(post(options, { csrf }, { cookie }))).status).toBe(403);
+    expect((await page(post(options, { csrf }, { cookie, 'x-fresh': '1' }))).status).toBe(200);
+    const mine = credential();
+    await store.addCredential(mine);
+    const remove = `${ORIGIN}/approve/passkeys/remove`;
+    expect((await page(post(remove, { csrf, id: mine.id }, { cookie }))).status).toBe(403);
+    expect(await store.getCredential(mine.id)).toEqual(mine);
+    expect(
+      (await page(post(remove, { csrf, id: mine.id }, { cookie, 'x-fresh': '1' }))).status,
+    ).toBe(303);
+    expect(await store.getCredential(mine.id)).toBeUndefined();
+    expect(asked).toContainEqual({ principal: 'alice', action: 'remove', passkeys: 1, fresh: '1' });
+    expect(asked).toContainEqual({
+      principal: 'alice',
+      action: 'register',
+      passkeys: 0,
+      fresh: null,
+    });
+  });
+
+  it('refuses a value that is not a policy at creation', () => {
+    expect(() => setup({ passkeyRegistration: 'closed' as never })).toThrow(
+      /passkeyRegistration must be 'first-only', 'open' or a function/,
+    );
   });
 });

@@ -52,6 +52,8 @@ describe.skipIf(!available)('passkeys on the approval page, in Chromium', () => 
         origin,
         signIn: { users: USERS },
         serviceName: 'Service deleter',
+        // Every test is a new device (browser context, authenticator) of the same people.
+        passkeyRegistration: 'open',
       }),
     );
   });
