@@ -1,42 +1,43 @@
 /**
  * Showing server-supplied text on a terminal. Every character the server sent
- * is shown, but none may act on the terminal: control characters (escape
- * sequences could move the cursor and repaint the question) and bidirectional
- * overrides (which could reorder what the person reads) are shown as visible
- * `\u{…}` codes instead.
+ * is shown, but none may act on the terminal or hide from the person: control
+ * characters (escape sequences could set the window title, move the cursor
+ * and repaint the question), format characters (bidi controls could reorder
+ * what the person reads; zero-width characters and the BOM are invisible) and
+ * line or paragraph separators are shown as visible `\u{…}` codes instead.
  */
 
-/** C0 (except tab and newline), DEL, C1, and the Unicode bidi controls. */
-function unsafe(code: number): boolean {
-  return (
-    (code < 0x20 && code !== 0x09 && code !== 0x0a) ||
-    (code >= 0x7f && code <= 0x9f) ||
-    code === 0x061c ||
-    code === 0x200e ||
-    code === 0x200f ||
-    (code >= 0x202a && code <= 0x202e) ||
-    (code >= 0x2066 && code <= 0x2069)
-  );
-}
+/**
+ * The characters that never reach the terminal as they are: every control
+ * (`Cc`: C0, DEL and C1) except tab and newline, every format character
+ * (`Cf`: U+061C, U+200B–U+200F, U+202A–U+202E, U+2060–U+2064, U+2066–U+206F,
+ * U+FEFF, tag characters, …), the line and paragraph separators (`Zl`, `Zp`:
+ * U+2028, U+2029), and lone surrogates (`Cs`), which no terminal can show.
+ */
+const UNSAFE = /(?![\t\n])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
 
 /**
  * Server text (a message) for display: every character kept, line breaks
- * kept, control and bidi-control characters made visible as `\u{1b}` etc.
+ * kept, control, format and separator characters made visible as `\u{1b}`,
+ * `\u{202e}`, `\u{2028}` etc.
  */
 export function visible(text: string): string {
-  let out = '';
-  for (const c of text) {
-    const code = c.codePointAt(0) as number;
-    out += unsafe(code) ? `\\u{${code.toString(16)}}` : c;
-  }
-  return out;
+  return text.replace(UNSAFE, (c) => `\\u{${(c.codePointAt(0) as number).toString(16)}}`);
 }
 
 /** Server text that must stay on one line (a title, a label, a value): {@link visible}, with line breaks shown as `\n`. */
 export function oneLine(text: string): string {
-  return visible(text)
-    .replace(/\r?\n|\r/g, '\\n')
-    .replace(/\t/g, ' ');
+  return visible(text).replace(/\n/g, '\\n').replace(/\t/g, ' ');
+}
+
+/**
+ * Whether `text` shows on one line exactly as it is ({@link oneLine} leaves it
+ * unchanged): no control, format or separator character, no line break, no
+ * tab. Only such a value may be pre-filled into a prompt, where the person
+ * would otherwise send characters they could not see.
+ */
+export function plain(text: string): boolean {
+  return oneLine(text) === text;
 }
 
 /** A value as the review screen shows it. */

@@ -9,6 +9,7 @@
  * mrtr tools http://127.0.0.1:3000/mcp
  * mrtr call http://127.0.0.1:3000/mcp notes_delete --arg workspaceUri=notes://team --arg "title=Meeting notes"
  * mrtr receipt verify eyJhbGciOiJFZERTQSIs… --jwks http://127.0.0.1:3001/.well-known/jwks.json
+ * mrtr receipt verify eyJhbGciOiJFZERTQSIs… --jwks ./archived-jwks.json --at 2026-11-30T12:00:00Z
  * ```
  *
  * Exit codes: 0 a result that is not an error, or a receipt that verifies;
@@ -145,8 +146,10 @@ function explain(error: unknown): string {
     return 'The server refused the call without a valid bearer token (HTTP 401): set MRTR_TOKEN to the token the server printed at start, or pass --token <token>.';
   if (error instanceof JsonRpcError) {
     if (error.rpcCode === -32021) {
-      const needed = JSON.stringify(
-        (error.data as { requiredCapabilities?: unknown })?.requiredCapabilities ?? {},
+      const needed = oneLine(
+        JSON.stringify(
+          (error.data as { requiredCapabilities?: unknown })?.requiredCapabilities ?? {},
+        ),
       );
       const why = process.stdin.isTTY
         ? ''
@@ -160,7 +163,8 @@ function explain(error: unknown): string {
     return `The server answered with JSON-RPC error ${error.rpcCode}: ${oneLine(error.message)}`;
   }
   if (error instanceof McpClientError || error instanceof UsageError) return oneLine(error.message);
-  return error instanceof Error ? error.message : String(error);
+  // Any other error's message may still quote what the server sent (a parser's excerpt, say).
+  return oneLine(error instanceof Error ? error.message : String(error));
 }
 
 const program = new Command()
@@ -215,11 +219,14 @@ program
   )
   .argument('<receipt>', 'the receipt (a compact JWS), or - to read it from stdin')
   .requiredOption(
-    '--jwks <url>',
-    "the issuer's JWKS, e.g. http://127.0.0.1:3001/.well-known/jwks.json",
+    '--jwks <url-or-file>',
+    "the issuer's JWKS: an http(s) URL, e.g. http://127.0.0.1:3001/.well-known/jwks.json, or a file holding one (a path or a file:// URL), e.g. the set archived for an old receipt",
   )
   .option('--issuer <iss>', 'refuse a receipt of another issuer')
-  .option('--at <time>', 'verify as of this ISO 8601 time (e.g. its audit record), not now')
+  .option(
+    '--at <time>',
+    'verify as of this ISO 8601 time, e.g. its audit record, not now (a receipt lives only minutes)',
+  )
   .action(async (receipt: string, options: ReceiptVerifyOptions) => {
     const verdict = await verifyReceiptCommand(
       receipt === '-' ? await readStdin() : receipt,

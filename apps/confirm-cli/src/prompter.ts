@@ -13,7 +13,7 @@ import {
 import type { Answerer, FormAnswer, FormQuestion, ServerIdentity, UrlQuestion } from '@mrtr/client';
 import { type FormValue, type RequestedSchema, validateFormContent } from '@mrtr/wire';
 import { parseDecimal } from './args.js';
-import { oneLine, showValue, visible } from './display.js';
+import { oneLine, plain, showValue, visible } from './display.js';
 
 type Field = RequestedSchema['properties'][string];
 type Content = Record<string, FormValue | undefined>;
@@ -63,6 +63,20 @@ function optionsOf(field: Field): { value: string; label: string }[] {
   return [];
 }
 
+/**
+ * A value to pre-fill or pre-select only when it shows exactly as it would be
+ * sent ({@link plain}); otherwise the person is told what it was, escaped, and
+ * the prompt starts empty: nobody sends characters they could not see.
+ * @param from where the value came from, for the note
+ */
+function prefill(label: string, value: string | undefined, from: string): string | undefined {
+  if (value === undefined || plain(value)) return value;
+  log.warn(
+    `${label}: ${from} is not filled in, because it holds characters a terminal cannot show as they are: "${oneLine(value)}". Answer it yourself.`,
+  );
+  return undefined;
+}
+
 /** Why `value` fails this one field, or undefined; the same validator the client runs before sending. */
 function fieldIssue(
   name: string,
@@ -85,13 +99,19 @@ async function askField(
   signal: AbortSignal,
 ): Promise<FormValue | undefined | typeof CANCELLED> {
   const message = fieldLabel(name, field, required);
+  const label = oneLine(field.title ?? name);
+  const from = current !== undefined ? 'your last answer' : "the server's suggested answer";
   if ('enum' in field || 'oneOf' in field) {
     const options = optionsOf(field).map((o) => ({
       ...o,
       hint: o.label !== o.value ? oneLine(o.value) : undefined,
     }));
     if (!required) options.push({ value: NO_ANSWER, label: '(no answer)', hint: undefined });
-    const initial = typeof current === 'string' ? current : (field.default ?? undefined);
+    const wanted = typeof current === 'string' ? current : field.default;
+    // Pre-select only an offered choice that shows as it is.
+    const initial = options.some((o) => o.value === wanted)
+      ? prefill(label, wanted, from)
+      : undefined;
     const v = await select<string>({
       message,
       options: options.map(({ hint, ...o }) => (hint ? { ...o, hint } : o)),
@@ -105,24 +125,38 @@ async function askField(
     case 'boolean': {
       const v = await confirm({
         message,
-        initialValue: typeof current === 'boolean' ? current : (field.default ?? false),
+        initialValue:
+          typeof current === 'boolean'
+            ? current
+            : typeof field.default === 'boolean'
+              ? field.default
+              : false,
         signal,
       });
       return isCancel(v) ? CANCELLED : v;
     }
     case 'array': {
+      const options = optionsOf(field);
+      const wanted: unknown[] = Array.isArray(current) ? current : (field.default ?? []);
+      // Pre-select only offered choices that show as they are: clack would send any other value unseen.
+      const initialValues = wanted.filter(
+        (w): w is string =>
+          typeof w === 'string' &&
+          options.some((o) => o.value === w) &&
+          prefill(label, w, from) !== undefined,
+      );
       for (;;) {
         const v = await multiselect<string>({
           message,
-          options: optionsOf(field),
-          initialValues: Array.isArray(current) ? current : (field.default ?? []),
+          options,
+          initialValues,
           required: false,
           signal,
         });
         if (isCancel(v)) return CANCELLED;
         const issue = fieldIssue(name, field, required, v);
         if (!issue) return v;
-        log.warn(`${oneLine(field.title ?? name)} ${issue}`);
+        log.warn(`${label} ${issue}`);
       }
     }
     case 'number':
@@ -131,7 +165,8 @@ async function askField(
         field.minimum !== undefined ? `≥ ${field.minimum}` : '',
         field.maximum !== undefined ? `≤ ${field.maximum}` : '',
       ].filter(Boolean);
-      const initial = typeof current === 'number' ? current : field.default;
+      const wanted = typeof current === 'number' ? current : field.default;
+      const initial = typeof wanted === 'number' && Number.isFinite(wanted) ? wanted : undefined;
       const v = await text({
         message,
         placeholder: [field.type, ...bounds].join(' '),
@@ -158,10 +193,11 @@ async function askField(
           ? `at most ${s.maxLength} ${s.maxLength === 1 ? 'character' : 'characters'}`
           : '',
       ].filter(Boolean);
-      const initial = typeof current === 'string' ? current : s.default;
+      const wanted = typeof current === 'string' ? current : s.default;
+      const initial = typeof wanted === 'string' ? prefill(label, wanted, from) : undefined;
       const v = await text({
         message,
-        ...(hints.length ? { placeholder: hints.join(', ') } : {}),
+        ...(hints.length ? { placeholder: oneLine(hints.join(', ')) } : {}),
         ...(initial !== undefined ? { initialValue: initial } : {}),
         validate: (value) => {
           if (!value) return required ? 'is required' : undefined;
@@ -197,7 +233,9 @@ async function answerForm(q: FormQuestion, state: TerminalState): Promise<FormAn
     log.warn(
       [
         'Your last answer was not sent; it was not valid:',
-        ...q.retry.issues.map((i) => `${i.field || 'answer'} ${i.reason}`),
+        ...q.retry.issues.map(
+          (i) => `${i.field ? oneLine(i.field) : 'answer'} ${oneLine(i.reason)}`,
+        ),
       ].join('\n'),
     );
   }
@@ -245,7 +283,7 @@ async function answerForm(q: FormQuestion, state: TerminalState): Promise<FormAn
       const check = validateFormContent(schema, answer);
       // The person chose Send after reviewing: the only place this terminal accepts.
       if (check.ok) return { action: 'accept', content: check.value };
-      log.warn(check.issues.map((i) => `${i.field} ${i.reason}`).join('\n'));
+      log.warn(check.issues.map((i) => `${oneLine(i.field)} ${oneLine(i.reason)}`).join('\n'));
       continue;
     }
     const which = await select({
@@ -269,7 +307,7 @@ async function askUrl(q: UrlQuestion, state: TerminalState) {
   log.message(
     `URL:  ${oneLine(q.url)}\nHost: ${styleText(['bold', 'underline'], oneLine(q.host))}`,
   );
-  for (const w of q.warnings) log.warn(w);
+  for (const w of q.warnings) log.warn(oneLine(w));
   const v = await select({
     message: 'Open this URL in your browser?',
     options: [
@@ -288,7 +326,7 @@ async function askUrl(q: UrlQuestion, state: TerminalState) {
 
 async function openUrl(url: string) {
   // The terminal cannot show a page; the person opens it in their own browser, which mrtr cannot read.
-  log.step(`Open this URL in your browser:\n${url}`);
+  log.step(`Open this URL in your browser:\n${oneLine(url)}`);
   const go = await confirm({
     message: 'Continue once you have finished in the browser',
     active: 'Continue',

@@ -6,10 +6,12 @@
  * cannot be fetched.
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ReceiptSigner } from '@mrtr/receipt';
 import { generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,7 +121,6 @@ describe('mrtr receipt verify', () => {
       ],
       [forged.receipt, 'bad_signature', /signature does not verify/],
       [stranger.receipt, 'unknown_key', /key id is not in the key set/],
-      [old.receipt, 'expired', /has expired/],
       ['not-a-receipt', 'malformed', /not a well-formed approval receipt/],
     ];
     for (const [input, code, why] of cases) {
@@ -129,6 +130,16 @@ describe('mrtr receipt verify', () => {
       expect(r.err).toMatch(why);
       expect(r.out).toBe('');
     }
+    // Expired: authentic, but past its lifetime; the person is told so, and how to check it as of its use.
+    const expired = await mrtr(['receipt', 'verify', old.receipt, '--jwks', jwks]);
+    expect(expired.code).toBe(1);
+    expect(expired.out).toBe('');
+    expect(expired.err).toContain(
+      `Receipt NOT verified as of now (expired): its signature checks out with the keys of ${jwks}, but the receipt is outside its lifetime (it expired at `,
+    );
+    expect(expired.err).toContain('this alone does not mean it was forged or misused');
+    expect(expired.err).toContain('run again with --at <time of use>');
+    expect(expired.err).not.toContain('It proves nothing');
     // As of when it was valid (e.g. its audit record's time), the expired one verifies.
     const at = new Date(Date.now() - 3_600_000 + 60_000).toISOString();
     expect((await mrtr(['receipt', 'verify', old.receipt, '--jwks', jwks, '--at', at])).code).toBe(
@@ -170,9 +181,70 @@ describe('mrtr receipt verify', () => {
       `http://127.0.0.1:${port}/jwks.json`,
     ]);
     expect(closed.code).toBe(2);
-    const usage = await mrtr(['receipt', 'verify', receipt, '--jwks', 'file:///etc/passwd']);
-    expect(usage.code).toBe(2);
-    expect(usage.err).toContain('--jwks must be an http(s) URL');
+    for (const wrong of ['ftp://127.0.0.1/jwks.json', 'data://x', 'file://elsewhere/jwks.json']) {
+      const usage = await mrtr(['receipt', 'verify', receipt, '--jwks', wrong]);
+      expect(usage.code, wrong).toBe(2);
+      expect(usage.err).toContain(
+        '--jwks must be an http(s) URL of a JWKS, or a file holding one (a path or a file:// URL)',
+      );
+    }
+  });
+
+  it('verifies with the JWKS archived in a file, as a path or a file:// URL, also as of --at', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mrtr-jwks-'));
+    try {
+      // The set the issuer published, saved for an audit.
+      const file = join(dir, 'jwks.json');
+      writeFileSync(file, await (await fetch(jwks)).text());
+      const { receipt } = await signer.sign({ ...claims, lvl: 'passkey', cred: 'cHJlc2VuY2U' });
+      for (const given of [file, pathToFileURL(file).href]) {
+        const r = await mrtr(['receipt', 'verify', receipt, '--jwks', given]);
+        expect(r.code, given).toBe(0);
+        expect(r.out).toContain(`Receipt verified: signed by key "sd-1" of ${file}, issuer`);
+        expect(r.out).toMatch(/principal\s+"alice"/);
+      }
+      // An old receipt, long expired: checked against the archived set as of its time of use.
+      const old = await (
+        await ReceiptSigner.create({
+          keys: [{ kid: 'sd-1', ...keyPair }],
+          issuer: server.origin,
+          now: () => Date.now() - 86_400_000,
+        })
+      ).sign({ ...claims, lvl: 'url' });
+      const at = new Date(Date.now() - 86_400_000 + 60_000).toISOString();
+      const asOfUse = await mrtr(['receipt', 'verify', old.receipt, '--jwks', file, '--at', at]);
+      expect(asOfUse.code).toBe(0);
+      expect(asOfUse.out).toContain('Receipt verified');
+      const now = await mrtr(['receipt', 'verify', old.receipt, '--jwks', file]);
+      expect(now.code).toBe(1);
+      expect(now.err).toContain(`(expired): its signature checks out with the keys of ${file}`);
+      // Another issuer's set in the file: the receipt's key is not in it.
+      const other = join(dir, 'other.json');
+      const stranger = await ReceiptSigner.create({
+        keys: [{ kid: 'sd-1', ...(await generateKeyPair('EdDSA')) }],
+        issuer: server.origin,
+      });
+      writeFileSync(other, JSON.stringify(stranger.jwks()));
+      const forged = await mrtr(['receipt', 'verify', receipt, '--jwks', other]);
+      expect(forged.code).toBe(1);
+      expect(forged.err).toContain('Receipt NOT verified (bad_signature)');
+      // A file that is missing, not JSON, or not a JWKS: nothing verified, exit 2, the file not quoted.
+      writeFileSync(join(dir, 'notes.txt'), 'secret: hunter2\n');
+      writeFileSync(join(dir, 'array.json'), '[1, 2]');
+      for (const [name, why] of [
+        ['missing.json', 'no such file'],
+        ['notes.txt', 'the file is not JSON'],
+        ['array.json', 'the file is not a JWKS'],
+      ] as const) {
+        const r = await mrtr(['receipt', 'verify', receipt, '--jwks', join(dir, name)]);
+        expect(r.code, name).toBe(2);
+        expect(r.err).toContain(`Could not load the keys from ${join(dir, name)}: ${why}`);
+        expect(r.err).toContain('Nothing was verified');
+        expect(r.err).not.toContain('hunter2');
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

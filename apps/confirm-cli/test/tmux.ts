@@ -5,7 +5,8 @@
  * nothing behind once `kill()` runs.
  */
 import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
@@ -26,14 +27,27 @@ export function tmuxAvailable(): boolean {
 
 let counter = 0;
 
+/** Options of a {@link TmuxSession}. */
+export interface TmuxOptions {
+  /**
+   * Also record every byte the program writes to the terminal, escape
+   * sequences included, for {@link TmuxSession.raw}: what the screen shows
+   * after tmux interpreted them cannot tell a title change or a clear screen.
+   */
+  recordRaw?: boolean;
+}
+
 /** One tmux session running `command` in a 140×50 terminal. */
 export class TmuxSession {
   readonly socket = `mrtr-test-${process.pid}-${++counter}`;
+  private readonly rawDir: string | undefined;
 
-  constructor(command: string[], env: Record<string, string>) {
+  constructor(command: string[], env: Record<string, string>, options: TmuxOptions = {}) {
     const envFlags = Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+    // Recording: the program starts on a first Enter, once the pane's output is piped to the file.
+    const wait = options.recordRaw ? 'read _go; ' : '';
     // The pane outlives the program (sleep) so its last screen and exit status can still be read.
-    const script = `${command.map(quote).join(' ')}; echo "[mrtr exited $?]"; sleep 600`;
+    const script = `${wait}${command.map(quote).join(' ')}; echo "[mrtr exited $?]"; sleep 600`;
     // -u and a UTF-8 locale: the screen keeps the prompt symbols whatever the CI locale is.
     this.tmux(
       [
@@ -55,6 +69,17 @@ export class TmuxSession {
       ],
       { ...process.env, LANG: 'C.UTF-8', ...env },
     );
+    if (options.recordRaw) {
+      this.rawDir = mkdtempSync(join(tmpdir(), 'mrtr-raw-'));
+      this.tmux(['pipe-pane', '-t', 'main', `cat >> ${quote(join(this.rawDir, 'out'))}`]);
+      this.keys(['Enter']);
+    }
+  }
+
+  /** Every byte written to the terminal since the program started (sessions made with `recordRaw`). */
+  raw(): Buffer {
+    if (!this.rawDir) throw new Error('this session does not record its raw output (recordRaw)');
+    return readFileSync(join(this.rawDir, 'out'));
   }
 
   private tmux(args: string[], env: NodeJS.ProcessEnv = process.env): string {
@@ -90,6 +115,7 @@ export class TmuxSession {
     spawnSync('tmux', ['-L', this.socket, 'kill-server']);
     const dir = process.env.TMUX_TMPDIR || '/tmp';
     rmSync(join(dir, `tmux-${process.getuid?.() ?? 0}`, this.socket), { force: true });
+    if (this.rawDir) rmSync(this.rawDir, { recursive: true, force: true });
   }
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseArgs, parseDecimal, UsageError } from '../src/args.js';
-import { oneLine, showValue, visible } from '../src/display.js';
+import { oneLine, plain, showValue, visible } from '../src/display.js';
 
 const tool = {
   name: 't',
@@ -109,6 +109,42 @@ describe('showing server text', () => {
     expect(visible(message)).toBe(
       'Delete?\n\\u{1b}[2J\\u{1b}[HFake prompt\\u{202e}txt.exe\\u{7} é 😀',
     );
+  });
+
+  it('makes line and paragraph separators, zero-width and every other format character visible', () => {
+    expect(visible('a\u2028b\u2029c')).toBe('a\\u{2028}b\\u{2029}c');
+    expect(visible('report\u202Etxt.exe')).toBe('report\\u{202e}txt.exe');
+    expect(visible('ok\u200B')).toBe('ok\\u{200b}');
+    // Zero-width (U+200B–U+200F, U+2060–U+2064, U+FEFF), bidi embeddings, overrides and isolates,
+    // the Arabic letter mark, the soft hyphen and a tag character: all format (Cf) characters.
+    for (const code of [
+      0x200b, 0x200c, 0x200d, 0x200e, 0x200f, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0xfeff,
+      0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069, 0x061c, 0x00ad,
+      0xe0041,
+    ]) {
+      expect(visible(`x${String.fromCodePoint(code)}y`)).toBe(`x\\u{${code.toString(16)}}y`);
+    }
+    // C0 (but tab and newline), DEL and C1 controls, such as the 8-bit CSI U+009B.
+    expect(visible('\r\u0000\u007f\u0085\u009b[2J\t\n')).toBe(
+      '\\u{d}\\u{0}\\u{7f}\\u{85}\\u{9b}[2J\t\n',
+    );
+    // A lone surrogate cannot be shown either; a pair (an emoji) can.
+    expect(visible('\ud800 😀')).toBe('\\u{d800} 😀');
+    expect(oneLine('a\u2028b\nc')).toBe('a\\u{2028}b\\nc');
+  });
+
+  it('tells which values show exactly as they are (the only ones a prompt may pre-fill)', () => {
+    expect(plain('Meeting notes — é 😀')).toBe(true);
+    for (const value of [
+      'a\u001b[2J',
+      'ok\u200B',
+      'a\u2028b',
+      'x\u202Ey',
+      'a\nb',
+      'a\tb',
+      '\u0007',
+    ])
+      expect(plain(value), JSON.stringify(value)).toBe(false);
   });
 
   it('keeps labels on one line', () => {
