@@ -65,7 +65,11 @@ export interface ReceiptInput {
   op: string;
   /** Argument digest: `digestJson(arguments)` of `@mrtr/digest` (`sha256:` + 43 base64url characters). */
   ad: string;
-  /** Digest of the question shown to the principal, same form as `ad` (e.g. `digestJson({ message, requestedSchema })`). */
+  /**
+   * Digest of the question shown to the principal, same form as `ad`: the
+   * gate's is `digestJson({ mode, message, requestedSchema })`, `mode` the
+   * confirmation level (README, "The question digest").
+   */
   qd: string;
   /** How it was confirmed. */
   lvl: ReceiptLevel;

@@ -14,11 +14,16 @@ const signer = await ReceiptSigner.create({
 
 // The principal confirmed `delete_service {serviceId, name}`: sign what was approved.
 const args = { serviceId: 'svc_8f21c', name: 'api-prod' };
+const question = {
+  mode: 'form', // the confirmation level
+  message: 'Delete service api-prod (svc_8f21c)? This cannot be undone.',
+  requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } } },
+};
 const { receipt } = await signer.sign({
   sub: 'user_5f2a', // the tool call's principal
   op: 'tools/call:delete_service',
   ad: digestJson(args), // the argument digest, as the gate computes it
-  qd: digestJson({ message: 'Delete service api-prod (svc_8f21c)? This cannot be undone.' }),
+  qd: digestJson(question), // the question digest, as the gate computes it
   lvl: 'form', // or 'url', or 'passkey' with cred: <credential id>
   n: 'kq3C6V0bq1G8b6C2fV7cMw', // the ticket nonce
 });
