@@ -28,18 +28,36 @@ const CLIENT_ERROR_STATUS: Record<string, [number, string]> = {
  * or `Content-Length`, headers too large) gets a JSON-RPC error body
  * (`-32600`, no id) with Node's status (400; 431 for headers too large; 408
  * on a request timeout) and `Connection: close`, instead of Node's empty
- * 400. Nothing is written once a response is under way or the socket is gone.
+ * 400. When the bytes that did not parse followed a request whose response
+ * is still being made (pipelined, or sent after `Connection: close`), that
+ * response goes out first, whole, and the connection closes after it; bytes
+ * sent after `Connection: close` are not answered. Nothing is written to a
+ * socket that is gone.
  * @example `server.on('clientError', handleClientError)`
  */
 export function handleClientError(error: Error & { code?: string }, socket: Duplex): void {
-  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
-  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
+  // Node's own listener would answer 400 over it, or cut it off: the client is owed that answer,
+  // and its request may already have changed something.
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  if (inFlight && !inFlight.writableFinished) {
+    inFlight.once('finish', () => {
+      if (error.code === 'HPE_CLOSED_CONNECTION' || !socket.writable) socket.end();
+      else socket.end(parseRefusal(error));
+    });
+    return;
+  }
+  socket.end(parseRefusal(error));
+}
+
+/** The raw HTTP/1.1 response for a request the parser refused. */
+function parseRefusal(error: Error & { code?: string }): string {
   const [status, reason] = CLIENT_ERROR_STATUS[error.code ?? ''] ?? [400, 'Bad Request'];
   const why = error.code ? ` (${error.code})` : '';
-  socket.end(rawRpcError(status, reason, `${reason}: the HTTP request could not be parsed${why}`));
+  return rawRpcError(status, reason, `${reason}: the HTTP request could not be parsed${why}`);
 }
 
 /**

@@ -111,3 +111,51 @@ describe('createHttpServer', () => {
     expect([unparsable.status, JSON.parse(unparsable.body).error.code]).toEqual([400, -32600]);
   });
 });
+
+describe('createHttpServer, bytes that do not parse behind a request still being answered', () => {
+  let slow: Server;
+  let slowPort: number;
+  const served: string[] = [];
+  beforeAll(async () => {
+    // Answers 30 ms later, as a handler that awaits a database does: the response is in flight
+    // when the parser meets what follows the request.
+    slow = createHttpServer((req, res) => {
+      served.push(`${req.method} ${req.url}`);
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '6' }).end('served');
+      }, 30);
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    slowPort = (slow.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => slow.close(() => resolve())));
+
+  /** Write `bytes` at once; everything the server sent until it closed. */
+  const exchange = (bytes: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect({ port: slowPort, host: '127.0.0.1' }, () => socket.write(bytes));
+      const chunks: Buffer[] = [];
+      socket.setTimeout(5000, () => socket.destroy());
+      socket.on('data', (c) => chunks.push(c));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    });
+  const request = (path: string, close: boolean) =>
+    `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${close ? 'Connection: close\r\n' : ''}\r\n`;
+  const statuses = (all: string) => [...all.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => m[1]);
+
+  it('sends the answer first, whole, then the 400, and closes', async () => {
+    const all = await exchange(`${request('/first', false)}BAD REQUEST LINE\r\n\r\n`);
+    expect(statuses(all)).toEqual(['200', '400']);
+    expect(all).toContain('\r\n\r\nserved');
+    expect(all.slice(all.indexOf('served'))).toContain('"code":-32600');
+    expect(served).toContain('GET /first');
+  });
+
+  it('answers a request sent with Connection: close, and nothing of what came after it', async () => {
+    const all = await exchange(`${request('/closing', true)}${request('/after', false)}`);
+    expect(statuses(all)).toEqual(['200']);
+    expect(all.endsWith('served')).toBe(true);
+    expect(served).not.toContain('GET /after');
+  });
+});
