@@ -77,3 +77,41 @@ describe('LedgerReplayStore when the front store forgets', () => {
     });
   });
 });
+
+describe('LedgerReplayStore when the front store holds a claim nobody runs', () => {
+  it('asks the ledger, which performs once: the instance that claimed in front died mid-action', async () => {
+    const front = new MemoryReplayStore();
+    // What a killed instance leaves in Redis: a claim in progress, never settled.
+    void front.once(onceRequest(), () => new Promise<never>(() => {}));
+    await Promise.resolve();
+    const ledger = new MemoryReplayStore();
+    let runs = 0;
+    const store = new LedgerReplayStore(front, ledger);
+    const retried = await store.once(onceRequest(), async () => ++runs);
+    expect(retried).toEqual({ status: 'performed', outcome: 1 });
+    expect(await store.once(onceRequest(), async () => ++runs)).toEqual({
+      status: 'replayed',
+      outcome: 1,
+    });
+    expect(
+      await store.once(onceRequest({ requestDigest: 'sha256:other' }), async () => ++runs),
+    ).toEqual({ status: 'refused', reason: 'used' });
+    expect(runs).toBe(1);
+  });
+
+  it('answers in_progress while the ledger claim is still running', async () => {
+    const ledger = new MemoryReplayStore();
+    const store = new LedgerReplayStore(new MemoryReplayStore(), ledger);
+    let finish: (v: string) => void = () => {};
+    const first = store.once(onceRequest(), () => new Promise<string>((r) => (finish = r)));
+    await new Promise((r) => setTimeout(r, 5));
+    let runs = 0;
+    expect(await store.once(onceRequest(), async () => `${++runs}`)).toEqual({
+      status: 'refused',
+      reason: 'in_progress',
+    });
+    finish('done');
+    expect(await first).toEqual({ status: 'performed', outcome: 'done' });
+    expect(runs).toBe(0);
+  });
+});
