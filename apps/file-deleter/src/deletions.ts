@@ -1,6 +1,6 @@
 import type { Database, Queryable } from './db.js';
 import type { FileFacts, FilesRoot } from './root.js';
-import { finish, restore, trashNonces } from './trash.js';
+import { finish, restore, trashNonces, trashNoncesOf } from './trash.js';
 
 /**
  * Table `file_deletions`: one row per deletion, keyed by the ticket nonce,
@@ -92,6 +92,33 @@ export async function settle(
   });
 }
 
+/** When a settle that failed (the database did not answer) is tried again, ms after the failure. */
+export const RESETTLE_AFTER_MS = [1_000, 2_000, 4_000, 8_000, 16_000, 32_000] as const;
+
+/**
+ * {@link settle}, tried again in the background after each of
+ * {@link RESETTLE_AFTER_MS} while it fails: a deletion whose transaction the
+ * database rolled back after a stall would otherwise leave the file in the
+ * trash until the next {@link recover} (a minute), and a retry of its
+ * confirmation would find the file gone. The timers do not keep the process alive.
+ */
+export function settleSoon(
+  db: Database,
+  root: FilesRoot,
+  nonce: string,
+  report: (error: unknown) => void,
+  attempt = 0,
+): void {
+  const wait = RESETTLE_AFTER_MS[attempt];
+  if (wait === undefined) return;
+  setTimeout(() => {
+    settle(db, root, nonce).catch((error: unknown) => {
+      report(error);
+      settleSoon(db, root, nonce, report, attempt + 1);
+    });
+  }, wait).unref();
+}
+
 /**
  * Settle everything in the trash: at start (a crash may have left files
  * there) and every minute.
@@ -104,4 +131,27 @@ export async function recover(
   const done = { finished: [] as string[], restored: [] as string[], stuck: [] as string[] };
   for (const nonce of await trashNonces(root)) done[await settle(db, root, nonce)].push(nonce);
   return done;
+}
+
+/**
+ * Settle the unsettled deletions of the file `path` with identity
+ * `dev`/`ino`, if the trash holds any: waits for one still in flight.
+ * @returns `restored` when the file was put back at its path, `gone` when a
+ * deletion of it committed, `none` when the trash holds nothing of it.
+ * @throws when the database cannot settle it now.
+ */
+export async function settleFile(
+  db: Database,
+  root: FilesRoot,
+  path: string,
+  identity: { dev: string; ino: string },
+): Promise<'restored' | 'gone' | 'none'> {
+  const nonces = await trashNoncesOf(root, path, identity.dev, identity.ino);
+  let outcome: 'restored' | 'gone' | 'none' = 'none';
+  for (const nonce of nonces) {
+    const done = await settle(db, root, nonce);
+    if (done === 'finished') outcome = 'gone';
+    else if (done === 'restored' && outcome === 'none') outcome = 'restored';
+  }
+  return outcome;
 }

@@ -13,7 +13,7 @@ import { textResult } from '@mrtr/wire';
 import { filesize } from 'filesize';
 import { z } from 'zod';
 import type { Database, Queryable } from './db.js';
-import { lockNonce, recordDeletion, settle } from './deletions.js';
+import { lockNonce, recordDeletion, settle, settleFile, settleSoon } from './deletions.js';
 import { PathArgument } from './paths.js';
 import type { FileFacts, FilesRoot } from './root.js';
 import { moveToTrash } from './trash.js';
@@ -105,8 +105,22 @@ export function fileTools(
       }),
     },
     // Round 1, every retry, and inside the claim: look at the file again.
-    async ask({ args, sealed }) {
-      const found = await root.lookup(args.path);
+    async ask({ args, sealed, tx }) {
+      let found = await root.lookup(args.path);
+      if ('refused' in found && found.missing && isSealed(sealed) && tx === undefined) {
+        // The confirmed file may sit in the trash of a deletion that has not settled (its
+        // transaction stalled, then rolled back): settle it first, then look again.
+        const settled = await settleFile(db, root, args.path, sealed).catch(
+          () => 'stalled' as const,
+        );
+        if (settled === 'stalled')
+          return withoutAsking(
+            refused(
+              `${args.path} is in a deletion that has not finished settling (the database did not answer). Nothing more was deleted; try the same confirmation again in a minute.`,
+            ),
+          );
+        if (settled === 'restored') found = await root.lookup(args.path);
+      }
       if ('refused' in found) {
         if (sealed !== undefined && found.missing)
           return withoutAsking(
@@ -164,12 +178,15 @@ export function fileTools(
       } finally {
         // Committed: unlink the trash entry. Rolled back: put the file back. Waits for the claim.
         if (nonces.size) await hooks.beforeSettle?.();
-        for (const nonce of nonces)
-          await settle(db, root, nonce).catch((error: unknown) =>
-            console.warn(
-              `file-deleter: settling ${nonce} failed, left for recovery: ${String(error)}`,
-            ),
+        const report = (nonce: string) => (error: unknown) =>
+          console.warn(
+            `file-deleter: settling ${nonce} failed, tried again soon: ${String(error)}`,
           );
+        for (const nonce of nonces)
+          await settle(db, root, nonce).catch((error: unknown) => {
+            report(nonce)(error);
+            settleSoon(db, root, nonce, report(nonce));
+          });
       }
     },
   };

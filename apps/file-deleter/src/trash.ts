@@ -120,6 +120,30 @@ export async function restore(root: FilesRoot, nonce: string): Promise<boolean> 
   });
 }
 
+/**
+ * The nonces whose trash entry is the file `path` with identity `dev`/`ino`
+ * (as its intent says): a deletion of that very file that has not settled.
+ */
+export async function trashNoncesOf(
+  root: FilesRoot,
+  path: string,
+  dev: string,
+  ino: string,
+): Promise<string[]> {
+  const found: string[] = [];
+  for (const nonce of await trashNonces(root)) {
+    const text = await root.inTrash((trash) => readNoFollow(at(trash.fd, `${nonce}.json`)));
+    if (text === undefined) continue;
+    try {
+      const intent = JSON.parse(text) as Intent;
+      if (intent.path === path && intent.dev === dev && intent.ino === ino) found.push(nonce);
+    } catch {
+      // an intent that does not parse names no file
+    }
+  }
+  return found;
+}
+
 /** The nonces with something in the trash (a file, an intent, or both). */
 export async function trashNonces(root: FilesRoot): Promise<string[]> {
   const names = await root.inTrash((trash) => fsp.readdir(at(trash.fd)));

@@ -132,6 +132,60 @@ describe('at most once, across a rollback or a crash', () => {
     expect(trash(x.root)).toEqual([]);
     expect(await rows(x)).toEqual([]);
   });
+
+  it('a rollback whose file was not put back yet: the same confirmation settles it first, then deletes once', async () => {
+    const writer = failingWriter();
+    let crash = true;
+    const x = await harness({
+      audit: [writer],
+      hooks: {
+        beforeSettle: async () => {
+          if (crash) throw new Error('settling did not run');
+        },
+      },
+    });
+    const q = await ask(x.url, 'notes.txt');
+    await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    expect(exists(x.root, 'notes.txt')).toBe(false);
+    expect(trash(x.root)).toHaveLength(2);
+    writer.on = false;
+    crash = false;
+    // Not "notes.txt was removed since you were asked": it is in the trash of a rolled-back deletion.
+    const done = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    expect(textOf(done)).toBe('Deleted notes.txt (9 B).');
+    expect(exists(x.root, 'notes.txt')).toBe(false);
+    expect(trash(x.root)).toEqual([]);
+    expect(await rows(x)).toHaveLength(1);
+  });
+
+  it('a settle the database refused is tried again soon: the file of a rolled-back deletion comes back', async () => {
+    const writer = failingWriter();
+    const db = await openDatabase('memory://');
+    const stalled = { on: false };
+    const flaky: typeof db = {
+      ...db,
+      transaction: (fn) =>
+        stalled.on ? Promise.reject(new Error('the database did not answer')) : db.transaction(fn),
+    };
+    const x = await harness({
+      db: flaky,
+      audit: [writer],
+      hooks: {
+        beforeSettle: async () => {
+          stalled.on = true;
+        },
+      },
+    });
+    const q = await ask(x.url, 'notes.txt');
+    const failed = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    expect(failed.error.message).toMatch(/Nothing was changed/);
+    expect(exists(x.root, 'notes.txt')).toBe(false);
+    stalled.on = false;
+    for (let i = 0; i < 40 && !exists(x.root, 'notes.txt'); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(readFileSync(join(x.root, 'notes.txt'), 'utf8')).toBe('the notes');
+    expect(trash(x.root)).toEqual([]);
+  });
 });
 
 /** 12 copies of one confirmation, alternating between `urls`: one deletion, one outcome. */
