@@ -43,6 +43,14 @@ const mounts: Record<string, (page: ApprovalPage) => RequestListener> = {
     app.all('/approve/{*rest}', expressHandler(page));
     return app;
   },
+  'Express 5 behind global body parsers': (page) => {
+    // What many apps already have: the form reaches the page as a parsed object, passed on as a form.
+    const app = express();
+    app.use(express.json(), express.urlencoded());
+    app.all('/mcp', expressHandler(endpoint));
+    app.all('/approve/{*rest}', expressHandler(page));
+    return app;
+  },
   'Hono 4': (page) => {
     const app = new Hono();
     app.all('/mcp', honoHandler(endpoint));

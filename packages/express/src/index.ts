@@ -96,6 +96,29 @@ const OUT_OF_RANGE: Unkept = {
     'Invalid params: the body holds a number too large for JSON (an IEEE 754 double); send it as a string',
 };
 
+const NESTED_FORM: Unkept = {
+  status: 400,
+  code: -32600,
+  message:
+    'Invalid Request: a body parser read this form into nested values, which cannot be passed on as they were posted; mount this handler before express.urlencoded({ extended: true })',
+};
+
+/**
+ * A form `express.urlencoded()` parsed, as `application/x-www-form-urlencoded`
+ * text again (a repeated field repeated), or `undefined` when a value is not
+ * a string or a list of strings (the `extended` parser's nested objects).
+ */
+function formText(body: object): string | undefined {
+  const form = new URLSearchParams();
+  for (const [name, value] of Object.entries(body)) {
+    if (typeof value === 'string') form.append(name, value);
+    else if (Array.isArray(value) && value.every((v) => typeof v === 'string'))
+      for (const v of value) form.append(name, v);
+    else return undefined;
+  }
+  return form.toString();
+}
+
 /** `JSON.stringify` writes `null` for a non-finite number: refuse it instead of changing the request. */
 function finiteOnly(_key: string, value: unknown): unknown {
   if (typeof value === 'number' && !Number.isFinite(value)) throw OUT_OF_RANGE;
@@ -106,9 +129,11 @@ function finiteOnly(_key: string, value: unknown): unknown {
  * The body a middleware already read, as the bytes `@mrtr/node` passes on
  * (`req.rawBody`): a body parser's own raw copy when it kept one (see
  * {@link keepRawBody}), else the parsed value (`express.json()`'s object
- * re-serialized as JSON, a string or a `Buffer` as they are).
+ * re-serialized as JSON, `express.urlencoded()`'s as form text, a string or
+ * a `Buffer` as they are).
  * @returns `undefined`, or why the parsed value cannot be serialized again
- *   as it came (nested too deeply for `JSON.stringify`, a number out of range).
+ *   as it came (nested too deeply for `JSON.stringify`, a number out of range,
+ *   a form the `extended` parser made nested).
  */
 function keepReadBody(req: ExpressRequest & { rawBody?: unknown }): Unkept | undefined {
   if (req.rawBody instanceof Buffer || !req.readableDidRead) return undefined;
@@ -116,7 +141,16 @@ function keepReadBody(req: ExpressRequest & { rawBody?: unknown }): Unkept | und
   if (body === undefined) req.rawBody = Buffer.alloc(0);
   else if (Buffer.isBuffer(body)) req.rawBody = body;
   else if (typeof body === 'string') req.rawBody = Buffer.from(body);
-  else {
+  else if (
+    req.is('application/x-www-form-urlencoded') &&
+    body !== null &&
+    typeof body === 'object'
+  ) {
+    // express.urlencoded() parsed it: the form a page handler (the approval page) reads, not JSON.
+    const text = formText(body);
+    if (text === undefined) return NESTED_FORM;
+    req.rawBody = Buffer.from(text);
+  } else {
     try {
       req.rawBody = Buffer.from(JSON.stringify(body, finiteOnly));
     } catch (error) {

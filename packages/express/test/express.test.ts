@@ -36,6 +36,13 @@ beforeAll(async () => {
     express.json(),
     mcpHandler(endpoint, { principal: (_req, res) => res.locals.principal }),
   );
+  // A page handler (as the approval page) behind the form parsers many apps mount globally.
+  const echo = (async (request: Request) =>
+    new Response(
+      `${request.headers.get('content-type')}|${await request.text()}`,
+    )) as unknown as Parameters<typeof mcpHandler>[0];
+  app.all('/form/flat', express.urlencoded(), mcpHandler(echo));
+  app.all('/form/extended', express.urlencoded({ extended: true }), mcpHandler(echo));
   app.all(
     '/broken/mcp',
     mcpHandler(endpoint, { principal: () => Promise.reject(new Error('auth backend down')) }),
@@ -118,6 +125,23 @@ describe('mcpHandler (Express 5)', () => {
     const denied = await fetch(`${base}/denied/mcp`, { method: 'POST', headers, body });
     expect(denied.status).toBe(401);
     expect((await denied.json()).error).toEqual({ code: -32600, message: 'token expired' });
+  });
+
+  it('passes on a form a body parser already read as the form, repeated fields repeated', async () => {
+    const post = (path: string, form: string) =>
+      fetch(base + path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: form,
+      });
+    const flat = await post('/form/flat', 'a=1&b=x%26y+z&a=2');
+    expect(await flat.text()).toBe('application/x-www-form-urlencoded|a=1&a=2&b=x%26y+z');
+    const extended = await post('/form/extended', 'csrf=t&decision=approve');
+    expect(await extended.text()).toBe('application/x-www-form-urlencoded|csrf=t&decision=approve');
+    // Nested values cannot be posted back as they came: refused, never passed on changed.
+    const nested = await post('/form/extended', 'a[b]=1');
+    expect(nested.status).toBe(400);
+    expect((await nested.json()).error.code).toBe(-32600);
   });
 
   it('keeps the endpoint rules: GET gets 405', async () => {
