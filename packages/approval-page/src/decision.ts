@@ -96,6 +96,8 @@ export function approvalPage(
     : [];
   const data = {
     ...kit.layout(heading, decision ? 'plain' : 'danger', who.principal, scripts),
+    // The header's Passkeys link comes back here, as the in-page one does.
+    passkeysUrl: `${kit.basePath}/passkeys?return=${encodeURIComponent(path)}`,
     operation: approval.operation,
     tool,
     heading,

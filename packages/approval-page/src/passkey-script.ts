@@ -29,7 +29,7 @@ export const PASSKEY_SCRIPT = `'use strict';
   }
   function failure(error) {
     if (error && error.name === 'NotAllowedError')
-      return 'The passkey prompt was cancelled or timed out, or your passkey could not verify you. Nothing was recorded.';
+      return 'The passkey prompt was cancelled or timed out, or your passkey could not verify you. If this device has no passkey of yours, use the device you registered one on. Nothing was recorded.';
     return (error && error.message) || 'The passkey step failed. Nothing was recorded.';
   }
   function options(url, form) {

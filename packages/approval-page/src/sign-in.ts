@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import { newSecret } from './csrf.js';
-import { field, fromOrigin, html, readForm, seeOther } from './http.js';
+import { field, fromOrigin, html, readForm, respond, seeOther } from './http.js';
 import { APPROVAL_ID, isField } from './rules.js';
 import type { SessionStore } from './store.js';
 import type { LayoutData } from './views.js';
@@ -118,6 +118,9 @@ export class PasswordSignIn implements SignInHook {
     if (route === 'sign-in' && request.method === 'GET') return this.#form(request);
     if (route === 'sign-in' && request.method === 'POST') return this.#signIn(request);
     if (route === 'sign-out' && request.method === 'POST') return this.#signOut(request);
+    // Its routes with another method: 405 naming those it takes, not the 404 of an unknown path.
+    if (route === 'sign-in') return respond(405, null, { allow: 'GET, POST' });
+    if (route === 'sign-out') return respond(405, null, { allow: 'POST' });
     return undefined;
   }
 

@@ -22,7 +22,7 @@ const LAYOUT = `<!doctype html>
 <header class="bar">
   <span class="brand">{{serviceName}}</span>
   {{#if signedIn}}<span class="who">Signed in as <strong>{{signedIn}}</strong></span>
-  <a class="nav" href="{{basePath}}/passkeys">Passkeys</a>
+  <a class="nav" href="{{#if passkeysUrl}}{{passkeysUrl}}{{else}}{{basePath}}/passkeys{{/if}}">Passkeys</a>
   {{#if signOutUrl}}<form method="post" action="{{signOutUrl}}" class="inline"><button type="submit" class="link">Sign out</button></form>{{/if}}{{/if}}
 </header>
 <main class="card {{tone}}">
@@ -50,7 +50,7 @@ const APPROVAL = `{{#> layout}}
 {{/unless}}
 <dl class="facts">
   <dt>For principal</dt><dd>{{principal}}</dd>
-  <dt>Expires</dt><dd><time datetime="{{expiresIso}}">{{expiresText}}</time> ({{expiresIn}})</dd>
+  {{#unless decided}}<dt>Expires</dt><dd><time datetime="{{expiresIso}}">{{expiresText}}</time> ({{expiresIn}})</dd>{{/unless}}
   <dt>Confirmation</dt><dd>{{levelText}}</dd>
 </dl>
 {{#if decided}}
@@ -196,6 +196,8 @@ export interface LayoutData {
   tone: 'danger' | 'warning' | 'plain';
   /** Paths of the scripts the page loads (same origin, deferred); empty on pages without passkeys. */
   scripts: string[];
+  /** Where the header's Passkeys link goes, when not `<basePath>/passkeys` (e.g. with `?return=` to this approval). */
+  passkeysUrl?: string;
 }
 
 /** Render `view` with `data`; every string in `data` is escaped. @throws on a missing field (a bug). */

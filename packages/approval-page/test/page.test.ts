@@ -242,6 +242,16 @@ describe('the approval page', () => {
     const put = await page(new Request(url, { method: 'PUT' }));
     expect(put.status).toBe(405);
     expectSecurityHeaders(put);
+    // The sign-in's own routes too, naming the methods they take.
+    for (const [path, method, allow] of [
+      ['sign-in', 'HEAD', 'GET, POST'],
+      ['sign-in', 'PATCH', 'GET, POST'],
+      ['sign-out', 'GET', 'POST'],
+    ] as const) {
+      const other = await page(new Request(`${ORIGIN}/approve/${path}`, { method }));
+      expect([other.status, other.headers.get('allow')], `${method} ${path}`).toEqual([405, allow]);
+      expectSecurityHeaders(other);
+    }
   });
 
   it('renders through templates that never output unescaped values', () => {
@@ -284,6 +294,11 @@ describe('the decision POST', () => {
     const { page, open, channel } = setup();
     const { url, approval, path } = await open();
     const cookie = await signIn(page, 'alice');
+    const before = await (await page(new Request(url, { headers: { cookie } }))).text();
+    expect(before).toContain('<dt>Expires</dt>');
+    // The header's Passkeys link leads back to this request.
+    // (Handlebars writes the `=` of the query as `&#x3D;`, which the browser reads as `=`.)
+    expect(before).toContain(`href="/approve/passkeys?return&#x3D;${encodeURIComponent(path)}"`);
     const csrf = await csrfOf(page, url, cookie);
     const first = await page(post(url, { csrf, decision: 'approve' }, { cookie }));
     expect(first.status).toBe(303);
@@ -298,6 +313,8 @@ describe('the decision POST', () => {
     const after = await (await page(new Request(url, { headers: { cookie } }))).text();
     expect(after).toContain('You approved this request');
     expect(after).not.toContain('value="approve"');
+    // Decided: when the request would have expired no longer matters.
+    expect(after).not.toContain('<dt>Expires</dt>');
   });
 
   it('refuses without recording: another origin, no Origin, cross-site fetch metadata', async () => {
