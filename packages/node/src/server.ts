@@ -131,7 +131,9 @@ export function requestProblem(req: IncomingMessage): string | undefined {
  * send an empty one or none:
  * - a request {@link requestProblem} names gets 400 and `Connection: close`
  *   before `listener` sees it; `TRACE` gets 405 (a web `Request` cannot
- *   carry it); `OPTIONS *` gets 204, as no framework routes it;
+ *   carry it); `OPTIONS *` gets 204, as no framework routes it; a
+ *   `Transfer-Encoding` other than `chunked` (e.g. `gzip, chunked`, whose
+ *   body Node would pass on still compressed) gets 501;
  * - Node's own refusals: unparsable requests ({@link handleClientError}),
  *   an `Expect` other than `100-continue` (417, {@link handleCheckExpectation}),
  *   `CONNECT` (405, {@link handleConnect});
@@ -169,6 +171,10 @@ export function createHttpServer(
     // A web `Request` cannot carry TRACE (Fetch standard), and reflecting a request helps no MCP client.
     if (req.method === 'TRACE' || req.method === 'TRACK')
       return refuse(res, 405, 'Method not allowed: TRACE is not served');
+    // Node decodes `chunked` and passes any other coding's bytes on as the body (RFC 9112 §6.1).
+    const coding = req.headers['transfer-encoding'];
+    if (coding !== undefined && coding.trim().toLowerCase() !== 'chunked')
+      return refuse(res, 501, 'Not Implemented: the only transfer coding understood is chunked');
     handle(req, res);
   });
   server.on('clientError', handleClientError);

@@ -99,6 +99,17 @@ describe('createHttpServer', () => {
     expect(seen.length).toBe(before);
   });
 
+  it('answers a transfer coding other than chunked with a JSON-RPC 501, before the listener', async () => {
+    const before = seen.length;
+    for (const coding of ['gzip, chunked', 'deflate,chunked']) {
+      const r = await raw('POST /x HTTP/1.1', `${host()}Transfer-Encoding: ${coding}\r\n`);
+      expect([r.status, JSON.parse(r.body).error.code], coding).toEqual([501, -32600]);
+    }
+    expect(seen.length).toBe(before);
+    const chunked = await raw('POST /x HTTP/1.1', `${host()}Transfer-Encoding: Chunked\r\n`);
+    expect([chunked.status, chunked.body]).toEqual([200, 'served']);
+  });
+
   it("answers Node's own refusals with JSON-RPC bodies", async () => {
     const expectation = await raw(
       'POST /x HTTP/1.1',
