@@ -33,6 +33,8 @@ import { createHttpServer } from './server.js';
 
 export {
   createHttpServer,
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
   handleCheckExpectation,
   handleClientError,
   handleConnect,

@@ -125,6 +125,19 @@ export function requestProblem(req: IncomingMessage): string | undefined {
 }
 
 /**
+ * Default `headersTimeout` of {@link createHttpServer}: a request's head must
+ * arrive within 20 s (Node's own default is 60 s), in milliseconds.
+ */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 20_000;
+/**
+ * Default `requestTimeout` of {@link createHttpServer}: a whole request,
+ * body included, within 60 s (Node's own default is 300 s), in milliseconds.
+ * An MCP request body is a few KiB; a client that trickles one holds a
+ * socket and its buffers all that time. Then `408` with a JSON-RPC body.
+ */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
+/**
  * `http.createServer` for any framework (pass an Express `app`, or give it
  * as `createServer` to `@hono/node-server`'s `serve`), on which every answer
  * has a JSON-RPC body (`-32600`, no id) where Node or the framework would
@@ -139,6 +152,10 @@ export function requestProblem(req: IncomingMessage): string | undefined {
  *   `CONNECT` (405, {@link handleConnect});
  * - Node's own empty 400 for a missing `Host` is off (`requireHostHeader:
  *   false`): the check above answers instead.
+ * - a request's head must arrive within {@link DEFAULT_HEADERS_TIMEOUT_MS}
+ *   and the whole request within {@link DEFAULT_REQUEST_TIMEOUT_MS}, unless
+ *   `options` says otherwise (`408`; the head's deadline never beyond a
+ *   shorter `requestTimeout` given);
  * @param options `node:http` server options (`requireHostHeader` is always `false`).
  * @param listener the framework's request listener. Give it here: a
  *   `request` listener added to the server later would run on requests
@@ -163,7 +180,15 @@ export function createHttpServer(
   // A `request` listener added later would also run on what this server already answered.
   if (typeof handle !== 'function')
     throw new TypeError('createHttpServer needs the request listener (your app) as an argument');
-  const server = createServer({ ...settings, requireHostHeader: false }, (req, res) => {
+  const requestTimeout = settings.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  // Node refuses a head deadline beyond the request's own (0: no request deadline).
+  const headersTimeout =
+    settings.headersTimeout ??
+    (requestTimeout > 0
+      ? Math.min(DEFAULT_HEADERS_TIMEOUT_MS, requestTimeout)
+      : DEFAULT_HEADERS_TIMEOUT_MS);
+  const bounds = { ...settings, headersTimeout, requestTimeout, requireHostHeader: false };
+  const server = createServer(bounds, (req, res) => {
     const problem = requestProblem(req);
     if (problem !== undefined) return refuse(res, 400, problem);
     // `OPTIONS *` asks about the server, not a resource: no framework routes it (RFC 9110 §9.3.7).

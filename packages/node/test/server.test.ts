@@ -6,7 +6,11 @@
 import type { Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpServer } from '../src/index.js';
+import {
+  createHttpServer,
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+} from '../src/index.js';
 
 let server: Server;
 let port: number;
@@ -83,6 +87,17 @@ describe('createHttpServer', () => {
   ])('passes %s to the listener', async (_, line, headers) => {
     const r = await raw(line.replace('%p', String(port)), headers());
     expect([r.status, r.body]).toEqual([200, 'served']);
+  });
+
+  it('bounds how long a request may take to arrive, unless the options say otherwise', () => {
+    expect([server.headersTimeout, server.requestTimeout]).toEqual([
+      DEFAULT_HEADERS_TIMEOUT_MS,
+      DEFAULT_REQUEST_TIMEOUT_MS,
+    ]);
+    const shorter = createHttpServer({ requestTimeout: 5_000 }, () => {});
+    expect([shorter.headersTimeout, shorter.requestTimeout]).toEqual([5_000, 5_000]);
+    const own = createHttpServer({ headersTimeout: 90_000, requestTimeout: 0 }, () => {});
+    expect([own.headersTimeout, own.requestTimeout]).toEqual([90_000, 0]);
   });
 
   it('needs the listener at creation: one added later would run on what it already answered', () => {
