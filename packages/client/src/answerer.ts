@@ -102,8 +102,12 @@ export interface Answerer {
     /**
      * Open the URL for the person, outside the client (a browser, not a web
      * view the client can read). Called only after `ask` returned `accept`.
+     * The retry is sent once it resolves, so it may wait until the person
+     * says they are done on the page; it gets the call's `answerTimeoutMs`
+     * (milliseconds) like an answer (then `cancel` is sent), and `signal`
+     * aborts when that passes or the call is aborted. It throwing sends `cancel`.
      */
-    open(url: string): Promise<void> | void;
+    open(url: string, signal: AbortSignal): Promise<void> | void;
   };
 }
 

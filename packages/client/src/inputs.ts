@@ -181,15 +181,26 @@ async function answerUrl(
     ]);
   }
   if (answer.action !== 'accept') return { action: answer.action };
+  let opened: void | typeof TIMED_OUT;
   try {
-    // Opened only now: the person saw the full URL and host and consented.
-    await url.open(question.url);
+    // Opened only now: the person saw the full URL and host and consented. An `open` that waits
+    // for the person to finish on the page is bounded like an answer, and stops with the call.
+    opened = await withDeadline(
+      async (signal) => url.open(question.url, signal),
+      ctx.answerTimeoutMs,
+      ctx.signal,
+    );
   } catch (error) {
+    if (error instanceof AbortedError) throw error;
     ctx.emit({
       type: 'open-failed',
       ...about(key, ctx),
       reason: error instanceof Error ? error.message : String(error),
     });
+    return { action: 'cancel' };
+  }
+  if (opened === TIMED_OUT) {
+    ctx.emit({ type: 'timed-out', ...about(key, ctx), afterMs: ctx.answerTimeoutMs });
     return { action: 'cancel' };
   }
   return { action: answer.action };

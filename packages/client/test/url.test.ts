@@ -167,4 +167,38 @@ describe('URL-mode elicitation', () => {
       reason: 'no browser',
     });
   });
+
+  it('bounds an open() that waits for the person by answerTimeoutMs, and stops it with the call', async () => {
+    const s = await askOnce({ u: urlRequest('https://a.example/') });
+    const seen: AbortSignal[] = [];
+    const waiting = {
+      url: {
+        ask: async () => ({ action: 'accept' as const }),
+        // Waits for "done on the page" that never comes.
+        open: (_url: string, signal: AbortSignal) => {
+          seen.push(signal);
+          return new Promise<void>(() => {});
+        },
+      },
+    };
+    const out = await new McpClient({
+      url: s.url,
+      answerer: waiting,
+      answerTimeoutMs: 50,
+    }).callTool('t');
+    expect(s.requests[1]?.body.params.inputResponses).toEqual({ u: { action: 'cancel' } });
+    expect(out.events).toContainEqual(expect.objectContaining({ type: 'timed-out', afterMs: 50 }));
+    expect(seen[0]?.aborted).toBe(true);
+
+    const again = await askOnce({ u: urlRequest('https://a.example/') });
+    const call = new AbortController();
+    const stopped = new McpClient({ url: again.url, answerer: waiting }).callTool(
+      't',
+      {},
+      { signal: call.signal },
+    );
+    setTimeout(() => call.abort(new Error('the person left')), 30);
+    await expect(stopped).rejects.toMatchObject({ name: 'AbortedError' });
+    expect(again.requests).toHaveLength(1);
+  });
 });
