@@ -181,12 +181,15 @@ async function answerUrl(
     ]);
   }
   if (answer.action !== 'accept') return { action: answer.action };
-  let opened: void | typeof TIMED_OUT;
+  let opened: true | typeof TIMED_OUT;
   try {
     // Opened only now: the person saw the full URL and host and consented. An `open` that waits
     // for the person to finish on the page is bounded like an answer, and stops with the call.
     opened = await withDeadline(
-      async (signal) => url.open(question.url, signal),
+      async (signal) => {
+        await url.open(question.url, signal);
+        return true as const;
+      },
       ctx.answerTimeoutMs,
       ctx.signal,
     );
