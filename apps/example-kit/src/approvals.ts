@@ -19,24 +19,52 @@ export interface ExampleApprovals {
   sweep(): Promise<number>;
 }
 
+/** Options of {@link exampleApprovals}. */
+export interface ExampleApprovalsOptions {
+  /**
+   * Principal → password of the page's sign-in (`signIn.users`), e.g.
+   * `pageUsers` of `readServerEnv` (`MRTR_PAGE_USERS`): passwords the MCP
+   * clients do not hold. Unset: each principal's bearer token of `tokens`,
+   * so whoever holds a client's token can approve on the page (a
+   * demonstration only).
+   */
+  pageUsers?: ReadonlyMap<string, string> | Readonly<Record<string, string>>;
+}
+
 /**
  * The URL-mode approval page of an example server, on `db` (tables
  * `mrtr_approvals` and `mrtr_approval_sessions`, created if missing), so
  * every instance on the same database serves the page and reads decisions.
- * People sign in with their principal id and the bearer token the server
- * knows them by (`tokens`: token → principal): the examples' stand-in for
- * the server's own sign-in.
+ * People sign in with their principal id and their page password
+ * (`options.pageUsers`), the examples' stand-in for the server's own
+ * sign-in; without `pageUsers`, with the bearer token the server knows them
+ * by (`tokens`: token → principal), which proves nothing the client could
+ * not do.
  * @param origin the public origin people open (`http://127.0.0.1:3001`), the page's URLs and CSRF checks use it.
+ * @throws {TypeError} when a password of `pageUsers` is a bearer token of `tokens`.
  */
 export async function exampleApprovals(
   db: Database,
   origin: string,
   tokens: ReadonlyMap<string, string>,
   serviceName: string,
+  options: ExampleApprovalsOptions = {},
 ): Promise<ExampleApprovals> {
+  const users = options.pageUsers
+    ? new Map(
+        options.pageUsers instanceof Map
+          ? options.pageUsers
+          : Object.entries(options.pageUsers as Readonly<Record<string, string>>),
+      )
+    : new Map([...tokens].map(([token, principal]) => [principal, token]));
+  if (options.pageUsers)
+    for (const [principal, password] of users)
+      if (tokens.has(password))
+        throw new TypeError(
+          `the page password of "${principal}" is a bearer token: whoever holds it could approve on the page`,
+        );
   await migrateApprovalTables(db);
   const store = new PostgresApprovalStore(db);
-  const users = new Map([...tokens].map(([token, principal]) => [principal, token]));
   const location = { origin, basePath: APPROVAL_BASE_PATH };
   return {
     channel: createApprovalChannel({ store, ...location }),

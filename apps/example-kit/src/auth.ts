@@ -25,6 +25,36 @@ export function parseTokens(value: string): Map<string, string> {
   return tokens;
 }
 
+/**
+ * Parse `MRTR_PAGE_USERS` (`alice:<password>,bob:<password>`) into principal →
+ * password of the approval page's sign-in: passwords of the people, not the
+ * bearer tokens their MCP clients hold.
+ * @throws on an entry without a principal or a password, a principal named
+ * twice, or no entry at all; the message never echoes a password.
+ */
+export function parsePageUsers(value: string): Map<string, string> {
+  const users = new Map<string, string>();
+  for (const entry of value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const at = entry.indexOf(':');
+    const principal = entry.slice(0, at).trim();
+    const password = entry.slice(at + 1).trim();
+    if (at <= 0 || !principal || !password) {
+      // Without a ':' the entry may be a bare password: never shown.
+      const shown = at < 0 ? 'an entry without ":"' : `"${entry.replace(/:.*/, ':…')}"`;
+      throw new Error(`MRTR_PAGE_USERS entry must be principal:password, got ${shown}`);
+    }
+    if (users.has(principal))
+      throw new Error(`MRTR_PAGE_USERS names principal "${principal}" twice`);
+    users.set(principal, password);
+  }
+  if (users.size === 0)
+    throw new Error('MRTR_PAGE_USERS must name at least one principal:password');
+  return users;
+}
+
 const sha = (s: string) => createHash('sha256').update(s).digest();
 
 /**

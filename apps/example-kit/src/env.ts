@@ -1,4 +1,5 @@
-import { parseTokens, randomSecret, randomToken } from './auth.js';
+import { APPROVAL_BASE_PATH } from './approvals.js';
+import { parsePageUsers, parseTokens, randomSecret, randomToken } from './auth.js';
 
 /** What an example server reads from its environment. */
 export interface ServerEnv {
@@ -6,6 +7,21 @@ export interface ServerEnv {
   tokens: Map<string, string>;
   /** The random token made for `local` when `MRTR_TOKENS` is unset (print it). */
   generatedToken: string | undefined;
+  /**
+   * Principal → password of the approval page's sign-in (`pageUsers` of
+   * `exampleApprovals`): `MRTR_PAGE_USERS`; unset, a random password per
+   * principal when `MRTR_TOKENS` is unset too (print them); else
+   * `undefined`: the page falls back to each principal's bearer token (see
+   * {@link ServerEnv.pageUsersFrom}).
+   */
+  pageUsers: Map<string, string> | undefined;
+  /**
+   * Where {@link ServerEnv.pageUsers} came from: `MRTR_PAGE_USERS`;
+   * `generated` (random, for `local`: print them); or `MRTR_TOKENS`, the
+   * fallback in which the bearer tokens are the page passwords, so whoever
+   * holds a client's token can approve on the page (warn).
+   */
+  pageUsersFrom: 'MRTR_PAGE_USERS' | 'generated' | 'MRTR_TOKENS';
   /** `MRTR_SECRET`, or a random 32-byte secret (said on stderr, with how to set one). */
   secret: Uint8Array | string;
   /** `HOST` (default 127.0.0.1). */
@@ -37,10 +53,11 @@ export interface ServerEnv {
 
 /**
  * Read the conventions every example server shares: `MRTR_TOKENS`,
- * `MRTR_SECRET`, `HOST`, `PORT`, `DATABASE_URL`, `MRTR_AUDIT_FILE`,
+ * `MRTR_PAGE_USERS`, `MRTR_SECRET`, `HOST`, `PORT`, `DATABASE_URL`, `MRTR_AUDIT_FILE`,
  * `MRTR_AUDIT_TABLE`, `MRTR_PUBLIC_ORIGIN`, `MRTR_AUDIT_RETENTION_DAYS`, `MRTR_RATE_LIMIT`,
  * `MRTR_DB_TIMEOUT_MS`.
- * @throws on malformed `MRTR_TOKENS`, a `PORT` that is not a port number,
+ * @throws on malformed `MRTR_TOKENS`, malformed `MRTR_PAGE_USERS` or one
+ * whose password is a bearer token of `MRTR_TOKENS`, a `PORT` that is not a port number,
  * a `MRTR_PUBLIC_ORIGIN` that is not an http(s) origin, a
  * `MRTR_AUDIT_RETENTION_DAYS` that is not a positive number, or a
  * `MRTR_RATE_LIMIT` that is neither a positive whole number nor `off`, or a
@@ -51,6 +68,7 @@ export function readServerEnv(env: NodeJS.ProcessEnv, defaultPort: number): Serv
   const tokens = generatedToken
     ? new Map([[generatedToken, 'local']])
     : parseTokens(env.MRTR_TOKENS as string);
+  const page = pageUsersOf(env, tokens, generatedToken !== undefined);
   if (!env.MRTR_SECRET) {
     console.warn(
       'ticket key: random, for this process only (MRTR_SECRET is not set); to keep confirmations across restarts and instances, set MRTR_SECRET=$(openssl rand -base64 32)',
@@ -89,6 +107,8 @@ export function readServerEnv(env: NodeJS.ProcessEnv, defaultPort: number): Serv
       rate === 'off' ? false : perMinute ? { limit: perMinute, windowMs: 60_000 } : undefined,
     tokens,
     generatedToken,
+    pageUsers: page.users,
+    pageUsersFrom: page.from,
     publicOrigin,
     secret: env.MRTR_SECRET || randomSecret(),
     host: env.HOST ?? '127.0.0.1',
@@ -98,6 +118,52 @@ export function readServerEnv(env: NodeJS.ProcessEnv, defaultPort: number): Serv
     auditTable: env.MRTR_AUDIT_TABLE !== 'off',
     auditRetentionMs: days * 24 * 60 * 60 * 1000,
   };
+}
+
+/**
+ * The approval page's users: `MRTR_PAGE_USERS` (no password a bearer token);
+ * unset, random passwords when the tokens are random too, else none (the
+ * page falls back to the tokens).
+ */
+function pageUsersOf(
+  env: NodeJS.ProcessEnv,
+  tokens: Map<string, string>,
+  generated: boolean,
+): { users: Map<string, string> | undefined; from: ServerEnv['pageUsersFrom'] } {
+  if (env.MRTR_PAGE_USERS) {
+    const users = parsePageUsers(env.MRTR_PAGE_USERS);
+    for (const [principal, password] of users)
+      if (tokens.has(password))
+        throw new Error(
+          `MRTR_PAGE_USERS gives principal "${principal}" a bearer token of MRTR_TOKENS as its password: whoever holds that token could approve on the page; give each person a password of their own`,
+        );
+    return { users, from: 'MRTR_PAGE_USERS' };
+  }
+  if (!generated) return { users: undefined, from: 'MRTR_TOKENS' };
+  const principals = [...new Set(tokens.values())];
+  return { users: new Map(principals.map((p) => [p, randomToken()])), from: 'generated' };
+}
+
+/**
+ * Say at start how people sign in to the approval page of `origin`: the
+ * generated page passwords on stdout (beside the generated token), or, when
+ * the bearer tokens are the page passwords, a warning on stderr with how to
+ * set `MRTR_PAGE_USERS`. Nothing when `MRTR_PAGE_USERS` is set.
+ */
+export function announcePageUsers(env: ServerEnv, origin: string): void {
+  const signIn = `${origin.replace(/\/$/, '')}${APPROVAL_BASE_PATH}/sign-in`;
+  if (env.pageUsersFrom === 'generated') {
+    for (const [principal, password] of env.pageUsers ?? [])
+      console.log(
+        `principal "${principal}" approval-page password: ${password}\n  (sign in at ${signIn}; not the token: keep it out of the MCP client)`,
+      );
+  } else if (env.pageUsersFrom === 'MRTR_TOKENS') {
+    console.warn(
+      "warning: MRTR_PAGE_USERS is not set, so the approval page takes each principal's bearer token of MRTR_TOKENS as its password: " +
+        'a URL-mode approval then proves nothing a client holding the token could not do itself. ' +
+        'Give each person a page password the MCP client does not hold: MRTR_PAGE_USERS=alice:<password>,bob:<password> (e.g. openssl rand -base64 24 for each).',
+    );
+  }
 }
 
 /**

@@ -20,11 +20,18 @@
 export {
   APPROVAL_BASE_PATH,
   type ExampleApprovals,
+  type ExampleApprovalsOptions,
   exampleApprovals,
 } from './approvals.js';
-export { bearerAuthenticator, parseTokens, randomSecret, randomToken } from './auth.js';
+export {
+  bearerAuthenticator,
+  parsePageUsers,
+  parseTokens,
+  randomSecret,
+  randomToken,
+} from './auth.js';
 export { type Database, openDatabase, type Queryable, type QueryResult } from './db.js';
-export { readServerEnv, runServer, type ServerEnv } from './env.js';
+export { announcePageUsers, readServerEnv, runServer, type ServerEnv } from './env.js';
 export {
   JWKS_MAX_AGE_SECONDS,
   JWKS_PATH,

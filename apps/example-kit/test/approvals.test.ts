@@ -74,3 +74,65 @@ describe('the example approval page and Host', () => {
     expect(await statusOf(host, '/approve/assets/page.css')).toBe(403);
   });
 });
+
+describe('the example approval page with page users', () => {
+  const TOKEN = 'tok-alice-0123456789';
+  const PASSWORD = 'page-alice-9876543210';
+  let own: RunningServer;
+  beforeAll(async () => {
+    own = await listenApp(async (origin) => ({
+      endpoint: createMcpEndpoint({ serverInfo: { name: 't', version: '1' }, tools: [] }),
+      page: (
+        await exampleApprovals(db, origin, new Map([[TOKEN, 'alice']]), 'T', {
+          pageUsers: new Map([['alice', PASSWORD]]),
+        })
+      ).page,
+    }));
+  }, 60_000);
+  afterAll(async () => {
+    await own?.close();
+  });
+
+  /** POST the sign-in form as `principal` with `password`. */
+  const signIn = (principal: string, password: string) =>
+    fetch(`${own.origin}/approve/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: own.origin },
+      body: new URLSearchParams({ principal, token: password }),
+      redirect: 'manual',
+    });
+
+  it('refuses the bearer token (401) and signs in with the page password', async () => {
+    const refused = await signIn('alice', TOKEN);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('set-cookie')).toBeNull();
+    const signed = await signIn('alice', PASSWORD);
+    expect(signed.status).toBe(200);
+    expect(signed.headers.get('set-cookie')).toMatch(/^mrtr_approval_session=/);
+  });
+
+  it('refuses a page password that is a bearer token', async () => {
+    await expect(
+      exampleApprovals(db, 'http://127.0.0.1:1', new Map([[TOKEN, 'alice']]), 'T', {
+        pageUsers: { alice: TOKEN },
+      }),
+    ).rejects.toThrow(/page password of "alice" is a bearer token/);
+  });
+
+  it('without page users, takes the bearer token as before', async () => {
+    const fallback = await listenApp(async (origin) => ({
+      endpoint: createMcpEndpoint({ serverInfo: { name: 't', version: '1' }, tools: [] }),
+      page: (await exampleApprovals(db, origin, new Map([[TOKEN, 'alice']]), 'T')).page,
+    }));
+    try {
+      const signed = await fetch(`${fallback.origin}/approve/sign-in`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: fallback.origin },
+        body: new URLSearchParams({ principal: 'alice', token: TOKEN }),
+      });
+      expect(signed.status).toBe(200);
+    } finally {
+      await fallback.close();
+    }
+  });
+});

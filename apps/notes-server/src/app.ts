@@ -163,6 +163,13 @@ export async function startNotesServer(
     port?: number;
     publicOrigin?: string;
     approvalPage?: boolean;
+    /**
+     * Principal → password of the approval page's sign-in (`pageUsers` of
+     * `readServerEnv`: `MRTR_PAGE_USERS`): passwords the MCP clients do not
+     * hold. Default: each principal's bearer token of `tokens`, so whoever
+     * holds a client's token can approve on the page (a demonstration only).
+     */
+    pageUsers?: ReadonlyMap<string, string>;
     sweepIntervalMs?: number;
   },
 ): Promise<RunningServer> {
@@ -172,7 +179,9 @@ export async function startNotesServer(
       const approvals =
         options.approvalPage === false || options.approvals
           ? undefined
-          : await exampleApprovals(options.db, origin, options.tokens, 'Notes');
+          : await exampleApprovals(options.db, origin, options.tokens, 'Notes', {
+              ...(options.pageUsers ? { pageUsers: options.pageUsers } : {}),
+            });
       const { endpoint, sweeps } = await assemble(
         approvals ? { ...options, approvals: approvals.channel } : options,
       );

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 /**
- * Settings (environment): PORT, HOST, DATABASE_URL, MRTR_TOKENS, MRTR_SECRET (see the root README),
+ * Settings (environment): PORT, HOST, DATABASE_URL, MRTR_TOKENS, MRTR_PAGE_USERS (the approval
+ * page's passwords), MRTR_SECRET (see the root README),
  * MRTR_AUDIT_FILE (JSON lines appended there instead of stdout), MRTR_AUDIT_TABLE=off (no table
  * mrtr_audit), MRTR_AUDIT_RETENTION_DAYS (how long rows of mrtr_audit are kept, default 30; swept
  * every minute).
  */
 import { JsonLinesAuditSink } from '@mrtr/audit';
-import { readServerEnv, runServer } from '@mrtr/example-kit';
+import { announcePageUsers, readServerEnv, runServer } from '@mrtr/example-kit';
 import { startNotesServer } from './app.js';
 import { openDatabase } from './db.js';
 
@@ -26,6 +27,8 @@ runServer('notes-server', async () => {
     host: env.host,
     port: env.port,
     ...(env.publicOrigin ? { publicOrigin: env.publicOrigin } : {}),
+    // Unset (MRTR_TOKENS without MRTR_PAGE_USERS): the page takes the bearer tokens; warned below.
+    ...(env.pageUsers ? { pageUsers: env.pageUsers } : {}),
   });
   console.log(`notes-server listening on ${running.url} (data: ${db.description})`);
   // The replay store is always the notes database itself: each confirmation's nonce is
@@ -39,6 +42,7 @@ runServer('notes-server', async () => {
       `principal "local" token: ${env.generatedToken}\n  export MRTR_TOKEN=${env.generatedToken}`,
     );
   }
+  announcePageUsers(env, running.origin);
   return async () => {
     await running.close();
     await db.close();

@@ -190,7 +190,7 @@ async function assemble(
 /**
  * Start the service deleter at `/mcp` on `host:port` (port 0 picks a free
  * one), with its approval page under `/approve/` on the same database: people
- * sign in there with their principal id and token, and approve what `POLICY`
+ * sign in there with their principal id and page password (`pageUsers`), and approve what `POLICY`
  * confirms on the page. `approvalPage: false` serves no page (every
  * confirmation by form; for tests). The public keys of its approval receipts
  * are served at `/.well-known/jwks.json`; their `iss` is the origin. Every `sweepIntervalMs` milliseconds
@@ -204,6 +204,13 @@ export async function startServiceDeleter(
     port?: number;
     publicOrigin?: string;
     approvalPage?: boolean;
+    /**
+     * Principal → password of the approval page's sign-in (`pageUsers` of
+     * `readServerEnv`: `MRTR_PAGE_USERS`): passwords the MCP clients do not
+     * hold. Default: each principal's bearer token of `tokens`, so whoever
+     * holds a client's token can approve on the page (a demonstration only).
+     */
+    pageUsers?: ReadonlyMap<string, string>;
     sweepIntervalMs?: number;
   },
 ): Promise<RunningServer> {
@@ -214,7 +221,9 @@ export async function startServiceDeleter(
       const approvals =
         options.approvalPage === false || options.approvals
           ? undefined
-          : await exampleApprovals(options.db, origin, options.tokens, 'Service deleter');
+          : await exampleApprovals(options.db, origin, options.tokens, 'Service deleter', {
+              ...(options.pageUsers ? { pageUsers: options.pageUsers } : {}),
+            });
       if (approvals) sweeps.push({ table: 'mrtr_approvals', run: () => approvals.sweep() });
       const { endpoint, jwks } = await assemble(
         {

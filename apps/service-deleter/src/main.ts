@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * Settings (environment): PORT, HOST, DATABASE_URL, MRTR_TOKENS, MRTR_SECRET (see the root README),
+ * Settings (environment): PORT, HOST, DATABASE_URL, MRTR_TOKENS, MRTR_PAGE_USERS (the approval
+ * page's passwords), MRTR_SECRET (see the root README),
  * MRTR_AUDIT_FILE (JSON lines appended there instead of stdout), MRTR_AUDIT_TABLE=off (no table
  * mrtr_audit), MRTR_AUDIT_RETENTION_DAYS (how long rows of mrtr_audit are kept, default 30; swept
  * every minute), REDIS_URL (the replay store in Redis instead of table mrtr_replay),
@@ -8,7 +9,7 @@
  * approval receipts, and keys that only verify; see the README).
  */
 import { JsonLinesAuditSink } from '@mrtr/audit';
-import { readServerEnv, runServer } from '@mrtr/example-kit';
+import { announcePageUsers, readServerEnv, runServer } from '@mrtr/example-kit';
 import type { RedisDurability } from '@mrtr/replay-redis';
 import { openReplayStore, startServiceDeleter } from './app.js';
 import { openDatabase } from './db.js';
@@ -42,6 +43,8 @@ runServer('service-deleter', async () => {
     host: env.host,
     port: env.port,
     ...(env.publicOrigin ? { publicOrigin: env.publicOrigin } : {}),
+    // Unset (MRTR_TOKENS without MRTR_PAGE_USERS): the page takes the bearer tokens; warned below.
+    ...(env.pageUsers ? { pageUsers: env.pageUsers } : {}),
   });
   console.log(
     `service-deleter listening on ${running.url} (data: ${db.description}; replay store: ${process.env.REDIS_URL ? 'Redis' : 'PostgreSQL'})`,
@@ -63,6 +66,7 @@ runServer('service-deleter', async () => {
       `principal "local" token: ${env.generatedToken}\n  export MRTR_TOKEN=${env.generatedToken}`,
     );
   }
+  announcePageUsers(env, running.origin);
   return async () => {
     await running.close();
     await replay.close();

@@ -1,6 +1,9 @@
 /**
  * `service-deleter` as started by `pnpm start:deleter`: the audit trail is on by default,
- * as JSON lines on stdout, or appended to MRTR_AUDIT_FILE when it is set.
+ * as JSON lines on stdout, or appended to MRTR_AUDIT_FILE when it is set. The
+ * approval page's sign-in takes MRTR_PAGE_USERS, never the bearer token, when
+ * it is set; a generated password beside a generated token; else the token,
+ * with a warning at start.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -8,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { callTool } from '@mrtr/spec-schema';
 import { startServerProcess } from '@mrtr/test-services';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 
 const dir = mkdtempSync(join(tmpdir(), 'deleter-main-'));
 const children: ChildProcess[] = [];
@@ -44,6 +47,19 @@ async function deleteOne(url: string) {
   expect(done.body.result.isError).toBe(false);
 }
 
+/** POST the approval page's sign-in form of the server at `url`; the status. */
+async function signIn(url: string, principal: string, password: string): Promise<number> {
+  const origin = new URL(url).origin;
+  const response = await fetch(`${origin}/approve/sign-in`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
+    body: new URLSearchParams({ principal, token: password }),
+    redirect: 'manual',
+  });
+  await response.body?.cancel();
+  return response.status;
+}
+
 const auditLines = (text: string) =>
   text
     .split('\n')
@@ -71,5 +87,38 @@ describe('service-deleter main', () => {
     expect(auditLines(stdout())).toEqual([]);
     const records = auditLines(readFileSync(file, 'utf8'));
     expect(records.map((r) => r.outcome)).toEqual(['asked', 'accepted', 'completed']);
+  });
+
+  it('signs in to the approval page with MRTR_PAGE_USERS, refusing the bearer token', async () => {
+    const { url, stderr } = await start({ MRTR_PAGE_USERS: 'alice:page-alice-0123456789' });
+    expect(await signIn(url, 'alice', 'tok-alice')).toBe(401);
+    expect(await signIn(url, 'alice', 'page-alice-0123456789')).toBe(200);
+    expect(stderr()).not.toMatch(/MRTR_PAGE_USERS is not set/);
+  });
+
+  it('refuses to start when a page password is a bearer token', async () => {
+    await expect(start({ MRTR_PAGE_USERS: 'alice:tok-alice' })).rejects.toThrow(
+      /MRTR_PAGE_USERS gives principal "alice" a bearer token of MRTR_TOKENS/,
+    );
+  });
+
+  it('without MRTR_TOKENS, prints a page password beside the token, and only it signs in', async () => {
+    const { url, stdout } = await start({ MRTR_TOKENS: '' });
+    await vi.waitFor(() => expect(stdout()).toMatch(/approval-page password: \S+\n/));
+    const token = /principal "local" token: (\S+)/.exec(stdout())?.[1] as string;
+    const password = /principal "local" approval-page password: (\S+)/.exec(stdout())?.[1];
+    expect(token).toBeDefined();
+    expect(password).toBeDefined();
+    expect(password).not.toBe(token);
+    expect(await signIn(url, 'local', token)).toBe(401);
+    expect(await signIn(url, 'local', password as string)).toBe(200);
+  });
+
+  it('with MRTR_TOKENS alone, the token signs in, and the start warns how to set MRTR_PAGE_USERS', async () => {
+    const { url, stderr } = await start({});
+    expect(await signIn(url, 'alice', 'tok-alice')).toBe(200);
+    await vi.waitFor(() => expect(stderr()).toMatch(/MRTR_PAGE_USERS is not set/));
+    expect(stderr()).toMatch(/proves nothing a client holding the token could not do/);
+    expect(stderr()).toContain('MRTR_PAGE_USERS=alice:<password>,bob:<password>');
   });
 });

@@ -3,7 +3,8 @@
  * `delete_volume` and production `delete_service` on its own approval page;
  * a person signs in and decides in Chromium; the client's retry acts on the
  * recorded decision. Two instances share the database: the page on one, the
- * retry on the other.
+ * retry on the other. People sign in with page passwords of their own
+ * (`pageUsers`, as `MRTR_PAGE_USERS`): the client's bearer token is refused.
  */
 import { callTool } from '@mrtr/spec-schema';
 import {
@@ -25,6 +26,13 @@ const tokens = new Map([
   [ALICE, 'alice'],
   [BOB, 'bob'],
 ]);
+/** The page passwords (`MRTR_PAGE_USERS`): what a person knows and no MCP client holds. */
+const ALICE_PAGE = 'page-alice-0123456789';
+const BOB_PAGE = 'page-bob-0123456789ab';
+const pageUsers = new Map([
+  ['alice', ALICE_PAGE],
+  ['bob', BOB_PAGE],
+]);
 /** A client that can only open URLs (no form elicitation). */
 const URL_ONLY = { elicitation: { url: {} } };
 
@@ -39,9 +47,9 @@ describe.skipIf(!available)('URL-mode confirmation on the approval page', () => 
   beforeAll(async () => {
     db = await openDatabase('memory://');
     const secret = randomSecret();
-    a = await startServiceDeleter({ db, tokens, secret });
+    a = await startServiceDeleter({ db, tokens, secret, pageUsers });
     // Two instances behind one public origin, as behind a load balancer: A serves the page.
-    b = await startServiceDeleter({ db, tokens, secret, publicOrigin: a.origin });
+    b = await startServiceDeleter({ db, tokens, secret, pageUsers, publicOrigin: a.origin });
     browser = await launchChromium();
   }, 120_000);
   afterAll(async () => {
@@ -116,7 +124,7 @@ describe.skipIf(!available)('URL-mode confirmation on the approval page', () => 
       Object.values(early.body.result.inputRequests as Record<string, any>)[0].params.url,
     ).toBe(q.url);
     const { tab, problems } = await person();
-    await signInAndOpen(tab, q.url, 'alice', ALICE);
+    await signInAndOpen(tab, q.url, 'alice', ALICE_PAGE);
     await expect(tab.locator('.message').textContent()).resolves.toContain(
       `Destroy volume ${s.vol}`,
     );
@@ -136,7 +144,7 @@ describe.skipIf(!available)('URL-mode confirmation on the approval page', () => 
     const args = { serviceId: s.id, name: s.name };
     const q = await ask(a, 'delete_service', args);
     const { tab } = await person();
-    await signInAndOpen(tab, q.url, 'alice', ALICE);
+    await signInAndOpen(tab, q.url, 'alice', ALICE_PAGE);
     await tab.getByRole('button', { name: 'Deny' }).click();
     await tab.getByText('You denied this request').waitFor();
     const denied = await retry(a, 'delete_service', args, q);
@@ -148,12 +156,31 @@ describe.skipIf(!available)('URL-mode confirmation on the approval page', () => 
     expect(await getService(db, s.id)).toBeDefined();
   });
 
+  it("the client's bearer token does not sign in to the page (401); nothing is decided", async () => {
+    const s = await newService('production');
+    const args = { serviceId: s.id, name: s.name };
+    const q = await ask(a, 'delete_service', args);
+    const { tab } = await person();
+    const answers: number[] = [];
+    tab.on('response', (r) => {
+      if (r.request().method() === 'POST' && r.url().includes('/approve/sign-in'))
+        answers.push(r.status());
+    });
+    await signInAndOpen(tab, q.url, 'alice', ALICE);
+    expect(answers).toEqual([401]);
+    await tab.getByText('That principal and token do not match.').waitFor();
+    expect(await tab.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    const still = await retry(a, 'delete_service', args, q);
+    expect(still.body.result.resultType).toBe('input_required');
+    expect(await getService(db, s.id)).toBeDefined();
+  });
+
   it('another principal signed in on the page is refused and records nothing', async () => {
     const s = await newService('production');
     const args = { serviceId: s.id, name: s.name };
     const q = await ask(a, 'delete_service', args);
     const { tab } = await person();
-    await signInAndOpen(tab, q.url, 'bob', BOB);
+    await signInAndOpen(tab, q.url, 'bob', BOB_PAGE);
     expect(await tab.getByRole('button', { name: 'Approve' }).count()).toBe(0);
     const still = await retry(a, 'delete_service', args, q);
     expect(still.body.result.resultType).toBe('input_required');
