@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
+import { getRequestListener, RequestError } from '@hono/node-server';
+import { SECURITY_HEADERS } from '@mrtr/approval-page';
 import { createHttpServer, toNodeHandler } from '@mrtr/node';
 import type { McpEndpoint } from '@mrtr/server';
 import { APPROVAL_BASE_PATH } from './approvals.js';
@@ -111,7 +112,18 @@ export async function listenApp(
     throw error;
   }
   const mcp = toNodeHandler(served.endpoint, { path: '/mcp' });
-  const page = served.page && getRequestListener(served.page);
+  // A request the conversion cannot make a web Request of (HTTP/1.0 without Host): still the
+  // page's headers, and a body that says why, rather than an empty 400.
+  const page =
+    served.page &&
+    getRequestListener(served.page, {
+      errorHandler: (error) => {
+        const bad = error instanceof RequestError;
+        const text = bad ? `Bad Request: ${error.message}` : 'Internal error';
+        const headers = { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8' };
+        return new Response(text, { status: bad ? 400 : 500, headers });
+      },
+    });
   const { jwks } = served;
   handle = (req, res) => {
     const path = (req.url ?? '').split('?')[0];

@@ -45,3 +45,36 @@ describe('listen: what Node would answer itself', () => {
     expect(JSON.parse(answer.body).error.code).toBe(-32600);
   });
 });
+
+describe('listenApp: the approval page on a request it cannot convert', () => {
+  it('answers HTTP/1.0 without Host under /approve/ with 400, a reason and the page headers', async () => {
+    const { createApprovalPage, MemoryApprovalStore } = await import('@mrtr/approval-page');
+    const { listenApp } = await import('../src/index.js');
+    const app = await listenApp((origin) => ({
+      endpoint: createMcpEndpoint({ serverInfo: { name: 't', version: '1' }, tools: [] }),
+      page: createApprovalPage({
+        store: new MemoryApprovalStore(),
+        origin,
+        basePath: '/approve',
+        signIn: { users: { alice: 'alice-page-password' } },
+      }),
+    }));
+    try {
+      const all = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(new URL(app.url).port), '127.0.0.1', () =>
+          socket.write('GET /approve/sign-in HTTP/1.0\r\n\r\n'),
+        );
+        const chunks: Buffer[] = [];
+        socket.setTimeout(5000, () => socket.destroy());
+        socket.on('data', (c) => chunks.push(c));
+        socket.on('error', reject);
+        socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      });
+      expect(all).toMatch(/^HTTP\/1\.[01] 400 /);
+      expect(all.toLowerCase()).toContain("content-security-policy: default-src 'none'");
+      expect(all.slice(all.indexOf('\r\n\r\n') + 4)).toMatch(/^Bad Request: /);
+    } finally {
+      await app.close();
+    }
+  });
+});
