@@ -2,23 +2,36 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Principal } from '@mrtr/server';
 
 /**
- * Parse `MRTR_TOKENS` (`alice:<token>,bob:<token>`) into token → principal id.
- * @throws on an entry without a principal or a token, or a token used twice.
+ * The `principal:secret` entries of a comma-separated variable, trimmed,
+ * empty entries skipped. A secret may hold `:`, not `,`.
+ * @throws on an entry without a principal or a secret; the message never
+ * echoes a secret (an entry without `:` may be a bare one).
  */
-export function parseTokens(value: string): Map<string, string> {
-  const tokens = new Map<string, string>();
+function entries(variable: string, value: string, secret: string): [string, string][] {
+  const out: [string, string][] = [];
   for (const entry of value
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)) {
     const at = entry.indexOf(':');
     const principal = entry.slice(0, at).trim();
-    const token = entry.slice(at + 1).trim();
-    if (at <= 0 || !principal || !token) {
-      throw new Error(
-        `MRTR_TOKENS entry must be principal:token, got "${entry.replace(/:.*/, ':…')}"`,
-      );
+    const kept = entry.slice(at + 1).trim();
+    if (at <= 0 || !principal || !kept) {
+      const shown = at < 0 ? 'an entry without ":"' : `"${entry.replace(/:.*/, ':…')}"`;
+      throw new Error(`${variable} entry must be principal:${secret}, got ${shown}`);
     }
+    out.push([principal, kept]);
+  }
+  return out;
+}
+
+/**
+ * Parse `MRTR_TOKENS` (`alice:<token>,bob:<token>`) into token → principal id.
+ * @throws on an entry without a principal or a token, or a token used twice.
+ */
+export function parseTokens(value: string): Map<string, string> {
+  const tokens = new Map<string, string>();
+  for (const [principal, token] of entries('MRTR_TOKENS', value, 'token')) {
     if (tokens.has(token)) throw new Error('MRTR_TOKENS uses one token twice');
     tokens.set(token, principal);
   }
@@ -34,18 +47,7 @@ export function parseTokens(value: string): Map<string, string> {
  */
 export function parsePageUsers(value: string): Map<string, string> {
   const users = new Map<string, string>();
-  for (const entry of value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)) {
-    const at = entry.indexOf(':');
-    const principal = entry.slice(0, at).trim();
-    const password = entry.slice(at + 1).trim();
-    if (at <= 0 || !principal || !password) {
-      // Without a ':' the entry may be a bare password: never shown.
-      const shown = at < 0 ? 'an entry without ":"' : `"${entry.replace(/:.*/, ':…')}"`;
-      throw new Error(`MRTR_PAGE_USERS entry must be principal:password, got ${shown}`);
-    }
+  for (const [principal, password] of entries('MRTR_PAGE_USERS', value, 'password')) {
     if (users.has(principal))
       throw new Error(`MRTR_PAGE_USERS names principal "${principal}" twice`);
     users.set(principal, password);
