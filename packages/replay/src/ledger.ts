@@ -12,19 +12,15 @@ class LedgerRefused {
  * forgets a record (a Redis restarted without persistence, an eviction, a
  * failover to a replica that never got the key).
  *
- * `once` claims in the front store first; the winner then claims in the
- * ledger, in the transaction the action runs in,
+ * `once` claims in the front store first: concurrent presentations are
+ * turned away there (`in_progress`) without touching the database. The
+ * winner then claims in the ledger, in the transaction the action runs in,
  * so the record of the mutation lives with the data it changed. If the front
  * store had forgotten an earlier completion, the ledger still has it: an
  * identical re-issue gets the recorded outcome (`replayed`), any other is
  * refused (`used`), and the action does not run again. A ledger refusal
  * releases the front claim, so the front store never records an outcome
- * that did not happen. A presentation the front store turns away as
- * `in_progress` asks the ledger, whose answer is the one given: the front
- * claim may be that of an instance that died while its action ran (it lasts
- * until the ticket expires), and the ledger's claim is released with its
- * transaction. A claim that is still running there makes a PostgreSQL
- * ledger wait for its transaction, then answer `replayed` or `used`.
+ * that did not happen.
  *
  * `Tx` is the ledger's transaction: the action always gets it.
  */
@@ -56,11 +52,6 @@ export class LedgerReplayStore<Tx> implements ReplayStore<Tx> {
       });
       // `performed` in front: the ledger ran the action now, or replayed what it ran before.
       if (outer.status === 'performed' && inner !== undefined) return inner;
-      // The front store's claim may be that of an instance that died mid-action: it stays there
-      // until the ticket expires. The ledger knows: a live claim is an open transaction, which
-      // its own claim waits for (or refuses as in progress); a dead one was rolled back.
-      if (outer.status === 'refused' && outer.reason === 'in_progress')
-        return await this.ledger.once(request, action);
       return outer;
     } catch (error) {
       if (error instanceof LedgerRefused) return error.result;
