@@ -265,7 +265,7 @@ async function settle<View, Tx>(
       await round.emit({ outcome: 'refused', reason: `nonce_${result.reason}`, ...about });
       return textResult(
         result.reason === 'in_progress'
-          ? 'This confirmation is being carried out by another request; nothing more was done.'
+          ? 'This confirmation is being carried out by another request, or by one that stopped before it finished; nothing more was done. Send it again for its result; if this answer stays, call the tool again for a new confirmation.'
           : 'This confirmation was already used. Nothing was changed; call the tool again for a new confirmation.',
         { isError: true },
       );
