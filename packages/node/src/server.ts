@@ -15,6 +15,13 @@ import type { Duplex } from 'node:stream';
 import { absoluteTargetProblem, validHost } from '@mrtr/server';
 import { JSON_TYPE, rawRpcError, rpcError } from './json-rpc.js';
 
+/**
+ * Sockets that close after the answer under way: one refused with
+ * `Connection: close`, or one whose later bytes did not parse. Bytes that
+ * arrive meanwhile get no answer of their own.
+ */
+const closing = new WeakSet<Duplex>();
+
 /** Statuses Node's own `clientError` answer uses, by parser error code. */
 const CLIENT_ERROR_STATUS: Record<string, [number, string]> = {
   HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large'],
@@ -40,14 +47,27 @@ export function handleClientError(error: Error & { code?: string }, socket: Dupl
     socket.destroy();
     return;
   }
-  // Node's own listener would answer 400 over it, or cut it off: the client is owed that answer,
-  // and its request may already have changed something.
   const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
-  if (inFlight && !inFlight.writableFinished) {
+  const pending = inFlight !== undefined && inFlight !== null && !inFlight.writableFinished;
+  if (closing.has(socket)) {
+    // Closing after the answer under way: what follows it gets no answer of its own.
+    if (!pending) socket.end();
+    return;
+  }
+  // Bytes that follow a request read whole, while its answer is still being made: Node's own
+  // listener would answer 400 over it, or cut it off. The client is owed that answer, and its
+  // request may already have changed something. Not so for an error inside that request itself
+  // (its body, its deadline): its handler waits for a body that will not come.
+  if (pending && inFlight.req?.complete === true && error.code !== 'ERR_HTTP_REQUEST_TIMEOUT') {
+    closing.add(socket);
     inFlight.once('finish', () => {
       if (error.code === 'HPE_CLOSED_CONNECTION' || !socket.writable) socket.end();
       else socket.end(parseRefusal(error));
     });
+    return;
+  }
+  if (inFlight?.headersSent) {
+    socket.destroy();
     return;
   }
   socket.end(parseRefusal(error));
@@ -85,6 +105,7 @@ export function handleConnect(_req: IncomingMessage, socket: Duplex): void {
 
 /** Answer with a JSON-RPC error body (`-32600`, no id) and close the connection. */
 function refuse(res: ServerResponse, status: number, message: string): void {
+  closing.add(res.socket as Duplex);
   const { body } = rpcError(status, -32600, message);
   const length = String(Buffer.byteLength(body));
   res.writeHead(status, { ...JSON_TYPE, 'content-length': length, connection: 'close' }).end(body);
@@ -180,7 +201,9 @@ export function createHttpServer(
   // A `request` listener added later would also run on what this server already answered.
   if (typeof handle !== 'function')
     throw new TypeError('createHttpServer needs the request listener (your app) as an argument');
-  const requestTimeout = settings.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  // A longer head deadline given alone stretches the request's (Node wants head ≤ request).
+  const requestTimeout =
+    settings.requestTimeout ?? Math.max(DEFAULT_REQUEST_TIMEOUT_MS, settings.headersTimeout ?? 0);
   // Node refuses a head deadline beyond the request's own (0: no request deadline).
   const headersTimeout =
     settings.headersTimeout ??

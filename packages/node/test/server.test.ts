@@ -98,6 +98,9 @@ describe('createHttpServer', () => {
     expect([shorter.headersTimeout, shorter.requestTimeout]).toEqual([5_000, 5_000]);
     const own = createHttpServer({ headersTimeout: 90_000, requestTimeout: 0 }, () => {});
     expect([own.headersTimeout, own.requestTimeout]).toEqual([90_000, 0]);
+    // A longer head deadline alone stretches the request's: Node refuses head > request.
+    const longer = createHttpServer({ headersTimeout: 90_000 }, () => {});
+    expect([longer.headersTimeout, longer.requestTimeout]).toEqual([90_000, 90_000]);
   });
 
   it('needs the listener at creation: one added later would run on what it already answered', () => {
@@ -121,6 +124,20 @@ describe('createHttpServer', () => {
       expect([r.status, JSON.parse(r.body).error.code], coding).toEqual([501, -32600]);
     }
     expect(seen.length).toBe(before);
+    // The refused request's body is not read as a request of its own: one answer, the 501.
+    const identity = await new Promise<string>((resolve, reject) => {
+      const socket = connect({ port, host: '127.0.0.1' }, () =>
+        socket.write(
+          `POST /x HTTP/1.1\r\n${host()}Transfer-Encoding: identity\r\n\r\nGARBAGE LINE\r\n\r\n`,
+        ),
+      );
+      const chunks: Buffer[] = [];
+      socket.setTimeout(5000, () => socket.destroy());
+      socket.on('data', (c) => chunks.push(c));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    });
+    expect([...identity.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => m[1])).toEqual(['501']);
     const chunked = await raw('POST /x HTTP/1.1', `${host()}Transfer-Encoding: Chunked\r\n`);
     expect([chunked.status, chunked.body]).toEqual([200, 'served']);
   });
@@ -176,6 +193,39 @@ describe('createHttpServer, bytes that do not parse behind a request still being
     expect(all).toContain('\r\n\r\nserved');
     expect(all.slice(all.indexOf('served'))).toContain('"code":-32600');
     expect(served).toContain('GET /first');
+  });
+
+  it('answers a body that does not parse inside the request itself at once: its handler waits for nothing', async () => {
+    const started = Date.now();
+    const all = await exchange(
+      'POST /body HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+    );
+    expect(statuses(all)).toEqual(['400']);
+    expect(all).toContain('"code":-32600');
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('waits once, however many more bytes fail to parse behind the answer', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const all = await new Promise<string>((resolve, reject) => {
+        const socket = connect({ port: slowPort, host: '127.0.0.1' }, () => {
+          socket.write(request('/many', false));
+          for (let i = 0; i < 50; i++) socket.write('BAD REQUEST LINE\r\n\r\n');
+        });
+        const chunks: Buffer[] = [];
+        socket.setTimeout(5000, () => socket.destroy());
+        socket.on('data', (c) => chunks.push(c));
+        socket.on('error', reject);
+        socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      });
+      expect(statuses(all)).toEqual(['200', '400']);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
   });
 
   it('answers a request sent with Connection: close, and nothing of what came after it', async () => {
