@@ -10,11 +10,14 @@
 /**
  * The characters that never reach the terminal as they are: every control
  * (`Cc`: C0, DEL and C1) except tab and newline, every format character
- * (`Cf`: U+061C, U+200B–U+200F, U+202A–U+202E, U+2060–U+2064, U+2066–U+206F,
- * U+FEFF, tag characters, …), the line and paragraph separators (`Zl`, `Zp`:
- * U+2028, U+2029), and lone surrogates (`Cs`), which no terminal can show.
+ * (`Cf`: U+061C, U+200B, U+200E–U+200F, U+202A–U+202E, U+2060–U+2064,
+ * U+2066–U+206F, U+FEFF, tag characters, …) but the zero-width joiner and
+ * non-joiner, the line and paragraph separators (`Zl`, `Zp`: U+2028,
+ * U+2029), and lone surrogates (`Cs`), which no terminal can show. U+200C
+ * and U+200D stay: Persian, Indic scripts and emoji sequences (👩‍💻) need
+ * them to read right, and neither reorders nor hides text.
  */
-const UNSAFE = /(?![\t\n])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
+const UNSAFE = /(?![\t\n\u200c\u200d])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
 
 /**
  * Server text (a message) for display: every character kept, line breaks

@@ -115,12 +115,11 @@ describe('showing server text', () => {
     expect(visible('a\u2028b\u2029c')).toBe('a\\u{2028}b\\u{2029}c');
     expect(visible('report\u202Etxt.exe')).toBe('report\\u{202e}txt.exe');
     expect(visible('ok\u200B')).toBe('ok\\u{200b}');
-    // Zero-width (U+200B–U+200F, U+2060–U+2064, U+FEFF), bidi embeddings, overrides and isolates,
+    // Zero-width (U+200B, U+200E–U+200F, U+2060–U+2064, U+FEFF), bidi embeddings, overrides and isolates,
     // the Arabic letter mark, the soft hyphen and a tag character: all format (Cf) characters.
     for (const code of [
-      0x200b, 0x200c, 0x200d, 0x200e, 0x200f, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0xfeff,
-      0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069, 0x061c, 0x00ad,
-      0xe0041,
+      0x200b, 0x200e, 0x200f, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0xfeff, 0x202a, 0x202b,
+      0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069, 0x061c, 0x00ad, 0xe0041,
     ]) {
       expect(visible(`x${String.fromCodePoint(code)}y`)).toBe(`x\\u{${code.toString(16)}}y`);
     }
@@ -131,6 +130,13 @@ describe('showing server text', () => {
     // A lone surrogate cannot be shown either; a pair (an emoji) can.
     expect(visible('\ud800 😀')).toBe('\\u{d800} 😀');
     expect(oneLine('a\u2028b\nc')).toBe('a\\u{2028}b\\nc');
+  });
+
+  it('keeps the joiners that Persian, Indic scripts and emoji sequences need', () => {
+    for (const text of ['می\u200cخواهم', 'क्\u200dष', '👩\u200d💻']) {
+      expect(visible(text)).toBe(text);
+      expect(plain(text)).toBe(true);
+    }
   });
 
   it('tells which values show exactly as they are (the only ones a prompt may pre-fill)', () => {

@@ -127,8 +127,13 @@ export async function openDatabase(
     // wait ends, and one behind a network that stopped carrying packets keeps them for good.
     const ms = options.timeoutMs ?? DEFAULT_PG_TIMEOUT_MS;
     if (Number.isFinite(ms)) {
-      config.statement_timeout = Math.ceil(ms) + SERVER_TIMEOUT_MARGIN_MS;
-      config.idle_in_transaction_session_timeout = Math.max(60_000, Math.ceil(ms) * 6);
+      // PostgreSQL takes at most 2^31 − 1 ms (about 24.8 days) for either.
+      const most = 2 ** 31 - 1;
+      config.statement_timeout = Math.min(most, Math.ceil(ms) + SERVER_TIMEOUT_MARGIN_MS);
+      config.idle_in_transaction_session_timeout = Math.min(
+        most,
+        Math.max(60_000, Math.ceil(ms) * 6),
+      );
     }
     if (options.searchPath) {
       if (!/^[a-z_][a-z0-9_]*$/.test(options.searchPath)) throw new Error('invalid schema name');

@@ -47,7 +47,14 @@ export function passkeyPolicy(
   if (rule === 'open') return async () => true;
   if (rule === 'first-only')
     return async (change) => change.action === 'register' && change.passkeys === 0;
-  if (typeof rule === 'function') return async (change) => (await rule(change)) === true;
+  if (typeof rule === 'function')
+    return async (change) => {
+      try {
+        return (await rule(change)) === true;
+      } catch {
+        return false; // a rule that fails allows nothing
+      }
+    };
   throw new TypeError(
     `passkeyRegistration must be 'first-only', 'open' or a function; got ${String(rule)}`,
   );

@@ -511,6 +511,25 @@ describe('passkeyRegistration', () => {
     });
   });
 
+  it('a rule that throws or rejects allows nothing, and is no 500', async () => {
+    for (const rule of [
+      () => {
+        throw new Error('directory down');
+      },
+      async () => Promise.reject(new Error('directory down')),
+    ]) {
+      const { page, store, errors } = setup({ passkeyRegistration: rule });
+      const cookie = await signIn(page, 'alice');
+      const shown = await page(new Request(`${ORIGIN}/approve/passkeys`, { headers: { cookie } }));
+      expect(shown.status).toBe(200);
+      expect(await shown.text()).toContain('ask its operator');
+      const csrf = await tokenOf(store, cookie, REGISTRATION_LABEL);
+      const options = await page(post(`${ORIGIN}/approve/passkeys/options`, { csrf }, { cookie }));
+      expect(options.status).toBe(403);
+      expect(errors).toEqual([]);
+    }
+  });
+
   it('refuses a value that is not a policy at creation', () => {
     expect(() => setup({ passkeyRegistration: 'closed' as never })).toThrow(
       /passkeyRegistration must be 'first-only', 'open' or a function/,

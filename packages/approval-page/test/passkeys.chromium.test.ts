@@ -233,7 +233,7 @@ describe.skipIf(!available)('passkeys on the approval page, in Chromium', () => 
     const { url, approval: a } = await open();
     await p.tab.goto(url);
     await p.tab.getByRole('button', { name: 'Approve with passkey' }).click();
-    await p.tab.getByText('could not verify you. Nothing was recorded.').waitFor();
+    await p.tab.getByText(/could not verify you\..*Nothing was recorded\./).waitFor();
     // A script that asks the authenticator not to verify the user: presence only.
     await p.tab.route(`${url}/passkey-options`, async (route) => {
       const response = await route.fetch();

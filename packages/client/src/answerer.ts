@@ -103,9 +103,10 @@ export interface Answerer {
      * Open the URL for the person, outside the client (a browser, not a web
      * view the client can read). Called only after `ask` returned `accept`.
      * The retry is sent once it resolves, so it may wait until the person
-     * says they are done on the page; it gets the call's `answerTimeoutMs`
-     * (milliseconds) like an answer (then `cancel` is sent), and `signal`
-     * aborts when that passes or the call is aborted. It throwing sends `cancel`.
+     * says they are done on the page, for as long as they take (no
+     * `answerTimeoutMs`: signing in and registering a first passkey take
+     * time); `signal` aborts when the call is aborted, which then rejects
+     * with `AbortedError`. It throwing sends `cancel`.
      */
     open(url: string, signal: AbortSignal): Promise<void> | void;
   };

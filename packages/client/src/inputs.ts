@@ -94,10 +94,13 @@ function plan(key: string, request: unknown, ctx: RoundContext): Plan {
 
 const TIMED_OUT = Symbol('timed out');
 
-/** Run `ask` until it settles, the timeout fires (→ {@link TIMED_OUT}) or the call is aborted (→ throws). */
+/**
+ * Run `ask` until it settles, the timeout fires (→ {@link TIMED_OUT}; none
+ * when `ms` is `undefined`) or the call is aborted (→ throws).
+ */
 async function withDeadline<T>(
   ask: (signal: AbortSignal) => Promise<T>,
-  ms: number,
+  ms: number | undefined,
   outer: AbortSignal | undefined,
 ): Promise<T | typeof TIMED_OUT> {
   if (outer?.aborted) throw new AbortedError({ cause: outer.reason });
@@ -105,6 +108,7 @@ async function withDeadline<T>(
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onAbort: (() => void) | undefined;
   const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
+    if (ms === undefined) return;
     timer = setTimeout(() => {
       controller.abort(new Error('the question timed out'));
       resolve(TIMED_OUT);
@@ -184,13 +188,14 @@ async function answerUrl(
   let opened: true | typeof TIMED_OUT;
   try {
     // Opened only now: the person saw the full URL and host and consented. An `open` that waits
-    // for the person to finish on the page is bounded like an answer, and stops with the call.
+    // for the person to finish on the page takes their time (sign-in, a first passkey), and stops
+    // with the call.
     opened = await withDeadline(
       async (signal) => {
         await url.open(question.url, signal);
         return true as const;
       },
-      ctx.answerTimeoutMs,
+      undefined,
       ctx.signal,
     );
   } catch (error) {

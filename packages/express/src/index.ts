@@ -96,17 +96,13 @@ const OUT_OF_RANGE: Unkept = {
     'Invalid params: the body holds a number too large for JSON (an IEEE 754 double); send it as a string',
 };
 
-const NESTED_FORM: Unkept = {
-  status: 400,
-  code: -32600,
-  message:
-    'Invalid Request: a body parser read this form into nested values, which cannot be passed on as they were posted; mount this handler before express.urlencoded({ extended: true })',
-};
-
 /**
  * A form `express.urlencoded()` parsed, as `application/x-www-form-urlencoded`
  * text again (a repeated field repeated), or `undefined` when a value is not
  * a string or a list of strings (the `extended` parser's nested objects).
+ * Exact for the default parser (`extended: false`); the `extended` one has
+ * already taken the brackets off names like `ids[]` (to keep a form exactly
+ * as posted, give the parser `verify: keepRawBody`).
  */
 function formText(body: object): string | undefined {
   const form = new URLSearchParams();
@@ -132,8 +128,7 @@ function finiteOnly(_key: string, value: unknown): unknown {
  * re-serialized as JSON, `express.urlencoded()`'s as form text, a string or
  * a `Buffer` as they are).
  * @returns `undefined`, or why the parsed value cannot be serialized again
- *   as it came (nested too deeply for `JSON.stringify`, a number out of range,
- *   a form the `extended` parser made nested).
+ *   as it came (nested too deeply for `JSON.stringify`, a number out of range).
  */
 function keepReadBody(req: ExpressRequest & { rawBody?: unknown }): Unkept | undefined {
   if (req.rawBody instanceof Buffer || !req.readableDidRead) return undefined;
@@ -144,12 +139,12 @@ function keepReadBody(req: ExpressRequest & { rawBody?: unknown }): Unkept | und
   else if (
     req.is('application/x-www-form-urlencoded') &&
     body !== null &&
-    typeof body === 'object'
+    typeof body === 'object' &&
+    formText(body) !== undefined
   ) {
-    // express.urlencoded() parsed it: the form a page handler (the approval page) reads, not JSON.
-    const text = formText(body);
-    if (text === undefined) return NESTED_FORM;
-    req.rawBody = Buffer.from(text);
+    // express.urlencoded() parsed it: the form a page handler (the approval page) reads, not
+    // JSON. Nested values are no form any more: JSON, as before, which a form reader refuses.
+    req.rawBody = Buffer.from(formText(body) as string);
   } else {
     try {
       req.rawBody = Buffer.from(JSON.stringify(body, finiteOnly));
