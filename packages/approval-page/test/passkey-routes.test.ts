@@ -21,6 +21,15 @@ async function tokenOf(store: ApprovalStore, cookie: string, label: string) {
   return csrfToken(session.csrfSecret, label);
 }
 
+/** The JSON of a registration that reads as one but verifies for nothing. */
+const UNVERIFIABLE_REGISTRATION = JSON.stringify({
+  id: 'AAAA',
+  rawId: 'AAAA',
+  type: 'public-key',
+  response: { clientDataJSON: 'AA', attestationObject: 'AA' },
+  clientExtensionResults: {},
+});
+
 const json = async (response: Response) => (await response.json()) as Record<string, unknown>;
 
 describe('the passkey scripts', () => {
@@ -401,13 +410,7 @@ describe('the registration page', () => {
   it('refuses a registration without a challenge of this session, a bad token, another origin; removes only its own passkeys', async () => {
     const { page, store } = setup({ passkeyRegistration: 'open' });
     const { cookie, csrf } = await onRegistrationPage(page);
-    const registration = JSON.stringify({
-      id: 'AAAA',
-      rawId: 'AAAA',
-      type: 'public-key',
-      response: { clientDataJSON: 'AA', attestationObject: 'AA' },
-      clientExtensionResults: {},
-    });
+    const registration = UNVERIFIABLE_REGISTRATION;
     const target = `${ORIGIN}/approve/passkeys`;
     expect((await page(post(target, { csrf, registration }, { cookie }))).status).toBe(403);
     expect((await page(post(target, { csrf, registration: '[' }, { cookie }))).status).toBe(400);
@@ -458,13 +461,7 @@ describe('passkeyRegistration', () => {
     expect(refused.status).toBe(403);
     expect(((await json(refused)) as { error: string }).error).toContain('ask its operator');
     // The registration POST asks again: options fetched before the first passkey do not help.
-    const registration = JSON.stringify({
-      id: 'AAAA',
-      rawId: 'AAAA',
-      type: 'public-key',
-      response: { clientDataJSON: 'AA', attestationObject: 'AA' },
-      clientExtensionResults: {},
-    });
+    const registration = UNVERIFIABLE_REGISTRATION;
     const posted = await page(
       post(`${ORIGIN}/approve/passkeys`, { csrf, registration }, { cookie }),
     );

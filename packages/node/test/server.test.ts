@@ -25,22 +25,24 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-/** Send a request line and header lines; the status and body once the server closes. */
-function raw(line: string, headers: string): Promise<{ status: number; body: string }> {
+/** Write each of `writes` on a new connection to `to`; all the server sent until it closed. */
+function talk(to: number, ...writes: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ port, host: '127.0.0.1' }, () =>
-      socket.write(`${line}\r\n${headers}Connection: close\r\n\r\n`),
-    );
+    const socket = connect({ port: to, host: '127.0.0.1' }, () => {
+      for (const bytes of writes) socket.write(bytes);
+    });
     const chunks: Buffer[] = [];
     socket.setTimeout(5000, () => socket.destroy());
     socket.on('data', (c) => chunks.push(c));
     socket.on('error', reject);
-    socket.on('close', () => {
-      const all = Buffer.concat(chunks).toString('utf8');
-      const status = Number(all.split(' ')[1]);
-      resolve({ status, body: all.slice(all.indexOf('\r\n\r\n') + 4) });
-    });
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
   });
+}
+
+/** Send a request line and header lines; the status and body once the server closes. */
+async function raw(line: string, headers: string): Promise<{ status: number; body: string }> {
+  const all = await talk(port, `${line}\r\n${headers}Connection: close\r\n\r\n`);
+  return { status: Number(all.split(' ')[1]), body: all.slice(all.indexOf('\r\n\r\n') + 4) };
 }
 
 describe('createHttpServer', () => {
@@ -125,18 +127,10 @@ describe('createHttpServer', () => {
     }
     expect(seen.length).toBe(before);
     // The refused request's body is not read as a request of its own: one answer, the 501.
-    const identity = await new Promise<string>((resolve, reject) => {
-      const socket = connect({ port, host: '127.0.0.1' }, () =>
-        socket.write(
-          `POST /x HTTP/1.1\r\n${host()}Transfer-Encoding: identity\r\n\r\nGARBAGE LINE\r\n\r\n`,
-        ),
-      );
-      const chunks: Buffer[] = [];
-      socket.setTimeout(5000, () => socket.destroy());
-      socket.on('data', (c) => chunks.push(c));
-      socket.on('error', reject);
-      socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    });
+    const identity = await talk(
+      port,
+      `POST /x HTTP/1.1\r\n${host()}Transfer-Encoding: identity\r\n\r\nGARBAGE LINE\r\n\r\n`,
+    );
     expect([...identity.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => m[1])).toEqual(['501']);
     const chunked = await raw('POST /x HTTP/1.1', `${host()}Transfer-Encoding: Chunked\r\n`);
     expect([chunked.status, chunked.body]).toEqual([200, 'served']);
@@ -173,16 +167,7 @@ describe('createHttpServer, bytes that do not parse behind a request still being
   });
   afterAll(() => new Promise<void>((resolve) => slow.close(() => resolve())));
 
-  /** Write `bytes` at once; everything the server sent until it closed. */
-  const exchange = (bytes: string) =>
-    new Promise<string>((resolve, reject) => {
-      const socket = connect({ port: slowPort, host: '127.0.0.1' }, () => socket.write(bytes));
-      const chunks: Buffer[] = [];
-      socket.setTimeout(5000, () => socket.destroy());
-      socket.on('data', (c) => chunks.push(c));
-      socket.on('error', reject);
-      socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    });
+  const exchange = (...writes: string[]) => talk(slowPort, ...writes);
   const request = (path: string, close: boolean) =>
     `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${close ? 'Connection: close\r\n' : ''}\r\n`;
   const statuses = (all: string) => [...all.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => m[1]);
@@ -210,17 +195,8 @@ describe('createHttpServer, bytes that do not parse behind a request still being
     const onWarning = (w: Error) => warnings.push(w);
     process.on('warning', onWarning);
     try {
-      const all = await new Promise<string>((resolve, reject) => {
-        const socket = connect({ port: slowPort, host: '127.0.0.1' }, () => {
-          socket.write(request('/many', false));
-          for (let i = 0; i < 50; i++) socket.write('BAD REQUEST LINE\r\n\r\n');
-        });
-        const chunks: Buffer[] = [];
-        socket.setTimeout(5000, () => socket.destroy());
-        socket.on('data', (c) => chunks.push(c));
-        socket.on('error', reject);
-        socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
-      });
+      const garbage = Array.from({ length: 50 }, () => 'BAD REQUEST LINE\r\n\r\n');
+      const all = await exchange(request('/many', false), ...garbage);
       expect(statuses(all)).toEqual(['200', '400']);
     } finally {
       process.off('warning', onWarning);
