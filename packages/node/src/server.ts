@@ -54,16 +54,25 @@ export function handleClientError(error: Error & { code?: string }, socket: Dupl
     if (!pending) socket.end();
     return;
   }
-  // Bytes that follow a request read whole, while its answer is still being made: Node's own
-  // listener would answer 400 over it, or cut it off. The client is owed that answer, and its
-  // request may already have changed something. Not so for an error inside that request itself
-  // (its body, its deadline): its handler waits for a body that will not come.
-  if (pending && inFlight.req?.complete === true && error.code !== 'ERR_HTTP_REQUEST_TIMEOUT') {
+  // Bytes that follow a request read whole (or a later request's deadline), while its answer is
+  // still being made: Node's own listener would answer 400 over it, or cut it off. The client is
+  // owed that answer, and its request may already have changed something. Not so for an error
+  // inside that request itself (its body, its deadline): its handler waits for a body that will
+  // not come.
+  if (pending && inFlight.req?.complete === true) {
     closing.add(socket);
-    inFlight.once('finish', () => {
+    // Every answer already owed goes out, in order: when one finishes, Node makes the next
+    // queued one current.
+    const afterOwed = () => {
+      const next = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+      if (next && !next.writableFinished) {
+        next.once('finish', afterOwed);
+        return;
+      }
       if (error.code === 'HPE_CLOSED_CONNECTION' || !socket.writable) socket.end();
       else socket.end(parseRefusal(error));
-    });
+    };
+    inFlight.once('finish', afterOwed);
     return;
   }
   if (inFlight?.headersSent) {
@@ -105,7 +114,9 @@ export function handleConnect(_req: IncomingMessage, socket: Duplex): void {
 
 /** Answer with a JSON-RPC error body (`-32600`, no id) and close the connection. */
 function refuse(res: ServerResponse, status: number, message: string): void {
-  closing.add(res.socket as Duplex);
+  // A pipelined request's response has no socket until the answers before it are out.
+  const socket = res.req?.socket ?? res.socket;
+  if (socket) closing.add(socket);
   const { body } = rpcError(status, -32600, message);
   const length = String(Buffer.byteLength(body));
   res.writeHead(status, { ...JSON_TYPE, 'content-length': length, connection: 'close' }).end(body);
@@ -212,6 +223,9 @@ export function createHttpServer(
       : DEFAULT_HEADERS_TIMEOUT_MS);
   const bounds = { ...settings, headersTimeout, requestTimeout, requireHostHeader: false };
   const server = createServer(bounds, (req, res) => {
+    // A request pipelined behind one refused with `Connection: close` is not served (RFC 9112
+    // §9.6): the connection closes once the refusal is out.
+    if (closing.has(req.socket)) return void req.resume();
     const problem = requestProblem(req);
     if (problem !== undefined) return refuse(res, 400, problem);
     // `OPTIONS *` asks about the server, not a resource: no framework routes it (RFC 9110 §9.3.7).

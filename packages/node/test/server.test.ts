@@ -158,9 +158,10 @@ describe('createHttpServer, bytes that do not parse behind a request still being
     // when the parser meets what follows the request.
     slow = createHttpServer((req, res) => {
       served.push(`${req.method} ${req.url}`);
+      const ms = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('ms') ?? 30);
       setTimeout(() => {
         res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '6' }).end('served');
-      }, 30);
+      }, ms);
     });
     await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
     slowPort = (slow.address() as AddressInfo).port;
@@ -202,6 +203,36 @@ describe('createHttpServer, bytes that do not parse behind a request still being
       process.off('warning', onWarning);
     }
     expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+  });
+
+  it('sends every answer already owed, in order, before the 400', async () => {
+    const all = await exchange(
+      `${request('/p1?ms=60', false)}${request('/p2?ms=200', false)}BAD REQUEST LINE\r\n\r\n`,
+    );
+    expect(statuses(all)).toEqual(['200', '200', '400']);
+    expect(all.split('served')).toHaveLength(3);
+  });
+
+  it.each([
+    [
+      'two Host fields',
+      'GET /refused HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n\r\n',
+      '400',
+    ],
+    ['TRACE', 'TRACE /refused HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', '405'],
+    [
+      'a transfer coding',
+      'POST /refused HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n',
+      '501',
+    ],
+  ])('refuses %s pipelined behind an answer under way, and serves nothing after it', async (_, refused, status) => {
+    const tag = `${Date.now()}-${Math.random()}`;
+    const all = await exchange(
+      `${request(`/before-${tag}`, false)}${refused}${request(`/after-${tag}`, false)}`,
+    );
+    expect(statuses(all)).toEqual(['200', status]);
+    expect(served).toContain(`GET /before-${tag}`);
+    expect(served).not.toContain(`GET /after-${tag}`);
   });
 
   it('answers a request sent with Connection: close, and nothing of what came after it', async () => {
