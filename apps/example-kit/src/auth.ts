@@ -17,7 +17,8 @@ function entries(variable: string, value: string, secret: string): [string, stri
     const principal = entry.slice(0, at).trim();
     const kept = entry.slice(at + 1).trim();
     if (at <= 0 || !principal || !kept) {
-      const shown = at < 0 ? 'an entry without ":"' : `"${entry.replace(/:.*/, ':…')}"`;
+      // Only what stands before the ':' (a secret may follow a line break).
+      const shown = at < 0 ? 'an entry without ":"' : `"${entry.slice(0, at)}:…"`;
       throw new Error(`${variable} entry must be principal:${secret}, got ${shown}`);
     }
     out.push([principal, kept]);

@@ -20,6 +20,8 @@ describe('parseTokens', () => {
     // An entry without ':' may be a bare token: the message does not show it.
     expect(() => parseTokens('tok-secret-0123')).toThrow(/an entry without ":"/);
     expect(() => parseTokens('tok-secret-0123')).not.toThrow(/tok-secret/);
+    for (const after of ['\n', '\r', '\u2028'])
+      expect(() => parseTokens(`:${after}tok-secret-0123`)).not.toThrow(/tok-secret/);
   });
 });
 

@@ -115,6 +115,13 @@ function formText(body: object): string | undefined {
   return form.toString();
 }
 
+const NESTED_FORM: Unkept = {
+  status: 415,
+  code: -32600,
+  message:
+    'Unsupported Media Type: a body parser read this form into nested values, which cannot be passed on as the form that was posted; mount this handler before express.urlencoded({ extended: true }), or give the parser verify: keepRawBody',
+};
+
 /** `JSON.stringify` writes `null` for a non-finite number: refuse it instead of changing the request. */
 function finiteOnly(_key: string, value: unknown): unknown {
   if (typeof value === 'number' && !Number.isFinite(value)) throw OUT_OF_RANGE;
@@ -139,12 +146,14 @@ function keepReadBody(req: ExpressRequest & { rawBody?: unknown }): Unkept | und
   else if (
     req.is('application/x-www-form-urlencoded') &&
     body !== null &&
-    typeof body === 'object' &&
-    formText(body) !== undefined
+    typeof body === 'object'
   ) {
-    // express.urlencoded() parsed it: the form a page handler (the approval page) reads, not
-    // JSON. Nested values are no form any more: JSON, as before, which a form reader refuses.
-    req.rawBody = Buffer.from(formText(body) as string);
+    // express.urlencoded() parsed it: the form a page handler (the approval page) reads. Nested
+    // values are no form any more, and JSON text under a form's type would be read as one field
+    // after another: refused.
+    const text = formText(body);
+    if (text === undefined) return NESTED_FORM;
+    req.rawBody = Buffer.from(text);
   } else {
     try {
       req.rawBody = Buffer.from(JSON.stringify(body, finiteOnly));

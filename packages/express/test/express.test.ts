@@ -138,9 +138,11 @@ describe('mcpHandler (Express 5)', () => {
     expect(await flat.text()).toBe('application/x-www-form-urlencoded|a=1&a=2&b=x%26y+z');
     const extended = await post('/form/extended', 'csrf=t&decision=approve');
     expect(await extended.text()).toBe('application/x-www-form-urlencoded|csrf=t&decision=approve');
-    // Nested values are no form any more: passed on as JSON, as before, which a form reader refuses.
-    const nested = await post('/form/extended', 'a[b]=1');
-    expect(await nested.text()).toBe('application/x-www-form-urlencoded|{"a":{"b":"1"}}');
+    // Nested values are no form any more; as JSON text under a form's type a form reader would
+    // take `"}` and what follows for fields: refused.
+    const nested = await post('/form/extended', 'note[x]=1&comment=hi%26decision%3Dapprove');
+    expect(nested.status).toBe(415);
+    expect((await nested.json()).error.code).toBe(-32600);
   });
 
   it('keeps the endpoint rules: GET gets 405', async () => {
