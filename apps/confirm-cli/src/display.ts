@@ -11,13 +11,25 @@
  * The characters that never reach the terminal as they are: every control
  * (`Cc`: C0, DEL and C1) except tab and newline, every format character
  * (`Cf`: U+061C, U+200B, U+200E–U+200F, U+202A–U+202E, U+2060–U+2064,
- * U+2066–U+206F, U+FEFF, tag characters, …) but the zero-width joiner and
- * non-joiner, the line and paragraph separators (`Zl`, `Zp`: U+2028,
- * U+2029), and lone surrogates (`Cs`), which no terminal can show. U+200C
- * and U+200D stay: Persian, Indic scripts and emoji sequences (👩‍💻) need
- * them to read right, and neither reorders nor hides text.
+ * U+2066–U+206F, U+FEFF, tag characters, …) and every other default-ignorable
+ * code point (the combining grapheme joiner, Hangul fillers, …), but the
+ * zero-width joiner and non-joiner and the variation selectors, the line and
+ * paragraph separators (`Zl`, `Zp`: U+2028, U+2029), and lone surrogates
+ * (`Cs`), which no terminal can show. U+200C, U+200D and the variation
+ * selectors stay in text shown: Persian, Indic scripts and emoji (👩‍💻, ❤️)
+ * need them to read right, and none reorders text; {@link plain} refuses
+ * them in a value to pre-fill.
  */
-const UNSAFE = /(?![\t\n\u200c\u200d])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
+const UNSAFE =
+  /(?![\t\n\u200c\u200d\ufe00-\ufe0f\u{e0100}-\u{e01ef}])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}]/gu;
+
+/**
+ * What a value to pre-fill must not hold besides what {@link oneLine}
+ * escapes: any default-ignorable code point (joiners and variation selectors
+ * included: invisible where they join nothing), a space other than U+0020,
+ * the braille blank, or a combining mark with no letter before it.
+ */
+const UNSEEN = /[\p{Default_Ignorable_Code_Point}\u2800]|(?! )\p{Zs}|^\p{M}/u;
 
 /**
  * Server text (a message) for display: every character kept, line breaks
@@ -35,12 +47,14 @@ export function oneLine(text: string): string {
 
 /**
  * Whether `text` shows on one line exactly as it is ({@link oneLine} leaves it
- * unchanged): no control, format or separator character, no line break, no
- * tab. Only such a value may be pre-filled into a prompt, where the person
- * would otherwise send characters they could not see.
+ * unchanged) and holds nothing that shows as nothing, or as something else:
+ * no control, format, default-ignorable or separator character, no space but
+ * U+0020, no line break or tab, no leading combining mark. Only such a value
+ * may be pre-filled into a prompt, where the person would otherwise send
+ * characters they could not see.
  */
 export function plain(text: string): boolean {
-  return oneLine(text) === text;
+  return oneLine(text) === text && !UNSEEN.test(text);
 }
 
 /** A value as the review screen shows it. */

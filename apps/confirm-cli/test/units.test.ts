@@ -132,11 +132,21 @@ describe('showing server text', () => {
     expect(oneLine('a\u2028b\nc')).toBe('a\\u{2028}b\\nc');
   });
 
-  it('keeps the joiners that Persian, Indic scripts and emoji sequences need', () => {
-    for (const text of ['می\u200cخواهم', 'क्\u200dष', '👩\u200d💻']) {
+  it('shows the joiners and variation selectors text needs, but pre-fills nothing invisible', () => {
+    for (const text of ['می\u200cخواهم', 'क्\u200dष', '👩\u200d💻', '❤\ufe0f']) {
       expect(visible(text)).toBe(text);
-      expect(plain(text)).toBe(true);
+      // /srv/data/rep‍ort.csv shows as report.csv: a value to send must hold no invisible character.
+      expect(plain(text)).toBe(false);
     }
+    // Other default-ignorable code points are escaped like format characters.
+    for (const code of [0x034f, 0x115f, 0x3164, 0xffa0]) {
+      expect(visible(`x${String.fromCodePoint(code)}y`)).toBe(`x\\u{${code.toString(16)}}y`);
+    }
+    // Blanks that are not a space, and a mark that draws over what comes before it.
+    for (const value of ['a\u3000b', 'a\u2000b', 'a\u2800b', '\u0338abc', 'rep\u200dort.csv']) {
+      expect(plain(value), JSON.stringify(value)).toBe(false);
+    }
+    expect(plain('Meeting notes — café, 東京 😀')).toBe(true);
   });
 
   it('tells which values show exactly as they are (the only ones a prompt may pre-fill)', () => {
