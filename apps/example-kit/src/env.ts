@@ -144,11 +144,16 @@ function pageUsersOf(
   return { users: new Map(principals.map((p) => [p, randomToken()])), from: 'generated' };
 }
 
+/** `"a", "b"` for a warning. */
+const list = (names: string[]) => names.map((n) => JSON.stringify(n)).join(', ');
+
 /**
  * Say at start how people sign in to the approval page of `origin`: the
  * generated page passwords on stdout (beside the generated token), or, when
  * the bearer tokens are the page passwords, a warning on stderr with how to
- * set `MRTR_PAGE_USERS`. Nothing when `MRTR_PAGE_USERS` is set.
+ * set `MRTR_PAGE_USERS`. With `MRTR_PAGE_USERS`, a warning for each
+ * principal of `MRTR_TOKENS` without a page password and each page user
+ * without a token; nothing when they match.
  */
 export function announcePageUsers(env: ServerEnv, origin: string): void {
   const signIn = `${origin.replace(/\/$/, '')}${APPROVAL_BASE_PATH}/sign-in`;
@@ -156,6 +161,20 @@ export function announcePageUsers(env: ServerEnv, origin: string): void {
     for (const [principal, password] of env.pageUsers ?? [])
       console.log(
         `principal "${principal}" approval-page password: ${password}\n  (sign in at ${signIn}; not the token: keep it out of the MCP client)`,
+      );
+  } else if (env.pageUsersFrom === 'MRTR_PAGE_USERS') {
+    // A mistake here fails only later, at an approval: say it now.
+    const acting = new Set(env.tokens.values());
+    const paged = new Set(env.pageUsers?.keys());
+    const without = [...acting].filter((p) => !paged.has(p));
+    const idle = [...paged].filter((p) => !acting.has(p));
+    if (without.length > 0)
+      console.warn(
+        `warning: ${list(without)} of MRTR_TOKENS ${without.length === 1 ? 'has' : 'have'} no password in MRTR_PAGE_USERS: their URL-mode approvals cannot be given on the approval page`,
+      );
+    if (idle.length > 0)
+      console.warn(
+        `warning: ${list(idle)} of MRTR_PAGE_USERS ${idle.length === 1 ? 'has' : 'have'} no token in MRTR_TOKENS: no MCP client acts as ${idle.length === 1 ? 'it' : 'them'}, so no approval will ever be asked of ${idle.length === 1 ? 'it' : 'them'} (principals are compared exactly, case and all)`,
       );
   } else if (env.pageUsersFrom === 'MRTR_TOKENS') {
     console.warn(

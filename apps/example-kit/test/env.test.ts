@@ -96,8 +96,21 @@ describe('readServerEnv MRTR_PAGE_USERS', () => {
     );
   });
 
-  it('says nothing at start when MRTR_PAGE_USERS is set', () => {
-    const read = readServerEnv(env({ MRTR_PAGE_USERS: 'alice:page-a' }), 3000);
+  it('warns at start of principals with a token but no page password, and the reverse', () => {
+    const read = readServerEnv(env({ MRTR_PAGE_USERS: 'alice:page-a,Bob:page-b' }), 3000);
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    announcePageUsers(read, 'http://127.0.0.1:3000');
+    expect(warn).toHaveBeenCalledWith(
+      expect.stringMatching(/"bob" of MRTR_TOKENS has no password/),
+    );
+    expect(warn).toHaveBeenCalledWith(
+      expect.stringMatching(/"Bob" of MRTR_PAGE_USERS has no token/),
+    );
+    expect(warn.mock.calls.join(' ')).not.toMatch(/page-a|page-b|tok-/);
+  });
+
+  it('says nothing at start when MRTR_PAGE_USERS matches MRTR_TOKENS', () => {
+    const read = readServerEnv(env({ MRTR_PAGE_USERS: 'alice:page-a,bob:page-b' }), 3000);
     const log = vi.spyOn(console, 'log').mockImplementation(() => {});
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     announcePageUsers(read, 'http://127.0.0.1:3000');
