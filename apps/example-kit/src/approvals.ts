@@ -6,6 +6,7 @@ import {
   PostgresApprovalStore,
 } from '@mrtr/approval-page';
 import type { ApprovalChannel } from '@mrtr/gate';
+import { tokenAsPagePassword } from './auth.js';
 import type { Database } from './db.js';
 
 /** Where the example servers serve their approval page. */
@@ -28,7 +29,7 @@ export interface ExampleApprovalsOptions {
    * so whoever holds a client's token can approve on the page (a
    * demonstration only).
    */
-  pageUsers?: ReadonlyMap<string, string> | Readonly<Record<string, string>>;
+  pageUsers?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -50,19 +51,13 @@ export async function exampleApprovals(
   serviceName: string,
   options: ExampleApprovalsOptions = {},
 ): Promise<ExampleApprovals> {
-  const users = options.pageUsers
-    ? new Map(
-        options.pageUsers instanceof Map
-          ? options.pageUsers
-          : Object.entries(options.pageUsers as Readonly<Record<string, string>>),
-      )
-    : new Map([...tokens].map(([token, principal]) => [principal, token]));
-  if (options.pageUsers)
-    for (const [principal, password] of users)
-      if (tokens.has(password))
-        throw new TypeError(
-          `the page password of "${principal}" is a bearer token: whoever holds it could approve on the page`,
-        );
+  const users =
+    options.pageUsers ?? new Map([...tokens].map(([token, principal]) => [principal, token]));
+  const reused = options.pageUsers ? tokenAsPagePassword(options.pageUsers, tokens) : undefined;
+  if (reused !== undefined)
+    throw new TypeError(
+      `the page password of "${reused}" is a bearer token: whoever holds it could approve on the page`,
+    );
   await migrateApprovalTables(db);
   const store = new PostgresApprovalStore(db);
   const location = { origin, basePath: APPROVAL_BASE_PATH };

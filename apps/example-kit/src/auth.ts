@@ -58,6 +58,19 @@ export function parsePageUsers(value: string): Map<string, string> {
   return users;
 }
 
+/**
+ * The principal of `users` (principal → page password) whose password is a
+ * bearer token of `tokens` (token → principal), if any: whoever holds that
+ * token could approve on the page.
+ */
+export function tokenAsPagePassword(
+  users: ReadonlyMap<string, string>,
+  tokens: ReadonlyMap<string, string>,
+): string | undefined {
+  for (const [principal, password] of users) if (tokens.has(password)) return principal;
+  return undefined;
+}
+
 const sha = (s: string) => createHash('sha256').update(s).digest();
 
 /**

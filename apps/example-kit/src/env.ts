@@ -1,5 +1,11 @@
 import { APPROVAL_BASE_PATH } from './approvals.js';
-import { parsePageUsers, parseTokens, randomSecret, randomToken } from './auth.js';
+import {
+  parsePageUsers,
+  parseTokens,
+  randomSecret,
+  randomToken,
+  tokenAsPagePassword,
+} from './auth.js';
 
 /** What an example server reads from its environment. */
 export interface ServerEnv {
@@ -132,11 +138,11 @@ function pageUsersOf(
 ): { users: Map<string, string> | undefined; from: ServerEnv['pageUsersFrom'] } {
   if (env.MRTR_PAGE_USERS) {
     const users = parsePageUsers(env.MRTR_PAGE_USERS);
-    for (const [principal, password] of users)
-      if (tokens.has(password))
-        throw new Error(
-          `MRTR_PAGE_USERS gives principal "${principal}" a bearer token of MRTR_TOKENS as its password: whoever holds that token could approve on the page; give each person a password of their own`,
-        );
+    const principal = tokenAsPagePassword(users, tokens);
+    if (principal !== undefined)
+      throw new Error(
+        `MRTR_PAGE_USERS gives principal "${principal}" a bearer token of MRTR_TOKENS as its password: whoever holds that token could approve on the page; give each person a password of their own`,
+      );
     return { users, from: 'MRTR_PAGE_USERS' };
   }
   if (!generated) return { users: undefined, from: 'MRTR_TOKENS' };

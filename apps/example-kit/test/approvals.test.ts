@@ -114,7 +114,7 @@ describe('the example approval page with page users', () => {
   it('refuses a page password that is a bearer token', async () => {
     await expect(
       exampleApprovals(db, 'http://127.0.0.1:1', new Map([[TOKEN, 'alice']]), 'T', {
-        pageUsers: { alice: TOKEN },
+        pageUsers: new Map([['alice', TOKEN]]),
       }),
     ).rejects.toThrow(/page password of "alice" is a bearer token/);
   });

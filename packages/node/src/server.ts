@@ -35,11 +35,11 @@ const CLIENT_ERROR_STATUS: Record<string, [number, string]> = {
  * or `Content-Length`, headers too large) gets a JSON-RPC error body
  * (`-32600`, no id) with Node's status (400; 431 for headers too large; 408
  * on a request timeout) and `Connection: close`, instead of Node's empty
- * 400. When the bytes that did not parse followed a request whose response
- * is still being made (pipelined, or sent after `Connection: close`), that
- * response goes out first, whole, and the connection closes after it; bytes
- * sent after `Connection: close` are not answered. Nothing is written to a
- * socket that is gone.
+ * 400. When the bytes that did not parse followed requests whose responses
+ * are still being made (pipelined, or sent after `Connection: close`), those
+ * responses go out first, whole and in order, and the connection closes
+ * after them; bytes sent after `Connection: close` are not answered. Nothing
+ * is written to a socket that is gone.
  * @example `server.on('clientError', handleClientError)`
  */
 export function handleClientError(error: Error & { code?: string }, socket: Duplex): void {
@@ -47,8 +47,8 @@ export function handleClientError(error: Error & { code?: string }, socket: Dupl
     socket.destroy();
     return;
   }
-  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
-  const pending = inFlight !== undefined && inFlight !== null && !inFlight.writableFinished;
+  const inFlight = current(socket);
+  const pending = inFlight != null && !inFlight.writableFinished;
   if (closing.has(socket)) {
     // Closing after the answer under way: what follows it gets no answer of its own.
     if (!pending) socket.end();
@@ -64,15 +64,12 @@ export function handleClientError(error: Error & { code?: string }, socket: Dupl
     // Every answer already owed goes out, in order: when one finishes, Node makes the next
     // queued one current.
     const afterOwed = () => {
-      const next = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
-      if (next && !next.writableFinished) {
-        next.once('finish', afterOwed);
-        return;
-      }
-      if (error.code === 'HPE_CLOSED_CONNECTION' || !socket.writable) socket.end();
+      const next = current(socket);
+      if (next && !next.writableFinished) next.once('finish', afterOwed);
+      else if (error.code === 'HPE_CLOSED_CONNECTION' || !socket.writable) socket.end();
       else socket.end(parseRefusal(error));
     };
-    inFlight.once('finish', afterOwed);
+    afterOwed();
     return;
   }
   if (inFlight?.headersSent) {
@@ -80,6 +77,11 @@ export function handleClientError(error: Error & { code?: string }, socket: Dupl
     return;
   }
   socket.end(parseRefusal(error));
+}
+
+/** The response Node is writing on `socket` now (the first of those it queued), if any. */
+function current(socket: Duplex): ServerResponse | null | undefined {
+  return (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
 }
 
 /** The raw HTTP/1.1 response for a request the parser refused. */
