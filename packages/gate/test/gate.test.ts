@@ -357,4 +357,75 @@ describe('ConfirmationGate', () => {
     });
     expect(t.performed).toEqual([]);
   });
+
+  describe('the question read again inside the claim', () => {
+    /** A spec whose question, built on the third `prepare` (inside the claim), comes from `third`. */
+    function racing(third: (candidates: string[]) => Record<string, unknown>) {
+      let prepares = 0;
+      const t = setup({
+        prepare: async () => {
+          prepares++;
+          return { candidates: ['a', 'b'], view: { name: 'api-prod' } };
+        },
+      });
+      const base = t.spec.question;
+      t.spec.question = (context, notice) => {
+        const q = base(context, notice);
+        if (prepares < 3 || notice !== undefined) return q;
+        return { ...q, requestedSchema: third(context.candidates ?? []) as never };
+      };
+      return t;
+    }
+    async function askAndAccept(t: ReturnType<typeof setup>) {
+      const first = (await t.gate.run(t.request(), t.spec)) as { requestState: string };
+      return t.gate.run(
+        t.request({
+          requestState: first.requestState,
+          inputResponses: answer({ id: 'a', serviceName: 'api-prod' }),
+        }),
+        t.spec,
+      );
+    }
+
+    it('performs when it is the same data built with its members in another order', async () => {
+      const t = racing((candidates) => ({
+        required: ['id', 'serviceName'],
+        properties: {
+          serviceName: { type: 'string' },
+          id: { enum: [...candidates], type: 'string' },
+        },
+        type: 'object',
+      }));
+      expect(await askAndAccept(t)).toMatchObject({ resultType: 'complete', isError: false });
+      expect(t.performed).toEqual(['a']);
+    });
+
+    it('asks again (stale_target) when one choice changed, and performs nothing', async () => {
+      const t = racing(() => ({
+        type: 'object',
+        properties: {
+          id: { type: 'string', enum: ['a', 'c'] },
+          serviceName: { type: 'string' },
+        },
+        required: ['id', 'serviceName'],
+      }));
+      expect(await askAndAccept(t)).toMatchObject({ resultType: 'input_required' });
+      expect(t.performed).toEqual([]);
+      expect(t.events.map((e) => [e.outcome, e.reason])).toContainEqual([
+        'asked_again',
+        'stale_target',
+      ]);
+    });
+
+    it('performs nothing when the question read again is not JSON data (a server bug, thrown as is)', async () => {
+      const t = racing(() => ({
+        type: 'object',
+        properties: { id: { type: 'string', enum: ['a', 'b'] }, serviceName: { type: 'string' } },
+        required: ['id', 'serviceName'],
+        default: Number.NaN,
+      }));
+      await expect(askAndAccept(t)).rejects.toMatchObject({ code: 'non_finite_number' });
+      expect(t.performed).toEqual([]);
+    });
+  });
 });
