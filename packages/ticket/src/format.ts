@@ -211,9 +211,25 @@ export function associatedData(
   op: string,
   argsDigest: string,
 ): Uint8Array {
-  const w = new Writer(version.length + kid.length + op.length + argsDigest.length + 24);
+  return associatedDataAfter(associatedDataHead(version, kid, op), argsDigest);
+}
+
+/**
+ * `str("<version>.<kid>") ‖ str(op)`, the part of the associated data that
+ * is the same for every ticket of one key and operation, in bytes of its
+ * own (not a slice of Node's pool), so a sealer can keep it.
+ */
+export function associatedDataHead(version: string, kid: string, op: string): Uint8Array {
+  const w = new Writer(version.length + kid.length + op.length + 16);
   w.str(`${version}.${kid}`);
   w.str(op);
+  return Uint8Array.from(w.done());
+}
+
+/** The associated data of `head` ({@link associatedDataHead}) and `argsDigest`. */
+export function associatedDataAfter(head: Uint8Array, argsDigest: string): Uint8Array {
+  const w = new Writer(head.length + argsDigest.length + MAX_UINT_BYTES);
+  w.bytes(head);
   w.str(argsDigest);
   return w.done();
 }

@@ -608,3 +608,35 @@ describe('confidentiality', () => {
     }
   });
 });
+
+describe('the associated data a sealer keeps per operation', () => {
+  it('binds each of many operations, including long ones and those past the kept count', () => {
+    const s = sealer();
+    const ops = Array.from({ length: 300 }, (_, i) => `tools/call:op_${i}`);
+    ops.push(`tools/call:${'x'.repeat(1000)}`, 'tools/call:é ünïcode');
+    for (const op of ops) {
+      const { ticket } = s.seal({ ...INPUT, op });
+      expect(s.open(ticket, { ...BINDING, op }).ok).toBe(true);
+      // A second ticket under the same operation, now that its head may be kept.
+      const again = s.seal({ ...INPUT, op }).ticket;
+      expect(s.open(again, { ...BINDING, op }).ok).toBe(true);
+      expectFailure(s.open(again, { ...BINDING, op: `${op}_` }), ['mac']);
+    }
+  });
+
+  it('opens what another sealer of the same key sealed, whatever each has kept', () => {
+    const a = sealer();
+    const b = sealer();
+    const warm = a.seal({ ...INPUT, op: 'tools/call:warm' }).ticket;
+    expect(a.open(warm, { ...BINDING, op: 'tools/call:warm' }).ok).toBe(true);
+    const { ticket } = a.seal(INPUT);
+    expect(b.open(ticket, BINDING).ok).toBe(true);
+    expectFailure(
+      b.open(ticket, {
+        ...BINDING,
+        argsDigest: `${BINDING.argsDigest.slice(0, -1)}${BINDING.argsDigest.endsWith('A') ? 'B' : 'A'}`,
+      }),
+      ['mac'],
+    );
+  });
+});
