@@ -42,7 +42,6 @@ export interface Flow<View, Tx> {
 
 /** The live view of the target, with the question it gives (without a notice) in the mode chosen. */
 export class Asked<View> {
-  #canonical: string | undefined;
   #digest: string | undefined;
 
   constructor(
@@ -51,109 +50,19 @@ export class Asked<View> {
     readonly question: GateQuestion,
     /** The form the person fills in: the whole schema in form mode; without consent fields on the page. */
     readonly schema: RequestedSchema,
+    /** RFC 8785 text of mode, message and schema: what {@link digest} hashes. */
+    readonly canonical: string,
   ) {}
 
   /**
-   * RFC 8785 text of mode, message and schema: what {@link digest} hashes.
-   * Made when first read.
-   * @throws {CanonicalizeError} when the question holds what JSON cannot carry exactly.
-   */
-  get canonical(): string {
-    this.#canonical ??= canonicalize({
-      mode: this.mode,
-      message: this.question.message,
-      requestedSchema: this.schema,
-    });
-    return this.#canonical;
-  }
-
-  /**
    * `digestCanonical` of {@link canonical}, hashed when first read: a check
-   * that compares two live questions compares them with {@link sameAs}
-   * instead, and needs no hash.
+   * that compares two live questions compares their canonical text instead
+   * (equal text, equal digest), and needs no hash.
    */
   get digest(): string {
-    this.#digest ??= digestCanonical(this.canonical);
+    if (this.#digest === undefined) this.#digest = digestCanonical(this.canonical);
     return this.#digest;
   }
-
-  /**
-   * Whether `other` asks the same: equal canonical text. Two questions
-   * built alike (the usual case: `prepare` and `question` run again on an
-   * unchanged target) are told equal member by member without making
-   * either text; anything else is decided on the text.
-   * @throws {CanonicalizeError} as {@link canonical} does.
-   */
-  sameAs(other: Asked<View>): boolean {
-    if (
-      this.mode === other.mode &&
-      this.question.message === other.question.message &&
-      samePlainJson(this.schema, other.schema, 0)
-    )
-      return true;
-    return this.canonical === other.canonical;
-  }
-}
-
-/**
- * Whether `a` and `b` are the same plain JSON data, with members in the same
- * order: `true` only when RFC 8785 gives both the same text (so `0` and
- * `-0`, which it writes alike, count as equal). `false` says only that this
- * walk cannot tell: other values, another member order, or anything but
- * plain data (a class instance, `undefined`, a non-finite number, a hole).
- */
-function samePlainJson(a: unknown, b: unknown, depth: number): boolean {
-  switch (typeof a) {
-    case 'string':
-    case 'boolean':
-      return a === b;
-    case 'number':
-      return a === b && Number.isFinite(a); // 0 === -0, and RFC 8785 writes both as 0
-    case 'object':
-      break;
-    default:
-      return false;
-  }
-  if (a === null || b === null || typeof b !== 'object') return a === b;
-  if (depth >= SAME_JSON_MAX_DEPTH) return false;
-  const x = a as object;
-  const y = b as object;
-  if (Array.isArray(x)) {
-    if (!Array.isArray(y) || x.length !== y.length) return false;
-    if (
-      Object.getPrototypeOf(x) !== Array.prototype ||
-      Object.getPrototypeOf(y) !== Array.prototype
-    )
-      return false;
-    for (let i = 0; i < x.length; i++)
-      if (!(i in x) || !(i in y) || !samePlainJson(x[i], y[i], depth + 1)) return false;
-    return true;
-  }
-  if (Array.isArray(y) || !plainRecord(x) || !plainRecord(y)) return false;
-  const xk = Object.keys(x);
-  const yk = Object.keys(y);
-  if (xk.length !== yk.length) return false;
-  for (let i = 0; i < xk.length; i++) {
-    const key = xk[i] as string;
-    if (key !== yk[i]) return false;
-    if (
-      !samePlainJson(
-        (x as Record<string, unknown>)[key],
-        (y as Record<string, unknown>)[key],
-        depth + 1,
-      )
-    )
-      return false;
-  }
-  return true;
-}
-
-/** Deeper than any question's schema; past it the canonical text decides. */
-const SAME_JSON_MAX_DEPTH = 64;
-
-function plainRecord(o: object): boolean {
-  const proto = Object.getPrototypeOf(o);
-  return proto === Object.prototype || proto === null;
 }
 
 /** The `_meta`-declared capability each mode needs (`data.requiredCapabilities` of `-32021`). */
@@ -218,7 +127,8 @@ export function asked<View, Tx>(
   const q = spec.question(context);
   const question = { ...q, message: q.message.toWellFormed() };
   const schema = mode === 'form' ? question.requestedSchema : pageSchema(spec, question);
-  return new Asked(context, mode, question, schema);
+  const canonical = canonicalize({ mode, message: question.message, requestedSchema: schema });
+  return new Asked(context, mode, question, schema, canonical);
 }
 
 /** The question with a notice before it, for asking again. */

@@ -86,7 +86,7 @@ export async function perform<View, Tx>(
       if (again.result) throw new TargetUnavailable(again.result);
       const now = asked(spec, contextOf(again), live.mode);
       // The same canonical text is the same digest: nothing to hash.
-      if (!now.sameAs(live))
+      if (now.canonical !== live.canonical)
         throw new StaleTargetError('the target changed while the answer was on its way');
       // Without an issuer nothing is awaited: an `await undefined` is one more turn of the claim.
       const receipts = flow.parts.receipts;

@@ -417,6 +417,37 @@ describe('ConfirmationGate', () => {
       ]);
     });
 
+    it('asks again when the target changed to match what a hook did to the objects it was handed', async () => {
+      // `question` puts the candidates array itself in the form; `check` then changes that array in place.
+      let prepares = 0;
+      const t = setup({
+        prepare: async () => {
+          prepares++;
+          return {
+            candidates: prepares < 3 ? ['a', 'b'] : ['a', 'b', 'c'],
+            view: { name: 'api-prod' },
+          };
+        },
+        question: ({ candidates }, notice) => ({
+          message: `${notice ? `${notice} ` : ''}Delete api-prod?`,
+          requestedSchema: {
+            type: 'object',
+            properties: {
+              id: { type: 'string', enum: candidates ?? [] },
+              serviceName: { type: 'string' },
+            },
+            required: ['id', 'serviceName'],
+          },
+        }),
+        check: (content, { candidates }) => {
+          candidates?.push('c');
+          return content.serviceName === 'api-prod' ? undefined : 'The name did not match.';
+        },
+      });
+      expect(await askAndAccept(t)).toMatchObject({ resultType: 'input_required' });
+      expect(t.performed).toEqual([]);
+    });
+
     it('performs nothing when the question read again is not JSON data (a server bug, thrown as is)', async () => {
       const t = racing(() => ({
         type: 'object',

@@ -365,8 +365,14 @@ const median = (xs: number[]) => {
 };
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
 const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
+/**
+ * `x` with `digits` decimals, cut toward zero rather than rounded: a figure judged against a
+ * target must never print as the target when it misses it (59.96 % as 60.0 %, 9.996× as 10.00×).
+ */
+const cut = (x: number, digits: number) =>
+  (Math.trunc(x * 10 ** digits) / 10 ** digits).toFixed(digits);
 /** A ratio judged against a target, with a digit more than {@link pct}: 39.8 % must not print as 40 %. */
-const pctJudged = (x: number) => `${(x * 100).toFixed(1)} %`;
+const pctJudged = (x: number) => `${cut(x * 100, 1)} %`;
 const ms = (x: number) => (x < 10 ? x.toFixed(2) : x.toFixed(1));
 
 async function profile(name: Name): Promise<void> {
@@ -586,7 +592,7 @@ function report(
       return `${text} (target ${goal}: ${verdict(ok)})`;
     };
     const at16 = c === 16;
-    const times = (x: number) => `${x.toFixed(2)}×`;
+    const times = (x: number) => `${cut(x, 2)}×`;
     ratioRows.push([
       c,
       `${mark(times(speed), at16 ? 'flows/s ≥ 10× SDK' : undefined, speed >= 10)} [${times(ofMedians('ours', 'sdk', flows))}]`,
