@@ -10,6 +10,7 @@
  * mrtr call http://127.0.0.1:3000/mcp notes_delete --arg workspaceUri=notes://team --arg "title=Meeting notes"
  * mrtr receipt verify eyJhbGciOiJFZERTQSIs… --jwks http://127.0.0.1:3001/.well-known/jwks.json
  * mrtr receipt verify eyJhbGciOiJFZERTQSIs… --jwks ./archived-jwks.json --at 2026-11-30T12:00:00Z
+ * mrtr receipt verify eyJhbGciOiJFZERTQSIs… --jwks ./jwks.json --operation tools/call:delete_service --arguments '{"serviceId":"svc_8f21c"}'
  * ```
  *
  * Exit codes: 0 a result that is not an error, or a receipt that verifies;
@@ -227,6 +228,17 @@ program
     '--at <time>',
     'verify as of this ISO 8601 time, e.g. its audit record, not now (a receipt lives only minutes)',
   )
+  .option(
+    '--operation <op>',
+    'with --arguments: the operation it must approve, e.g. tools/call:delete_service',
+  )
+  .option(
+    '--arguments <json>',
+    'with --operation: the arguments it must approve, as JSON or @file (their RFC 8785 digest is compared)',
+  )
+  .option('--content <json>', 'the answer it must approve, as JSON or @file')
+  .option('--principal <id>', 'the principal who must have approved')
+  .option('--min-level <level>', 'the weakest confirmation accepted: form, url or passkey')
   .action(async (receipt: string, options: ReceiptVerifyOptions) => {
     const verdict = await verifyReceiptCommand(
       receipt === '-' ? await readStdin() : receipt,

@@ -7,8 +7,11 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CanonicalizeError, digestEquals, digestJson } from '@mrtr/digest';
 import {
   describeReceipt,
+  type ExpectedAction,
+  type ReceiptClaims,
   ReceiptError,
   type ReceiptErrorCode,
   type ReceiptKeySource,
@@ -30,6 +33,23 @@ export interface ReceiptVerifyOptions {
   issuer?: string;
   /** Verify as of this time (ISO 8601), e.g. the `recorded_at` of its audit row; default now. */
   at?: string;
+  /**
+   * With {@link arguments}: the operation the receipt must approve,
+   * `<method>:<name>` as the gate spells it, e.g. `tools/call:delete_service`.
+   */
+  operation?: string;
+  /**
+   * With {@link operation}: the arguments the receipt must approve, as JSON
+   * text or `@<file>` holding it. Their RFC 8785 digest must equal the
+   * receipt's argument digest (member order and whitespace do not matter).
+   */
+  arguments?: string;
+  /** The accepted answer's content (JSON text or `@<file>`) the receipt must approve; default `{}`. */
+  content?: string;
+  /** The principal who must have approved. */
+  principal?: string;
+  /** The weakest confirmation level accepted: `form` (default), `url` or `passkey`. */
+  minLevel?: string;
 }
 
 /** What the command printed and its exit code: 0 verified, 1 refused, 2 keys unavailable. */
@@ -87,6 +107,126 @@ function parseOptions(options: ReceiptVerifyOptions): { source: JwksSource; now?
   return { source, now };
 }
 
+const LEVELS = ['form', 'url', 'passkey'] as const;
+
+/**
+ * The action the receipt must approve, from `--operation`, `--arguments`,
+ * `--content`, `--principal` and `--min-level`; `undefined` when none is given.
+ * @throws {UsageError} for one given without `--operation` and `--arguments`,
+ *   JSON that does not parse, a file that cannot be read, or an unknown level.
+ */
+async function expectedAction(options: ReceiptVerifyOptions): Promise<ExpectedAction | undefined> {
+  const { operation, principal, minLevel } = options;
+  const given = [operation, options.arguments, options.content, principal, minLevel];
+  if (given.every((value) => value === undefined)) return undefined;
+  if (operation === undefined || options.arguments === undefined)
+    throw new UsageError(
+      'to check what a receipt approves, give both --operation (e.g. tools/call:delete_service) and --arguments (JSON, or @file); --content, --principal and --min-level go with them',
+    );
+  if (operation === '') throw new UsageError('--operation must not be empty');
+  if (minLevel !== undefined && !(LEVELS as readonly string[]).includes(minLevel))
+    throw new UsageError(`--min-level must be form, url or passkey, got "${oneLine(minLevel)}"`);
+  return {
+    operation,
+    arguments: await jsonOption('--arguments', options.arguments),
+    ...(options.content !== undefined
+      ? { content: await jsonOption('--content', options.content) }
+      : {}),
+    ...(principal !== undefined ? { principal } : {}),
+    ...(minLevel !== undefined ? { minLevel: minLevel as (typeof LEVELS)[number] } : {}),
+  };
+}
+
+/** The JSON value of an option given as JSON text or as `@<file>` holding it. @throws {UsageError} */
+async function jsonOption(name: string, value: string): Promise<unknown> {
+  let text = value;
+  if (value.startsWith('@')) {
+    const file = resolve(value.slice(1));
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      throw new UsageError(
+        `${name} names a file that cannot be read (${oneLine(file)}): ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : oneLine(error instanceof Error ? error.message : String(error))}`,
+      );
+    }
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(
+      `${name} must be JSON${value.startsWith('@') ? ' (the file is not)' : ', or @file'}: ${oneLine(error instanceof Error ? error.message : String(error))}`,
+    );
+  }
+}
+
+/** The RFC 8785 digest of a value given on the command line, for a person; a sentence when it has none. */
+function givenDigest(value: unknown): string {
+  try {
+    return digestJson(value);
+  } catch (error) {
+    if (error instanceof CanonicalizeError)
+      return `none (they hold what JSON cannot carry exactly: ${oneLine(error.message)})`;
+    throw error;
+  }
+}
+
+/**
+ * The first part of the action given that the receipt does not approve, in
+ * the order `verifyReceipt` of `@mrtr/receipt` checks them; the answer's
+ * content only when `--content` is given (a person checking a receipt may
+ * not hold the answer).
+ */
+function wrongAction(
+  claims: ReceiptClaims,
+  expected: ExpectedAction,
+): ReceiptErrorCode | undefined {
+  if (claims.op !== expected.operation) return 'operation_mismatch';
+  if (!sameDigest(expected.arguments, claims.ad)) return 'arguments_mismatch';
+  if (expected.content !== undefined && !sameDigest(expected.content, claims.cd ?? digestJson({})))
+    return 'content_mismatch';
+  if (expected.principal !== undefined && claims.sub !== expected.principal)
+    return 'principal_mismatch';
+  if (
+    expected.minLevel !== undefined &&
+    LEVELS.indexOf(claims.lvl) < LEVELS.indexOf(expected.minLevel)
+  )
+    return 'insufficient_level';
+  return undefined;
+}
+
+/** Whether `value`'s RFC 8785 digest is `digest`; a value JSON cannot carry exactly matches none. */
+function sameDigest(value: unknown, digest: string): boolean {
+  try {
+    return digestEquals(digestJson(value), digest);
+  } catch (error) {
+    if (error instanceof CanonicalizeError) return false;
+    throw error;
+  }
+}
+
+/** Why a receipt whose signature checked out does not approve the action given. */
+function mismatch(
+  code: ReceiptErrorCode,
+  claims: ReceiptClaims,
+  expected: ExpectedAction,
+): string | undefined {
+  switch (code) {
+    case 'operation_mismatch':
+      return `it approves the operation ${quoted(claims.op)}, not ${quoted(expected.operation)}`;
+    case 'arguments_mismatch':
+      return `it approves the arguments whose RFC 8785 digest is ${claims.ad}; the digest of --arguments is ${givenDigest(expected.arguments)}`;
+    case 'content_mismatch':
+      return `it approves the answer whose RFC 8785 digest is ${claims.cd ?? `${givenDigest({})} (the empty answer {})`}; the digest of --content is ${givenDigest(expected.content)}`;
+    case 'principal_mismatch':
+      return `it was approved by ${quoted(claims.sub)}, not ${quoted(expected.principal ?? '')}`;
+    case 'insufficient_level':
+      return `it was confirmed at level ${claims.lvl}, below --min-level ${expected.minLevel}`;
+    default:
+      return undefined;
+  }
+}
+
 /** The JWKS in `file`, or why it cannot be used (never quoting the file: it may not be a JWKS at all). */
 async function readJwks(file: string): Promise<{ keys: ReceiptKeySource } | { why: string }> {
   let text: string;
@@ -132,19 +272,26 @@ const quoted = (value: string) => oneLine(JSON.stringify(value));
  * Verify `receipt` with the keys of `options.jwks`, fetched from an http(s)
  * URL (jose's remote JWKS, 5 s timeout) or read from a file: shape, `alg` EdDSA, `typ`, `kid` in the set, the
  * Ed25519 signature, the claims, `iss` when `--issuer` is given, and the time.
- * It does NOT check what the receipt approves against an action, nor single
- * use: that is the executor's job, and the lines say so. An authentic receipt past its lifetime is
+ * With `--operation` and `--arguments` (and optionally `--content`,
+ * `--principal`, `--min-level`) it then checks that the receipt approves
+ * exactly that action, as `verifyReceipt` of `@mrtr/receipt` does (the
+ * content only when given); a receipt for another action is refused (exit 1)
+ * with both digests. It never checks single use: that is the executor's
+ * job, and the lines say so. An authentic receipt past its lifetime is
  * refused (exit 1) with a hint to verify it as of its time of use (`--at`).
  * @returns the lines to print and the exit code (2 when the keys cannot be
  *   fetched or the file is not a JWKS); never throws for a bad receipt.
  * @throws {UsageError} for a `--jwks` that is neither an http(s) URL nor a
- *   file (path or `file://` URL), or an `--at` that is not a time.
+ *   file (path or `file://` URL), an `--at` that is not a time, or an action
+ *   option without `--operation` and `--arguments`, that is not JSON, or
+ *   whose `@file` cannot be read.
  */
 export async function verifyReceiptCommand(
   receipt: string,
   options: ReceiptVerifyOptions,
 ): Promise<ReceiptVerdict> {
   const { source, now } = parseOptions(options);
+  const expected = await expectedAction(options);
   const jwks = oneLine(source.url ? source.url.href : source.file);
   let keys: ReceiptKeySource;
   if (source.url) keys = source.url;
@@ -159,11 +306,16 @@ export async function verifyReceiptCommand(
   }
   let kid: string;
   try {
-    ({ kid } = await verifyReceiptSignature(receipt.trim(), {
+    const how = {
       keys,
       ...(options.issuer !== undefined ? { issuer: options.issuer } : {}),
       ...(now !== undefined ? { now } : {}),
-    }));
+    };
+    const verified = await verifyReceiptSignature(receipt.trim(), how);
+    kid = verified.kid;
+    // Checked only once the signature, issuer and time checked out, as verifyReceipt does.
+    const wrong = expected && wrongAction(verified.claims, expected);
+    if (wrong) throw new ReceiptError(wrong);
   } catch (error) {
     if (!(error instanceof ReceiptError)) throw error;
     if (error.code === 'keys_unavailable') {
@@ -184,6 +336,16 @@ export async function verifyReceiptCommand(
         ],
       };
     }
+    const notThis =
+      expected && mismatch(error.code, describeReceipt(receipt.trim()).claims, expected);
+    if (notThis)
+      return {
+        exitCode: 1,
+        lines: [
+          `Receipt NOT verified for the action given (${error.code}): ${notThis}.`,
+          `Its signature checks out with the keys of ${jwks}, but it does not approve this action: acting on it would act without approval.`,
+        ],
+      };
     const why = WHY[error.code]?.(jwks) ?? error.message;
     return {
       exitCode: 1,
@@ -214,11 +376,32 @@ export async function verifyReceiptCommand(
       '',
       'It proves:',
       ...proves.map((line) => `  - ${oneLine(line)}`),
+      ...(expected ? ['', ...approvesExactly(expected)] : []),
       'It does not prove:',
       ...doesNotProve
         .filter((line) => !line.startsWith('anything, until'))
         .map((line) => `  - ${oneLine(line)}`),
-      '  - that these arguments are the ones you have in mind: compare their digest (digestJson of @mrtr/digest) with the argument digest',
+      ...(expected
+        ? []
+        : [
+            '  - that these arguments are the ones you have in mind: give them with --operation and --arguments, or compare their digest (digestJson of @mrtr/digest) with the argument digest',
+          ]),
     ],
   };
+}
+
+/** The lines saying which parts of the action given the receipt was checked against. */
+function approvesExactly(expected: ExpectedAction): string[] {
+  return [
+    'It approves exactly the action given:',
+    `  - the operation ${quoted(expected.operation)}`,
+    `  - the arguments of --arguments (RFC 8785 digest ${givenDigest(expected.arguments)})`,
+    expected.content === undefined
+      ? '  - (not the answer: give --content to check it too)'
+      : `  - the answer of --content (RFC 8785 digest ${givenDigest(expected.content)})`,
+    ...(expected.principal !== undefined
+      ? [`  - approved by the principal ${quoted(expected.principal)}`]
+      : []),
+    ...(expected.minLevel !== undefined ? [`  - at level ${expected.minLevel} or higher`] : []),
+  ];
 }

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { digestJson } from '@mrtr/digest';
 import { ReceiptSigner } from '@mrtr/receipt';
 import { generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -244,6 +245,137 @@ describe('mrtr receipt verify', () => {
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('mrtr receipt verify against an action (--operation, --arguments …)', () => {
+  const args = { serviceId: 'svc_8f21c', options: { volumes: true, regions: ['eu', 'us'] } };
+  const content = { serviceName: 'api-prod' };
+  const op = 'tools/call:delete_service';
+  const sign = (extra: Record<string, unknown> = {}) =>
+    signer.sign({
+      ...claims,
+      ad: digestJson(args),
+      cd: digestJson(content),
+      lvl: 'url',
+      ...extra,
+    } as Parameters<ReceiptSigner['sign']>[0]);
+  const verify = (receipt: string, ...extra: string[]) =>
+    mrtr(['receipt', 'verify', receipt, '--jwks', jwks, ...extra]);
+
+  it('verifies a receipt for exactly these arguments, given in another member order or from a file', async () => {
+    const { receipt } = await sign();
+    const reordered =
+      '{ "options": { "regions": ["eu", "us"], "volumes": true }, "serviceId": "svc_8f21c" }';
+    const r = await verify(
+      receipt,
+      '--operation',
+      op,
+      '--arguments',
+      reordered,
+      '--content',
+      JSON.stringify(content),
+      '--principal',
+      'alice',
+      '--min-level',
+      'url',
+    );
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain('It approves exactly the action given:');
+    expect(r.out).toContain(`the arguments of --arguments (RFC 8785 digest ${digestJson(args)})`);
+    expect(r.out).toContain('approved by the principal "alice"');
+    expect(r.out).not.toContain('give them with --operation');
+    const dir = mkdtempSync(join(tmpdir(), 'mrtr-args-'));
+    try {
+      writeFileSync(join(dir, 'args.json'), JSON.stringify(args, null, 2));
+      const f = await verify(
+        receipt,
+        '--operation',
+        op,
+        '--arguments',
+        `@${join(dir, 'args.json')}`,
+      );
+      expect(f.code, f.err).toBe(0);
+      expect(f.out).toContain('not the answer: give --content to check it too');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses, exit 1 with both digests, a receipt for other arguments, another operation or answer, principal or a lower level', async () => {
+    const { receipt } = await sign();
+    const changed = { ...args, serviceId: 'svc_0000' };
+    const cases: [string[], RegExp][] = [
+      [
+        ['--operation', op, '--arguments', JSON.stringify(changed)],
+        new RegExp(
+          `\\(arguments_mismatch\\): it approves the arguments whose RFC 8785 digest is ${digestJson(args)}; the digest of --arguments is ${digestJson(changed)}`,
+        ),
+      ],
+      [
+        ['--operation', 'tools/call:delete_everything', '--arguments', JSON.stringify(args)],
+        /\(operation_mismatch\): it approves the operation "tools\/call:delete_service", not "tools\/call:delete_everything"/,
+      ],
+      [
+        [
+          '--operation',
+          op,
+          '--arguments',
+          JSON.stringify(args),
+          '--content',
+          '{"serviceName":"api-staging"}',
+        ],
+        /\(content_mismatch\)/,
+      ],
+      [
+        ['--operation', op, '--arguments', JSON.stringify(args), '--principal', 'mallory'],
+        /\(principal_mismatch\): it was approved by "alice", not "mallory"/,
+      ],
+      [
+        ['--operation', op, '--arguments', JSON.stringify(args), '--min-level', 'passkey'],
+        /\(insufficient_level\): it was confirmed at level url, below --min-level passkey/,
+      ],
+      [
+        // A lone surrogate: JSON text can hold it, RFC 8785 cannot, so no confirmation ever named it.
+        ['--operation', op, '--arguments', '{"serviceId":"\\ud800"}'],
+        /\(arguments_mismatch\).*the digest of --arguments is none \(they hold what JSON cannot carry exactly/,
+      ],
+    ];
+    for (const [extra, why] of cases) {
+      const r = await verify(receipt, ...extra);
+      expect(r.code, extra.join(' ')).toBe(1);
+      expect(r.err).toMatch(why);
+      expect(r.err).toContain('Its signature checks out');
+      expect(r.out).toBe('');
+    }
+  });
+
+  it('checks the signature first: a forged receipt for the right arguments is refused as a bad signature', async () => {
+    const { receipt } = await sign();
+    const [h, p, sig] = receipt.split('.') as [string, string, string];
+    const forged = `${h}.${p}.${sig.startsWith('A') ? 'B' : 'A'}${sig.slice(1)}`;
+    const r = await verify(forged, '--operation', op, '--arguments', JSON.stringify(args));
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('(bad_signature)');
+  });
+
+  it('exits 2 for an action option without --operation and --arguments, JSON that does not parse, a missing file or an unknown level', async () => {
+    const { receipt } = await sign();
+    for (const [extra, message] of [
+      [['--arguments', '{}'], 'give both --operation'],
+      [['--operation', op], 'give both --operation'],
+      [['--min-level', 'passkey'], 'give both --operation'],
+      [['--operation', op, '--arguments', '{serviceId: 1}'], '--arguments must be JSON'],
+      [['--operation', op, '--arguments', '@/nonexistent/args.json'], 'no such file'],
+      [
+        ['--operation', op, '--arguments', '{}', '--min-level', 'retina'],
+        '--min-level must be form, url or passkey',
+      ],
+    ] as const) {
+      const r = await verify(receipt, ...extra);
+      expect(r.code, extra.join(' ')).toBe(2);
+      expect(r.err).toContain(message);
     }
   });
 });
