@@ -7,14 +7,17 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CanonicalizeError, digestEquals, digestJson } from '@mrtr/digest';
+import { CanonicalizeError, digestJson } from '@mrtr/digest';
 import {
+  actionMismatch,
   describeReceipt,
   type ExpectedAction,
+  RECEIPT_LEVELS,
   type ReceiptClaims,
   ReceiptError,
   type ReceiptErrorCode,
   type ReceiptKeySource,
+  type ReceiptLevel,
   verifyReceiptSignature,
 } from '@mrtr/receipt';
 import { UsageError } from './args.js';
@@ -107,8 +110,6 @@ function parseOptions(options: ReceiptVerifyOptions): { source: JwksSource; now?
   return { source, now };
 }
 
-const LEVELS = ['form', 'url', 'passkey'] as const;
-
 /**
  * The action the receipt must approve, from `--operation`, `--arguments`,
  * `--content`, `--principal` and `--min-level`; `undefined` when none is given.
@@ -124,7 +125,7 @@ async function expectedAction(options: ReceiptVerifyOptions): Promise<ExpectedAc
       'to check what a receipt approves, give both --operation (e.g. tools/call:delete_service) and --arguments (JSON, or @file); --content, --principal and --min-level go with them',
     );
   if (operation === '') throw new UsageError('--operation must not be empty');
-  if (minLevel !== undefined && !(LEVELS as readonly string[]).includes(minLevel))
+  if (minLevel !== undefined && !(RECEIPT_LEVELS as readonly string[]).includes(minLevel))
     throw new UsageError(`--min-level must be form, url or passkey, got "${oneLine(minLevel)}"`);
   return {
     operation,
@@ -133,7 +134,7 @@ async function expectedAction(options: ReceiptVerifyOptions): Promise<ExpectedAc
       ? { content: await jsonOption('--content', options.content) }
       : {}),
     ...(principal !== undefined ? { principal } : {}),
-    ...(minLevel !== undefined ? { minLevel: minLevel as (typeof LEVELS)[number] } : {}),
+    ...(minLevel !== undefined ? { minLevel: minLevel as ReceiptLevel } : {}),
   };
 }
 
@@ -167,40 +168,6 @@ function givenDigest(value: unknown): string {
   } catch (error) {
     if (error instanceof CanonicalizeError)
       return `none (they hold what JSON cannot carry exactly: ${oneLine(error.message)})`;
-    throw error;
-  }
-}
-
-/**
- * The first part of the action given that the receipt does not approve, in
- * the order `verifyReceipt` of `@mrtr/receipt` checks them; the answer's
- * content only when `--content` is given (a person checking a receipt may
- * not hold the answer).
- */
-function wrongAction(
-  claims: ReceiptClaims,
-  expected: ExpectedAction,
-): ReceiptErrorCode | undefined {
-  if (claims.op !== expected.operation) return 'operation_mismatch';
-  if (!sameDigest(expected.arguments, claims.ad)) return 'arguments_mismatch';
-  if (expected.content !== undefined && !sameDigest(expected.content, claims.cd ?? digestJson({})))
-    return 'content_mismatch';
-  if (expected.principal !== undefined && claims.sub !== expected.principal)
-    return 'principal_mismatch';
-  if (
-    expected.minLevel !== undefined &&
-    LEVELS.indexOf(claims.lvl) < LEVELS.indexOf(expected.minLevel)
-  )
-    return 'insufficient_level';
-  return undefined;
-}
-
-/** Whether `value`'s RFC 8785 digest is `digest`; a value JSON cannot carry exactly matches none. */
-function sameDigest(value: unknown, digest: string): boolean {
-  try {
-    return digestEquals(digestJson(value), digest);
-  } catch (error) {
-    if (error instanceof CanonicalizeError) return false;
     throw error;
   }
 }
@@ -313,8 +280,9 @@ export async function verifyReceiptCommand(
     };
     const verified = await verifyReceiptSignature(receipt.trim(), how);
     kid = verified.kid;
-    // Checked only once the signature, issuer and time checked out, as verifyReceipt does.
-    const wrong = expected && wrongAction(verified.claims, expected);
+    // Checked only once the signature, issuer and time checked out, as verifyReceipt does; the
+    // answer only when --content is given (a person checking a receipt may not hold it).
+    const wrong = expected && actionMismatch(verified.claims, expected, { content: 'when-given' });
     if (wrong) throw new ReceiptError(wrong);
   } catch (error) {
     if (!(error instanceof ReceiptError)) throw error;

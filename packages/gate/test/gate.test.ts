@@ -418,7 +418,7 @@ describe('ConfirmationGate', () => {
     });
 
     it('asks again when the target changed to match what a hook did to the objects it was handed', async () => {
-      // `question` puts the candidates array itself in the form; `check` then changes that array in place.
+      // The spec's `question` puts the candidates array itself in the form; `check` changes it in place.
       let prepares = 0;
       const t = setup({
         prepare: async () => {
@@ -428,17 +428,6 @@ describe('ConfirmationGate', () => {
             view: { name: 'api-prod' },
           };
         },
-        question: ({ candidates }, notice) => ({
-          message: `${notice ? `${notice} ` : ''}Delete api-prod?`,
-          requestedSchema: {
-            type: 'object',
-            properties: {
-              id: { type: 'string', enum: candidates ?? [] },
-              serviceName: { type: 'string' },
-            },
-            required: ['id', 'serviceName'],
-          },
-        }),
         check: (content, { candidates }) => {
           candidates?.push('c');
           return content.serviceName === 'api-prod' ? undefined : 'The name did not match.';

@@ -68,14 +68,48 @@ export function assertExpected(expected: ExpectedAction): void {
  *   `content_mismatch`, `principal_mismatch` or `insufficient_level`, in that order.
  */
 export function checkAction(claims: ReceiptClaims, expected: ExpectedAction): void {
-  if (claims.op !== expected.operation) throw new ReceiptError('operation_mismatch');
-  if (!digestMatches(expected.arguments, claims.ad)) throw new ReceiptError('arguments_mismatch');
-  if (!digestMatches(expected.content ?? {}, claims.cd ?? EMPTY_CONTENT))
-    throw new ReceiptError('content_mismatch');
+  const mismatch = actionMismatch(claims, expected);
+  if (mismatch !== undefined) throw new ReceiptError(mismatch);
+}
+
+/**
+ * The first part of `expected` that a receipt's claims do not approve, in
+ * the order `verifyReceipt` checks them: the operation, the RFC 8785
+ * digest of the arguments against `ad`, the answer's content against `cd`,
+ * the principal, the level. For a person reading a receipt whose claims were
+ * already verified (`mrtr receipt verify`): an executor calls `verifyReceipt`
+ * or `verifyAndRun`, which also check the signature.
+ *
+ * @param claims the claims of a receipt whose signature was verified
+ *   (`verifyReceiptSignature`).
+ * @param expected the action; `content` absent stands for the empty answer `{}`.
+ * @param options `content: 'when-given'` leaves the answer unchecked when
+ *   `expected.content` is absent (for someone who does not hold the answer);
+ *   the default, `'always'`, checks it against `{}` then.
+ * @returns `undefined` when the receipt approves exactly `expected`, else the
+ *   `ReceiptErrorCode` of the first mismatch.
+ */
+export function actionMismatch(
+  claims: ReceiptClaims,
+  expected: ExpectedAction,
+  options: { content?: 'always' | 'when-given' } = {},
+):
+  | 'operation_mismatch'
+  | 'arguments_mismatch'
+  | 'content_mismatch'
+  | 'principal_mismatch'
+  | 'insufficient_level'
+  | undefined {
+  if (claims.op !== expected.operation) return 'operation_mismatch';
+  if (!digestMatches(expected.arguments, claims.ad)) return 'arguments_mismatch';
+  const checksContent = expected.content !== undefined || options.content !== 'when-given';
+  if (checksContent && !digestMatches(expected.content ?? {}, claims.cd ?? EMPTY_CONTENT))
+    return 'content_mismatch';
   if (expected.principal !== undefined && claims.sub !== expected.principal)
-    throw new ReceiptError('principal_mismatch');
+    return 'principal_mismatch';
   const min = RECEIPT_LEVELS.indexOf(expected.minLevel ?? 'form');
-  if (RECEIPT_LEVELS.indexOf(claims.lvl) < min) throw new ReceiptError('insufficient_level');
+  if (RECEIPT_LEVELS.indexOf(claims.lvl) < min) return 'insufficient_level';
+  return undefined;
 }
 
 /**

@@ -41,7 +41,7 @@ export {
 } from './claims.js';
 export { describeReceipt, type ReceiptDescription } from './describe.js';
 export { ReceiptError, type ReceiptErrorCode } from './errors.js';
-export { type ExpectedAction, RECEIPT_NONCE_PREFIX } from './expected.js';
+export { actionMismatch, type ExpectedAction, RECEIPT_NONCE_PREFIX } from './expected.js';
 export { type ConfirmedOperation, receiptIssuer } from './issuer.js';
 export type { ReceiptKeySource } from './key-source.js';
 export type { Ed25519KeyInput, ReceiptSigningKey } from './keys.js';

@@ -1,6 +1,11 @@
 import { digestJson } from '@mrtr/digest';
 import { describe, expect, it } from 'vitest';
-import { RECEIPT_TYPE, verifyReceipt, verifyReceiptSignature } from '../src/index.js';
+import {
+  actionMismatch,
+  RECEIPT_TYPE,
+  verifyReceipt,
+  verifyReceiptSignature,
+} from '../src/index.js';
 import {
   ARGS_A,
   ARGS_B,
@@ -263,6 +268,35 @@ describe('verifyReceiptSignature', () => {
     await expectRefused(
       verifyReceiptSignature(receipt, { keys: signer.jwks(), now: (claims.exp + 60) * 1000 }),
       'expired',
+    );
+  });
+});
+
+describe('actionMismatch', () => {
+  it('names the first part of the action a verified receipt does not approve, in verifyReceipt order', async () => {
+    const answered = { serviceName: 'api-prod' };
+    const { claims } = await signer.sign(inputFor({ cd: digestJson(answered), lvl: 'url' }));
+    const action = { operation: OPERATION, arguments: ARGS_A, content: answered };
+    expect(actionMismatch(claims, action)).toBeUndefined();
+    expect(actionMismatch(claims, { ...action, operation: 'tools/call:other' })).toBe(
+      'operation_mismatch',
+    );
+    expect(actionMismatch(claims, { ...action, arguments: ARGS_B, content: {} })).toBe(
+      'arguments_mismatch',
+    );
+    expect(actionMismatch(claims, { ...action, content: {} })).toBe('content_mismatch');
+    expect(actionMismatch(claims, { ...action, principal: 'mallory' })).toBe('principal_mismatch');
+    expect(actionMismatch(claims, { ...action, minLevel: 'passkey' })).toBe('insufficient_level');
+  });
+
+  it("checks the answer against {} when content is absent, unless asked to check it only 'when-given'", async () => {
+    const { claims } = await signer.sign(inputFor({ cd: digestJson({ serviceName: 'api-prod' }) }));
+    const action = { operation: OPERATION, arguments: ARGS_A };
+    expect(actionMismatch(claims, action)).toBe('content_mismatch');
+    expect(actionMismatch(claims, action, { content: 'always' })).toBe('content_mismatch');
+    expect(actionMismatch(claims, action, { content: 'when-given' })).toBeUndefined();
+    expect(actionMismatch(claims, { ...action, content: {} }, { content: 'when-given' })).toBe(
+      'content_mismatch',
     );
   });
 });
