@@ -4,7 +4,7 @@
  * a copy of them archived in a file) and say, in plain lines, what it proves
  * and what it does not.
  */
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CanonicalizeError, digestJson } from '@mrtr/digest';
@@ -143,14 +143,12 @@ async function jsonOption(name: string, value: string): Promise<unknown> {
   let text = value;
   if (value.startsWith('@')) {
     const file = resolve(value.slice(1));
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
+    const read = await readSmallFile(file);
+    if ('why' in read)
       throw new UsageError(
-        `${name} names a file that cannot be read (${oneLine(file)}): ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : oneLine(error instanceof Error ? error.message : String(error))}`,
+        `${name} names a file that cannot be read (${oneLine(file)}): ${read.why}`,
       );
-    }
+    text = read.text;
   }
   try {
     return JSON.parse(text);
@@ -194,11 +192,27 @@ function mismatch(
   }
 }
 
-/** The JWKS in `file`, or why it cannot be used (never quoting the file: it may not be a JWKS at all). */
-async function readJwks(file: string): Promise<{ keys: ReceiptKeySource } | { why: string }> {
-  let text: string;
+/** Largest file `--jwks`, `--arguments @file` and `--content @file` read, bytes (8 MiB). */
+const MAX_FILE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The UTF-8 text of `file`, or why it cannot be read: read at most
+ * {@link MAX_FILE_BYTES} + 1 bytes, so a huge file or a device that never
+ * ends (`/dev/zero`) is refused instead of filling memory.
+ */
+async function readSmallFile(file: string): Promise<{ text: string } | { why: string }> {
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
-    text = await readFile(file, 'utf8');
+    handle = await open(file, 'r');
+    const buffer = Buffer.alloc(MAX_FILE_BYTES + 1);
+    let length = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length > MAX_FILE_BYTES) return { why: `it is larger than ${MAX_FILE_BYTES} bytes` };
+    }
+    return { text: buffer.toString('utf8', 0, length) };
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     return {
@@ -209,7 +223,16 @@ async function readJwks(file: string): Promise<{ keys: ReceiptKeySource } | { wh
             ? 'it is a directory'
             : oneLine(error instanceof Error ? error.message : String(error)),
     };
+  } finally {
+    await handle?.close().catch(() => {});
   }
+}
+
+/** The JWKS in `file`, or why it cannot be used (never quoting the file: it may not be a JWKS at all). */
+async function readJwks(file: string): Promise<{ keys: ReceiptKeySource } | { why: string }> {
+  const read = await readSmallFile(file);
+  if ('why' in read) return read;
+  const { text } = read;
   let jwks: unknown;
   try {
     jwks = JSON.parse(text);

@@ -368,6 +368,8 @@ describe('mrtr receipt verify against an action (--operation, --arguments …)',
       [['--min-level', 'passkey'], 'give both --operation'],
       [['--operation', op, '--arguments', '{serviceId: 1}'], '--arguments must be JSON'],
       [['--operation', op, '--arguments', '@/nonexistent/args.json'], 'no such file'],
+      [['--operation', op, '--arguments', '@/dev/zero'], 'larger than 8388608 bytes'],
+      [['--jwks', '/dev/zero'], 'Could not load the keys from /dev/zero: it is larger than'],
       [
         ['--operation', op, '--arguments', '{}', '--min-level', 'retina'],
         '--min-level must be form, url or passkey',
