@@ -4,6 +4,7 @@
  * a copy of them archived in a file) and say, in plain lines, what it proves
  * and what it does not.
  */
+import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,7 +48,12 @@ export interface ReceiptVerifyOptions {
    * receipt's argument digest (member order and whitespace do not matter).
    */
   arguments?: string;
-  /** The accepted answer's content (JSON text or `@<file>`) the receipt must approve; default `{}`. */
+  /**
+   * The accepted answer's content (JSON text or `@<file>`) the receipt must
+   * approve; absent, the answer is not checked (unlike `verifyReceipt`, which
+   * takes an absent content as `{}`: a person checking a receipt may not hold
+   * the answer).
+   */
   content?: string;
   /** The principal who must have approved. */
   principal?: string;
@@ -153,8 +159,11 @@ async function jsonOption(name: string, value: string): Promise<unknown> {
   try {
     return JSON.parse(text);
   } catch (error) {
+    // The parser's message quotes the text: fine for what was typed, never for a file's content.
     throw new UsageError(
-      `${name} must be JSON${value.startsWith('@') ? ' (the file is not)' : ', or @file'}: ${oneLine(error instanceof Error ? error.message : String(error))}`,
+      value.startsWith('@')
+        ? `${name} names a file that is not JSON (${oneLine(resolve(value.slice(1)))})`
+        : `${name} must be JSON, or @file: ${oneLine(error instanceof Error ? error.message : String(error))}`,
     );
   }
 }
@@ -172,10 +181,10 @@ function givenDigest(value: unknown): string {
 
 /** Why a receipt whose signature checked out does not approve the action given. */
 function mismatch(
-  code: ReceiptErrorCode,
+  code: NonNullable<ReturnType<typeof actionMismatch>>,
   claims: ReceiptClaims,
   expected: ExpectedAction,
-): string | undefined {
+): string {
   switch (code) {
     case 'operation_mismatch':
       return `it approves the operation ${quoted(claims.op)}, not ${quoted(expected.operation)}`;
@@ -187,23 +196,28 @@ function mismatch(
       return `it was approved by ${quoted(claims.sub)}, not ${quoted(expected.principal ?? '')}`;
     case 'insufficient_level':
       return `it was confirmed at level ${claims.lvl}, below --min-level ${expected.minLevel}`;
-    default:
-      return undefined;
   }
 }
 
 /** Largest file `--jwks`, `--arguments @file` and `--content @file` read, bytes (8 MiB). */
 const MAX_FILE_BYTES = 8 * 1024 * 1024;
 
+/** Decodes a file's bytes, refusing any that are not UTF-8 instead of turning them into U+FFFD. */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 /**
- * The UTF-8 text of `file`, or why it cannot be read: read at most
- * {@link MAX_FILE_BYTES} + 1 bytes, so a huge file or a device that never
- * ends (`/dev/zero`) is refused instead of filling memory.
+ * The UTF-8 text of the regular file `file`, or why it cannot be used. At
+ * most {@link MAX_FILE_BYTES} + 1 bytes are read, so a huge file is refused
+ * instead of filling memory; a FIFO, a device or a socket is refused without
+ * reading (opened non-blocking: a FIFO with no writer would wait forever).
  */
 async function readSmallFile(file: string): Promise<{ text: string } | { why: string }> {
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
-    handle = await open(file, 'r');
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    const stat = await handle.stat();
+    if (stat.isDirectory()) return { why: 'it is a directory' };
+    if (!stat.isFile()) return { why: 'it is not a regular file' };
     const buffer = Buffer.alloc(MAX_FILE_BYTES + 1);
     let length = 0;
     for (;;) {
@@ -212,7 +226,11 @@ async function readSmallFile(file: string): Promise<{ text: string } | { why: st
       length += bytesRead;
       if (length > MAX_FILE_BYTES) return { why: `it is larger than ${MAX_FILE_BYTES} bytes` };
     }
-    return { text: buffer.toString('utf8', 0, length) };
+    try {
+      return { text: utf8.decode(buffer.subarray(0, length)) };
+    } catch {
+      return { why: 'it is not UTF-8 text' };
+    }
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     return {
@@ -294,19 +312,13 @@ export async function verifyReceiptCommand(
       };
     keys = read.keys;
   }
-  let kid: string;
+  let verified: Awaited<ReturnType<typeof verifyReceiptSignature>>;
   try {
-    const how = {
+    verified = await verifyReceiptSignature(receipt.trim(), {
       keys,
       ...(options.issuer !== undefined ? { issuer: options.issuer } : {}),
       ...(now !== undefined ? { now } : {}),
-    };
-    const verified = await verifyReceiptSignature(receipt.trim(), how);
-    kid = verified.kid;
-    // Checked only once the signature, issuer and time checked out, as verifyReceipt does; the
-    // answer only when --content is given (a person checking a receipt may not hold it).
-    const wrong = expected && actionMismatch(verified.claims, expected, { content: 'when-given' });
-    if (wrong) throw new ReceiptError(wrong);
+    });
   } catch (error) {
     if (!(error instanceof ReceiptError)) throw error;
     if (error.code === 'keys_unavailable') {
@@ -327,22 +339,24 @@ export async function verifyReceiptCommand(
         ],
       };
     }
-    const notThis =
-      expected && mismatch(error.code, describeReceipt(receipt.trim()).claims, expected);
-    if (notThis)
-      return {
-        exitCode: 1,
-        lines: [
-          `Receipt NOT verified for the action given (${error.code}): ${notThis}.`,
-          `Its signature checks out with the keys of ${jwks}, but it does not approve this action: acting on it would act without approval.`,
-        ],
-      };
     const why = WHY[error.code]?.(jwks) ?? error.message;
     return {
       exitCode: 1,
       lines: [`Receipt NOT verified (${error.code}): ${why}.`, 'It proves nothing.'],
     };
   }
+  const { kid } = verified;
+  // Checked only once the signature, issuer and time checked out, as verifyReceipt does; the
+  // answer only when --content is given (a person checking a receipt may not hold it).
+  const wrong = expected && actionMismatch(verified.claims, expected, { content: 'when-given' });
+  if (expected && wrong)
+    return {
+      exitCode: 1,
+      lines: [
+        `Receipt NOT verified for the action given (${wrong}): ${mismatch(wrong, verified.claims, expected)}.`,
+        `Its signature checks out with the keys of ${jwks}, but it does not approve this action: acting on it would act without approval.`,
+      ],
+    };
   const { claims, proves, doesNotProve } = describeReceipt(receipt.trim());
   const how =
     claims.lvl === 'passkey'

@@ -5,7 +5,7 @@
  * signature, an unknown key, an expired or malformed receipt, and keys that
  * cannot be fetched.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -351,6 +351,47 @@ describe('mrtr receipt verify against an action (--operation, --arguments …)',
     }
   });
 
+  it('reads @file only from a regular UTF-8 file of at most 8 MiB, never quoting it, and never waits on a FIFO', async () => {
+    const { receipt } = await sign();
+    const dir = mkdtempSync(join(tmpdir(), 'mrtr-files-'));
+    try {
+      writeFileSync(join(dir, 'latin1.json'), Buffer.from('{"serviceId":"svc_\xff"}', 'latin1'));
+      writeFileSync(join(dir, 'secret.txt'), 'hunter2: not JSON');
+      writeFileSync(join(dir, 'big.json'), `"${'x'.repeat(9 * 1024 * 1024)}"`);
+      execFileSync('mkfifo', [join(dir, 'fifo')]);
+      for (const [file, why] of [
+        ['latin1.json', 'it is not UTF-8 text'],
+        ['secret.txt', 'names a file that is not JSON'],
+        ['big.json', 'it is larger than 8388608 bytes'],
+        ['fifo', 'it is not a regular file'],
+      ] as const) {
+        const r = await verify(receipt, '--operation', op, '--arguments', `@${join(dir, file)}`);
+        expect(r.code, file).toBe(2);
+        expect(r.err).toContain(why);
+        expect(r.err).not.toContain('hunter2');
+      }
+      const fifo = await verify(receipt, '--jwks', join(dir, 'fifo'));
+      expect(fifo.code).toBe(2);
+      expect(fifo.err).toContain('it is not a regular file');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a receipt refused before the action is looked at keeps its own reason and exit 1', async () => {
+    const { receipt } = await sign();
+    const [h, , sig] = receipt.split('.') as [string, string, string];
+    for (const [bad, code] of [
+      [`${h}.e30.${sig}`, 'bad_signature'],
+      ['garbage', 'malformed'],
+    ] as const) {
+      const r = await verify(bad, '--operation', op, '--arguments', JSON.stringify(args));
+      expect(r.code, bad).toBe(1);
+      expect(r.err).toContain(`(${code})`);
+      expect(r.err).toContain('It proves nothing');
+    }
+  });
+
   it('checks the signature first: a forged receipt for the right arguments is refused as a bad signature', async () => {
     const { receipt } = await sign();
     const [h, p, sig] = receipt.split('.') as [string, string, string];
@@ -368,8 +409,8 @@ describe('mrtr receipt verify against an action (--operation, --arguments …)',
       [['--min-level', 'passkey'], 'give both --operation'],
       [['--operation', op, '--arguments', '{serviceId: 1}'], '--arguments must be JSON'],
       [['--operation', op, '--arguments', '@/nonexistent/args.json'], 'no such file'],
-      [['--operation', op, '--arguments', '@/dev/zero'], 'larger than 8388608 bytes'],
-      [['--jwks', '/dev/zero'], 'Could not load the keys from /dev/zero: it is larger than'],
+      [['--operation', op, '--arguments', '@/dev/zero'], '(/dev/zero): it is not a regular file'],
+      [['--jwks', '/dev/zero'], 'Could not load the keys from /dev/zero: it is not a regular file'],
       [
         ['--operation', op, '--arguments', '{}', '--min-level', 'retina'],
         '--min-level must be form, url or passkey',

@@ -88,6 +88,8 @@ export function checkAction(claims: ReceiptClaims, expected: ExpectedAction): vo
  *   the default, `'always'`, checks it against `{}` then.
  * @returns `undefined` when the receipt approves exactly `expected`, else the
  *   `ReceiptErrorCode` of the first mismatch.
+ * @throws {TypeError} for an `expected` that is not as documented (no
+ *   operation or arguments, an unknown `minLevel`) or another `content` option.
  */
 export function actionMismatch(
   claims: ReceiptClaims,
@@ -100,9 +102,13 @@ export function actionMismatch(
   | 'principal_mismatch'
   | 'insufficient_level'
   | undefined {
+  assertExpected(expected);
+  const content = options?.content ?? 'always';
+  if (content !== 'always' && content !== 'when-given')
+    throw new TypeError("options.content must be 'always' or 'when-given'");
   if (claims.op !== expected.operation) return 'operation_mismatch';
   if (!digestMatches(expected.arguments, claims.ad)) return 'arguments_mismatch';
-  const checksContent = expected.content !== undefined || options.content !== 'when-given';
+  const checksContent = expected.content !== undefined || content === 'always';
   if (checksContent && !digestMatches(expected.content ?? {}, claims.cd ?? EMPTY_CONTENT))
     return 'content_mismatch';
   if (expected.principal !== undefined && claims.sub !== expected.principal)

@@ -299,4 +299,18 @@ describe('actionMismatch', () => {
       'content_mismatch',
     );
   });
+
+  it('throws TypeError for an expectation verifyReceipt would refuse, never approving it', async () => {
+    const { claims } = await signer.sign(inputFor());
+    const action = { operation: OPERATION, arguments: ARGS_A };
+    const bad = [
+      { ...action, minLevel: 'PASSKEY' },
+      { ...action, operation: '' },
+      { operation: OPERATION },
+    ] as never[];
+    for (const expected of bad) expect(() => actionMismatch(claims, expected)).toThrow(TypeError);
+    expect(() => actionMismatch(claims, action, { content: 'sometimes' as never })).toThrow(
+      TypeError,
+    );
+  });
 });

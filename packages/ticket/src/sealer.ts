@@ -83,8 +83,8 @@ export class TicketSealer {
    * The associated data's head by key id and operation: the same few
    * operations recur in every ticket, and writing the head was a fifth of
    * the layout's cost. At most {@link MAX_CACHED_HEADS} per key, of
-   * operations up to {@link MAX_CACHED_OP_LENGTH} characters; others are
-   * written each time.
+   * operations up to {@link MAX_CACHED_OP_LENGTH} characters, each first
+   * sealed or opened with a valid tag; others are written each time.
    */
   readonly #aadHeads = new Map<string, Map<string, Uint8Array>>();
 
@@ -228,7 +228,9 @@ export class TicketSealer {
     // From Node's pool (every byte is written below): a `new Uint8Array` this size is a backing store of its own.
     const body = Buffer.allocUnsafe(NONCE_BYTES + plain.length + TAG_BYTES);
     body.set(aeadNonce, 0);
-    const aad = this.#associatedData(this.#sealKid, op, argsDigest);
+    const head = this.#head(this.#sealKid, op);
+    this.#keep(this.#sealKid, op, head);
+    const aad = associatedDataAfter(head, argsDigest);
     const key32 = this.#keys.get(this.#sealKid) as Uint8Array;
     aead().seal(key32, aeadNonce, aad, plain, body.subarray(NONCE_BYTES));
     plain.fill(0); // a slice of Node's pool, handed out again uninitialized
@@ -240,19 +242,24 @@ export class TicketSealer {
     return { ticket, claims };
   }
 
-  /** The associated data of a ticket under `kid` (a key of this sealer) for `op` and `argsDigest`. */
-  #associatedData(kid: string, op: string, argsDigest: string): Uint8Array {
+  /** The associated-data head of `kid` (a key of this sealer) and `op`, kept or written now. */
+  #head(kid: string, op: string): Uint8Array {
+    return this.#aadHeads.get(kid)?.get(op) ?? associatedDataHead(TICKET_VERSION, kid, op);
+  }
+
+  /**
+   * Keep `head` for `kid` and `op`: called when sealing, and when opening
+   * only after the tag verified, so that tickets a client made up cannot
+   * fill the room of the operations really used.
+   */
+  #keep(kid: string, op: string, head: Uint8Array): void {
     let heads = this.#aadHeads.get(kid);
     if (heads === undefined) {
       heads = new Map();
       this.#aadHeads.set(kid, heads);
     }
-    let head = heads.get(op);
-    if (head === undefined) {
-      head = associatedDataHead(TICKET_VERSION, kid, op);
-      if (heads.size < MAX_CACHED_HEADS && op.length <= MAX_CACHED_OP_LENGTH) heads.set(op, head);
-    }
-    return associatedDataAfter(head, argsDigest);
+    if (heads.size < MAX_CACHED_HEADS && op.length <= MAX_CACHED_OP_LENGTH && !heads.has(op))
+      heads.set(op, head);
   }
 
   /**
@@ -294,7 +301,8 @@ export class TicketSealer {
     if (bytes.length < NONCE_BYTES + TAG_BYTES + 1) return fail('malformed');
     // No ticket is ever sealed with a binding UTF-8 cannot carry unchanged; such a binding matches none.
     if (!wellFormed(binding.op, binding.argsDigest)) return fail('mac');
-    const aad = this.#associatedData(kid, binding.op, binding.argsDigest);
+    const head = this.#head(kid, binding.op);
+    const aad = associatedDataAfter(head, binding.argsDigest);
     const plain = aead().open(
       key,
       bytes.subarray(0, NONCE_BYTES),
@@ -302,6 +310,7 @@ export class TicketSealer {
       bytes.subarray(NONCE_BYTES),
     );
     if (!plain) return fail('mac');
+    this.#keep(kid, binding.op, head);
     const claims = decodeClaims(plain, binding.op, binding.argsDigest);
     if (!claims) return fail('malformed');
     if (!sameString(claims.sub, binding.sub)) return fail('principal');
