@@ -27,7 +27,7 @@ import {
   McpClientError,
   type ToolResult,
 } from '@mrtr/client';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { parseArgs, parseDecimal, UsageError } from './args.js';
 import { oneLine, visible } from './display.js';
 import { terminalAnswerer } from './prompter.js';
@@ -174,7 +174,9 @@ const program = new Command()
     'Call MCP 2026-07-28 tools from a terminal; you answer every question the server asks.',
   )
   .version(VERSION)
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // Commander exits 1 on a usage error, the code of a refused receipt or an isError result: throw instead (below).
+  .exitOverride();
 
 program
   .command('tools')
@@ -250,6 +252,11 @@ program
   });
 
 program.parseAsync().catch((error: unknown) => {
+  if (error instanceof CommanderError) {
+    // Commander has printed the message (or the help, or the version) itself. A usage error is 2.
+    process.exitCode = error.exitCode === 0 ? 0 : 2;
+    return;
+  }
   console.error(`mrtr: ${explain(error)}`);
   process.exitCode = 2;
 });

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { CanonicalizeError, digestJson } from '@mrtr/digest';
 import {
   actionMismatch,
+  DEFAULT_CLOCK_TOLERANCE_SECONDS,
   describeReceipt,
   type ExpectedAction,
   RECEIPT_LEVELS,
@@ -131,11 +132,16 @@ async function expectedAction(options: ReceiptVerifyOptions): Promise<ExpectedAc
       'to check what a receipt approves, give both --operation (e.g. tools/call:delete_service) and --arguments (JSON, or @file); --content, --principal and --min-level go with them',
     );
   if (operation === '') throw new UsageError('--operation must not be empty');
+  if (principal === '') throw new UsageError('--principal must not be empty');
   if (minLevel !== undefined && !(RECEIPT_LEVELS as readonly string[]).includes(minLevel))
     throw new UsageError(`--min-level must be form, url or passkey, got "${oneLine(minLevel)}"`);
+  const args = await jsonOption('--arguments', options.arguments);
+  // A tool's arguments are a JSON object (tools/call params.arguments); anything else is a typo.
+  if (args === null || typeof args !== 'object' || Array.isArray(args))
+    throw new UsageError('--arguments must be a JSON object, the arguments of the call');
   return {
     operation,
-    arguments: await jsonOption('--arguments', options.arguments),
+    arguments: args,
     ...(options.content !== undefined
       ? { content: await jsonOption('--content', options.content) }
       : {}),
@@ -148,6 +154,7 @@ async function expectedAction(options: ReceiptVerifyOptions): Promise<ExpectedAc
 async function jsonOption(name: string, value: string): Promise<unknown> {
   let text = value;
   if (value.startsWith('@')) {
+    if (value === '@') throw new UsageError(`${name} @ names no file: write @<path>`);
     const file = resolve(value.slice(1));
     const read = await readSmallFile(file);
     if ('why' in read)
@@ -263,6 +270,15 @@ async function readJwks(file: string): Promise<{ keys: ReceiptKeySource } | { wh
   return { keys: jwks as ReceiptKeySource };
 }
 
+/** The receipt's `iss`, for a `wrong_issuer` refusal; undefined when it cannot be read. */
+function issuerOf(receipt: string): string | undefined {
+  try {
+    return describeReceipt(receipt).claims.iss;
+  } catch {
+    return undefined;
+  }
+}
+
 /** When the receipt expires (ISO 8601), for an `expired` refusal; undefined when it cannot be read. */
 function expiryOf(receipt: string): string | undefined {
   try {
@@ -339,7 +355,13 @@ export async function verifyReceiptCommand(
         ],
       };
     }
-    const why = WHY[error.code]?.(jwks) ?? error.message;
+    let why = WHY[error.code]?.(jwks) ?? error.message;
+    if (error.code === 'wrong_issuer') {
+      // Its signature checked out before the issuer was compared, so its iss can be named.
+      const iss = issuerOf(receipt.trim());
+      if (iss !== undefined)
+        why = `it was issued by ${quoted(iss)}, not by --issuer ${quoted(options.issuer ?? '')}`;
+    }
     return {
       exitCode: 1,
       lines: [`Receipt NOT verified (${error.code}): ${why}.`, 'It proves nothing.'],
@@ -377,7 +399,7 @@ export async function verifyReceiptCommand(
       `  ticket nonce     ${quoted(claims.n)}`,
       `  receipt id       ${quoted(claims.jti)}`,
       `  issued at        ${time(claims.iat)}`,
-      `  expires at       ${time(claims.exp)}`,
+      `  expires at       ${time(claims.exp)} (verifiers accept it ${DEFAULT_CLOCK_TOLERANCE_SECONDS} s longer, for clock skew)`,
       '',
       'It proves:',
       ...proves.map((line) => `  - ${oneLine(line)}`),

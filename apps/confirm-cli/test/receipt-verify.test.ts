@@ -81,6 +81,8 @@ describe('mrtr receipt verify', () => {
     expect(r.out).toMatch(/ticket nonce\s+"nonce-1"/);
     expect(r.out).toMatch(/issued at\s+\d{4}-\d\d-\d\dT/);
     expect(r.out).toMatch(/expires at\s+\d{4}-\d\d-\d\dT/);
+    expect(r.out).toMatch(/expires at .*\(verifiers accept it 30 s longer, for clock skew\)/);
+    expect(r.out).toContain('that the authenticator was not cloned or coerced');
     expect(r.out).toContain('It does not prove:');
     expect(r.out).toContain('not already performed');
   });
@@ -157,6 +159,9 @@ describe('mrtr receipt verify', () => {
     ]);
     expect(wrongIssuer.code).toBe(1);
     expect(wrongIssuer.err).toContain('(wrong_issuer)');
+    expect(wrongIssuer.err).toContain(
+      `it was issued by "${server.origin}", not by --issuer "https://x.example"`,
+    );
   });
 
   it('says it could not load the keys (exit 2) for a JWKS that cannot be fetched or is not one', async () => {
@@ -351,6 +356,19 @@ describe('mrtr receipt verify against an action (--operation, --arguments …)',
     }
   });
 
+  it('exits 2, never the 1 of a refused receipt, for what commander refuses: a missing --jwks, an unknown command', async () => {
+    for (const [args, message] of [
+      [['receipt', 'verify', 'x'], "required option '--jwks <url-or-file>' not specified"],
+      [['frob'], "unknown command 'frob'"],
+      [[], 'Usage: mrtr'],
+    ] as const) {
+      const r = await mrtr([...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.err).toContain(message);
+    }
+    expect((await mrtr(['--help'])).code).toBe(0);
+  });
+
   it('reads @file only from a regular UTF-8 file of at most 8 MiB, never quoting it, and never waits on a FIFO', async () => {
     const { receipt } = await sign();
     const dir = mkdtempSync(join(tmpdir(), 'mrtr-files-'));
@@ -410,6 +428,14 @@ describe('mrtr receipt verify against an action (--operation, --arguments …)',
       [['--operation', op, '--arguments', '{serviceId: 1}'], '--arguments must be JSON'],
       [['--operation', op, '--arguments', '@/nonexistent/args.json'], 'no such file'],
       [['--operation', op, '--arguments', '@/dev/zero'], '(/dev/zero): it is not a regular file'],
+      [['--bogus'], "unknown option '--bogus'"],
+      [
+        ['--operation', op, '--arguments', '{}', '--principal', ''],
+        '--principal must not be empty',
+      ],
+      [['--operation', op, '--arguments', '[]'], '--arguments must be a JSON object'],
+      [['--operation', op, '--arguments', 'null'], '--arguments must be a JSON object'],
+      [['--operation', op, '--arguments', '@'], '--arguments @ names no file'],
       [['--jwks', '/dev/zero'], 'Could not load the keys from /dev/zero: it is not a regular file'],
       [
         ['--operation', op, '--arguments', '{}', '--min-level', 'retina'],

@@ -278,3 +278,18 @@ export function describeBlastRadius(
     ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`
     : (parts[0] as string);
 }
+
+/**
+ * What deleting `s` does, for the confirmation question: the instances and
+ * DNS records it removes, then its volumes, which are kept unless the person
+ * also chooses to destroy them (the form's `deleteVolumes`, default no). The
+ * question must not promise a loss the default answer does not cause.
+ */
+export function describeDeletion(s: Pick<Service, 'instances' | 'dnsRecords' | 'volumes'>): string {
+  const removed = describeBlastRadius({ ...s, volumes: [] });
+  if (s.volumes.length === 0) return `This removes ${removed}.`;
+  const gb = s.volumes.reduce((sum, v) => sum + v.sizeGb, 0);
+  const one = s.volumes.length === 1;
+  const list = s.volumes.map((v) => `${v.id} ${v.sizeGb} GB`).join(', ');
+  return `This removes ${removed}. ${one ? 'Its volume' : `Its ${s.volumes.length} volumes`} (${list}${one ? '' : `; ${gb} GB in all`}) ${one ? 'is' : 'are'} kept unless you also choose to destroy ${one ? 'it' : 'them'}.`;
+}

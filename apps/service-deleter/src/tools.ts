@@ -16,6 +16,7 @@ import { POLICY } from './policy.js';
 import {
   DEFAULT_TEAM,
   describeBlastRadius,
+  describeDeletion,
   getService,
   getVolume,
   insertService,
@@ -138,7 +139,7 @@ export function serviceTools(
           }),
         );
       return {
-        message: `Delete ${s.name} (${s.id}, ${s.environment})? This removes ${describeBlastRadius(s)}. It cannot be undone.`,
+        message: `Delete ${s.name} (${s.id}, ${s.environment})? ${describeDeletion(s)} It cannot be undone.`,
         view: s,
         expect: { serviceName: s.name },
       };

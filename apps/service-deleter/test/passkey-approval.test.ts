@@ -48,7 +48,7 @@ describe.skipIf(!available)('production delete_service with a passkey (presence)
     // Register a passkey on the server's own page, signed in as alice.
     await tab.goto(`${server.origin}/approve/passkeys`);
     await tab.getByLabel('Principal').fill('alice');
-    await tab.getByLabel('Token').fill(ALICE);
+    await tab.getByLabel('Password').fill(ALICE);
     await tab.getByRole('button', { name: 'Sign in' }).click();
     await tab.getByRole('button', { name: 'Register a passkey' }).click();
     await tab.getByText('Your passkey is registered.').waitFor();

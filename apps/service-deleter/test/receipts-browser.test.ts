@@ -46,7 +46,7 @@ describe.skipIf(!available)('receipts of URL and passkey approvals', () => {
     // Signed in as alice, with a passkey registered on the server's own page.
     await tab.goto(`${server.origin}/approve/passkeys`);
     await tab.getByLabel('Principal').fill('alice');
-    await tab.getByLabel('Token').fill(ALICE);
+    await tab.getByLabel('Password').fill(ALICE);
     await tab.getByRole('button', { name: 'Sign in' }).click();
     await tab.getByRole('button', { name: 'Register a passkey' }).click();
     await tab.getByText('Your passkey is registered.').waitFor();

@@ -2,7 +2,7 @@ import { callTool, rpc } from '@mrtr/spec-schema';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningServer, randomSecret, startServiceDeleter } from '../src/app.js';
 import { type Database, openDatabase } from '../src/db.js';
-import { insertService } from '../src/services.js';
+import { describeDeletion, insertService } from '../src/services.js';
 
 const TOKEN = 'tok-ops';
 let db: Database;
@@ -69,6 +69,13 @@ describe('delete_service', () => {
     expect(q.params.message).toContain('3 running instances');
     expect(q.params.message).toContain(`web${n}.example.com`);
     expect(q.params.message).toMatch(new RegExp(`${svc.vol} 48 GB`));
+    // The default answer keeps the volume: the question must not say it is removed.
+    expect(q.params.message).toMatch(
+      new RegExp(
+        `Its volume \\(${svc.vol} 48 GB\\) is kept unless you also choose to destroy it\\.`,
+      ),
+    );
+    expect(q.params.message).not.toMatch(/removes[^.]*volume/);
     expect(q.params.requestedSchema).toMatchObject({
       properties: {
         serviceName: { type: 'string' },
@@ -334,5 +341,25 @@ describe('a new database', () => {
       volumes: [{ id: 'vol_31ab', sizeGb: 48 }],
     });
     expect(services.some((s) => s.environment === 'staging')).toBe(true);
+  });
+});
+
+describe('describeDeletion', () => {
+  it('says what is removed, and that volumes are kept unless destroying them is chosen too', () => {
+    expect(describeDeletion({ instances: 1, dnsRecords: [], volumes: [] })).toBe(
+      'This removes 1 running instance.',
+    );
+    expect(
+      describeDeletion({
+        instances: 2,
+        dnsRecords: ['a.example.com'],
+        volumes: [
+          { id: 'vol_1', sizeGb: 10 },
+          { id: 'vol_2', sizeGb: 5 },
+        ],
+      } as never),
+    ).toBe(
+      'This removes 2 running instances and the DNS record a.example.com. Its 2 volumes (vol_1 10 GB, vol_2 5 GB; 15 GB in all) are kept unless you also choose to destroy them.',
+    );
   });
 });

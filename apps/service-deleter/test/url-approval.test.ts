@@ -168,7 +168,7 @@ describe.skipIf(!available)('URL-mode confirmation on the approval page', () => 
     });
     await signInAndOpen(tab, q.url, 'alice', ALICE);
     expect(answers).toEqual([401]);
-    await tab.getByText('That principal and token do not match.').waitFor();
+    await tab.getByText('That principal and password do not match.').waitFor();
     expect(await tab.getByRole('button', { name: 'Approve' }).count()).toBe(0);
     const still = await retry(a, 'delete_service', args, q);
     expect(still.body.result.resultType).toBe('input_required');

@@ -147,7 +147,7 @@ export class PasswordSignIn implements SignInHook {
         401,
         returnTo,
         principal,
-        'That principal and token do not match.',
+        'That principal and password do not match.',
         null,
       );
     const old = this.#sessionKey(request);

@@ -39,7 +39,7 @@ async function person(browser: Browser) {
 /** Fill the built-in sign-in form the page redirected to. */
 async function signInOnForm(tab: Page, principal: keyof typeof USERS) {
   await tab.getByLabel('Principal').fill(principal);
-  await tab.getByLabel('Token').fill(USERS[principal]);
+  await tab.getByLabel('Password').fill(USERS[principal]);
   await tab.getByRole('button', { name: 'Sign in' }).click();
 }
 

@@ -69,7 +69,7 @@ describe('sign-in', () => {
     );
     expect(response.status).toBe(401);
     expect(response.headers.get('set-cookie')).toBeNull();
-    expect(await response.text()).toContain('That principal and token do not match.');
+    expect(await response.text()).toContain('That principal and password do not match.');
   });
 
   it('refuses a sign-in from another origin or without Origin', async () => {

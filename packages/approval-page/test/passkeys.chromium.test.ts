@@ -79,7 +79,7 @@ describe.skipIf(!available)('passkeys on the approval page, in Chromium', () => 
   async function signIn(tab: Page, principal: keyof typeof USERS) {
     expect(new URL(tab.url()).pathname).toBe('/approve/sign-in');
     await tab.getByLabel('Principal').fill(principal);
-    await tab.getByLabel('Token').fill(USERS[principal]);
+    await tab.getByLabel('Password').fill(USERS[principal]);
     await tab.getByRole('button', { name: 'Sign in' }).click();
     await tab.waitForLoadState();
   }

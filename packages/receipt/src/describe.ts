@@ -94,6 +94,14 @@ export function describeReceipt(receipt: string): ReceiptDescription {
     ...(claims.lvl === 'form'
       ? ['that a person, rather than the client or its model, answered']
       : []),
+    ...(claims.lvl === 'url'
+      ? [
+          "that the person signed in was not someone else holding the principal's page sign-in (a client that can sign in to the page can approve)",
+        ]
+      : []),
+    ...(claims.lvl === 'passkey'
+      ? ['that the authenticator was not cloned or coerced (there is no attestation)']
+      : []),
     'that the action was not already performed: single use is kept by the executor’s replay store',
     'that the target is unchanged since the approval: re-read it before acting',
     'anything, until its signature is verified with the issuer’s published keys',

@@ -35,6 +35,17 @@ describe('describeReceipt', () => {
     expect(url.doesNotProve.join()).not.toMatch(/that a person/);
   });
 
+  it("names each level's own limit: a URL approval's sign-in, a passkey's authenticator", async () => {
+    const url = describeReceipt((await signer.sign(inputFor({ lvl: 'url' }))).receipt);
+    const passkey = describeReceipt(
+      (await signer.sign(inputFor({ lvl: 'passkey', cred: 'Y3JlZC0x' }))).receipt,
+    );
+    const form = describeReceipt((await signer.sign(inputFor())).receipt);
+    expect(url.doesNotProve[0]).toMatch(/someone else holding the principal's page sign-in/);
+    expect(passkey.doesNotProve[0]).toMatch(/authenticator was not cloned or coerced/);
+    expect(form.doesNotProve.join()).not.toMatch(/sign-in|authenticator/);
+  });
+
   it('names the digest of the answer a receipt binds', async () => {
     const cd = digestJson({ deleteVolumes: true });
     const d = describeReceipt((await signer.sign(inputFor({ cd }))).receipt);

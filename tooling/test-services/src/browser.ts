@@ -66,7 +66,7 @@ export async function signInAndOpen(
 ): Promise<void> {
   await tab.goto(url);
   await tab.getByLabel('Principal').fill(principal);
-  await tab.getByLabel('Token').fill(token);
+  await tab.getByLabel('Password').fill(token);
   await tab.getByRole('button', { name: 'Sign in' }).click();
   await tab.waitForLoadState();
 }
