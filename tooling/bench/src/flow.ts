@@ -37,6 +37,8 @@
  * `1,16,64`), `BENCH_FLOW_SERVERS` (default `ours,sdk,bare,adapter,canned`),
  * `BENCH_SERVER_NODE_FLAGS` (extra Node flags for every server process, e.g.
  * `--max-semi-space-size=32`), `BENCH_FLOW_MAX_OTHER_CPU` (default 0.25 cores),
+ * `BENCH_GATE_TIMING=1` (diagnostic: ours prints the CPU of each
+ * `ConfirmationGate.run` inside the server, by round, to stderr after each level),
  * `BENCH_FLOW_MAX_STEAL` (default 0.1 cores) and `BENCH_FLOW_RETRY_BUDGET`
  * (default 600 s) for re-running disturbed runs. When that budget runs out,
  * disturbed runs are kept, and each judged level that holds one is reported
