@@ -251,6 +251,13 @@ program
     process.exitCode = verdict.exitCode;
   });
 
+// A reader that closed the pipe early (`mrtr --help | true`) is not an error of mrtr: without this,
+// the EPIPE of a write that commander or console made became an uncaught exception and exit 1.
+for (const stream of [process.stdout, process.stderr])
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
+
 program.parseAsync().catch((error: unknown) => {
   if (error instanceof CommanderError) {
     // Commander has printed the message (or the help, or the version) itself. A usage error is 2.

@@ -133,21 +133,31 @@ async function expectedAction(options: ReceiptVerifyOptions): Promise<ExpectedAc
     );
   if (operation === '') throw new UsageError('--operation must not be empty');
   if (principal === '') throw new UsageError('--principal must not be empty');
+  if (options.issuer === '') throw new UsageError('--issuer must not be empty');
   if (minLevel !== undefined && !(RECEIPT_LEVELS as readonly string[]).includes(minLevel))
     throw new UsageError(`--min-level must be form, url or passkey, got "${oneLine(minLevel)}"`);
-  const args = await jsonOption('--arguments', options.arguments);
-  // A tool's arguments are a JSON object (tools/call params.arguments); anything else is a typo.
-  if (args === null || typeof args !== 'object' || Array.isArray(args))
-    throw new UsageError('--arguments must be a JSON object, the arguments of the call');
   return {
     operation,
-    arguments: args,
+    arguments: await objectOption('--arguments', options.arguments),
     ...(options.content !== undefined
-      ? { content: await jsonOption('--content', options.content) }
+      ? { content: await objectOption('--content', options.content) }
       : {}),
     ...(principal !== undefined ? { principal } : {}),
     ...(minLevel !== undefined ? { minLevel: minLevel as ReceiptLevel } : {}),
   };
+}
+
+/**
+ * The JSON object of an option given as JSON text or `@<file>`: a tool's
+ * arguments (`params.arguments`) and a form's answer (`content`) are objects,
+ * so anything else is a mistake, not a value to compare.
+ * @throws {UsageError}
+ */
+async function objectOption(name: string, value: string): Promise<Record<string, unknown>> {
+  const parsed = await jsonOption(name, value);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new UsageError(`${name} must be a JSON object`);
+  return parsed as Record<string, unknown>;
 }
 
 /** The JSON value of an option given as JSON text or as `@<file>` holding it. @throws {UsageError} */
@@ -399,7 +409,7 @@ export async function verifyReceiptCommand(
       `  ticket nonce     ${quoted(claims.n)}`,
       `  receipt id       ${quoted(claims.jti)}`,
       `  issued at        ${time(claims.iat)}`,
-      `  expires at       ${time(claims.exp)} (verifiers accept it ${DEFAULT_CLOCK_TOLERANCE_SECONDS} s longer, for clock skew)`,
+      `  expires at       ${time(claims.exp)} (this check accepts it ${DEFAULT_CLOCK_TOLERANCE_SECONDS} s longer, for clock skew)`,
       '',
       'It proves:',
       ...proves.map((line) => `  - ${oneLine(line)}`),

@@ -286,7 +286,10 @@ export function describeBlastRadius(
  * question must not promise a loss the default answer does not cause.
  */
 export function describeDeletion(s: Pick<Service, 'instances' | 'dnsRecords' | 'volumes'>): string {
-  const removed = describeBlastRadius({ ...s, volumes: [] });
+  const removed =
+    s.instances === 0 && s.dnsRecords.length === 0
+      ? 'the service (it runs no instances and has no DNS records)'
+      : describeBlastRadius({ ...s, volumes: [] });
   if (s.volumes.length === 0) return `This removes ${removed}.`;
   const gb = s.volumes.reduce((sum, v) => sum + v.sizeGb, 0);
   const one = s.volumes.length === 1;

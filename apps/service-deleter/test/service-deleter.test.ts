@@ -351,6 +351,15 @@ describe('describeDeletion', () => {
     );
     expect(
       describeDeletion({
+        instances: 0,
+        dnsRecords: [],
+        volumes: [{ id: 'vol_1', sizeGb: 5 }],
+      } as never),
+    ).toBe(
+      'This removes the service (it runs no instances and has no DNS records). Its volume (vol_1 5 GB) is kept unless you also choose to destroy it.',
+    );
+    expect(
+      describeDeletion({
         instances: 2,
         dnsRecords: ['a.example.com'],
         volumes: [

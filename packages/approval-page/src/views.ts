@@ -115,7 +115,7 @@ const SIGN_IN = `{{#> layout}}
   <input id="principal" name="principal" autocomplete="username" required value="{{principalValue}}">
   <label for="token">Password</label>
   <input id="token" name="token" type="password" autocomplete="current-password" required aria-describedby="token-hint">
-  <p id="token-hint" class="hint">Your approval-page password, never the MCP client's bearer token.</p>
+  <p id="token-hint" class="hint">The password of this approval page: one the MCP client should not hold.</p>
   <button type="submit" class="button primary">Sign in</button>
 </form>
 {{#if returnTo}}<p class="hint">Already signed in? <a href="{{returnTo}}">Continue to the request</a>.</p>{{/if}}

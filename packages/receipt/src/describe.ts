@@ -100,7 +100,9 @@ export function describeReceipt(receipt: string): ReceiptDescription {
         ]
       : []),
     ...(claims.lvl === 'passkey'
-      ? ['that the authenticator was not cloned or coerced (there is no attestation)']
+      ? [
+          "that the passkey is the principal's own, if whoever holds the page's sign-in could register one; nor that the authenticator was not cloned or coerced (there is no attestation)",
+        ]
       : []),
     'that the action was not already performed: single use is kept by the executor’s replay store',
     'that the target is unchanged since the approval: re-read it before acting',
