@@ -14,6 +14,22 @@ export function schema(s: z.ZodObject): { type: 'object'; [k: string]: unknown }
 
 const Id = storableText(64);
 
+/**
+ * A DNS name as a record names it (RFC 1035 §2.3.1 with RFC 2181 §11's
+ * leniency for `_`, a leading `*.` wildcard and a trailing root dot): labels
+ * of 1 to 63 letters, digits, `_` and `-`, not starting or ending with `-`,
+ * at most 253 characters in all. Records are quoted in the delete question,
+ * so free text there would let whoever created the service write sentences
+ * that read as the server's.
+ */
+const HostName = z
+  .string()
+  .max(253)
+  .regex(
+    /^(?:\*\.)?[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\.?$/,
+    'a DNS name: labels of 1 to 63 letters, digits, _ and - separated by dots',
+  );
+
 /** Whether no two items of a list have the same `key`. */
 function distinct<T>(key: (item: T) => string): (items: T[]) => boolean {
   return (items) => new Set(items.map(key)).size === items.length;
@@ -26,7 +42,7 @@ export const CreateArgs = z.strictObject({
   instances: z.number().int().min(0).max(100),
   // Each record and volume once: a repeat is the caller's mistake, not a conflict with stored rows.
   dnsRecords: z
-    .array(singleLineText(253))
+    .array(HostName)
     .max(10)
     .refine(
       distinct((h: string) => h),

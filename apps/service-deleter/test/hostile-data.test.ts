@@ -37,10 +37,14 @@ const call = (token: string, name: string, args: Record<string, unknown>, extra 
 
 describe('the largest service create_service accepts', () => {
   it('is asked about with a ticket of at most 200 characters, and deleted', async () => {
+    // 253 characters each, in labels of at most 63.
+    const label = 'a'.repeat(63);
     const dnsRecords = Array.from(
       { length: 10 },
-      (_, i) => `${String(i).padStart(2, '0')}${'a'.repeat(229)}.example.com`,
+      (_, i) =>
+        `${String(i).padStart(2, '0')}${'a'.repeat(61)}.${label}.${label}.${'a'.repeat(49)}.example.com`,
     );
+    expect(dnsRecords.every((h) => h.length === 253)).toBe(true);
     const volumes = Array.from({ length: 10 }, (_, i) => ({ id: `vol_big${i}`, sizeGb: 16384 }));
     const created = await call(ALICE, 'create_service', {
       id: 'svc_big1',
@@ -223,8 +227,13 @@ describe('names that would rewrite the question they appear in', () => {
     ['name', { name: 'api\u202eodorp' }],
     ['name', { name: 'api\u2028staging' }],
     ['dnsRecords', { dnsRecords: ['a.example.com\r\nsafe'] }],
+    [
+      'dnsRecords',
+      { dnsRecords: ['x.example.com. Its volume is kept unless you choose. It can be undone'] },
+    ],
+    ['dnsRecords', { dnsRecords: [`${'a'.repeat(64)}.example.com`] }],
     ['team', { team: 'ops\tteam' }],
-  ])('a control or bidi character in %s is -32602 and nothing is created', async (argument, extra) => {
+  ])('a control or bidi character, or free text where a DNS name goes, in %s is -32602 and nothing is created', async (argument, extra) => {
     const args = {
       id: 'svc_spoof1',
       name: 'spoof',
