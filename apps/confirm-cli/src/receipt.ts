@@ -108,6 +108,7 @@ function jwksSource(jwks: string): JwksSource {
 
 function parseOptions(options: ReceiptVerifyOptions): { source: JwksSource; now?: number } {
   const source = jwksSource(options.jwks);
+  if (options.issuer === '') throw new UsageError('--issuer must not be empty');
   if (options.at === undefined) return { source };
   const now = Date.parse(options.at);
   if (Number.isNaN(now))
@@ -133,7 +134,6 @@ async function expectedAction(options: ReceiptVerifyOptions): Promise<ExpectedAc
     );
   if (operation === '') throw new UsageError('--operation must not be empty');
   if (principal === '') throw new UsageError('--principal must not be empty');
-  if (options.issuer === '') throw new UsageError('--issuer must not be empty');
   if (minLevel !== undefined && !(RECEIPT_LEVELS as readonly string[]).includes(minLevel))
     throw new UsageError(`--min-level must be form, url or passkey, got "${oneLine(minLevel)}"`);
   return {
@@ -254,9 +254,7 @@ async function readSmallFile(file: string): Promise<{ text: string } | { why: st
       why:
         code === 'ENOENT'
           ? 'no such file'
-          : code === 'EISDIR'
-            ? 'it is a directory'
-            : oneLine(error instanceof Error ? error.message : String(error)),
+          : oneLine(error instanceof Error ? error.message : String(error)),
     };
   } finally {
     await handle?.close().catch(() => {});
@@ -280,20 +278,14 @@ async function readJwks(file: string): Promise<{ keys: ReceiptKeySource } | { wh
   return { keys: jwks as ReceiptKeySource };
 }
 
-/** The receipt's `iss`, for a `wrong_issuer` refusal; undefined when it cannot be read. */
-function issuerOf(receipt: string): string | undefined {
+/**
+ * The claims a receipt states, read without verifying, for a refusal that
+ * came after its signature checked out (`expired`, `wrong_issuer`);
+ * undefined when they cannot be read.
+ */
+function statedClaims(receipt: string): ReceiptClaims | undefined {
   try {
-    return describeReceipt(receipt).claims.iss;
-  } catch {
-    return undefined;
-  }
-}
-
-/** When the receipt expires (ISO 8601), for an `expired` refusal; undefined when it cannot be read. */
-function expiryOf(receipt: string): string | undefined {
-  try {
-    const { exp } = describeReceipt(receipt).claims;
-    return Number.isFinite(exp) ? time(exp) : undefined;
+    return describeReceipt(receipt).claims;
   } catch {
     return undefined;
   }
@@ -316,7 +308,7 @@ const quoted = (value: string) => oneLine(JSON.stringify(value));
  * @returns the lines to print and the exit code (2 when the keys cannot be
  *   fetched or the file is not a JWKS); never throws for a bad receipt.
  * @throws {UsageError} for a `--jwks` that is neither an http(s) URL nor a
- *   file (path or `file://` URL), an `--at` that is not a time, or an action
+ *   file (path or `file://` URL), an empty `--issuer`, an `--at` that is not a time, or an action
  *   option without `--operation` and `--arguments`, that is not JSON, or
  *   whose `@file` cannot be read.
  */
@@ -326,6 +318,7 @@ export async function verifyReceiptCommand(
 ): Promise<ReceiptVerdict> {
   const { source, now } = parseOptions(options);
   const expected = await expectedAction(options);
+  const text = receipt.trim();
   const jwks = oneLine(source.url ? source.url.href : source.file);
   let keys: ReceiptKeySource;
   if (source.url) keys = source.url;
@@ -340,7 +333,7 @@ export async function verifyReceiptCommand(
   }
   let verified: Awaited<ReturnType<typeof verifyReceiptSignature>>;
   try {
-    verified = await verifyReceiptSignature(receipt.trim(), {
+    verified = await verifyReceiptSignature(text, {
       keys,
       ...(options.issuer !== undefined ? { issuer: options.issuer } : {}),
       ...(now !== undefined ? { now } : {}),
@@ -356,7 +349,8 @@ export async function verifyReceiptCommand(
     }
     if (error.code === 'expired') {
       // Refused only after its signature and issuer checked out (the order @mrtr/receipt documents).
-      const until = expiryOf(receipt.trim());
+      const exp = statedClaims(text)?.exp;
+      const until = exp !== undefined && Number.isFinite(exp) ? time(exp) : undefined;
       return {
         exitCode: 1,
         lines: [
@@ -368,7 +362,7 @@ export async function verifyReceiptCommand(
     let why = WHY[error.code]?.(jwks) ?? error.message;
     if (error.code === 'wrong_issuer') {
       // Its signature checked out before the issuer was compared, so its iss can be named.
-      const iss = issuerOf(receipt.trim());
+      const iss = statedClaims(text)?.iss;
       if (iss !== undefined)
         why = `it was issued by ${quoted(iss)}, not by --issuer ${quoted(options.issuer ?? '')}`;
     }
@@ -389,7 +383,7 @@ export async function verifyReceiptCommand(
         `Its signature checks out with the keys of ${jwks}, but it does not approve this action: acting on it would act without approval.`,
       ],
     };
-  const { claims, proves, doesNotProve } = describeReceipt(receipt.trim());
+  const { claims, proves, doesNotProve } = describeReceipt(text);
   const how =
     claims.lvl === 'passkey'
       ? `passkey (WebAuthn, user verified), credential ${quoted(claims.cred ?? '')}`

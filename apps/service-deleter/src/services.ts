@@ -268,12 +268,8 @@ export function describeBlastRadius(
       `the DNS ${s.dnsRecords.length === 1 ? 'record' : 'records'} ${s.dnsRecords.join(', ')}`,
     );
   }
-  if (s.volumes.length > 0) {
-    const gb = s.volumes.reduce((sum, v) => sum + v.sizeGb, 0);
-    parts.push(
-      `${plural(s.volumes.length, 'volume')} (${s.volumes.map((v) => `${v.id} ${v.sizeGb} GB`).join(', ')}; ${gb} GB in all)`,
-    );
-  }
+  if (s.volumes.length > 0)
+    parts.push(`${plural(s.volumes.length, 'volume')} (${volumeList(s.volumes, true)})`);
   return parts.length > 1
     ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`
     : (parts[0] as string);
@@ -291,8 +287,12 @@ export function describeDeletion(s: Pick<Service, 'instances' | 'dnsRecords' | '
       ? 'the service (it runs no instances and has no DNS records)'
       : describeBlastRadius({ ...s, volumes: [] });
   if (s.volumes.length === 0) return `This removes ${removed}.`;
-  const gb = s.volumes.reduce((sum, v) => sum + v.sizeGb, 0);
   const one = s.volumes.length === 1;
-  const list = s.volumes.map((v) => `${v.id} ${v.sizeGb} GB`).join(', ');
-  return `This removes ${removed}. ${one ? 'Its volume' : `Its ${s.volumes.length} volumes`} (${list}${one ? '' : `; ${gb} GB in all`}) ${one ? 'is' : 'are'} kept unless you also choose to destroy ${one ? 'it' : 'them'}.`;
+  return `This removes ${removed}. ${one ? 'Its volume' : `Its ${s.volumes.length} volumes`} (${volumeList(s.volumes, !one)}) ${one ? 'is' : 'are'} kept unless you also choose to destroy ${one ? 'it' : 'them'}.`;
+}
+
+/** `vol_1 10 GB, vol_2 5 GB`, and with `total` `; 15 GB in all`. */
+function volumeList(volumes: readonly { id: string; sizeGb: number }[], total: boolean): string {
+  const list = volumes.map((v) => `${v.id} ${v.sizeGb} GB`).join(', ');
+  return total ? `${list}; ${volumes.reduce((sum, v) => sum + v.sizeGb, 0)} GB in all` : list;
 }

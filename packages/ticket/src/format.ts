@@ -204,16 +204,6 @@ export function approvalIdBytes(id: string): Uint8Array | undefined {
   return bytes;
 }
 
-/** The associated data a ticket under `kid` is sealed with for operation `op` and argument digest `argsDigest`. */
-export function associatedData(
-  version: string,
-  kid: string,
-  op: string,
-  argsDigest: string,
-): Uint8Array {
-  return associatedDataAfter(associatedDataHead(version, kid, op), argsDigest);
-}
-
 /**
  * `str("<version>.<kid>") ‖ str(op)`, the part of the associated data that
  * is the same for every ticket of one key and operation, in bytes of its
@@ -226,7 +216,10 @@ export function associatedDataHead(version: string, kid: string, op: string): Ui
   return Uint8Array.from(w.done());
 }
 
-/** The associated data of `head` ({@link associatedDataHead}) and `argsDigest`. */
+/**
+ * The associated data a ticket is sealed with: `head` ({@link associatedDataHead}
+ * of its kid and operation) followed by `str(argsDigest)`.
+ */
 export function associatedDataAfter(head: Uint8Array, argsDigest: string): Uint8Array {
   const w = new Writer(head.length + argsDigest.length + MAX_UINT_BYTES);
   w.bytes(head);

@@ -228,8 +228,9 @@ export class TicketSealer {
     // From Node's pool (every byte is written below): a `new Uint8Array` this size is a backing store of its own.
     const body = Buffer.allocUnsafe(NONCE_BYTES + plain.length + TAG_BYTES);
     body.set(aeadNonce, 0);
-    const head = this.#head(this.#sealKid, op);
-    this.#keep(this.#sealKid, op, head);
+    const head =
+      this.#kept(this.#sealKid, op) ??
+      this.#keep(this.#sealKid, op, associatedDataHead(TICKET_VERSION, this.#sealKid, op));
     const aad = associatedDataAfter(head, argsDigest);
     const key32 = this.#keys.get(this.#sealKid) as Uint8Array;
     aead().seal(key32, aeadNonce, aad, plain, body.subarray(NONCE_BYTES));
@@ -242,24 +243,25 @@ export class TicketSealer {
     return { ticket, claims };
   }
 
-  /** The associated-data head of `kid` (a key of this sealer) and `op`, kept or written now. */
-  #head(kid: string, op: string): Uint8Array {
-    return this.#aadHeads.get(kid)?.get(op) ?? associatedDataHead(TICKET_VERSION, kid, op);
+  /** The associated-data head kept for `kid` (a key of this sealer) and `op`, if any. */
+  #kept(kid: string, op: string): Uint8Array | undefined {
+    return this.#aadHeads.get(kid)?.get(op);
   }
 
   /**
-   * Keep `head` for `kid` and `op`: called when sealing, and when opening
-   * only after the tag verified, so that tickets a client made up cannot
-   * fill the room of the operations really used.
+   * Keep `head` for `kid` and `op`, which have none kept yet: called when
+   * sealing, and when opening only after the tag verified, so that tickets a
+   * client made up cannot fill the room of the operations really used.
+   * @returns `head`.
    */
-  #keep(kid: string, op: string, head: Uint8Array): void {
+  #keep(kid: string, op: string, head: Uint8Array): Uint8Array {
     let heads = this.#aadHeads.get(kid);
     if (heads === undefined) {
       heads = new Map();
       this.#aadHeads.set(kid, heads);
     }
-    if (heads.size < MAX_CACHED_HEADS && op.length <= MAX_CACHED_OP_LENGTH && !heads.has(op))
-      heads.set(op, head);
+    if (heads.size < MAX_CACHED_HEADS && op.length <= MAX_CACHED_OP_LENGTH) heads.set(op, head);
+    return head;
   }
 
   /**
@@ -301,7 +303,8 @@ export class TicketSealer {
     if (bytes.length < NONCE_BYTES + TAG_BYTES + 1) return fail('malformed');
     // No ticket is ever sealed with a binding UTF-8 cannot carry unchanged; such a binding matches none.
     if (!wellFormed(binding.op, binding.argsDigest)) return fail('mac');
-    const head = this.#head(kid, binding.op);
+    const kept = this.#kept(kid, binding.op);
+    const head = kept ?? associatedDataHead(TICKET_VERSION, kid, binding.op);
     const aad = associatedDataAfter(head, binding.argsDigest);
     const plain = aead().open(
       key,
@@ -310,7 +313,7 @@ export class TicketSealer {
       bytes.subarray(NONCE_BYTES),
     );
     if (!plain) return fail('mac');
-    this.#keep(kid, binding.op, head);
+    if (kept === undefined) this.#keep(kid, binding.op, head);
     const claims = decodeClaims(plain, binding.op, binding.argsDigest);
     if (!claims) return fail('malformed');
     if (!sameString(claims.sub, binding.sub)) return fail('principal');
