@@ -270,6 +270,34 @@ describe('audit records', () => {
     expect(outcomes(t.plain.events).slice(2)).toEqual(['accepted', 'completed']);
   });
 
+  it('a cancel on a ticket already used says so: never "nothing was changed" after a deletion', async () => {
+    const t = setup();
+    const done = await t.ask();
+    await t.accept(done);
+    const afterDone = await t.answer(done, { action: 'cancel' });
+    expect(afterDone).toMatchObject({ resultType: 'complete', isError: true });
+    expect(JSON.stringify(afterDone)).toContain('already used');
+    expect(JSON.stringify(afterDone)).not.toContain('Cancelled');
+
+    const declined = await t.ask();
+    await t.answer(declined, { action: 'decline' });
+    const afterDecline = await t.answer(declined, { action: 'cancel' });
+    expect(JSON.stringify(afterDecline)).toContain('already used');
+
+    expect(outcomes(t.plain.events)).toEqual([
+      'asked',
+      'accepted',
+      'completed',
+      'refused',
+      'asked',
+      'declined',
+      'refused',
+    ]);
+    expect(t.plain.events[3]).toMatchObject({ reason: 'nonce_used', answer: { action: 'cancel' } });
+    // The probes claimed nothing: one deletion, one decline.
+    expect(t.store.effects).toEqual(['delete:svc_8f21c', 'audit:completed', 'audit:declined']);
+  });
+
   it('asking again records why, the notice as sent, and the answer that was rejected', async () => {
     const t = setup();
     const ticket = await t.ask();

@@ -100,7 +100,18 @@ describe('answers no other layer cleaned', () => {
       t.spec,
     );
     expect(cancelled).toMatchObject({ resultType: 'complete', isError: false });
-    expect(t.store.requests).toEqual([]);
+    expect(JSON.stringify(cancelled)).toContain('Cancelled');
+    // The store was only asked whether the ticket was used; a later accept still performs.
+    expect(t.store.requests).toHaveLength(1);
+    expect(t.performed).toEqual([]);
+    await t.gate.run(
+      t.request({
+        requestState: state,
+        inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+      }),
+      t.spec,
+    );
+    expect(t.performed).toHaveLength(1);
   });
 
   it('an accept with text Unicode cannot carry is asked again; the record holds it made well-formed', async () => {
