@@ -21,7 +21,7 @@ if (!MRTR_SECRET || !TOKEN) throw new Error('Set MRTR_SECRET (openssl rand -base
 const db = pgPoolDriver(new pg.Pool({ connectionString: DATABASE_URL }));
 await migrateReplayTable(db); // table mrtr_replay: one row per confirmation used
 await db.query(`CREATE TABLE IF NOT EXISTS records (id text PRIMARY KEY);
-  INSERT INTO records VALUES ('rec-1'), ('rec-2') ON CONFLICT DO NOTHING`);
+  INSERT INTO records VALUES ('rec-1'), ('rec-2') ON CONFLICT DO NOTHING`); // demo rows: deleted ones come back at each start
 
 const gate = new ConfirmationGate({
   sealer: new TicketSealer({ keys: [{ kid: 'k1', secret: MRTR_SECRET }] }), // ≥ 32 bytes
