@@ -7,6 +7,7 @@ import {
 } from '@modelcontextprotocol/server';
 import {
   McpError,
+  serviceUnavailable,
   type CallToolResult as WireCallToolResult,
   type InputRequiredResult as WireInputRequiredResult,
 } from '@mrtr/wire';
@@ -33,12 +34,16 @@ export function toSdkResult(
 /**
  * The JSON-RPC error a gated call answers: an `McpError` of the gate keeps
  * its code, message and `data`; an SDK `ProtocolError` thrown by the tool's
- * own code passes as it is; anything else is reported and becomes `-32603`
- * "Internal error" without detail.
+ * own code passes as it is; anything else is reported and becomes `-32603`:
+ * for a database or service that cannot be reached, with the message of
+ * `serviceUnavailable` of `@mrtr/wire`; otherwise "Internal error" without detail.
  */
 export function toProtocolError(error: unknown, report: (error: unknown) => void): ProtocolError {
   if (error instanceof McpError) return new ProtocolError(error.code, error.message, error.data);
   if (error instanceof ProtocolError) return error;
   report(error);
+  // A database or service that cannot be reached: say so (still -32603), never its own text.
+  const unavailable = serviceUnavailable(error);
+  if (unavailable) return new ProtocolError(unavailable.code, unavailable.message);
   return new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
 }

@@ -232,6 +232,27 @@ describe('principal and errors', () => {
     expect(seen).toEqual([secret]);
   });
 
+  it('a database the tool reads that cannot be reached is -32603 saying so, never its own text', async () => {
+    const seen: unknown[] = [];
+    const refused = Object.assign(new Error('connect ECONNREFUSED db-7.internal:5432'), {
+      code: 'ECONNREFUSED',
+    });
+    const client = await gatedWith(
+      { onError: (e) => seen.push(e) },
+      deleting(new Set(['r1']), 'delete_record', async () => {
+        throw refused;
+      }),
+    );
+    const failed = await client.callTool({ name: 'delete_record', arguments: { id: 'r1' } }).then(
+      () => undefined,
+      (e: { code: number; message: string }) => e,
+    );
+    expect(failed?.code).toBe(-32603);
+    expect(failed?.message).toContain('could not be reached (ECONNREFUSED)');
+    expect(failed?.message).not.toContain('db-7');
+    expect(seen).toEqual([refused]);
+  });
+
   it('an unavailable replay store is -32603 saying nothing was changed', async () => {
     const records = new Set(['r1']);
     const down: ReplayStore = {

@@ -6,7 +6,7 @@
  * with `-32602` instead of a 500, naming the SQLSTATE and nothing of the
  * database's message (which may quote stored data).
  */
-import { ErrorCode, McpError } from '@mrtr/wire';
+import { ErrorCode, McpError, sqlStateOf } from '@mrtr/wire';
 
 /**
  * SQLSTATE codes a database answers when a value it was given cannot be
@@ -35,19 +35,6 @@ const REFUSED_DATA: ReadonlySet<string> = new Set([
 
 /** How many `cause` links are followed: a wrapper of a wrapper of the driver's error. */
 const MAX_CAUSES = 4;
-
-/**
- * The SQLSTATE of a database error, as drivers report it: `code` beside a
- * `severity` (node-postgres, PGlite, postgres.js), or `sqlState` (mysql2,
- * mariadb). `undefined` for any other value.
- */
-function sqlStateOf(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const e = error as { code?: unknown; severity?: unknown; sqlState?: unknown };
-  if (typeof e.sqlState === 'string') return e.sqlState;
-  if (typeof e.code === 'string' && typeof e.severity === 'string') return e.code;
-  return undefined;
-}
 
 /**
  * The `-32602` a thrown error becomes when it, or an error in its `cause`

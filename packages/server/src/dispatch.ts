@@ -5,7 +5,14 @@
  * mapped to codes and HTTP statuses, and everything serialized here, so that
  * a result that cannot be sent is an internal error, never a broken response.
  */
-import { ErrorCode, errorResponse, McpError, MetaKey, type RequestId } from '@mrtr/wire';
+import {
+  ErrorCode,
+  errorResponse,
+  McpError,
+  MetaKey,
+  type RequestId,
+  serviceUnavailable,
+} from '@mrtr/wire';
 import { databaseRefusal } from './database-refusal.js';
 import { checkInputRequired, MRTR_METHODS } from './input-required.js';
 import type { MethodHandler } from './methods.js';
@@ -135,7 +142,8 @@ export function dispatcher(
     }
     onError(error);
     // The caller's error, not the server's: the database refused what the request carried.
-    const refused = databaseRefusal(error);
+    // Nor is a database or service that cannot be reached: 503, the request may be retried.
+    const refused = databaseRefusal(error) ?? serviceUnavailable(error);
     if (refused)
       return {
         status: statusFor(refused.code),

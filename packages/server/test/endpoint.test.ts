@@ -348,13 +348,12 @@ describe('createMcpEndpoint', () => {
         -32602,
       ],
       ['wrapped 22003', new Error('query failed', { cause: pgError('22003') }), -32602],
-      // Not the caller's data: a lost connection, a syntax error of the tool, a code without
+      // Not the caller's data (a lost connection is 503, tested below): a syntax error of the tool, a code without
       // severity, and data exceptions a server causes itself (division by zero, an exhausted
       // sequence, a NOT NULL column its SQL forgot).
       ['22012', pgError('22012'), undefined],
       ['2200H', pgError('2200H'), undefined],
       ['23502', pgError('23502'), undefined],
-      ['08006', pgError('08006'), undefined],
       ['42601', pgError('42601'), undefined],
       ['22021 without severity', Object.assign(new Error('x'), { code: '22021' }), undefined],
       ['a string', '22021', undefined],
@@ -385,6 +384,78 @@ describe('createMcpEndpoint', () => {
     }
     // The operator still hears of every one.
     expect(errors).toHaveLength(thrown.length);
+  });
+
+  it('answers a database or service that cannot be reached with -32603 and 503, naming only its code', async () => {
+    const socket = (code: string) =>
+      Object.assign(new Error(`connect ${code} 10.0.0.7:5432 secret-host`), { code });
+    const pgError = (code: string) =>
+      Object.assign(new Error('terminating connection: secret'), { code, severity: 'FATAL' });
+    const thrown: [string, unknown, string][] = [
+      ['ECONNREFUSED', socket('ECONNREFUSED'), '(ECONNREFUSED)'],
+      ['ENOTFOUND', socket('ENOTFOUND'), '(ENOTFOUND)'],
+      [
+        'wrapped ECONNRESET',
+        new Error('query failed', { cause: socket('ECONNRESET') }),
+        '(ECONNRESET)',
+      ],
+      ['57P01', pgError('57P01'), '(SQLSTATE 57P01)'],
+      ['08006', pgError('08006'), '(SQLSTATE 08006)'],
+      ['53300', pgError('53300'), '(SQLSTATE 53300)'],
+      [
+        'pg without code',
+        new Error('Connection terminated unexpectedly'),
+        '(connection terminated)',
+      ],
+      // @mrtr/sql's ConnectionLostError: a SQLSTATE as code, no severity.
+      [
+        'lost before COMMIT',
+        Object.assign(new Error('lost: secret'), { code: '08006' }),
+        '(SQLSTATE 08006)',
+      ],
+      [
+        'lost at COMMIT',
+        Object.assign(new Error('lost: secret'), { code: '08007' }),
+        'may or may not',
+      ],
+    ];
+    const errors: unknown[] = [];
+    const down = createMcpEndpoint({
+      serverInfo: { name: 'test', version: '1.0.0' },
+      tools: [
+        ...thrown.map(([, error], i) => ({
+          name: `t${i}`,
+          inputSchema: { type: 'object' as const },
+          handler: () => Promise.reject(error),
+        })),
+        // Other errors stay an internal error: a code that is no socket's, a message that only looks like one.
+        ...[
+          Object.assign(new Error('x'), { code: 'ERR_INVALID_ARG_TYPE' }),
+          new Error('connect ECONNREFUSED 127.0.0.1:5432'),
+          Object.assign(new Error('x'), { code: '42601', severity: 'ERROR' }),
+        ].map((error, i) => ({
+          name: `other${i}`,
+          inputSchema: { type: 'object' as const },
+          handler: () => Promise.reject(error),
+        })),
+      ],
+      authenticate: () => ({ id: 'alice' }),
+      onError: (e) => errors.push(e),
+    });
+    for (const [i, [label, , says]] of thrown.entries()) {
+      const r = await down(post(call(`t${i}`)));
+      const body = await r.json();
+      expect([r.status, body.error.code], label).toEqual([503, -32603]);
+      expect(body.error.message, label).toContain(says);
+      expect(JSON.stringify(body), label).not.toContain('secret');
+      expect(JSON.stringify(body), label).not.toContain('10.0.0.7');
+    }
+    for (const i of [0, 1, 2]) {
+      const r = await down(post(call(`other${i}`)));
+      expect([r.status, (await r.json()).error.message]).toEqual([500, 'Internal error']);
+    }
+    // The operator still hears of every one.
+    expect(errors).toHaveLength(thrown.length + 3);
   });
 
   it('requires application/json, the media type exactly', async () => {

@@ -36,3 +36,4 @@ export * from './meta.js';
 export * from './mrtr.js';
 export * from './requests.js';
 export * from './results.js';
+export * from './unavailable.js';

@@ -1,0 +1,102 @@
+/**
+ * A handler that fails because a database or service it needs cannot be
+ * reached (refused, reset or timed-out sockets, a PostgreSQL session ended
+ * by the server) has not met a bug of the server: the request may be retried
+ * once the service is back. `@mrtr/server` answers such a throw with
+ * `-32603`, HTTP 503 and a message that says so, and `@mrtr/sdk` with the
+ * same `-32603`, instead of a bare "Internal error".
+ */
+import { ErrorCode, McpError } from './errors.js';
+
+/** How many `cause` links are followed: a wrapper of a wrapper of the driver's error. */
+const MAX_CAUSES = 4;
+
+/**
+ * The SQLSTATE of a database error, as drivers report it: `code` beside a
+ * `severity` (node-postgres, PGlite, postgres.js), or `sqlState` (mysql2,
+ * mariadb). `undefined` for any other value.
+ */
+export function sqlStateOf(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const e = error as { code?: unknown; severity?: unknown; sqlState?: unknown };
+  if (typeof e.sqlState === 'string') return e.sqlState;
+  if (typeof e.code === 'string' && typeof e.severity === 'string') return e.code;
+  return undefined;
+}
+
+/** Node's socket and DNS error codes (`error.code`) that mean the peer cannot be reached. */
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/**
+ * SQLSTATE codes (PostgreSQL manual, appendix A) of a database that ended the
+ * session or cannot serve it: class `08` (connection_exception), `57P01` to
+ * `57P05` (admin or crash shutdown, cannot connect now, database dropped,
+ * idle session timeout), `53300` (too_many_connections), `57014`
+ * (query_canceled: a statement timeout).
+ */
+const SESSION_LOST = /^(08...|57P0[1-5]|53300|57014)$/;
+
+/** What node-postgres says, without a code, of a connection that is gone. */
+const PG_CONNECTION_GONE =
+  /^(Connection terminated( unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)$/;
+
+/** `08007` (transaction_resolution_unknown): the connection was lost waiting for `COMMIT`'s answer. */
+const COMMIT_UNKNOWN = '08007';
+
+/**
+ * The `-32603` (HTTP 503 by the endpoint's status table) a thrown error
+ * becomes when it, or an error of its `cause` chain (at most 4 links), says a
+ * database or service could not be reached: a Node socket or DNS error code
+ * (`ECONNREFUSED`, `ECONNRESET`, `EPIPE`, `ETIMEDOUT`, `EHOSTUNREACH`,
+ * `ENETUNREACH`, `ENOTFOUND`, `EAI_AGAIN`), a SQLSTATE that ends the session
+ * (see above; `@mrtr/sql`'s `ConnectionLostError` carries one), or
+ * node-postgres's "Connection terminated…" and "… not queryable". The
+ * message names that code and never the error's own text; it does not say
+ * whether anything was changed, which only the handler knows, except that
+ * `08007` (lost at `COMMIT`) says the change may or may not have been made.
+ * `undefined` for any other error. Implements nothing of a spec: JSON-RPC
+ * 2.0 leaves `-32603` "Internal error" to the server.
+ */
+export function serviceUnavailable(error: unknown): McpError | undefined {
+  let current = error;
+  for (let i = 0; i <= MAX_CAUSES && current !== undefined && current !== null; i++) {
+    const state = sqlStateOf(current) ?? ownCode(current, /^\d[0-9A-Z]{4}$/);
+    const socket = ownCode(current, /^E[A-Z_]+$/);
+    if (state === COMMIT_UNKNOWN)
+      return new McpError(
+        ErrorCode.InternalError,
+        'The database stopped answering while a change was being committed (SQLSTATE 08007): it may or may not have been made. Check before retrying.',
+      );
+    const why =
+      state !== undefined && SESSION_LOST.test(state)
+        ? `SQLSTATE ${state}`
+        : socket !== undefined && UNREACHABLE.has(socket)
+          ? socket
+          : current instanceof Error && PG_CONNECTION_GONE.test(current.message)
+            ? 'connection terminated'
+            : undefined;
+    if (why !== undefined)
+      return new McpError(
+        ErrorCode.InternalError,
+        `Service unavailable: a database or service this tool needs could not be reached (${why}). Retry later.`,
+      );
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** `error.code` when it is a string of that shape (a `ConnectionLostError`'s SQLSTATE, Node's `ECONNREFUSED`). */
+function ownCode(error: unknown, shape: RegExp): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && shape.test(code) ? code : undefined;
+}
