@@ -15,7 +15,11 @@ import type { GateReason } from './reasons.js';
  *   mutation, so a sink that cannot write stops the mutation.
  * - `completed`: the mutation was performed; `isError` tells the tool's verdict.
  * - `replayed`: an identical re-issue of a completed round got its recorded outcome.
- * - `failed`: an error ended the round (`reason`: the error's name); nothing was performed.
+ * - `failed`: an error ended the round (`reason`: the error's name); nothing was performed,
+ *   except with `reason` `outcome_unknown`: the replay store lost its connection
+ *   waiting for `COMMIT`'s answer, so the operation (and a `completed` record
+ *   written in its transaction) may have taken effect; a re-send of the same
+ *   confirmation then records `replayed` if it did, `completed` if not.
  */
 export type GateOutcome =
   | 'asked'

@@ -217,7 +217,12 @@ export class ConfirmationGate<Tx = void> {
           await round.emit({ outcome: 'refused', reason: 'capability_missing' }).catch(() => {});
         } else {
           // Best effort: the round already failed; a sink that cannot write this either changes nothing.
-          const reason = error instanceof AuditSinkError ? 'audit_sink_failed' : errorName(error);
+          const reason =
+            error instanceof AuditSinkError
+              ? 'audit_sink_failed'
+              : isOutcomeUnknown(error)
+                ? 'outcome_unknown'
+                : errorName(error);
           await round.emit({ outcome: 'failed', reason, ...round.known() }).catch(() => {});
         }
       }
@@ -258,6 +263,14 @@ export class ConfirmationGate<Tx = void> {
       round.span.setAttribute(SpanAttribute.argumentsDigest, argsDigest);
     return { parts: this.#parts, request, spec, round, principal, operation, argsDigest, phase };
   }
+}
+
+/**
+ * A store that lost its connection waiting for `COMMIT`'s answer: the
+ * transaction, and a `completed` record written in it, may have committed.
+ */
+function isOutcomeUnknown(error: unknown): boolean {
+  return (error as { outcomeUnknown?: unknown } | null)?.outcomeUnknown === true;
 }
 
 function isCapabilityError(error: unknown): boolean {

@@ -445,6 +445,8 @@ describe('an unavailable replay store', () => {
     expect(error.code).toBe(-32603);
     expect(error.message).toMatch(/carried out once or not at all/);
     expect(error.message).not.toMatch(/Nothing was changed/);
+    // The failed record must not read as "nothing took effect": a completed one may stand.
+    expect(t.plain.events.at(-1)).toMatchObject({ outcome: 'failed', reason: 'outcome_unknown' });
     t.store.commitUnanswered = false;
     const again = await t.accept(ticket);
     expect(again).toMatchObject({ resultType: 'complete' });
@@ -458,5 +460,6 @@ describe('an unavailable replay store', () => {
     await expect(t.accept(ticket)).rejects.toMatchObject({ code: -32603 });
     expect(t.store.effects).toEqual([]);
     expect(outcomes(t.plain.events)).toEqual(['asked', 'accepted', 'failed']);
+    expect(t.plain.events[2]?.reason).toBe('ReplayStoreUnavailableError');
   });
 });
