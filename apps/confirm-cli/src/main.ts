@@ -21,6 +21,7 @@
  */
 import { log } from '@clack/prompts';
 import {
+  type Answerer,
   type ClientEvent,
   JsonRpcError,
   McpClient,
@@ -49,6 +50,24 @@ function seconds(value: string): number {
   if (n === undefined || n <= 0)
     throw new InvalidArgumentError('must be a positive number of seconds');
   return n;
+}
+
+type ElicitationMode = 'form' | 'url';
+
+/** `--elicitation`: `form`, `url` or both, comma-separated; each at most once. */
+function elicitationModes(value: string): ElicitationMode[] {
+  const modes = value.split(',').map((m) => m.trim());
+  if (modes.some((m) => m !== 'form' && m !== 'url') || new Set(modes).size !== modes.length)
+    throw new InvalidArgumentError('must be form, url, or form,url');
+  return modes as ElicitationMode[];
+}
+
+/** `answerer` with only the modes to declare: the client declares the modes its answerer has. */
+function onlyModes(answerer: Answerer, modes: ElicitationMode[]): Answerer {
+  return {
+    ...(modes.includes('form') && answerer.form ? { form: answerer.form } : {}),
+    ...(modes.includes('url') && answerer.url ? { url: answerer.url } : {}),
+  };
 }
 
 /** Tell the person what the client did on its own: every decline it made, every timeout, every retry. */
@@ -116,14 +135,14 @@ async function tools(url: string, options: Common): Promise<number> {
 async function call(
   url: string,
   name: string,
-  options: Common & { arg: string[]; timeout: number },
+  options: Common & { arg: string[]; timeout: number; elicitation: ElicitationMode[] },
 ): Promise<number> {
   const { answerer, state } = terminalAnswerer();
   const client = new McpClient({
     url,
     headers: headersFor(options),
     clientInfo: { name: 'mrtr', version: VERSION },
-    answerer,
+    answerer: onlyModes(answerer, options.elicitation),
     answerTimeoutMs: options.timeout * 1000,
     onEvent: report,
   });
@@ -200,8 +219,18 @@ program
   )
   .option('--token <token>', 'bearer token (default: $MRTR_TOKEN)')
   .option('--timeout <seconds>', 'cancel a question left unanswered this long', seconds, 120)
+  .option(
+    '--elicitation <modes>',
+    "the elicitation modes to declare: form, url, or form,url; with url alone a tool that allows it sends its server's approval page instead of a form",
+    elicitationModes,
+    ['form', 'url'] as ElicitationMode[],
+  )
   .action(
-    async (url: string, name: string, options: Common & { arg: string[]; timeout: number }) => {
+    async (
+      url: string,
+      name: string,
+      options: Common & { arg: string[]; timeout: number; elicitation: ElicitationMode[] },
+    ) => {
       process.exitCode = await call(url, name, options);
     },
   );

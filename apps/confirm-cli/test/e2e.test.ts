@@ -226,7 +226,32 @@ describe.skipIf(!hasTmux)('mrtr and URL-mode questions', () => {
       t.keys(['Enter']); // Continue
       screen = await t.waitFor(/\[mrtr exited \d+\]/);
       expect(screen).toContain('got {"q":{"action":"accept"}} with st');
+      expect(screen).toContain('declared {"form":{},"url":{}}');
       expect(screen).toContain('[mrtr exited 0]');
+    } finally {
+      await s.close();
+    }
+  }, 60_000);
+
+  it('declares only URL elicitation with --elicitation url, and refuses an unknown mode (exit 2)', async () => {
+    const s = await askingServer({
+      mode: 'url',
+      message: 'Approve on the page.',
+      url: 'http://127.0.0.1:9/approve/x',
+    });
+    try {
+      const t = mrtr(['call', s.url, 'ask', '--elicitation', 'url']);
+      await t.waitFor(active('Open this URL in your browser?'));
+      t.keys(['Enter']); // Open it
+      await t.waitFor(active('Continue once you have finished in the browser'));
+      t.keys(['Enter']); // Continue
+      const screen = await t.waitFor(/\[mrtr exited \d+\]/);
+      expect(screen).toContain('declared {"url":{}}');
+      expect(screen).toContain('[mrtr exited 0]');
+      const bad = mrtr(['call', s.url, 'ask', '--elicitation', 'form,sms']);
+      const refused = await bad.waitFor(/\[mrtr exited \d+\]/);
+      expect(refused).toContain('must be form, url, or form,url');
+      expect(refused).toContain('[mrtr exited 2]');
     } finally {
       await s.close();
     }

@@ -40,7 +40,9 @@ export async function askingServer(question: Record<string, unknown>) {
           requestState: 'st',
         };
       } else {
-        const text = `got ${JSON.stringify(params.inputResponses)} with ${params.requestState}`;
+        const declared =
+          params._meta?.['io.modelcontextprotocol/clientCapabilities']?.elicitation;
+        const text = `got ${JSON.stringify(params.inputResponses)} with ${params.requestState}, declared ${JSON.stringify(declared)}`;
         result = { resultType: 'complete', content: [{ type: 'text', text }] };
       }
       res.writeHead(200, { 'content-type': 'application/json' });
