@@ -19,6 +19,7 @@
  * person cancelled a question with Ctrl-C or Esc (Cancel chosen in the menu
  * is an answer: the code is then the result's).
  */
+import { createRequire } from 'node:module';
 import { log } from '@clack/prompts';
 import {
   type Answerer,
@@ -34,7 +35,8 @@ import { oneLine, visible } from './display.js';
 import { terminalAnswerer } from './prompter.js';
 import { type ReceiptVerifyOptions, verifyReceiptCommand } from './receipt.js';
 
-const VERSION = '0.1.0';
+/** This package's version: `package.json` sits one folder up from both `src/` and `dist/`. */
+const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
 interface Common {
   token?: string;

@@ -6,7 +6,7 @@
  * cannot be fetched.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -367,6 +367,12 @@ describe('mrtr receipt verify against an action (--operation, --arguments …)',
       expect(r.err).toContain(message);
     }
     expect((await mrtr(['--help'])).code).toBe(0);
+    // The version is the package's, not a copy that falls behind it.
+    const { version } = JSON.parse(
+      readFileSync(join(import.meta.dirname, '../package.json'), 'utf8'),
+    );
+    const printed = await mrtr(['--version']);
+    expect([printed.code, printed.out.trim()]).toEqual([0, version]);
     // A reader that closes the pipe at once: commander's write fails with EPIPE, which is no error of mrtr.
     const piped = execFileSync(
       'bash',

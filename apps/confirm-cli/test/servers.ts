@@ -40,8 +40,7 @@ export async function askingServer(question: Record<string, unknown>) {
           requestState: 'st',
         };
       } else {
-        const declared =
-          params._meta?.['io.modelcontextprotocol/clientCapabilities']?.elicitation;
+        const declared = params._meta?.['io.modelcontextprotocol/clientCapabilities']?.elicitation;
         const text = `got ${JSON.stringify(params.inputResponses)} with ${params.requestState}, declared ${JSON.stringify(declared)}`;
         result = { resultType: 'complete', content: [{ type: 'text', text }] };
       }
