@@ -54,13 +54,15 @@ export interface Running {
 
 /**
  * Run `file` (relative to `place.cwd`) with a fresh secret and token; a
- * `DATABASE_URL` whose `search_path` is `schema` keeps its tables apart.
+ * `DATABASE_URL` whose `search_path` is `schema` keeps its tables apart;
+ * `env` adds to (or overrides) the environment it gets.
  * @throws when the process exits or does not answer within 20 seconds.
  */
 export async function start(
   file: string,
   schema?: string,
   place: Place = inExamples(),
+  env: Record<string, string> = {},
 ): Promise<Running> {
   const port = await freePort();
   const token = randomBytes(16).toString('hex');
@@ -75,6 +77,7 @@ export async function start(
       TOKEN: token,
       MRTR_SECRET: randomBytes(32).toString('base64'),
       DATABASE_URL: url.href,
+      ...env,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

@@ -1,0 +1,105 @@
+// The strongest level on Express 5: a person approves each deletion on this server's own page with
+// a passkey (`presence`), and the server signs a receipt an executor can check (JWKS published).
+// npm install @mrtr/gate @mrtr/express @mrtr/server @mrtr/replay-postgres @mrtr/sql @mrtr/ticket @mrtr/wire \
+//   @mrtr/approval-page @mrtr/receipt express pg zod
+// npm install -D @types/express @types/pg tsx
+// npm pkg set type=module   # an ES module: the file awaits at top level
+// openssl genpkey -algorithm ed25519 -out receipt-key.pem   # the receipt signing key (keep it secret)
+// export TOKEN=$(openssl rand -hex 16); echo "token: $TOKEN"  # your MCP client sends it
+// export ALICE_PAGE_PASSWORD=$(openssl rand -base64 24)        # alice signs in to the page with it
+// MRTR_SECRET=$(openssl rand -base64 32) RECEIPT_KEY_PEM="$(cat receipt-key.pem)" \
+//   DATABASE_URL=postgres://localhost/app npx tsx strongest-express.ts
+import {
+  createApprovalChannel,
+  createApprovalPage,
+  migrateApprovalTables,
+  PostgresApprovalStore,
+} from '@mrtr/approval-page';
+import { createHttpServer, keepRawBody, mcpErrorHandler, mcpHandler } from '@mrtr/express';
+import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
+import { ReceiptSigner, receiptIssuer } from '@mrtr/receipt';
+import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
+import { createMcpEndpoint } from '@mrtr/server';
+import { pgPoolDriver } from '@mrtr/sql';
+import { TicketSealer } from '@mrtr/ticket';
+import { textResult } from '@mrtr/wire';
+import express, { type RequestHandler } from 'express';
+import pg from 'pg';
+import { z } from 'zod';
+
+const { MRTR_SECRET, TOKEN, ALICE_PAGE_PASSWORD, RECEIPT_KEY_PEM, DATABASE_URL } = process.env;
+const PORT = process.env.PORT ?? '3000';
+// Browsers refuse passkeys on an IP address: the page's origin names localhost (or your domain).
+const PUBLIC_ORIGIN = process.env.PUBLIC_ORIGIN ?? `http://localhost:${PORT}`;
+if (!MRTR_SECRET || !TOKEN || !ALICE_PAGE_PASSWORD || !RECEIPT_KEY_PEM)
+  throw new Error('Set MRTR_SECRET, TOKEN, ALICE_PAGE_PASSWORD and RECEIPT_KEY_PEM (see the top)');
+const db = pgPoolDriver(new pg.Pool({ connectionString: DATABASE_URL }));
+await migrateReplayTable(db);
+await migrateApprovalTables(db); // approvals and passkeys, in the same database
+await db.query(`CREATE TABLE IF NOT EXISTS records (id text PRIMARY KEY);
+  INSERT INTO records VALUES ('rec-1'), ('rec-2') ON CONFLICT DO NOTHING`); // demo rows: deleted ones come back at each start
+
+const approvalStore = new PostgresApprovalStore(db);
+setInterval(() => approvalStore.sweep().catch(() => {}), 60_000).unref(); // expired approvals go
+const location = { origin: PUBLIC_ORIGIN, basePath: '/approve' };
+const page = createApprovalPage({
+  store: approvalStore,
+  ...location,
+  // A password of the person's own, never the bearer token an MCP client holds: see the page's README.
+  signIn: { users: { alice: ALICE_PAGE_PASSWORD } },
+  serviceName: 'Records',
+});
+// The public key is derived from the private one; verifiers take it from /.well-known/jwks.json.
+const signer = await ReceiptSigner.create({
+  keys: [{ kid: 'k1', privateKey: RECEIPT_KEY_PEM }],
+  issuer: PUBLIC_ORIGIN,
+});
+
+const gate = new ConfirmationGate({
+  sealer: new TicketSealer({ keys: [{ kid: 'k1', secret: MRTR_SECRET }] }),
+  store: new PostgresReplayStore(db),
+  approvals: createApprovalChannel({ store: approvalStore, ...location }),
+  receipts: receiptIssuer(signer),
+});
+const deleteRecord = gate.tool({
+  name: 'delete_record',
+  description: 'Delete a record; a person approves it on our page with a passkey.',
+  args: z.object({ id: z.string().regex(/^[\w-]{1,64}$/) }),
+  form: { confirm: confirm({ title: 'Yes, delete it permanently' }) },
+  async ask({ args, tx }) {
+    const sql = `SELECT id FROM records WHERE id = $1${tx ? ' FOR UPDATE' : ''}`;
+    const { rows } = await (tx ?? db).query(sql, [args.id]);
+    if (rows.length === 0) return withoutAsking(textResult(`No record ${args.id}.`));
+    return { message: `Delete record ${args.id}? This cannot be undone.`, view: args.id };
+  },
+  level: 'presence', // the page, signed in, and a passkey: the client's "yes" is not enough
+  async perform({ view, tx, receipt }) {
+    await tx.query('DELETE FROM records WHERE id = $1', [view]);
+    // An executor elsewhere would check `receipt` (verifyReceipt of @mrtr/receipt) before it acts.
+    return textResult(`Deleted ${view}.`, { structuredContent: { deleted: view, receipt } });
+  },
+});
+const endpoint = createMcpEndpoint({
+  serverInfo: { name: 'records', version: '1.0.0' },
+  tools: [deleteRecord],
+});
+
+const bearerAuth: RequestHandler = (req, res, next) => {
+  if (req.headers.authorization === `Bearer ${TOKEN}`) res.locals.principal = { id: 'alice' };
+  next();
+};
+const app = express();
+app.all(
+  '/mcp',
+  bearerAuth,
+  express.json({ verify: keepRawBody }),
+  mcpHandler(endpoint, { principal: (_req, res) => res.locals.principal }),
+);
+app.use('/mcp', mcpErrorHandler());
+app.all('/approve/{*rest}', mcpHandler(page)); // sign-in, approvals, /approve/passkeys
+app.get('/.well-known/jwks.json', (_req, res) => {
+  res.set('cache-control', 'max-age=300').json(signer.jwks()); // public keys only (RFC 7517)
+});
+createHttpServer(app).listen(Number(PORT), '127.0.0.1', () =>
+  console.log(`MCP endpoint: http://127.0.0.1:${PORT}/mcp, approvals: ${PUBLIC_ORIGIN}/approve/`),
+);

@@ -1,0 +1,142 @@
+/**
+ * `strongest-express.ts` runs as written and does what its header says: a
+ * form-only client is refused (`-32021`); a URL client is sent to the page on
+ * `localhost`; in Chromium, alice signs in with her page password, registers
+ * a passkey (a virtual authenticator over CDP) and approves with it; the
+ * retry deletes the row once and carries a receipt that verifies against the
+ * published JWKS as a passkey approval of exactly this call.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { verifyReceipt } from '@mrtr/receipt';
+import {
+  addVirtualAuthenticator,
+  chromiumAvailable,
+  launchChromium,
+} from '@mrtr/test-services/browser';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DATABASE_URL, start } from './run.js';
+
+const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
+const reachable = await pool.query('SELECT 1').then(
+  () => true,
+  (e: Error) => {
+    if (process.env.CI === 'true') throw e;
+    console.warn(`PostgreSQL at ${DATABASE_URL} unreachable (${e.message}): skipping`);
+    return false;
+  },
+);
+afterAll(() => pool.end());
+
+const PAGE_PASSWORD = 'alice-page-pass-4b1e9c';
+const SCHEMA = 'examples_strongest';
+
+/** One `tools/call delete_record` round as a 2026-07-28 client sends it. */
+async function round(
+  url: string,
+  token: string,
+  capabilities: unknown,
+  extra: Record<string, unknown> = {},
+) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': 'delete_record',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: 'delete_record',
+        arguments: { id: 'rec-1' },
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': capabilities,
+        },
+        ...extra,
+      },
+    }),
+  });
+  return (await response.json()) as {
+    result?: Record<string, unknown>;
+    error?: { code: number; message: string };
+  };
+}
+
+describe.skipIf(!reachable || !chromiumAvailable())('the strongest example (Express)', () => {
+  it('refuses a form client, sends a URL client to the page; a passkey approval deletes once with a receipt', async () => {
+    await pool.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE; CREATE SCHEMA ${SCHEMA}`);
+    const { privateKey } = generateKeyPairSync('ed25519');
+    const server = await start('strongest-express.ts', SCHEMA, undefined, {
+      ALICE_PAGE_PASSWORD: PAGE_PASSWORD,
+      RECEIPT_KEY_PEM: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    });
+    const browser = await launchChromium();
+    try {
+      const form = await round(server.url, server.token, { elicitation: { form: {} } });
+      expect(form.error?.code).toBe(-32021);
+
+      const asked = await round(server.url, server.token, { elicitation: { url: {} } });
+      const question = (
+        asked.result?.inputRequests as Record<string, { params: { mode: string; url: string } }>
+      ).confirm?.params;
+      expect(question?.mode).toBe('url');
+      const pageUrl = new URL(question?.url ?? '');
+      expect(pageUrl.hostname).toBe('localhost'); // browsers refuse passkeys on an IP address
+
+      const context = await browser.newContext();
+      const tab = await context.newPage();
+      await addVirtualAuthenticator(await context.newCDPSession(tab));
+      await tab.goto(`${pageUrl.origin}/approve/passkeys`);
+      await tab.getByLabel('Principal').fill('alice');
+      await tab.getByLabel('Password').fill(PAGE_PASSWORD);
+      await tab.getByRole('button', { name: 'Sign in' }).click();
+      await tab.getByRole('button', { name: 'Register a passkey' }).click();
+      await tab.getByText('Your passkey is registered.').waitFor();
+      await tab.goto(pageUrl.href);
+      await tab.getByRole('button', { name: 'Approve with passkey' }).click();
+      await tab.getByRole('heading', { name: 'You approved this request' }).waitFor();
+
+      const answer = {
+        requestState: asked.result?.requestState,
+        inputResponses: { confirm: { action: 'accept' } },
+      };
+      const done = await round(server.url, server.token, { elicitation: { url: {} } }, answer);
+      expect(done.result).toMatchObject({ resultType: 'complete', isError: false });
+      const { receipt } = done.result?.structuredContent as { receipt: string };
+      const { rows } = await pool.query(`SELECT id FROM ${SCHEMA}.records WHERE id = 'rec-1'`);
+      expect(rows).toEqual([]);
+      const again = await round(server.url, server.token, { elicitation: { url: {} } }, answer);
+      expect(again.result?.structuredContent).toEqual(done.result?.structuredContent);
+
+      const jwks = await (await fetch(`${pageUrl.origin}/.well-known/jwks.json`)).json();
+      // Throws (ReceiptError) unless it approves exactly this call, by alice, with a passkey.
+      const verified = await verifyReceipt(receipt, {
+        keys: jwks,
+        issuer: pageUrl.origin,
+        operation: 'tools/call:delete_record',
+        arguments: { id: 'rec-1' },
+        principal: 'alice',
+        minLevel: 'passkey',
+      });
+      expect(verified.kid).toBe('k1');
+      await expect(
+        verifyReceipt(receipt, {
+          keys: jwks,
+          issuer: pageUrl.origin,
+          operation: 'tools/call:delete_record',
+          arguments: { id: 'rec-2' },
+        }),
+      ).rejects.toMatchObject({ code: 'arguments_mismatch' });
+    } finally {
+      await browser.close();
+      server.stop();
+    }
+  }, 180_000);
+});
