@@ -1,7 +1,6 @@
 // The strongest level on Express 5: a person approves each deletion on this server's own page with
 // a passkey (`presence`), and the server signs a receipt an executor can check (JWKS published).
-// npm install @mrtr/gate @mrtr/express @mrtr/server @mrtr/replay-postgres @mrtr/sql @mrtr/ticket @mrtr/wire \
-//   @mrtr/approval-page @mrtr/receipt express pg zod
+// npm install @mrtr/gate @mrtr/express @mrtr/server @mrtr/replay-postgres @mrtr/sql @mrtr/ticket @mrtr/wire @mrtr/approval-page @mrtr/receipt express pg zod
 // npm install -D @types/express @types/pg tsx
 // npm pkg set type=module   # an ES module: the file awaits at top level
 // openssl genpkey -algorithm ed25519 -out receipt-key.pem   # the receipt signing key (keep it secret)
