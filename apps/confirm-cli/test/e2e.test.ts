@@ -147,7 +147,7 @@ describe.skipIf(!hasTmux)('mrtr in a terminal', () => {
     await t.waitFor(active('What would you like to do?'));
     t.keys(['Down', 'Down', 'Enter']); // Cancel
     const screen = await t.waitFor(/\[mrtr exited \d+\]/);
-    expect(screen).toContain('Not deleted: the question was dismissed.');
+    expect(screen).toContain('The question was dismissed. This request deleted nothing.');
     expect(screen).toContain('[mrtr exited 0]');
     expect(await remaining(ws.uri)).toEqual([...ws.ids].sort());
   }, 60_000);
@@ -160,7 +160,7 @@ describe.skipIf(!hasTmux)('mrtr in a terminal', () => {
     await t.waitFor(active('Note to delete'));
     t.keys(['C-c']);
     const screen = await t.waitFor(/\[mrtr exited \d+\]/);
-    expect(screen).toContain('Not deleted: the question was dismissed.');
+    expect(screen).toContain('The question was dismissed. This request deleted nothing.');
     expect(screen).toContain('[mrtr exited 130]');
     expect(await remaining(ws.uri)).toEqual([...ws.ids].sort());
   }, 60_000);
@@ -172,7 +172,7 @@ describe.skipIf(!hasTmux)('mrtr in a terminal', () => {
     expect(screen).toContain(
       'No answer within 1 s: the question was cancelled, and a later answer is not sent.',
     );
-    expect(screen).toContain('Not deleted: the question was dismissed.');
+    expect(screen).toContain('The question was dismissed. This request deleted nothing.');
     expect(await remaining(ws.uri)).toEqual([...ws.ids].sort());
   }, 60_000);
 

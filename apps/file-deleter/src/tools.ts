@@ -164,7 +164,7 @@ export function fileTools(
     },
     declined: (args) => textResult(`Not deleted: deleting ${args.path} was declined.`),
     cancelled: (args) =>
-      textResult(`Not deleted: the question about ${args.path} was dismissed. Nothing changed.`),
+      textResult(`The question about ${args.path} was dismissed. This request deleted nothing.`),
   });
 
   const deleteFile: AnyToolDefinition = {

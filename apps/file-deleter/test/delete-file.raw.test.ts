@@ -214,7 +214,7 @@ describe('decline and cancel delete nothing', () => {
   it('cancel: nothing changes and the question may still be answered', async () => {
     const q = await ask(h.url, 'notes.txt');
     const cancelled = await answer(h.url, 'notes.txt', q.ticket, { [KEY]: { action: 'cancel' } });
-    expect(textOf(cancelled)).toMatch(/dismissed. Nothing changed/);
+    expect(textOf(cancelled)).toMatch(/dismissed. This request deleted nothing/);
     expect(exists(h.root, 'notes.txt')).toBe(true);
     const done = await answer(h.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
     expect(done.result.isError).toBe(false);

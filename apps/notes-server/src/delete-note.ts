@@ -102,7 +102,6 @@ export function deleteNoteDeclaration(db: Database, options: { approvals: boolea
       });
     },
     declined: () => textResult('Not deleted: the deletion was declined. Nothing was changed.'),
-    cancelled: () =>
-      textResult('Not deleted: the question was dismissed. This request changed nothing.'),
+    cancelled: () => textResult('The question was dismissed. This request deleted nothing.'),
   });
 }

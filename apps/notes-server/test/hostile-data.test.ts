@@ -184,6 +184,7 @@ describe('odd answer content', () => {
     });
     const late = await answer(uri, requestState, { action: 'cancel' });
     expect(late.body.result.content[0].text).not.toMatch(/can still be answered/);
-    expect(late.body.result.content[0].text).toMatch(/changed nothing/);
+    expect(late.body.result.content[0].text).toMatch(/This request deleted nothing/);
+    expect(late.body.result.content[0].text).not.toMatch(/Not deleted/);
   });
 });

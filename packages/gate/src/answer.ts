@@ -18,8 +18,7 @@ type Action = 'accept' | 'decline' | 'cancel';
 
 /**
  * A retry whose ticket opened: read the answer under the question's key and
- * act on it. `cancel` changes nothing (on a ticket already used it gets the
- * store's refusal, so it cannot read as "not done"); `decline` uses the ticket up, whatever
+ * act on it. `cancel` changes nothing; `decline` uses the ticket up, whatever
  * else the answer carries; anything else is judged against the live question,
  * which must still be the one the ticket sealed (else it is asked afresh):
  * a missing or malformed answer is asked again; an `accept` is validated
@@ -39,11 +38,10 @@ export async function answer<View, Tx>(
     );
 
   if (action === 'cancel') {
-    // A cancel uses nothing up, but on a ticket already used (carried out, declined) "nothing was
-    // changed" would read as "not done": the store says so first, and nothing is claimed.
-    const used = await replayOf(flow, claims, { action: 'cancel' });
-    if (used) return used;
-    const result = spec.cancelled?.(undefined) ?? textResult('Cancelled. Nothing was changed.');
+    // Nothing is read: a cancel never touches the replay store, so it cannot know whether this
+    // confirmation was carried out by an earlier request; the text speaks of this request only.
+    const result =
+      spec.cancelled?.(undefined) ?? textResult('Cancelled. This request changed nothing.');
     await round.emit({ outcome: 'cancelled', ...round.known(), isError: !!result.isError });
     return result;
   }

@@ -21,7 +21,7 @@ class NotRecorded {}
 /**
  * What the replay store already holds for this nonce, asked when the live
  * target can no longer say the same question (deleted by that very
- * confirmation, changed since) and before a cancel: the recorded outcome for an identical
+ * confirmation, changed since): the recorded outcome for an identical
  * re-send, so a client that lost the response gets the result; a refusal
  * for another answer on a used (or in-progress) nonce; `undefined` for a
  * nonce never used, which the probe does not keep (a free nonce is released

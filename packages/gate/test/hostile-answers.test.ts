@@ -100,18 +100,7 @@ describe('answers no other layer cleaned', () => {
       t.spec,
     );
     expect(cancelled).toMatchObject({ resultType: 'complete', isError: false });
-    expect(JSON.stringify(cancelled)).toContain('Cancelled');
-    // The store was only asked whether the ticket was used; a later accept still performs.
-    expect(t.store.requests).toHaveLength(1);
-    expect(t.performed).toEqual([]);
-    await t.gate.run(
-      t.request({
-        requestState: state,
-        inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
-      }),
-      t.spec,
-    );
-    expect(t.performed).toHaveLength(1);
+    expect(t.store.requests).toEqual([]);
   });
 
   it('an accept with text Unicode cannot carry is asked again; the record holds it made well-formed', async () => {
