@@ -39,8 +39,12 @@ export function toSdkResult(
  * `serviceUnavailable` of `@mrtr/wire`; otherwise "Internal error" without detail.
  */
 export function toProtocolError(error: unknown, report: (error: unknown) => void): ProtocolError {
-  if (error instanceof McpError) return new ProtocolError(error.code, error.message, error.data);
-  if (error instanceof ProtocolError) return error;
+  try {
+    if (error instanceof McpError) return new ProtocolError(error.code, error.message, error.data);
+    if (error instanceof ProtocolError) return error;
+  } catch {
+    // An error that throws as it is read (a getter, a Proxy) is no McpError: reported below.
+  }
   report(error);
   // A database or service that cannot be reached: say so (still -32603), never its own text.
   const unavailable = serviceUnavailable(error);

@@ -236,6 +236,7 @@ describe('principal and errors', () => {
     const seen: unknown[] = [];
     const refused = Object.assign(new Error('connect ECONNREFUSED db-7.internal:5432'), {
       code: 'ECONNREFUSED',
+      syscall: 'connect',
     });
     const client = await gatedWith(
       { onError: (e) => seen.push(e) },
@@ -248,8 +249,9 @@ describe('principal and errors', () => {
       (e: { code: number; message: string }) => e,
     );
     expect(failed?.code).toBe(-32603);
-    expect(failed?.message).toContain('could not be reached (ECONNREFUSED)');
+    expect(failed?.message).toContain('could not be reached. Retry later.');
     expect(failed?.message).not.toContain('db-7');
+    expect(failed?.message).not.toContain('ECONNREFUSED');
     expect(seen).toEqual([refused]);
   });
 

@@ -48,6 +48,29 @@ export type Run = (
   context: RequestContext,
 ) => Outcome | Promise<Outcome>;
 
+/** `error instanceof McpError`, false for a value that throws when asked (a revoked `Proxy`). */
+function isMcpError(error: unknown): error is McpError {
+  try {
+    return error instanceof McpError;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The JSON-RPC error a thrown error stands for when it is no bug of the
+ * server: a database refusing the request's data, or a service that cannot
+ * be reached. An error that throws as it is read (a getter, a `Proxy`) stands
+ * for nothing: the caller answers it as an internal error, never throws.
+ */
+function classified(error: unknown): McpError | undefined {
+  try {
+    return databaseRefusal(error) ?? serviceUnavailable(error);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Whether `await value` would wait for `value` (a promise or another thenable). */
 export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (
@@ -131,7 +154,7 @@ export function dispatcher(
 
   /** The outcome of what a handler threw or rejected with. */
   function failure(id: RequestId, error: unknown): Outcome {
-    if (error instanceof McpError) {
+    if (isMcpError(error)) {
       try {
         const body = errorResponse(id, error.code, error.message, error.data);
         return { status: statusFor(error.code), text: JSON.stringify(body) };
@@ -143,7 +166,7 @@ export function dispatcher(
     onError(error);
     // The caller's error, not the server's: the database refused what the request carried.
     // Nor is a database or service that cannot be reached: 503, the request may be retried.
-    const refused = databaseRefusal(error) ?? serviceUnavailable(error);
+    const refused = classified(error);
     if (refused)
       return {
         status: statusFor(refused.code),

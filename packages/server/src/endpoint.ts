@@ -114,8 +114,8 @@ function unsupportedVersion(id: RequestId, requested: string, legacy: boolean): 
  * a value of the request (a SQLSTATE such as 22021 or 23505 on the error or its `cause`
  * chain) is `-32602` with `data.sqlstate`; a database or service that
  * cannot be reached (`serviceUnavailable` of `@mrtr/wire`: `ECONNREFUSED`
- * and other socket codes, a SQLSTATE that ends the session) is `-32603`
- * saying so, HTTP 503; anything else (a throwing
+ * and other system errors of sockets, a SQLSTATE that ends the session) is
+ * `-32603` saying so, HTTP 503; anything else (a throwing
  * `authenticate` included, or a result that cannot be serialized) is
  * `-32603` without detail, HTTP 500 with a JSON body. All go to `onError`.
  *

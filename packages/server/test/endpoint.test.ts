@@ -386,32 +386,33 @@ describe('createMcpEndpoint', () => {
     expect(errors).toHaveLength(thrown.length);
   });
 
-  it('answers a database or service that cannot be reached with -32603 and 503, naming only its code', async () => {
+  it('answers a database or service that cannot be reached with -32603 and 503, saying nothing of the error', async () => {
+    // A Node system error: `code` with a `syscall`, as sockets and DNS throw them.
     const socket = (code: string) =>
-      Object.assign(new Error(`connect ${code} 10.0.0.7:5432 secret-host`), { code });
+      Object.assign(new Error(`connect ${code} 10.0.0.7:5432 secret-host`), {
+        code,
+        syscall: 'connect',
+      });
     const pgError = (code: string) =>
       Object.assign(new Error('terminating connection: secret'), { code, severity: 'FATAL' });
+    const unreachable = 'could not be reached. Retry later.';
     const thrown: [string, unknown, string][] = [
-      ['ECONNREFUSED', socket('ECONNREFUSED'), '(ECONNREFUSED)'],
-      ['ENOTFOUND', socket('ENOTFOUND'), '(ENOTFOUND)'],
+      ['ECONNREFUSED', socket('ECONNREFUSED'), unreachable],
+      ['ENOTFOUND', socket('ENOTFOUND'), unreachable],
       [
         'wrapped ECONNRESET',
         new Error('query failed', { cause: socket('ECONNRESET') }),
-        '(ECONNRESET)',
+        unreachable,
       ],
-      ['57P01', pgError('57P01'), '(SQLSTATE 57P01)'],
-      ['08006', pgError('08006'), '(SQLSTATE 08006)'],
-      ['53300', pgError('53300'), '(SQLSTATE 53300)'],
-      [
-        'pg without code',
-        new Error('Connection terminated unexpectedly'),
-        '(connection terminated)',
-      ],
+      ['57P01', pgError('57P01'), unreachable],
+      ['08006', pgError('08006'), unreachable],
+      ['53300', pgError('53300'), unreachable],
+      ['pg without code', new Error('Connection terminated unexpectedly'), unreachable],
       // @mrtr/sql's ConnectionLostError: a SQLSTATE as code, no severity.
       [
         'lost before COMMIT',
         Object.assign(new Error('lost: secret'), { code: '08006' }),
-        '(SQLSTATE 08006)',
+        unreachable,
       ],
       [
         'lost at COMMIT',
@@ -419,26 +420,48 @@ describe('createMcpEndpoint', () => {
         'may or may not',
       ],
     ];
+    const messageThrows = new (class extends Error {
+      override get message(): string {
+        throw new Error('no message');
+      }
+    })();
+    const revoked = () => {
+      const { proxy, revoke } = Proxy.revocable(new Error('x'), {});
+      revoke();
+      return proxy;
+    };
+    const prototypeThrows = new Proxy(new Error('x'), {
+      getPrototypeOf() {
+        throw new Error('no prototype');
+      },
+    });
+    // Not an outage, or nothing that can be read as one: an internal error with its id.
+    const others: unknown[] = [
+      Object.assign(new Error('x'), { code: 'ERR_INVALID_ARG_TYPE' }),
+      new Error('connect ECONNREFUSED 127.0.0.1:5432'),
+      Object.assign(new Error('x'), { code: '42601', severity: 'ERROR' }),
+      Object.assign(new Error('x'), { code: '57014', severity: 'ERROR' }),
+      Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), // no syscall: a tool's own
+      { code: 'ECONNREFUSED', syscall: 'connect' }, // not an Error
+      new Error('bad input', { cause: { code: 'ECONNREFUSED', syscall: 'connect' } }),
+      Object.assign(new Error('x'), { code: '08<">', severity: 'FATAL' }),
+      messageThrows,
+      prototypeThrows,
+      Object.defineProperty(new Error('x'), 'code', {
+        get() {
+          throw new Error('no code');
+        },
+      }),
+      revoked(),
+    ];
     const errors: unknown[] = [];
     const down = createMcpEndpoint({
       serverInfo: { name: 'test', version: '1.0.0' },
-      tools: [
-        ...thrown.map(([, error], i) => ({
-          name: `t${i}`,
-          inputSchema: { type: 'object' as const },
-          handler: () => Promise.reject(error),
-        })),
-        // Other errors stay an internal error: a code that is no socket's, a message that only looks like one.
-        ...[
-          Object.assign(new Error('x'), { code: 'ERR_INVALID_ARG_TYPE' }),
-          new Error('connect ECONNREFUSED 127.0.0.1:5432'),
-          Object.assign(new Error('x'), { code: '42601', severity: 'ERROR' }),
-        ].map((error, i) => ({
-          name: `other${i}`,
-          inputSchema: { type: 'object' as const },
-          handler: () => Promise.reject(error),
-        })),
-      ],
+      tools: [...thrown.map(([, error]) => error), ...others].map((error, i) => ({
+        name: `t${i}`,
+        inputSchema: { type: 'object' as const },
+        handler: () => Promise.reject(error),
+      })),
       authenticate: () => ({ id: 'alice' }),
       onError: (e) => errors.push(e),
     });
@@ -447,15 +470,21 @@ describe('createMcpEndpoint', () => {
       const body = await r.json();
       expect([r.status, body.error.code], label).toEqual([503, -32603]);
       expect(body.error.message, label).toContain(says);
-      expect(JSON.stringify(body), label).not.toContain('secret');
-      expect(JSON.stringify(body), label).not.toContain('10.0.0.7');
+      for (const leak of ['secret', '10.0.0.7', 'ECONN', 'SQLSTATE'])
+        expect(JSON.stringify(body), label).not.toContain(leak);
     }
-    for (const i of [0, 1, 2]) {
-      const r = await down(post(call(`other${i}`)));
-      expect([r.status, (await r.json()).error.message]).toEqual([500, 'Internal error']);
+    for (const i of others.keys()) {
+      const r = await down(post(call(`t${thrown.length + i}`)));
+      const body = await r.json();
+      // With the request's id: the answer of this request, not the endpoint's last resort.
+      expect([r.status, typeof body.id, body.error.message], String(i)).toEqual([
+        500,
+        'number',
+        'Internal error',
+      ]);
     }
     // The operator still hears of every one.
-    expect(errors).toHaveLength(thrown.length + 3);
+    expect(errors).toHaveLength(thrown.length + others.length);
   });
 
   it('requires application/json, the media type exactly', async () => {

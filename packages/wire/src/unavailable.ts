@@ -24,7 +24,7 @@ export function sqlStateOf(error: unknown): string | undefined {
   return undefined;
 }
 
-/** Node's socket and DNS error codes (`error.code`) that mean the peer cannot be reached. */
+/** Node's socket and DNS error codes (`error.code` of a system error) that mean the peer cannot be reached. */
 const UNREACHABLE = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -40,10 +40,10 @@ const UNREACHABLE = new Set([
  * SQLSTATE codes (PostgreSQL manual, appendix A) of a database that ended the
  * session or cannot serve it: class `08` (connection_exception), `57P01` to
  * `57P05` (admin or crash shutdown, cannot connect now, database dropped,
- * idle session timeout), `53300` (too_many_connections), `57014`
- * (query_canceled: a statement timeout).
+ * idle session timeout), `53300` (too_many_connections). Not `57014`
+ * (query_canceled): a statement the caller made expensive ends that way too.
  */
-const SESSION_LOST = /^(08...|57P0[1-5]|53300|57014)$/;
+const SESSION_LOST = /^(08[0-9A-Z]{3}|57P0[1-5]|53300)$/;
 
 /** What node-postgres says, without a code, of a connection that is gone. */
 const PG_CONNECTION_GONE =
@@ -54,42 +54,49 @@ const COMMIT_UNKNOWN = '08007';
 
 /**
  * The `-32603` (HTTP 503 by the endpoint's status table) a thrown error
- * becomes when it, or an error of its `cause` chain (at most 4 links), says a
- * database or service could not be reached: a Node socket or DNS error code
- * (`ECONNREFUSED`, `ECONNRESET`, `EPIPE`, `ETIMEDOUT`, `EHOSTUNREACH`,
- * `ENETUNREACH`, `ENOTFOUND`, `EAI_AGAIN`), a SQLSTATE that ends the session
- * (see above; `@mrtr/sql`'s `ConnectionLostError` carries one), or
- * node-postgres's "Connection terminated…" and "… not queryable". The
- * message names that code and never the error's own text; it does not say
- * whether anything was changed, which only the handler knows, except that
- * `08007` (lost at `COMMIT`) says the change may or may not have been made.
- * `undefined` for any other error. Implements nothing of a spec: JSON-RPC
- * 2.0 leaves `-32603` "Internal error" to the server.
+ * becomes when it, or an `Error` of its `cause` chain (at most 4 links), says
+ * a database or service could not be reached: a Node system error (one with
+ * a `syscall`) whose code is `ECONNREFUSED`, `ECONNRESET`, `EPIPE`,
+ * `ETIMEDOUT`, `EHOSTUNREACH`, `ENETUNREACH`, `ENOTFOUND` or `EAI_AGAIN`; a
+ * SQLSTATE that ends the session (see above; `@mrtr/sql`'s
+ * `ConnectionLostError` carries one); node-postgres's "Connection
+ * terminated…" and "… not queryable". Only `Error` objects count: a plain
+ * object a tool built from request data is no outage. The message names no
+ * code and nothing of the error (which may name hosts, and would tell a
+ * caller probing a network one failure from another); whether anything was
+ * changed only the handler knows, so it says nothing of that, except for
+ * `08007` (lost at `COMMIT`): the change may or may not have been made.
+ * `undefined` for any other error, and for one that throws while it is read
+ * (a getter, a `Proxy`): never throws. JSON-RPC 2.0 leaves `-32603`
+ * "Internal error" to the server; this only words it.
  */
 export function serviceUnavailable(error: unknown): McpError | undefined {
-  let current = error;
-  for (let i = 0; i <= MAX_CAUSES && current !== undefined && current !== null; i++) {
-    const state = sqlStateOf(current) ?? ownCode(current, /^\d[0-9A-Z]{4}$/);
-    const socket = ownCode(current, /^E[A-Z_]+$/);
-    if (state === COMMIT_UNKNOWN)
-      return new McpError(
-        ErrorCode.InternalError,
-        'The database stopped answering while a change was being committed (SQLSTATE 08007): it may or may not have been made. Check before retrying.',
-      );
-    const why =
-      state !== undefined && SESSION_LOST.test(state)
-        ? `SQLSTATE ${state}`
-        : socket !== undefined && UNREACHABLE.has(socket)
-          ? socket
-          : current instanceof Error && PG_CONNECTION_GONE.test(current.message)
-            ? 'connection terminated'
-            : undefined;
-    if (why !== undefined)
-      return new McpError(
-        ErrorCode.InternalError,
-        `Service unavailable: a database or service this tool needs could not be reached (${why}). Retry later.`,
-      );
-    current = (current as { cause?: unknown }).cause;
+  try {
+    let current = error;
+    for (let i = 0; i <= MAX_CAUSES && current instanceof Error; i++) {
+      const state = sqlStateOf(current) ?? ownCode(current, /^\d[0-9A-Z]{4}$/);
+      if (state === COMMIT_UNKNOWN)
+        return new McpError(
+          ErrorCode.InternalError,
+          'The database stopped answering while a change was being committed: it may or may not have been made. Check before retrying.',
+        );
+      const socket =
+        typeof (current as { syscall?: unknown }).syscall === 'string'
+          ? ownCode(current, /^E[A-Z_]+$/)
+          : undefined;
+      if (
+        (state !== undefined && SESSION_LOST.test(state)) ||
+        (socket !== undefined && UNREACHABLE.has(socket)) ||
+        PG_CONNECTION_GONE.test(current.message)
+      )
+        return new McpError(
+          ErrorCode.InternalError,
+          'Service unavailable: a database or service this tool needs could not be reached. Retry later.',
+        );
+      current = current.cause;
+    }
+  } catch {
+    // An error that throws as it is read is no connection failure we can name.
   }
   return undefined;
 }
