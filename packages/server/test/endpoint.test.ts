@@ -1,4 +1,4 @@
-import { JSONRPCRequestSchema, McpError, textResult } from '@mrtr/wire';
+import { JSONRPCRequestSchema, McpError, SERVICE_UNAVAILABLE, textResult } from '@mrtr/wire';
 import { describe, expect, it } from 'vitest';
 import { createMcpEndpoint, type ToolDefinition } from '../src/index.js';
 
@@ -418,6 +418,18 @@ describe('createMcpEndpoint', () => {
         'lost at COMMIT',
         Object.assign(new Error('lost: secret'), { code: '08007' }),
         'may or may not',
+      ],
+      // pgPoolDriver's deadline (@mrtr/sql): an error of its own, branded.
+      [
+        'a deadline',
+        Object.defineProperty(
+          Object.assign(new Error('x'), { code: 'ETIMEDOUT' }),
+          SERVICE_UNAVAILABLE,
+          {
+            value: true,
+          },
+        ),
+        unreachable,
       ],
     ];
     const messageThrows = new (class extends Error {

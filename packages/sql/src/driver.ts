@@ -123,11 +123,19 @@ function discard(client: PgPoolClientLike, error: Error): void {
   }
 }
 
+/**
+ * The brand `serviceUnavailable` of `@mrtr/wire` reads on an error that says
+ * a service could not be reached (a registry symbol: no dependency on wire).
+ */
+const SERVICE_UNAVAILABLE = Symbol.for('@mrtr/wire/serviceUnavailable');
+
 /** The error a statement or checkout that outlived its deadline rejects with. */
 function timedOut(ms: number, what: string): Error {
-  return Object.assign(new Error(`PostgreSQL did not answer ${what} within ${ms} ms`), {
+  const error = Object.assign(new Error(`PostgreSQL did not answer ${what} within ${ms} ms`), {
     code: 'ETIMEDOUT',
   });
+  Object.defineProperty(error, SERVICE_UNAVAILABLE, { value: true });
+  return error;
 }
 
 /**

@@ -76,6 +76,10 @@ describe.skipIf(!reachable)('pgPoolDriver when PostgreSQL stops answering', () =
     const error = await driver.query(`SELECT * FROM ${TABLE}`).catch((e: unknown) => e);
     expect(Date.now() - started).toBeLessThan(3000);
     expect(error).toMatchObject({ code: 'ETIMEDOUT' });
+    // Branded for serviceUnavailable of @mrtr/wire: an endpoint answers it 503, not 500.
+    expect((error as Record<symbol, unknown>)[Symbol.for('@mrtr/wire/serviceUnavailable')]).toBe(
+      true,
+    );
     expect(isConnectionError(error)).toBe(true);
     await unlock();
     // max 1: the stalled client was not handed back, or this would wait on it.
@@ -162,6 +166,10 @@ describe.skipIf(!reachable)('pgPoolDriver when PostgreSQL stops answering', () =
     const held = await pool.connect();
     const error = await driver.transaction(async () => 'never').catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'ETIMEDOUT' });
+    // Branded for serviceUnavailable of @mrtr/wire: an endpoint answers it 503, not 500.
+    expect((error as Record<symbol, unknown>)[Symbol.for('@mrtr/wire/serviceUnavailable')]).toBe(
+      true,
+    );
     expect(isConnectionError(error)).toBe(true);
     held.release();
     await sleep(50);

@@ -49,6 +49,14 @@ const SESSION_LOST = /^(08[0-9A-Z]{3}|57P0[1-5]|53300)$/;
 const PG_CONNECTION_GONE =
   /^(Connection terminated( unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)$/;
 
+/**
+ * The brand a library sets (`true`, with `Object.defineProperty`) on an error
+ * of its own that means a service could not be reached, such as the deadline
+ * error of `pgPoolDriver` in `@mrtr/sql`; a registry symbol, so a library
+ * need not depend on this package to set it.
+ */
+export const SERVICE_UNAVAILABLE: unique symbol = Symbol.for('@mrtr/wire/serviceUnavailable');
+
 /** `08007` (transaction_resolution_unknown): the connection was lost waiting for `COMMIT`'s answer. */
 const COMMIT_UNKNOWN = '08007';
 
@@ -60,7 +68,8 @@ const COMMIT_UNKNOWN = '08007';
  * `ETIMEDOUT`, `EHOSTUNREACH`, `ENETUNREACH`, `ENOTFOUND` or `EAI_AGAIN`; a
  * SQLSTATE that ends the session (see above; `@mrtr/sql`'s
  * `ConnectionLostError` carries one); node-postgres's "Connection
- * terminated…" and "… not queryable". Only `Error` objects count: a plain
+ * terminated…" and "… not queryable"; an error branded
+ * {@link SERVICE_UNAVAILABLE} (`pgPoolDriver`'s deadline). Only `Error` objects count: a plain
  * object a tool built from request data is no outage. The message names no
  * code and nothing of the error (which may name hosts, and would tell a
  * caller probing a network one failure from another); whether anything was
@@ -85,6 +94,7 @@ export function serviceUnavailable(error: unknown): McpError | undefined {
           ? ownCode(current, /^E[A-Z_]+$/)
           : undefined;
       if (
+        (current as { [SERVICE_UNAVAILABLE]?: unknown })[SERVICE_UNAVAILABLE] === true ||
         (state !== undefined && SESSION_LOST.test(state)) ||
         (socket !== undefined && UNREACHABLE.has(socket)) ||
         PG_CONNECTION_GONE.test(current.message)
