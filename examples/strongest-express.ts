@@ -8,6 +8,8 @@
 // export ALICE_PAGE_PASSWORD=$(openssl rand -base64 24)        # alice signs in to the page with it
 // MRTR_SECRET=$(openssl rand -base64 32) RECEIPT_KEY_PEM="$(cat receipt-key.pem)" \
 //   DATABASE_URL=postgres://localhost/app npx tsx strongest-express.ts
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import {
   createApprovalChannel,
   createApprovalPage,
@@ -22,14 +24,15 @@ import { createMcpEndpoint } from '@mrtr/server';
 import { pgPoolDriver } from '@mrtr/sql';
 import { TicketSealer } from '@mrtr/ticket';
 import { textResult } from '@mrtr/wire';
-import express, { type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import pg from 'pg';
 import { z } from 'zod';
 
 const { MRTR_SECRET, TOKEN, ALICE_PAGE_PASSWORD, RECEIPT_KEY_PEM, DATABASE_URL } = process.env;
 const PORT = process.env.PORT ?? '3000';
 // Browsers refuse passkeys on an IP address: the page's origin names localhost (or your domain).
-const PUBLIC_ORIGIN = process.env.PUBLIC_ORIGIN ?? `http://localhost:${PORT}`;
+// Read as a URL: the receipts' issuer is exactly this origin, whatever path or slash was set.
+const PUBLIC_ORIGIN = new URL(process.env.PUBLIC_ORIGIN ?? `http://localhost:${PORT}`).origin;
 if (!MRTR_SECRET || !TOKEN || !ALICE_PAGE_PASSWORD || !RECEIPT_KEY_PEM)
   throw new Error('Set MRTR_SECRET, TOKEN, ALICE_PAGE_PASSWORD and RECEIPT_KEY_PEM (see the top)');
 const db = pgPoolDriver(new pg.Pool({ connectionString: DATABASE_URL }));
@@ -74,8 +77,11 @@ const deleteRecord = gate.tool({
   level: 'presence', // the page, signed in, and a passkey: the client's "yes" is not enough
   async perform({ view, tx, receipt }) {
     await tx.query('DELETE FROM records WHERE id = $1', [view]);
-    // An executor elsewhere would check `receipt` (verifyReceipt of @mrtr/receipt) before it acts.
-    return textResult(`Deleted ${view}.`, { structuredContent: { deleted: view, receipt } });
+    // An executor elsewhere checks `receipt` before it acts, and claims it once (a receipt is a bearer
+    // token until then): verifyAndRun of @mrtr/receipt, or verifyReceipt with a replay store.
+    const structured = { deleted: view, receipt };
+    // The JSON in the text block too, for clients that read only `content`.
+    return textResult(JSON.stringify(structured), { structuredContent: structured });
   },
 });
 const endpoint = createMcpEndpoint({
@@ -83,8 +89,12 @@ const endpoint = createMcpEndpoint({
   tools: [deleteRecord],
 });
 
+// Your authentication: here one bearer token for alice, compared in constant time.
+const digest = (text: string) => createHash('sha256').update(text).digest();
+const expected = digest(`Bearer ${TOKEN}`);
 const bearerAuth: RequestHandler = (req, res, next) => {
-  if (req.headers.authorization === `Bearer ${TOKEN}`) res.locals.principal = { id: 'alice' };
+  if (timingSafeEqual(digest(req.headers.authorization ?? ''), expected))
+    res.locals.principal = { id: 'alice' };
   next();
 };
 const app = express();
@@ -99,6 +109,18 @@ app.all('/approve/{*rest}', mcpHandler(page)); // sign-in, approvals, /approve/p
 app.get('/.well-known/jwks.json', (_req, res) => {
   res.set('cache-control', 'max-age=300').json(signer.jwks()); // public keys only (RFC 7517)
 });
+// Express's own error page shows a stack trace unless NODE_ENV=production (a malformed URL on
+// /approve/ reaches it): answer with the status alone.
+const plainErrors: ErrorRequestHandler = (error, _req, res, _next) => {
+  const status = Number((error as { status?: unknown }).status) || 500;
+  res
+    .status(status)
+    .type('text/plain')
+    .send(STATUS_CODES[status] ?? 'Error');
+};
+app.use(plainErrors);
 createHttpServer(app).listen(Number(PORT), '127.0.0.1', () =>
-  console.log(`MCP endpoint: http://127.0.0.1:${PORT}/mcp, approvals: ${PUBLIC_ORIGIN}/approve/`),
+  console.log(
+    `MCP endpoint: http://127.0.0.1:${PORT}/mcp; alice registers her passkey at ${PUBLIC_ORIGIN}/approve/passkeys`,
+  ),
 );

@@ -89,6 +89,9 @@ describe.skipIf(!reachable || !chromiumAvailable())('the strongest example (Expr
       expect(question?.mode).toBe('url');
       const pageUrl = new URL(question?.url ?? '');
       expect(pageUrl.hostname).toBe('localhost'); // browsers refuse passkeys on an IP address
+      // A malformed path on the page is a plain 400: no stack trace from Express's error page.
+      const malformed = await fetch(`${pageUrl.origin}/approve/%E0%A4%A`);
+      expect([malformed.status, await malformed.text()]).toEqual([400, 'Bad Request']);
 
       const context = await browser.newContext();
       const tab = await context.newPage();
@@ -110,6 +113,7 @@ describe.skipIf(!reachable || !chromiumAvailable())('the strongest example (Expr
       const done = await round(server.url, server.token, { elicitation: { url: {} } }, answer);
       expect(done.result).toMatchObject({ resultType: 'complete', isError: false });
       const { receipt } = done.result?.structuredContent as { receipt: string };
+      expect(JSON.stringify(done.result?.content)).toContain(receipt); // for clients that read only content
       const { rows } = await pool.query(`SELECT id FROM ${SCHEMA}.records WHERE id = 'rec-1'`);
       expect(rows).toEqual([]);
       const again = await round(server.url, server.token, { elicitation: { url: {} } }, answer);
