@@ -57,7 +57,7 @@ const top = Number(process.env.BENCH_INSTRUCTIONS_TOP ?? 12);
 if (!Number.isSafeInteger(low) || !Number.isSafeInteger(high) || !(high > low))
   throw new Error('BENCH_INSTRUCTIONS_FLOWS must be two increasing integers, e.g. 3000,9000');
 for (const s of subjects)
-  if (!(s in SUBJECTS))
+  if (!Object.hasOwn(SUBJECTS, s))
     throw new Error(`unknown subject ${s}: ${Object.keys(SUBJECTS).join(', ')}`);
 
 for (const tool of ['valgrind', 'callgrind_annotate']) {
