@@ -7,30 +7,21 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   callDelete,
   confirmsOneDeletion,
-  DATABASE_URL,
   deletedOnceIn,
   examplesDir,
   foreignCallerStatuses,
   malformedHostReplies,
   runWithoutSecret,
   start,
+  testDatabase,
   writeReadmeQuickStart,
 } from './run.js';
 
-const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
-const reachable = await pool.query('SELECT 1').then(
-  () => true,
-  (e: Error) => {
-    if (process.env.CI === 'true') throw e;
-    console.warn(`PostgreSQL at ${DATABASE_URL} unreachable (${e.message}): skipping`);
-    return false;
-  },
-);
+const { pool, reachable } = await testDatabase();
 afterAll(() => pool.end());
 
 /** The README's first TypeScript block: the 30-line quick start of its first screen. */

@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { expect } from 'vitest';
 
 export const examplesDir = fileURLToPath(new URL('..', import.meta.url));
@@ -121,13 +122,31 @@ export function runWithoutSecret(
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stderr })));
 }
 
-const capabilities = { elicitation: { form: {} } };
+const FORM = { elicitation: { form: {} } };
+
+/**
+ * The test database's pool, and whether it answers: under `CI=true` one that
+ * does not is an error (the run must fail, never skip); else a warning.
+ */
+export async function testDatabase(): Promise<{ pool: pg.Pool; reachable: boolean }> {
+  const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
+  const reachable = await pool.query('SELECT 1').then(
+    () => true,
+    (e: Error) => {
+      if (process.env.CI === 'true') throw e;
+      console.warn(`PostgreSQL at ${DATABASE_URL} unreachable (${e.message}): skipping`);
+      return false;
+    },
+  );
+  return { pool, reachable };
+}
 
 /** The headers and body of one `tools/call delete_record` round, as a 2026-07-28 client sends it. */
 function deleteRequest(
   token: string,
   id: number,
   extra: Record<string, unknown>,
+  capabilities: unknown,
 ): { headers: Record<string, string>; body: string } {
   return {
     headers: {
@@ -156,15 +175,19 @@ function deleteRequest(
   };
 }
 
-/** One `tools/call delete_record` round, as a 2026-07-28 client sends it. */
+/**
+ * One `tools/call delete_record {id: 'rec-1'}` round, as a 2026-07-28 client
+ * sends it, declaring `capabilities` (default: form elicitation).
+ */
 export async function callDelete(
   server: Running,
   id: number,
   extra: Record<string, unknown> = {},
+  capabilities: unknown = FORM,
 ): Promise<Record<string, unknown>> {
   const response = await fetch(server.url, {
     method: 'POST',
-    ...deleteRequest(server.token, id, extra),
+    ...deleteRequest(server.token, id, extra, capabilities),
   });
   const text = await response.text();
   // A streamed answer carries the JSON-RPC response as the data of its last SSE event.
@@ -248,7 +271,7 @@ export async function deletedOnceIn(
  */
 export async function foreignCallerStatuses(server: Running): Promise<number[]> {
   const { hostname, port, pathname, host } = new URL(server.url);
-  const { headers, body } = deleteRequest(server.token, 1, {});
+  const { headers, body } = deleteRequest(server.token, 1, {}, FORM);
   const statuses: number[] = [];
   for (const foreign of [{ host: 'evil.example' }, { host, origin: 'http://evil.example' }]) {
     statuses.push(
@@ -281,7 +304,7 @@ export async function foreignCallerStatuses(server: Running): Promise<number[]> 
  */
 export async function malformedHostReplies(server: Running): Promise<[number, unknown][]> {
   const { hostname, port, pathname, host } = new URL(server.url);
-  const { headers, body } = deleteRequest(server.token, 1, {});
+  const { headers, body } = deleteRequest(server.token, 1, {}, FORM);
   const lines = Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');

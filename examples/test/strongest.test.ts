@@ -13,61 +13,17 @@ import {
   chromiumAvailable,
   launchChromium,
 } from '@mrtr/test-services/browser';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DATABASE_URL, start } from './run.js';
+import { callDelete, start, testDatabase } from './run.js';
 
-const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
-const reachable = await pool.query('SELECT 1').then(
-  () => true,
-  (e: Error) => {
-    if (process.env.CI === 'true') throw e;
-    console.warn(`PostgreSQL at ${DATABASE_URL} unreachable (${e.message}): skipping`);
-    return false;
-  },
-);
+const { pool, reachable } = await testDatabase();
 afterAll(() => pool.end());
 
 const PAGE_PASSWORD = 'alice-page-pass-4b1e9c';
 const SCHEMA = 'examples_strongest';
 
-/** One `tools/call delete_record` round as a 2026-07-28 client sends it. */
-async function round(
-  url: string,
-  token: string,
-  capabilities: unknown,
-  extra: Record<string, unknown> = {},
-) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      authorization: `Bearer ${token}`,
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': 'delete_record',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name: 'delete_record',
-        arguments: { id: 'rec-1' },
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': capabilities,
-        },
-        ...extra,
-      },
-    }),
-  });
-  return (await response.json()) as {
-    result?: Record<string, unknown>;
-    error?: { code: number; message: string };
-  };
-}
+type Reply = { result?: Record<string, unknown>; error?: { code: number; message: string } };
+const URL_MODE = { elicitation: { url: {} } };
 
 describe.skipIf(!reachable || !chromiumAvailable())('the strongest example (Express)', () => {
   it('refuses a form client, sends a URL client to the page; a passkey approval deletes once with a receipt', async () => {
@@ -79,10 +35,10 @@ describe.skipIf(!reachable || !chromiumAvailable())('the strongest example (Expr
     });
     const browser = await launchChromium();
     try {
-      const form = await round(server.url, server.token, { elicitation: { form: {} } });
+      const form = (await callDelete(server, 1)) as Reply;
       expect(form.error?.code).toBe(-32021);
 
-      const asked = await round(server.url, server.token, { elicitation: { url: {} } });
+      const asked = (await callDelete(server, 2, {}, URL_MODE)) as Reply;
       const question = (
         asked.result?.inputRequests as Record<string, { params: { mode: string; url: string } }>
       ).confirm?.params;
@@ -110,13 +66,13 @@ describe.skipIf(!reachable || !chromiumAvailable())('the strongest example (Expr
         requestState: asked.result?.requestState,
         inputResponses: { confirm: { action: 'accept' } },
       };
-      const done = await round(server.url, server.token, { elicitation: { url: {} } }, answer);
+      const done = (await callDelete(server, 3, answer, URL_MODE)) as Reply;
       expect(done.result).toMatchObject({ resultType: 'complete', isError: false });
       const { receipt } = done.result?.structuredContent as { receipt: string };
       expect(JSON.stringify(done.result?.content)).toContain(receipt); // for clients that read only content
       const { rows } = await pool.query(`SELECT id FROM ${SCHEMA}.records WHERE id = 'rec-1'`);
       expect(rows).toEqual([]);
-      const again = await round(server.url, server.token, { elicitation: { url: {} } }, answer);
+      const again = (await callDelete(server, 4, answer, URL_MODE)) as Reply;
       expect(again.result?.structuredContent).toEqual(done.result?.structuredContent);
 
       const jwks = await (await fetch(`${pageUrl.origin}/.well-known/jwks.json`)).json();

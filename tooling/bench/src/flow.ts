@@ -55,7 +55,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { build } from 'esbuild';
+import { compileEntry } from './compile.js';
 import {
   completedOk,
   HEADERS,
@@ -103,26 +103,9 @@ interface Server {
   port: number;
 }
 
-/**
- * `servers/<name>.ts` as JavaScript in `.servers/` (esbuild, packages left to
- * resolve from `node_modules`): servers run as they would in production,
- * not under tsx, whose loader adds ~35 MB of RSS to every process and whose
- * transform wraps every function made at run time in a `__name` call (a few
- * per cent of a server's CPU, more for a server that makes closures per request).
- */
-async function compile(name: Name): Promise<string> {
-  const outfile = join(here, '..', '.servers', `${name}.js`);
-  await build({
-    entryPoints: [join(here, 'servers', `${name}.ts`)],
-    outfile,
-    bundle: true,
-    packages: 'external',
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    logLevel: 'warning',
-  });
-  return outfile;
+/** `servers/<name>.ts` as JavaScript in `.servers/` (see `compile.ts`). */
+function compile(name: Name): Promise<string> {
+  return compileEntry(join('servers', `${name}.ts`), name);
 }
 
 /** Compile `servers/<name>.ts`, fork it and wait for its port. */

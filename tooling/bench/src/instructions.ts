@@ -34,7 +34,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
+import { compileEntry } from './compile.js';
 import { printTable } from './measure.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -71,18 +71,7 @@ for (const tool of ['valgrind', 'callgrind_annotate']) {
   }
 }
 
-/** `instructions/loop.ts` as one JavaScript file, packages resolved from node_modules (as `flow.ts` compiles its servers). */
-const loop = join(here, '..', '.servers', 'instructions-loop.js');
-await build({
-  entryPoints: [join(here, 'instructions', 'loop.ts')],
-  outfile: loop,
-  bundle: true,
-  packages: 'external',
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  logLevel: 'warning',
-});
+const loop = await compileEntry(join('instructions', 'loop.ts'), 'instructions-loop');
 
 const work = mkdtempSync(join(tmpdir(), 'mrtr-callgrind-'));
 
