@@ -118,7 +118,9 @@ describe('@mrtr/client against the file deleter', () => {
         path: 'notes.txt',
       });
       expect(result.isError).toBeFalsy();
-      expect(result.content[0]?.text).toMatch(/^Not deleted/);
+      expect(result.content[0]?.text).toMatch(
+        action === 'decline' ? /^Not deleted/ : /This request deleted nothing/,
+      );
     }
     expect(readFileSync(join(h.root, 'notes.txt'), 'utf8')).toHaveLength(2345);
   });
