@@ -55,9 +55,9 @@ export function errorName(error: unknown): string {
  */
 export function toMcpError(error: unknown, performed: boolean): unknown {
   if (error instanceof McpError) return error;
-  if (error instanceof ReplayStoreUnavailableError || isNamed(error, 'ReplayStoreUnavailableError'))
+  if (isStoreUnavailable(error))
     return withCause(
-      (error as { outcomeUnknown?: unknown }).outcomeUnknown === true
+      isOutcomeUnknown(error)
         ? new McpError(
             ErrorCode.InternalError,
             'The store that keeps each confirmation single-use stopped answering while the operation was being committed: it was carried out once or not at all. Send the same confirmation again: it returns the result if it was carried out, and carries it out if not.',
@@ -79,6 +79,22 @@ export function toMcpError(error: unknown, performed: boolean): unknown {
       error,
     );
   return error;
+}
+
+function isStoreUnavailable(error: unknown): boolean {
+  return (
+    error instanceof ReplayStoreUnavailableError || isNamed(error, 'ReplayStoreUnavailableError')
+  );
+}
+
+/**
+ * A replay store that lost its connection waiting for `COMMIT`'s answer: the
+ * transaction, and a `completed` record written in it, may have committed.
+ */
+export function isOutcomeUnknown(error: unknown): boolean {
+  return (
+    isStoreUnavailable(error) && (error as { outcomeUnknown?: unknown }).outcomeUnknown === true
+  );
 }
 
 /** `error` with `cause` set (ES2022 `Error.cause`), for logs; never sent on the wire. */

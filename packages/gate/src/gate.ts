@@ -13,7 +13,7 @@ import { answer } from './answer.js';
 import type { ApprovalChannel } from './approval.js';
 import { ask } from './ask.js';
 import { AuditFanout, type AuditSink, AuditSinkError } from './audit.js';
-import { canonicalArgumentsOf, errorName, toMcpError } from './errors.js';
+import { canonicalArgumentsOf, errorName, isOutcomeUnknown, toMcpError } from './errors.js';
 import type { FormFields } from './fields.js';
 import { type Flow, type GateParts, modeFor, policyOf } from './flow.js';
 import { openTicket } from './open.js';
@@ -263,14 +263,6 @@ export class ConfirmationGate<Tx = void> {
       round.span.setAttribute(SpanAttribute.argumentsDigest, argsDigest);
     return { parts: this.#parts, request, spec, round, principal, operation, argsDigest, phase };
   }
-}
-
-/**
- * A store that lost its connection waiting for `COMMIT`'s answer: the
- * transaction, and a `completed` record written in it, may have committed.
- */
-function isOutcomeUnknown(error: unknown): boolean {
-  return (error as { outcomeUnknown?: unknown } | null)?.outcomeUnknown === true;
 }
 
 function isCapabilityError(error: unknown): boolean {
