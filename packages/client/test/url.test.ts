@@ -182,23 +182,24 @@ describe('URL-mode elicitation', () => {
 
     const again = await askOnce({ u: urlRequest('https://a.example/') });
     const seen: AbortSignal[] = [];
+    const call = new AbortController();
     const leaves = {
       url: {
         ask: async () => ({ action: 'accept' as const }),
-        // Waits for "done on the page" that never comes.
+        // Waits for "done on the page" that never comes; the person leaves once it is open
+        // (a fixed delay from the call's start could fire before open() on a loaded machine).
         open: (_url: string, signal: AbortSignal) => {
           seen.push(signal);
+          setTimeout(() => call.abort(new Error('the person left')), 30);
           return new Promise<void>(() => {});
         },
       },
     };
-    const call = new AbortController();
     const stopped = new McpClient({ url: again.url, answerer: leaves }).callTool(
       't',
       {},
       { signal: call.signal },
     );
-    setTimeout(() => call.abort(new Error('the person left')), 30);
     await expect(stopped).rejects.toMatchObject({ name: 'AbortedError' });
     expect(seen[0]?.aborted).toBe(true);
     expect(again.requests).toHaveLength(1);
