@@ -3,6 +3,7 @@
 // npm pkg set type=module   # an ES module: the file awaits at top level
 // export TOKEN=$(openssl rand -hex 16); echo "token: $TOKEN" # your client sends it
 // MRTR_SECRET=$(openssl rand -base64 32) DATABASE_URL=postgres://localhost/app npx tsx quickstart-express.ts
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { createHttpServer, keepRawBody, mcpErrorHandler, mcpHandler } from '@mrtr/express';
 import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
@@ -48,8 +49,13 @@ const endpoint = createMcpEndpoint({
 });
 
 // Your authentication middleware: here one bearer token for alice (use your own verifier).
+// Constant time: `===` returns at the first differing character, so timing would leak the token.
+const digest = (text: string) => createHash('sha256').update(text).digest();
+const sameToken = (given: string | undefined, expected: string) =>
+  timingSafeEqual(digest(given ?? ''), digest(expected));
 const bearerAuth: RequestHandler = (req, res, next) => {
-  if (req.headers.authorization === `Bearer ${TOKEN}`) res.locals.principal = { id: 'alice' };
+  if (sameToken(req.headers.authorization, `Bearer ${TOKEN}`))
+    res.locals.principal = { id: 'alice' };
   next();
 };
 const app = express();

@@ -3,6 +3,7 @@
 // npm pkg set type=module   # an ES module: the file awaits at top level
 // export TOKEN=$(openssl rand -hex 16); echo "token: $TOKEN" # your client sends it
 // MRTR_SECRET=$(openssl rand -base64 32) DATABASE_URL=postgres://localhost/app npx tsx quickstart-hono.ts
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { serve } from '@hono/node-server';
 import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
 import { mcpHandler } from '@mrtr/hono';
@@ -50,9 +51,13 @@ const endpoint = createMcpEndpoint({
 });
 
 // Your authentication middleware: here one bearer token for alice (use your own verifier).
+// Constant time: `===` returns at the first differing character, so timing would leak the token.
+const digest = (text: string) => createHash('sha256').update(text).digest();
+const sameToken = (given: string | undefined, expected: string) =>
+  timingSafeEqual(digest(given ?? ''), digest(expected));
 type Env = { Variables: { principal: { id: string } | undefined } };
 const bearerAuth: MiddlewareHandler<Env> = async (c, next) => {
-  const ok = c.req.header('authorization') === `Bearer ${TOKEN}`;
+  const ok = sameToken(c.req.header('authorization'), `Bearer ${TOKEN}`);
   c.set('principal', ok ? { id: 'alice' } : undefined);
   await next();
 };

@@ -3,6 +3,7 @@
 // npm pkg set type=module   # an ES module: the file awaits at top level
 // export TOKEN=$(openssl rand -hex 16); echo "token: $TOKEN" # your client sends it
 // MRTR_SECRET=$(openssl rand -base64 32) DATABASE_URL=postgres://localhost/app npx tsx quickstart-node.ts
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
 import { createMcpHttpServer } from '@mrtr/node';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
@@ -42,12 +43,16 @@ const deleteRecord = gate.tool({
   },
 });
 
+// Constant time: `===` returns at the first differing character, so timing would leak the token.
+const digest = (text: string) => createHash('sha256').update(text).digest();
+const sameToken = (given: string | null, expected: string) =>
+  timingSafeEqual(digest(given ?? ''), digest(expected));
 const endpoint = createMcpEndpoint({
   serverInfo: { name: 'records', version: '1.0.0' },
   tools: [deleteRecord],
   // The principal tickets are bound to; use your own token verifier here.
   authenticate: (r) =>
-    r.headers.get('authorization') === `Bearer ${TOKEN}` ? { id: 'alice' } : undefined,
+    sameToken(r.headers.get('authorization'), `Bearer ${TOKEN}`) ? { id: 'alice' } : undefined,
 });
 createMcpHttpServer(endpoint).listen(Number(PORT), '127.0.0.1', () =>
   console.log(`MCP endpoint: http://127.0.0.1:${PORT}/mcp`),

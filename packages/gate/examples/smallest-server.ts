@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
 import { toNodeHandler } from '@mrtr/node';
@@ -24,8 +25,14 @@ const deleteRecord = gate.tool({
   },
   perform: async ({ view }) => textResult(`Deleted ${view}: ${records.delete(view)}.`),
 });
+// Constant time: `===` returns at the first differing character, so timing would leak the token.
+const digest = (text: string) => createHash('sha256').update(text).digest();
+const sameToken = (given: string | null, expected: string) =>
+  timingSafeEqual(digest(given ?? ''), digest(expected));
 const authenticate = (r: Request) =>
-  TOKEN && r.headers.get('authorization') === `Bearer ${TOKEN}` ? { id: 'alice' } : undefined;
+  TOKEN && sameToken(r.headers.get('authorization'), `Bearer ${TOKEN}`)
+    ? { id: 'alice' }
+    : undefined;
 const serverInfo = { name: 'records', version: '1.0.0' };
 const endpoint = createMcpEndpoint({ serverInfo, tools: [deleteRecord], authenticate });
 createServer(toNodeHandler(endpoint)).listen(Number(process.env.PORT) || 3000, '127.0.0.1');

@@ -7,14 +7,19 @@
  *
  * @example
  * ```ts
+ * import { createHash, timingSafeEqual } from 'node:crypto';
  * import { createMcpEndpoint } from '@mrtr/server';
  * import { textResult } from '@mrtr/wire';
  * const token = process.env.MCP_TOKEN; // alice's bearer token, never a default
  * if (!token) throw new Error('set MCP_TOKEN (make one with `openssl rand -base64 32`)');
+ * // Constant time: `===` returns at the first differing character, so timing would leak the token.
+ * const digest = (text: string) => createHash('sha256').update(text).digest();
+ * const sameToken = (given: string | null, expected: string) =>
+ *   timingSafeEqual(digest(given ?? ''), digest(expected));
  * const endpoint = createMcpEndpoint({
  *   serverInfo: { name: 'notes', version: '1.0.0' },
  *   tools: [{ name: 'ping_tool', description: 'Answers pong', inputSchema: { type: 'object' }, handler: () => textResult('pong') }],
- *   authenticate: (req) => (req.headers.get('authorization') === `Bearer ${token}` ? { id: 'alice' } : undefined),
+ *   authenticate: (req) => (sameToken(req.headers.get('authorization'), `Bearer ${token}`) ? { id: 'alice' } : undefined),
  *   maxBodyBytes: 256 * 1024,
  * });
  * ```
