@@ -3,6 +3,7 @@
 // npm pkg set type=module   # an ES module: the file awaits at top level
 // export TOKEN=$(openssl rand -hex 16); echo "token: $TOKEN" # your client sends it
 // MRTR_SECRET=$(openssl rand -base64 32) DATABASE_URL=postgres://localhost/app npx tsx quickstart-sdk.ts
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   localhostHostValidation,
@@ -63,13 +64,17 @@ const refuse = (res: ServerResponse, status: number, message: string, headers = 
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error }));
 };
+// Constant time: `===` returns at the first differing character, so timing would leak the token.
+const digest = (text: string) => createHash('sha256').update(text).digest();
+const sameToken = (given: string | undefined, expected: string) =>
+  timingSafeEqual(digest(given ?? ''), digest(expected));
 // createHttpServer: no Host, two or a malformed one, Node's own refusals: JSON-RPC 400s too.
 createHttpServer((req: IncomingMessage & { auth?: AuthInfo }, res) => {
   if (!host(req, res) || !origin(req, res)) return; // answered 403
   // A target that names a host (`http://evil.example/mcp`) is not the Host the guard checked.
   if (!req.url?.startsWith('/')) return refuse(res, 400, 'Bad Request: send a path as the target');
   // The principal tickets are bound to (`clientId`); use your own token verifier here.
-  if (req.headers.authorization !== `Bearer ${TOKEN}`)
+  if (!sameToken(req.headers.authorization, `Bearer ${TOKEN}`))
     return refuse(res, 401, 'Authentication required', { 'www-authenticate': 'Bearer' });
   req.auth = { token: TOKEN, clientId: 'alice', scopes: [] };
   void mcp(req as NodeIncomingMessageLike, res); // its method?: string vs Node's string | undefined

@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   localhostHostValidation,
@@ -46,12 +47,16 @@ const refuse = (res: ServerResponse, status: number, message: string, headers = 
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error }));
 };
+// Constant time: `===` returns at the first differing character, so timing would leak the token.
+const digest = (text: string) => createHash('sha256').update(text).digest();
+const sameToken = (given: string | undefined, expected: string) =>
+  timingSafeEqual(digest(given ?? ''), digest(expected));
 // createHttpServer: no Host, two or a malformed one, Node's own refusals: JSON-RPC 400s too.
 createHttpServer((req: IncomingMessage & { auth?: AuthInfo }, res) => {
   if (!host(req, res) || !origin(req, res)) return; // answered 403
   // A target that names a host (`http://evil.example/mcp`) is not the Host the guard checked.
   if (!req.url?.startsWith('/')) return refuse(res, 400, 'Bad Request: send a path as the target');
-  if (req.headers.authorization !== `Bearer ${TOKEN}`)
+  if (!sameToken(req.headers.authorization, `Bearer ${TOKEN}`))
     return refuse(res, 401, 'Authentication required', { 'www-authenticate': 'Bearer' });
   req.auth = { token: TOKEN, clientId: 'alice', scopes: [] }; // the principal tickets are bound to
   void mcp(req as NodeIncomingMessageLike, res); // its method?: string vs Node's string | undefined
