@@ -30,6 +30,12 @@ export type {
   ToolResult,
 } from './types.js';
 
+/** Set by the build (tsup.config.ts) and by vitest.config.ts to this package's version. */
+declare const __MRTR_CLIENT_VERSION__: string;
+
+/** `clientInfo` sent when the options name none: this package, at its own version. */
+const DEFAULT_CLIENT_INFO = { name: '@mrtr/client', version: __MRTR_CLIENT_VERSION__ } as const;
+
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -232,7 +238,7 @@ export class McpClient {
     return {
       ...(isObject(extra) ? extra : {}),
       [MetaKey.protocolVersion]: PROTOCOL_VERSION,
-      [MetaKey.clientInfo]: this.options.clientInfo ?? { name: '@mrtr/client', version: '0.1.0' },
+      [MetaKey.clientInfo]: this.options.clientInfo ?? DEFAULT_CLIENT_INFO,
       [MetaKey.clientCapabilities]: capabilities,
     };
   }

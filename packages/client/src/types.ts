@@ -37,7 +37,7 @@ export interface McpClientOptions {
   url: string | URL;
   /** Headers sent with every request, e.g. `{Authorization: "Bearer …"}`. */
   headers?: Record<string, string>;
-  /** `io.modelcontextprotocol/clientInfo` (default `{name: "@mrtr/client", version: "0.1.0"}`). */
+  /** `io.modelcontextprotocol/clientInfo` (default `{name: "@mrtr/client", version}`, this package's version). */
   clientInfo?: Implementation;
   /** The answerer for calls that do not name their own. Without one, no elicitation is declared. */
   answerer?: Answerer;

@@ -1,4 +1,5 @@
 /** @mrtr/client against the real notes server (in-process, in-memory PGlite), every rule over real HTTP. */
+import { readFileSync } from 'node:fs';
 import { validatingFetch, wireLog } from '@mrtr/spec-schema';
 import { fieldOptions } from '@mrtr/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +11,13 @@ import {
 import { type Database, openDatabase } from '../../../apps/notes-server/src/db.js';
 import { type FormQuestion, InvalidAnswerError, JsonRpcError, McpClient } from '../src/index.js';
 import { scriptedAnswerer } from './helpers.js';
+
+/** The version the default clientInfo must name: this package's own. */
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
 
 const TOKEN = 'tok-client-test';
 let db: Database;
@@ -127,7 +135,10 @@ describe('@mrtr/client against the notes server', () => {
         elicitation: { form: {} },
       });
       expect(body.params._meta['io.modelcontextprotocol/protocolVersion']).toBe('2026-07-28');
-      expect(body.params._meta['io.modelcontextprotocol/clientInfo'].name).toBe('@mrtr/client');
+      expect(body.params._meta['io.modelcontextprotocol/clientInfo']).toEqual({
+        name: '@mrtr/client',
+        version: PACKAGE_VERSION,
+      });
     }
     // The question names the server and carries the server's message verbatim.
     const form = first.response.result.inputRequests.delete_choice.params;
