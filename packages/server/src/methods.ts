@@ -32,6 +32,53 @@ function invalid(message: string, data?: unknown): McpError {
 }
 
 /**
+ * The `-32602` for params of `method` that do not have the spec's shape:
+ * names the first member at fault and the rule it breaks, never its value,
+ * so a client can tell which part of its request to fix.
+ */
+function invalidParams(method: string, param: string, problem: string): McpError {
+  const name = clip(param, 64);
+  return invalid(`Invalid ${method} params: ${name ? `${name} ` : ''}${problem}`, {
+    ...(name ? { param: name } : {}),
+    problem,
+  });
+}
+
+/** The first member of `tools/call` params {@link isCallToolParams} refused, and why. */
+function callParamsProblem(params: Record<string, unknown>): McpError {
+  const method = 'tools/call';
+  if (typeof params.name !== 'string') return invalidParams(method, 'name', 'must be a string');
+  if (params.arguments !== undefined && !isJsonObject(params.arguments))
+    return invalidParams(method, 'arguments', 'must be a JSON object');
+  const responses = params.inputResponses;
+  if (responses !== undefined) {
+    if (!isJsonObject(responses))
+      return invalidParams(method, 'inputResponses', 'must be a JSON object');
+    for (const key of Object.keys(responses))
+      if (!isJsonObject(responses[key]))
+        return invalidParams(method, `inputResponses.${key}`, 'must be a JSON object');
+  }
+  if (params.requestState !== undefined && typeof params.requestState !== 'string')
+    return invalidParams(method, 'requestState', 'must be a string');
+  return invalid(`Invalid ${method} params`);
+}
+
+/** The `-32602` for params a zod schema refused: its first issue's path and message. */
+function zodParamsProblem(
+  method: string,
+  issues: readonly { path: readonly PropertyKey[]; message: string }[],
+): McpError {
+  const first = issues[0];
+  if (!first) return invalid(`Invalid ${method} params`);
+  const path = first.path.map((k) => clip(String(k), 64)).join('.');
+  return invalidParams(method, path, `is invalid (${clip(first.message, 200)})`);
+}
+
+function isJsonObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/**
  * Every list is one page: a `cursor` can only be one this server never
  * issued (`server/utilities/pagination`: an invalid cursor is `-32602`).
  */
@@ -85,7 +132,7 @@ export function methodTable(
       return { resultType: 'complete', tools: listed };
     });
     table.set('tools/call', (params, context) => {
-      if (!isCallToolParams(params)) throw invalid('Invalid tools/call params');
+      if (!isCallToolParams(params)) throw callParamsProblem(params);
       const entry = tools.get(params.name);
       if (!entry) {
         const name = clip(params.name, 64);
@@ -134,7 +181,7 @@ export function methodTable(
     });
     table.set('prompts/get', async (params, context) => {
       const parsed = PromptGetParams.safeParse(params);
-      if (!parsed.success) throw invalid('Invalid prompts/get params');
+      if (!parsed.success) throw zodParamsProblem('prompts/get', parsed.error.issues);
       const entry = prompts.get(parsed.data.name);
       if (!entry) {
         const name = clip(parsed.data.name, 64);
@@ -180,7 +227,7 @@ export function methodTable(
     });
     table.set('resources/read', async (params, context) => {
       const parsed = ResourceReadParams.safeParse(params);
-      if (!parsed.success) throw invalid('Invalid resources/read params');
+      if (!parsed.success) throw zodParamsProblem('resources/read', parsed.error.issues);
       const uri = parsed.data.uri;
       const direct = resources.get(uri);
       const templated = direct ? undefined : matchTemplate(catalog, uri);
@@ -204,7 +251,7 @@ export function methodTable(
   if (complete) {
     table.set('completion/complete', (params, context) => {
       const parsed = CompleteRequestParamsSchema.safeParse(params);
-      if (!parsed.success) throw invalid('Invalid completion/complete params');
+      if (!parsed.success) throw zodParamsProblem('completion/complete', parsed.error.issues);
       return complete(parsed.data, context);
     });
   }

@@ -318,14 +318,45 @@ describe('request validation order and codes', () => {
     expect([response.status, response.body.id, response.body.error.code]).toEqual([400, 4, -32600]);
   });
 
-  it('rejects inputResponses that are not objects of objects, and a non-string requestState (-32602)', async () => {
-    for (const extra of [
-      { inputResponses: null },
-      { inputResponses: { k: 12345 } },
-      { requestState: 5 },
-    ]) {
+  it('rejects inputResponses that are not objects of objects, and a non-string requestState (-32602), naming the member', async () => {
+    for (const [extra, param, problem] of [
+      [{ inputResponses: null }, 'inputResponses', 'must be a JSON object'],
+      [{ inputResponses: 'x' }, 'inputResponses', 'must be a JSON object'],
+      [{ inputResponses: { k: 12345 } }, 'inputResponses.k', 'must be a JSON object'],
+      [
+        { inputResponses: { ok: {}, '\u0000': [] } },
+        'inputResponses.\u0000',
+        'must be a JSON object',
+      ],
+      [{ requestState: 5 }, 'requestState', 'must be a string'],
+      [{ arguments: [1] }, 'arguments', 'must be a JSON object'],
+      [{ arguments: null }, 'arguments', 'must be a JSON object'],
+    ] as const) {
       const r = await send(endpoint, post(rpc('tools/call', { name: 'echo', ...extra })), false);
-      expect(r.body.error.code, JSON.stringify(extra)).toBe(-32602);
+      expect(r.body.error, JSON.stringify(extra)).toEqual({
+        code: -32602,
+        message: `Invalid tools/call params: ${param} ${problem}`,
+        data: { param, problem },
+      });
+    }
+  });
+
+  it('names the member of prompts/get params the schema refused (-32602)', async () => {
+    const withPrompt = endpointWith({
+      prompts: [{ name: 'p', handler: () => ({ resultType: 'complete' as const, messages: [] }) }],
+    });
+    for (const [args, param] of [
+      [5, 'arguments'],
+      [{ who: 5 }, 'arguments.who'],
+    ] as const) {
+      const r = await send(
+        withPrompt,
+        post(rpc('prompts/get', { name: 'p', arguments: args })),
+        false,
+      );
+      expect(r.body.error.code).toBe(-32602);
+      expect(r.body.error.message).toMatch(new RegExp(`^Invalid prompts/get params: ${param} is invalid \\(`));
+      expect(r.body.error.data.param).toBe(param);
     }
   });
 });
