@@ -26,11 +26,12 @@ const CONNECTION_LOST = Symbol.for('@mrtr/sql/ConnectionLostError');
  * statement or the function that saw it first threw (kept as `cause`).
  *
  * `code` is the SQLSTATE that says what became of the transaction:
- * - `08006` (connection_failure): lost before `COMMIT`, or a statement before
- *   `COMMIT` failed; nothing of the transaction was committed.
- * - `08007` (transaction_resolution_unknown): every statement succeeded and the
- *   connection was lost waiting for `COMMIT`'s answer; the transaction may or
- *   may not have committed.
+ * - `08006` (connection_failure): lost before `COMMIT` was sent, or the server
+ *   refused a statement before it; nothing of the transaction was committed.
+ * - `08007` (transaction_resolution_unknown): `COMMIT` was sent, no statement
+ *   was refused by the server, and the connection was lost before its answer
+ *   came back (a statement still unanswered then counts as unknown, not as
+ *   refused); the transaction may or may not have committed.
  *
  * `instanceof ConnectionLostError` tests a brand, not the prototype chain, so
  * an error from another copy of this package (ESM next to CommonJS) is still

@@ -168,6 +168,24 @@ function within<T>(work: Promise<T>, ms: number, what: string, expire: (e: Error
   });
 }
 
+/** A SQLSTATE: five digits or upper-case letters (PostgreSQL, Appendix A). */
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+
+/**
+ * Whether a statement's rejection is the server's answer (an error with a
+ * SQLSTATE, even one that ends the session, such as `57P01`): the server
+ * read the statement and failed it, which aborts the transaction.
+ */
+function refusedByServer(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && SQLSTATE.test(code);
+}
+
+/** Whether node-postgres refused to send the statement at all: its client was already unusable. */
+function neverSent(error: unknown): boolean {
+  return error instanceof Error && / is not queryable$/.test(error.message);
+}
+
 /** A client from `pool` within `ms`; one the pool hands out after that goes straight back. */
 function checkout(pool: PgPoolLike, ms: number): Promise<PgPoolClientLike> {
   let late = false;
@@ -280,15 +298,14 @@ export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}
         }
         // No ROLLBACK possible: the connection is gone, and with it the transaction.
         if (broken && (isConnectionError(broken) || isConnectionError(error))) {
-          // A statement that failed before COMMIT aborted the transaction: it cannot have
-          // committed. Unless the deadline closed the connection: then the statements and the
-          // COMMIT already sent are still in the backend's socket, and it may yet run them all.
+          // Known rolled back: COMMIT never left (the client was unusable when it was queued),
+          // or the server refused a statement before it, which aborted the transaction. A
+          // statement that failed only because the connection went (closed by the deadline or
+          // by the network) tells nothing: it and the COMMIT behind it may be in the backend's
+          // socket still, or have run already, and the answers lost on the way back.
           const settled = await Promise.allSettled(issued);
-          const refused = settled.some(
-            (s) => s.status === 'rejected' && !isConnectionError(s.reason),
-          );
-          const answered = settled.every((s) => s.status === 'fulfilled');
-          const unknown = committing && !refused && (gone !== undefined || answered);
+          const refused = settled.some((s) => s.status === 'rejected' && refusedByServer(s.reason));
+          const unknown = committing && !refused && !neverSent(error);
           throw new ConnectionLostError(unknown ? '08007' : '08006', { cause: error });
         }
         throw error;
