@@ -34,6 +34,10 @@ import {
  */
 export interface RedisCommander {
   call(command: string, ...args: string[]): Promise<unknown>;
+  /** `ioredis`'s connection state: with {@link disconnect}, lets the store drop a stalled connection. */
+  readonly status?: string;
+  /** `ioredis`'s `disconnect(reconnect)`: called with `true` on a connection that let a reply go past `timeoutMs`. */
+  disconnect?(reconnect?: boolean): void;
 }
 
 /** Options of {@link RedisApprovalStore}. */
@@ -70,7 +74,9 @@ return 0`;
  * of concurrent decisions exactly one is recorded, and a passkey decision
  * only while the challenge it verified is still the pending one. Redis that fails or does not answer within `timeoutMs` throws
  * {@link ApprovalStoreUnavailableError}; a write whose reply was lost may
- * still land, which the next read shows.
+ * still land, which the next read shows. A connection that let a reply go
+ * past `timeoutMs` is dropped (`disconnect(true)`), so the client connects
+ * again instead of failing every later command behind the lost reply.
  */
 export class RedisApprovalStore implements ApprovalStore {
   readonly #client: RedisCommander;
@@ -241,10 +247,14 @@ export class RedisApprovalStore implements ApprovalStore {
   async #call(command: string, ...args: string[]): Promise<unknown> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`no reply within ${this.#timeoutMs} ms`)),
-        this.#timeoutMs,
-      );
+      timer = setTimeout(() => {
+        // Redis answers in order: behind a reply that never comes (a half-open connection, a
+        // stuck proxy) every later one waits too. Drop the connection; the client connects again.
+        const client = this.#client;
+        if (client.status === 'ready' && typeof client.disconnect === 'function')
+          client.disconnect(true);
+        reject(new Error(`no reply within ${this.#timeoutMs} ms`));
+      }, this.#timeoutMs);
     });
     try {
       return await Promise.race([this.#client.call(command, ...args), timeout]);

@@ -1,4 +1,4 @@
-import { deleteKeys, REDIS_URL, redisReachable } from '@mrtr/test-services';
+import { deleteKeys, FaultProxy, REDIS_URL, redisReachable } from '@mrtr/test-services';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApprovalStoreUnavailableError, RedisApprovalStore } from '../src/index.js';
@@ -67,6 +67,39 @@ describe('RedisApprovalStore when Redis cannot be reached', () => {
     const store = new RedisApprovalStore({ call: () => new Promise(() => {}) }, { timeoutMs: 50 });
     await expect(store.get(approval().id)).rejects.toThrow(/no reply within 50 ms/);
   });
+
+  it.skipIf(!reachable)(
+    'drops a connection that stops answering while Redis answers, and serves again on a new one',
+    async () => {
+      const proxy = new FaultProxy(REDIS_URL);
+      await proxy.start();
+      const client = new Redis(proxy.url(REDIS_URL), { ...failFast, lazyConnect: true });
+      client.on('error', () => {});
+      await client.connect();
+      try {
+        const store = new RedisApprovalStore(client, { keyPrefix: prefix, timeoutMs: 300 });
+        proxy.wedge(); // this connection hangs; a new one would pass
+        await expect(store.get(approval().id)).rejects.toBeInstanceOf(
+          ApprovalStoreUnavailableError,
+        );
+        const a = approval();
+        let opened = false;
+        for (let i = 0; i < 60 && !opened; i++) {
+          opened = await store.open(a).then(
+            () => true,
+            () => false,
+          );
+          if (!opened) await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        expect(opened).toBe(true);
+        expect((await store.get(a.id))?.approval.id).toBe(a.id);
+      } finally {
+        proxy.resume();
+        client.disconnect();
+        await proxy.stop();
+      }
+    },
+  );
 
   it('refuses a timeoutMs Node cannot wait (past 2^31 − 1 ms a timer fires at once)', () => {
     const never = { call: () => new Promise(() => {}) };

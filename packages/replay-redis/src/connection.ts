@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { Command } from './commands.js';
-import { describeError, withTimeout } from './timeout.js';
+import { describeError, reconnectStalled, withTimeout } from './timeout.js';
 
 /**
  * The store's commands on its client: each reply awaited at most
@@ -11,6 +11,18 @@ export class Connection {
   readonly #timeoutMs: number;
   readonly #onReply: () => void;
 
+  /** A reply past its deadline: the connection is of no more use (see `reconnectStalled`). */
+  readonly #stalled = () => {
+    if (reconnectStalled(this.client)) this.#rejoining = true;
+  };
+  /**
+   * This store dropped a stalled connection and the client is connecting
+   * again: commands wait for it (up to `timeoutMs`) instead of failing at
+   * once as they do while Redis is down. Cleared once it is ready or a wait
+   * for it ran out.
+   */
+  #rejoining = false;
+
   /** @param onReply called after every reply: Redis answers again. */
   constructor(client: Connection['client'], timeoutMs: number, onReply: () => void) {
     this.client = client;
@@ -19,18 +31,29 @@ export class Connection {
   }
 
   /**
-   * A client still making its first connection (or reconnecting's handshake)
-   * gets up to `timeoutMs` to finish it; one that lost its connection
-   * returns at once, and its next command fails (Redis is down).
+   * A client still making its first connection (or reconnecting's handshake),
+   * or reconnecting after this store dropped a stalled connection, gets up to
+   * `timeoutMs` to finish it; one that lost its connection otherwise returns
+   * at once, and its next command fails (Redis is down).
    */
   async settle(): Promise<void> {
     const client = this.client;
     if (client.status === 'wait') client.connect().catch(() => {});
-    if (client.status !== 'connecting' && client.status !== 'connect') return;
-    await withTimeout(
-      new Promise<void>((resolve) => client.once('ready', () => resolve())),
-      this.#timeoutMs,
-    ).catch(() => {});
+    const connecting = client.status === 'connecting' || client.status === 'connect';
+    if (!connecting && !(this.#rejoining && client.status === 'reconnecting')) return;
+    let ready = () => {};
+    const up = new Promise<void>((resolve) => {
+      ready = resolve;
+      client.once('ready', ready);
+    });
+    try {
+      await withTimeout(up, this.#timeoutMs);
+    } catch {
+      this.#rejoining = false; // not back within the deadline: Redis is down, fail fast again
+    } finally {
+      client.off('ready', ready); // one listener per waiting command, gone with it
+    }
+    if (client.status === 'ready') this.#rejoining = false;
   }
 
   /**
@@ -43,11 +66,17 @@ export class Connection {
     let replies: unknown[];
     if (commands.length === 1) {
       const [name, ...args] = commands[0] as Command;
-      replies = [await withTimeout(this.client.call(name as string, ...args), this.#timeoutMs)];
+      replies = [
+        await withTimeout(
+          this.client.call(name as string, ...args),
+          this.#timeoutMs,
+          this.#stalled,
+        ),
+      ];
     } else {
       const pipeline = this.client.pipeline();
       for (const [name, ...args] of commands) pipeline.call(name as string, ...args);
-      const results = (await withTimeout(pipeline.exec(), this.#timeoutMs)) ?? [];
+      const results = (await withTimeout(pipeline.exec(), this.#timeoutMs, this.#stalled)) ?? [];
       for (const [error] of results) if (error) throw error;
       replies = results.map(([, reply]) => reply);
     }

@@ -1,6 +1,6 @@
 import { ReplayStoreUnavailableError } from '@mrtr/replay';
 import type { Cluster, Redis } from 'ioredis';
-import { describeError, withTimeout } from './timeout.js';
+import { describeError, reconnectStalled, withTimeout } from './timeout.js';
 
 /**
  * What a Redis server must do so that it never forgets a claim, which the
@@ -116,7 +116,8 @@ export async function readDurability(
       .call('INFO', 'server', 'persistence', 'memory', 'replication')
       .call('CONFIG', 'GET', 'appendfsync')
       .call('COMMAND', 'INFO', 'WAITAOF');
-    replies = ((await withTimeout(pipeline.exec(), timeoutMs)) ?? []) as [Error | null, unknown][];
+    replies = ((await withTimeout(pipeline.exec(), timeoutMs, () => reconnectStalled(client))) ??
+      []) as [Error | null, unknown][];
   } catch (error) {
     throw unreadable(server, error);
   }

@@ -170,6 +170,26 @@ describe.skipIf(!reachable)('RedisReplayStore against the real Redis', () => {
     expect(runs).toBe(1);
   });
 
+  it('one connection that stops answering while Redis answers: fails closed, then the store makes a new connection and the next claim performs', async () => {
+    const c = onceRequest();
+    let runs = 0;
+    proxy.wedge(); // the store's connection hangs; a new one would pass
+    const error = await store.once(c, async () => ++runs).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ReplayStoreUnavailableError);
+    expect(runs).toBe(0);
+    // Not resumed: behind the reply that never comes, Redis's in-order replies wait for good.
+    const next = onceRequest();
+    expect(
+      await eventually(async () => {
+        const r = await store.once(next, async () => ++runs).catch(() => undefined);
+        return r?.status === 'performed';
+      }),
+    ).toBe(true);
+    expect(runs).toBe(1);
+    proxy.resume(); // the held SET lands now; the store deletes it by its token
+    expect(await eventually(async () => (await look.exists(prefix + c.nonce)) === 0)).toBe(true);
+  });
+
   it('Redis lost while the action runs: the result is performed, the claim left behind blocks any second run, and the outcome is recorded once Redis is back', async () => {
     const c = onceRequest();
     let runs = 0;

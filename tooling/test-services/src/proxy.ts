@@ -68,6 +68,16 @@ export class FaultProxy {
     for (const s of this.#sockets) s.pause();
   }
 
+  /**
+   * Stop moving bytes on the connections open now, in both directions, while
+   * new connections pass: one connection that hangs (a half-open TCP
+   * connection, a stuck middlebox) in front of a server that still answers.
+   * {@link resume} moves the held bytes on.
+   */
+  wedge(): void {
+    for (const s of this.#sockets) s.pause();
+  }
+
   /** Move the held bytes on. */
   resume(): void {
     this.#stalled = false;
