@@ -9,7 +9,13 @@ import {
   type SqlDriver,
   type SqlQueryable,
 } from '@mrtr/sql';
-import { dropSchema, POSTGRES_URL, poolInSchema, postgresReachable } from '@mrtr/test-services';
+import {
+  dropSchema,
+  FaultProxy,
+  POSTGRES_URL,
+  poolInSchema,
+  postgresReachable,
+} from '@mrtr/test-services';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateReplayTable, PostgresReplayStore } from '../src/index.js';
@@ -354,7 +360,7 @@ for (const backend of backends) {
  */
 function faultyPool(
   inner: pg.Pool,
-  beforeStatement: (sql: string, pid: number) => Promise<void>,
+  beforeStatement: (sql: string, pid: number, client: pg.PoolClient) => Promise<void>,
 ): PgPoolLike {
   return {
     query: (sql, params) => inner.query(sql, params),
@@ -367,7 +373,7 @@ function faultyPool(
         // Statements keep the order they were issued in, as on a real connection.
         query(sql: string, params?: unknown[]) {
           const sent = order
-            .then(() => beforeStatement(sql, pid))
+            .then(() => beforeStatement(sql, pid, client))
             .then(() => client.query(sql, params));
           order = sent.then(ignore, ignore);
           return sent;
@@ -398,13 +404,16 @@ describe.skipIf(!reachable)('PostgresReplayStore when PostgreSQL kills the conne
     ['UPDATE', true],
     ['COMMIT', true],
   ] as const) {
-    it(`pg_terminate_backend after the claim and the mutation, before ${point === 'UPDATE' ? 'the outcome is recorded' : 'COMMIT'}${piped ? ' (pipelined pool)' : ''}: fails closed, nothing committed, a retry performs once`, async () => {
+    it(`pg_terminate_backend after the claim and the mutation, before ${point === 'UPDATE' ? 'the outcome is recorded' : 'COMMIT is sent'}${piped ? ' (pipelined pool)' : ''}: fails closed, nothing committed, a retry performs once`, async () => {
       const base = (piped ? pipelined : pool) as pg.Pool;
       let armed = true;
-      const faulty = faultyPool(base, async (sql, pid) => {
+      const faulty = faultyPool(base, async (sql, pid, client) => {
         if (armed && sql.trimStart().startsWith(point)) {
           armed = false;
+          const ended = new Promise((resolve) => client.once('end', resolve));
           await terminate(pid);
+          // node-postgres has seen the connection end: what follows is never sent.
+          await ended;
         }
       });
       const store = new PostgresReplayStore(pgPoolDriver(faulty));
@@ -418,13 +427,10 @@ describe.skipIf(!reachable)('PostgresReplayStore when PostgreSQL kills the conne
         })
         .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ReplayStoreUnavailableError);
-      // Killed before the outcome's UPDATE: rolled back for sure; before COMMIT's answer: unknown.
+      // Killed before the outcome's UPDATE or before COMMIT was sent: rolled back for sure.
       expect((error as Error).cause).toBeInstanceOf(ConnectionLostError);
-      expect((error as Error).cause).toMatchObject({
-        code: point === 'COMMIT' ? '08007' : '08006',
-      });
-      // Only a COMMIT whose answer was lost leaves the outcome unknown, and the error says so.
-      expect((error as ReplayStoreUnavailableError).outcomeUnknown).toBe(point === 'COMMIT');
+      expect((error as Error).cause).toMatchObject({ code: '08006' });
+      expect((error as ReplayStoreUnavailableError).outcomeUnknown).toBeFalsy();
       expect(armed).toBe(false);
       expect(runs).toBe(1);
       // Nothing half-done: neither the mutation nor the claim survived.
@@ -441,6 +447,40 @@ describe.skipIf(!reachable)('PostgresReplayStore when PostgreSQL kills the conne
       expect(await healthy.once(c, action)).toEqual({ status: 'replayed', outcome: 'inserted' });
       expect(runs).toBe(2);
       expect(await itemCount(pgPoolDriver(base), c.nonce)).toBe(1);
+    });
+  }
+
+  for (const piped of [false, true]) {
+    it(`the connection breaks after COMMIT was sent, its answer lost${piped ? ' (pipelined pool)' : ''}: outcome unknown, the mutation and its outcome committed, a retry replays`, async () => {
+      const proxy = new FaultProxy(POSTGRES_URL);
+      await proxy.start();
+      const viaProxy = new pg.Pool({
+        connectionString: proxy.url(POSTGRES_URL),
+        max: 1,
+        pipeline: piped,
+        options: `-c search_path=${schema}`,
+      });
+      const store = new PostgresReplayStore(pgPoolDriver(viaProxy));
+      const c = onceRequest();
+      let runs = 0;
+      const action = async (tx: SqlQueryable) => {
+        runs++;
+        await insertItem(tx, c.nonce);
+        proxy.cutAfter('COMMIT'); // PostgreSQL commits; its answer never comes back
+        return 'inserted';
+      };
+      const error = await store.once(c, action).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ReplayStoreUnavailableError);
+      expect((error as Error).cause).toMatchObject({ code: '08007' });
+      expect((error as ReplayStoreUnavailableError).outcomeUnknown).toBe(true);
+      const base = (piped ? pipelined : pool) as pg.Pool;
+      expect(await itemCount(pgPoolDriver(base), c.nonce)).toBe(1);
+      // The outcome was recorded in the same transaction: the same confirmation again replays it.
+      const healthy = new PostgresReplayStore(pgPoolDriver(base));
+      expect(await healthy.once(c, action)).toEqual({ status: 'replayed', outcome: 'inserted' });
+      expect(runs).toBe(1);
+      await viaProxy.end();
+      await proxy.stop();
     });
   }
 

@@ -6,8 +6,7 @@
  * termination below is an unhandled `'error'` event, which fails the run.
  * Only the tests' own backends are terminated.
  */
-import { createServer, type Server, connect as tcpConnect } from 'node:net';
-import { POSTGRES_URL, postgresReachable } from '@mrtr/test-services';
+import { FaultProxy, POSTGRES_URL, postgresReachable } from '@mrtr/test-services';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -176,48 +175,6 @@ describe.skipIf(!reachable)('pgPoolDriver when PostgreSQL terminates its backend
   });
 });
 
-/**
- * A TCP relay to PostgreSQL that, once armed, passes the client's bytes that
- * hold `COMMIT` on to the server and then closes the client's side at once:
- * the server commits, and the client never hears of it (a connection that
- * breaks on the way back, the case the driver must call outcome unknown).
- */
-async function commitDropper(): Promise<{ url: string; arm(): void; close(): Promise<void> }> {
-  const target = new URL(POSTGRES_URL);
-  let armed = false;
-  const server: Server = createServer((client) => {
-    const upstream = tcpConnect(Number(target.port || 5432), target.hostname);
-    let dropped = false;
-    client.on('data', (chunk: Buffer) => {
-      upstream.write(chunk);
-      if (armed && !dropped && chunk.includes('COMMIT')) {
-        dropped = true;
-        client.destroy();
-        // The server reads COMMIT before the end of the stream: it commits, then sees the close.
-        upstream.end();
-      }
-    });
-    upstream.on('data', (chunk: Buffer) => {
-      if (!dropped) client.write(chunk);
-    });
-    for (const socket of [client, upstream]) socket.on('error', () => {});
-    client.on('close', () => upstream.end());
-    upstream.on('close', () => client.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  const url = new URL(POSTGRES_URL);
-  url.hostname = '127.0.0.1';
-  url.port = String(port);
-  return {
-    url: url.toString(),
-    arm: () => {
-      armed = true;
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
 describe.skipIf(!reachable)('pgPoolDriver when the connection breaks with COMMIT in flight', () => {
   const TABLE = `sql_commit_drop_${process.pid}`;
   let admin: pg.Client;
@@ -234,14 +191,15 @@ describe.skipIf(!reachable)('pgPoolDriver when the connection breaks with COMMIT
   for (const pipeline of [false, true]) {
     const kind = pipeline ? ' (pipelined pool)' : '';
     it(`gives 08007 (outcome unknown) though a statement sent before COMMIT is unanswered; the transaction committed${kind}`, async () => {
-      const relay = await commitDropper();
-      const pool = new pg.Pool({ connectionString: relay.url, max: 1, pipeline });
+      const relay = new FaultProxy(POSTGRES_URL);
+      await relay.start();
+      const pool = new pg.Pool({ connectionString: relay.url(POSTGRES_URL), max: 1, pipeline });
       const driver = pgPoolDriver(pool, { timeoutMs: 5000 });
       const id = `row-${pipeline}`;
       const error = await driver
         .transaction(async (tx) => {
           await tx.query(`INSERT INTO ${TABLE} (id, state) VALUES ($1, 'claimed')`, [id]);
-          relay.arm();
+          relay.cutAfter('COMMIT'); // PostgreSQL commits; the answer never comes back
           // Not awaited, as PostgresReplayStore sends its outcome: COMMIT follows right behind it.
           tx.query(`UPDATE ${TABLE} SET state = 'done' WHERE id = $1`, [id]).catch(() => {});
           return 'done';
@@ -258,7 +216,7 @@ describe.skipIf(!reachable)('pgPoolDriver when the connection breaks with COMMIT
       }
       expect(rows).toEqual([{ state: 'done' }]);
       await pool.end();
-      await relay.close();
+      await relay.stop();
     });
   }
 });

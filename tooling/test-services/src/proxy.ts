@@ -1,14 +1,17 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
 /**
- * A TCP proxy in front of the real Redis that a test can take down or stall,
- * so faults hit one client only and never the Redis other tests share.
+ * A TCP proxy in front of the real Redis (or PostgreSQL: a `postgres://` URL
+ * works the same) that a test can take down, stall or cut, so faults hit one
+ * client only and never the server other tests share.
  */
 export class FaultProxy {
   readonly #target: { host: string; port: number };
   #server: Server | undefined;
   #sockets = new Set<Socket>();
   #stalled = false;
+  /** Set by {@link cutAfter}: the bytes that, once passed on, cut their connection. */
+  #cutAfter: Buffer | undefined;
   port = 0;
 
   constructor(targetUrl: string) {
@@ -28,18 +31,38 @@ export class FaultProxy {
   async start(): Promise<void> {
     const server = createServer((client) => {
       const upstream = connect(this.#target.port, this.#target.host);
+      let cut = false;
       for (const s of [client, upstream]) {
         this.#sockets.add(s);
         s.on('error', () => {});
         s.on('close', () => {
           this.#sockets.delete(s);
           client.destroy();
-          upstream.destroy();
+          // After a cut the server must still read what was passed on: end, never reset.
+          if (cut) upstream.end();
+          else upstream.destroy();
         });
         if (this.#stalled) s.pause();
       }
-      client.pipe(upstream);
-      upstream.pipe(client);
+      client.on('data', (chunk: Buffer) => {
+        if (!client.destroyed) upstream.write(chunk);
+        if (!cut && this.#cutAfter && chunk.includes(this.#cutAfter)) {
+          this.#cutAfter = undefined;
+          cut = true; // no answer goes back from now on
+          // The rest of the statement's messages (a driver may write them in several chunks,
+          // e.g. Execute and Sync after the Parse that names it) still pass for a moment;
+          // the server reads all that came before the end, and runs the statement.
+          setTimeout(() => {
+            client.destroy();
+            upstream.end();
+          }, 50);
+        }
+      });
+      client.on('end', () => upstream.end());
+      upstream.on('data', (chunk: Buffer) => {
+        if (!cut) client.write(chunk);
+      });
+      upstream.on('end', () => client.end());
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -76,6 +99,17 @@ export class FaultProxy {
    */
   wedge(): void {
     for (const s of this.#sockets) s.pause();
+  }
+
+  /**
+   * Once: from the next bytes a client sends that hold `text` (e.g. `COMMIT`)
+   * nothing more comes back to that client, what it sends in the next 50 ms
+   * is passed on, and then its connection is cut: the server runs the
+   * statement, and the client never hears its answer (a connection lost on
+   * the way back).
+   */
+  cutAfter(text: string): void {
+    this.#cutAfter = Buffer.from(text);
   }
 
   /** Move the held bytes on. */
