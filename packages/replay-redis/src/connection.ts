@@ -13,7 +13,12 @@ export class Connection {
 
   /** A reply past its deadline: the connection is of no more use (see `reconnectStalled`). */
   readonly #stalled = () => {
-    if (reconnectStalled(this.client)) this.#rejoining = true;
+    if (!reconnectStalled(this.client)) return;
+    // Until the new connection is ready the old one may still say 'ready' while it closes.
+    this.#rejoining = true;
+    this.client.once('ready', () => {
+      this.#rejoining = false;
+    });
   };
   /**
    * This store dropped a stalled connection and the client is connecting
@@ -40,7 +45,7 @@ export class Connection {
     const client = this.client;
     if (client.status === 'wait') client.connect().catch(() => {});
     const connecting = client.status === 'connecting' || client.status === 'connect';
-    if (!connecting && !(this.#rejoining && client.status === 'reconnecting')) return;
+    if (!connecting && !this.#rejoining) return;
     let ready = () => {};
     const up = new Promise<void>((resolve) => {
       ready = resolve;
@@ -53,7 +58,6 @@ export class Connection {
     } finally {
       client.off('ready', ready); // one listener per waiting command, gone with it
     }
-    if (client.status === 'ready') this.#rejoining = false;
   }
 
   /**
@@ -62,7 +66,7 @@ export class Connection {
    * @throws the first error reply, or when there is no reply within `timeoutMs`.
    */
   async exec(...commands: Command[]): Promise<unknown[]> {
-    if (this.client.status !== 'ready') await this.settle();
+    if (this.client.status !== 'ready' || this.#rejoining) await this.settle();
     let replies: unknown[];
     if (commands.length === 1) {
       const [name, ...args] = commands[0] as Command;
