@@ -355,7 +355,9 @@ describe('request validation order and codes', () => {
         false,
       );
       expect(r.body.error.code).toBe(-32602);
-      expect(r.body.error.message).toMatch(new RegExp(`^Invalid prompts/get params: ${param} is invalid \\(`));
+      expect(r.body.error.message).toMatch(
+        new RegExp(`^Invalid prompts/get params: ${param} is invalid \\(`),
+      );
       expect(r.body.error.data.param).toBe(param);
     }
   });
