@@ -27,7 +27,8 @@ const CONNECTION_LOST = Symbol.for('@mrtr/sql/ConnectionLostError');
  *
  * `code` is the SQLSTATE that says what became of the transaction:
  * - `08006` (connection_failure): lost before `COMMIT` was sent, or the server
- *   refused a statement before it; nothing of the transaction was committed.
+ *   refused a statement before it (an `ERROR`, not a `FATAL`); nothing of the
+ *   transaction was committed.
  * - `08007` (transaction_resolution_unknown): `COMMIT` was sent, no statement
  *   was refused by the server, and the connection was lost before its answer
  *   came back (a statement still unanswered then counts as unknown, not as

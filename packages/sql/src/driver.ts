@@ -172,13 +172,24 @@ function within<T>(work: Promise<T>, ms: number, what: string, expire: (e: Error
 const SQLSTATE = /^[0-9A-Z]{5}$/;
 
 /**
- * Whether a statement's rejection is the server's answer (an error with a
- * SQLSTATE, even one that ends the session, such as `57P01`): the server
- * read the statement and failed it, which aborts the transaction.
+ * Whether a statement's rejection is the server's own answer to it: an
+ * `ErrorResponse` of severity `ERROR` with a SQLSTATE outside class `08`.
+ * The server read the statement and failed it, and the session went on with
+ * the transaction aborted: nothing of it can commit. Anything else tells
+ * nothing of what became of the statements sent: a `FATAL` (a terminated
+ * backend, `57P01`, or a connection pooler's own `08P01` when it lost its
+ * server), a socket error (`EPIPE` has five characters too), an error without
+ * a severity. A server whose messages are not in English words its severity
+ * otherwise: its refusals count as telling nothing, the cautious reading.
  */
 function refusedByServer(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && SQLSTATE.test(code);
+  const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown };
+  return (
+    severity === 'ERROR' &&
+    typeof code === 'string' &&
+    SQLSTATE.test(code) &&
+    !code.startsWith('08')
+  );
 }
 
 /** Whether node-postgres refused to send the statement at all: its client was already unusable. */

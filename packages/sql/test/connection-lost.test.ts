@@ -86,6 +86,64 @@ describe('isOutcomeUnknown and causeChain', () => {
   });
 });
 
+describe('pgPoolDriver: what a lost connection says of the transaction', () => {
+  const coded = (message: string, code: string, severity?: string) =>
+    Object.assign(new Error(message), severity ? { code, severity } : { code });
+  const lost = new Error('Connection terminated unexpectedly');
+  const unsent = new Error('Client has encountered a connection error and is not queryable');
+  /** A client whose pipelined UPDATE fails with `updateError` once COMMIT is queued, which fails with `commitError`. */
+  function poolOf(updateError: Error, commitError: Error) {
+    let failUpdate: (e: Error) => void = () => {};
+    const client = {
+      query(sql: string) {
+        if (sql === 'UPDATE')
+          return new Promise((_, reject) => {
+            failUpdate = reject;
+          });
+        if (sql === 'COMMIT') {
+          failUpdate(updateError);
+          return Promise.reject(commitError);
+        }
+        if (sql === 'ROLLBACK') return Promise.reject(unsent);
+        return Promise.resolve({ rows: [] });
+      },
+      release() {},
+      on() {},
+      off() {},
+    };
+    return { query: async () => ({ rows: [] }), connect: async () => client };
+  }
+  it.each([
+    ["a pooler's FATAL 08P01", coded('server conn crashed?', '08P01', 'FATAL'), lost, '08007'],
+    ['EPIPE (five characters, not a SQLSTATE)', coded('write EPIPE', 'EPIPE'), lost, '08007'],
+    [
+      'a terminated backend (FATAL 57P01)',
+      coded('terminating connection', '57P01', 'FATAL'),
+      lost,
+      '08007',
+    ],
+    ['an error without a severity', coded('odd', '23505'), lost, '08007'],
+    [
+      'a refusal by the server (ERROR 23505)',
+      coded('duplicate key', '23505', 'ERROR'),
+      lost,
+      '08006',
+    ],
+    ['COMMIT never sent', lost, unsent, '08006'],
+  ])('the statement before COMMIT failed with %s', async (_, updateError, commitError, code) => {
+    const driver = pgPoolDriver(poolOf(updateError, commitError) as never);
+    const error = await driver
+      .transaction(async (tx) => {
+        await tx.query('INSERT');
+        tx.query('UPDATE').catch(() => {}); // pipelined, as PostgresReplayStore sends its outcome
+        return 'done';
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionLostError);
+    expect(error).toMatchObject({ code });
+  });
+});
+
 describe.skipIf(!reachable)('pgPoolDriver when PostgreSQL terminates its backends', () => {
   let admin: pg.Client;
   beforeAll(async () => {
@@ -190,7 +248,7 @@ describe.skipIf(!reachable)('pgPoolDriver when the connection breaks with COMMIT
 
   for (const pipeline of [false, true]) {
     const kind = pipeline ? ' (pipelined pool)' : '';
-    it(`gives 08007 (outcome unknown) though a statement sent before COMMIT is unanswered; the transaction committed${kind}`, async () => {
+    it(`gives 08007 (outcome unknown) when the connection breaks after COMMIT was sent${pipeline ? ', the statement pipelined before it unanswered' : ''}; the transaction committed${kind}`, async () => {
       const relay = new FaultProxy(POSTGRES_URL);
       await relay.start();
       const pool = new pg.Pool({ connectionString: relay.url(POSTGRES_URL), max: 1, pipeline });
