@@ -34,10 +34,12 @@ import {
  */
 export interface RedisCommander {
   call(command: string, ...args: string[]): Promise<unknown>;
-  /** `ioredis`'s connection state: with {@link disconnect}, lets the store drop a stalled connection. */
+  /** `ioredis`'s connection state (`'ready'`, …). */
   readonly status?: string;
-  /** `ioredis`'s `disconnect(reconnect)`: called with `true` on a connection that let a reply go past `timeoutMs`. */
-  disconnect?(reconnect?: boolean): void;
+  /** `ioredis`'s socket: destroyed when a reply went past `timeoutMs`, where that is safe (see {@link RedisApprovalStore}). */
+  readonly stream?: { destroy(): void };
+  /** `ioredis`'s options: whether a reconnect resends commands, and reconnects at all. */
+  readonly options?: { autoResendUnfulfilledCommands?: boolean; retryStrategy?: unknown };
 }
 
 /** Options of {@link RedisApprovalStore}. */
@@ -75,8 +77,11 @@ return 0`;
  * only while the challenge it verified is still the pending one. Redis that fails or does not answer within `timeoutMs` throws
  * {@link ApprovalStoreUnavailableError}; a write whose reply was lost may
  * still land, which the next read shows. A connection that let a reply go
- * past `timeoutMs` is dropped (`disconnect(true)`), so the client connects
- * again instead of failing every later command behind the lost reply.
+ * past `timeoutMs` is dropped, so the client connects again instead of
+ * failing every later command behind the lost reply: on a client made with
+ * `autoResendUnfulfilledCommands: false` and a `retryStrategy` (with that
+ * resend on, another user's command whose reply was only slow would run twice
+ * after the reconnect; without a strategy the client would end for good).
  */
 export class RedisApprovalStore implements ApprovalStore {
   readonly #client: RedisCommander;
@@ -248,11 +253,7 @@ export class RedisApprovalStore implements ApprovalStore {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        // Redis answers in order: behind a reply that never comes (a half-open connection, a
-        // stuck proxy) every later one waits too. Drop the connection; the client connects again.
-        const client = this.#client;
-        if (client.status === 'ready' && typeof client.disconnect === 'function')
-          client.disconnect(true);
+        dropStalled(this.#client);
         reject(new Error(`no reply within ${this.#timeoutMs} ms`));
       }, this.#timeoutMs);
     });
@@ -267,4 +268,22 @@ export class RedisApprovalStore implements ApprovalStore {
       clearTimeout(timer);
     }
   }
+}
+
+/**
+ * Redis answers in order: behind a reply that never comes (a half-open
+ * connection, a stuck proxy) every later one waits too. Destroy the socket,
+ * which ioredis treats as a lost connection (it fails the commands in flight
+ * and reconnects), where that is safe for every user of the client: a ready
+ * standalone client that resends nothing and reconnects at all.
+ */
+function dropStalled(client: RedisCommander): void {
+  const options = client.options;
+  if (
+    client.status === 'ready' &&
+    client.stream &&
+    options?.autoResendUnfulfilledCommands === false &&
+    typeof options.retryStrategy === 'function'
+  )
+    client.stream.destroy();
 }

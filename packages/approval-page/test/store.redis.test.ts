@@ -7,7 +7,11 @@ import { approval, describeApprovalStoreContract } from './store-contract.js';
 const reachable = await redisReachable();
 const prefix = `mrtr:test:approval:${process.pid}:${Date.now().toString(36)}:`;
 const clients = new Map<RedisApprovalStore, Redis>();
-const failFast = { enableOfflineQueue: false, maxRetriesPerRequest: 0 } as const;
+const failFast = {
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 0,
+  autoResendUnfulfilledCommands: false,
+} as const;
 
 afterAll(async () => {
   if (reachable) await deleteKeys(prefix);

@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { Command } from './commands.js';
-import { describeError, reconnectStalled, withTimeout } from './timeout.js';
+import { type DroppableClient, describeError, reconnectStalled, withTimeout } from './timeout.js';
 
 /**
  * The store's commands on its client: each reply awaited at most
@@ -11,22 +11,33 @@ export class Connection {
   readonly #timeoutMs: number;
   readonly #onReply: () => void;
 
-  /** A reply past its deadline: the connection is of no more use (see `reconnectStalled`). */
-  readonly #stalled = () => {
-    if (!reconnectStalled(this.client)) return;
-    // Until the new connection is ready the old one may still say 'ready' while it closes.
-    this.#rejoining = true;
-    this.client.once('ready', () => {
-      this.#rejoining = false;
+  /**
+   * A reply past its deadline: the connection is of no more use; drop it
+   * where that is safe (see `reconnectStalled`), once until the new one is ready.
+   */
+  readonly dropStalled = (): void => {
+    // One drop until the new connection is ready: the old one may say 'ready' until it closes.
+    if (this.#rejoined || !reconnectStalled(this.client as DroppableClient)) return;
+    const rejoined: Promise<void> = new Promise<void>((resolve) => {
+      this.client.once('ready', () => {
+        if (this.#rejoined === rejoined) this.#rejoined = undefined;
+        resolve();
+      });
     });
+    this.#rejoined = rejoined;
   };
   /**
-   * This store dropped a stalled connection and the client is connecting
-   * again: commands wait for it (up to `timeoutMs`) instead of failing at
-   * once as they do while Redis is down. Cleared once it is ready or a wait
-   * for it ran out.
+   * Set while the client reconnects after this store dropped a stalled
+   * connection, settled when it is ready: commands wait for it (up to
+   * `timeoutMs`) instead of failing at once as they do while Redis is down.
+   * A wait for it that runs out clears it: Redis is down, fail fast again.
    */
-  #rejoining = false;
+  #rejoined: Promise<void> | undefined;
+
+  /** Whether a command must {@link settle} first: the client is not ready, or reconnects after a drop. */
+  get unsettled(): boolean {
+    return this.client.status !== 'ready' || this.#rejoined !== undefined;
+  }
 
   /** @param onReply called after every reply: Redis answers again. */
   constructor(client: Connection['client'], timeoutMs: number, onReply: () => void) {
@@ -44,8 +55,15 @@ export class Connection {
   async settle(): Promise<void> {
     const client = this.client;
     if (client.status === 'wait') client.connect().catch(() => {});
+    const rejoined = this.#rejoined;
+    if (rejoined) {
+      await withTimeout(rejoined, this.#timeoutMs).catch(() => {
+        if (this.#rejoined === rejoined) this.#rejoined = undefined;
+      });
+      return;
+    }
     const connecting = client.status === 'connecting' || client.status === 'connect';
-    if (!connecting && !this.#rejoining) return;
+    if (!connecting) return;
     let ready = () => {};
     const up = new Promise<void>((resolve) => {
       ready = resolve;
@@ -54,7 +72,7 @@ export class Connection {
     try {
       await withTimeout(up, this.#timeoutMs);
     } catch {
-      this.#rejoining = false; // not back within the deadline: Redis is down, fail fast again
+      // not ready within the deadline: the command fails
     } finally {
       client.off('ready', ready); // one listener per waiting command, gone with it
     }
@@ -66,7 +84,7 @@ export class Connection {
    * @throws the first error reply, or when there is no reply within `timeoutMs`.
    */
   async exec(...commands: Command[]): Promise<unknown[]> {
-    if (this.client.status !== 'ready' || this.#rejoining) await this.settle();
+    if (this.unsettled) await this.settle();
     let replies: unknown[];
     if (commands.length === 1) {
       const [name, ...args] = commands[0] as Command;
@@ -74,13 +92,13 @@ export class Connection {
         await withTimeout(
           this.client.call(name as string, ...args),
           this.#timeoutMs,
-          this.#stalled,
+          this.dropStalled,
         ),
       ];
     } else {
       const pipeline = this.client.pipeline();
       for (const [name, ...args] of commands) pipeline.call(name as string, ...args);
-      const results = (await withTimeout(pipeline.exec(), this.#timeoutMs, this.#stalled)) ?? [];
+      const results = (await withTimeout(pipeline.exec(), this.#timeoutMs, this.dropStalled)) ?? [];
       for (const [error] of results) if (error) throw error;
       replies = results.map(([, reply]) => reply);
     }

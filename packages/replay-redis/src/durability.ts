@@ -1,6 +1,6 @@
 import { ReplayStoreUnavailableError } from '@mrtr/replay';
 import type { Cluster, Redis } from 'ioredis';
-import { describeError, reconnectStalled, withTimeout } from './timeout.js';
+import { describeError, withTimeout } from './timeout.js';
 
 /**
  * What a Redis server must do so that it never forgets a claim, which the
@@ -101,12 +101,14 @@ export function serversOf(client: Redis | Cluster): Redis[] {
 }
 
 /**
- * Read one server's persistence in one round trip.
+ * Read one server's persistence in one round trip; `onTimeout` is called
+ * when it gives no reply within `timeoutMs`, before the error.
  * @throws {ReplayStoreUnavailableError} when it does not answer `INFO` within `timeoutMs`.
  */
 export async function readDurability(
   client: Redis,
   timeoutMs: number,
+  onTimeout?: () => void,
 ): Promise<RedisServerDurability> {
   const server = `${client.options.host ?? '?'}:${client.options.port ?? '?'}`;
   let replies: [Error | null, unknown][];
@@ -116,8 +118,10 @@ export async function readDurability(
       .call('INFO', 'server', 'persistence', 'memory', 'replication')
       .call('CONFIG', 'GET', 'appendfsync')
       .call('COMMAND', 'INFO', 'WAITAOF');
-    replies = ((await withTimeout(pipeline.exec(), timeoutMs, () => reconnectStalled(client))) ??
-      []) as [Error | null, unknown][];
+    replies = ((await withTimeout(pipeline.exec(), timeoutMs, onTimeout)) ?? []) as [
+      Error | null,
+      unknown,
+    ][];
   } catch (error) {
     throw unreadable(server, error);
   }

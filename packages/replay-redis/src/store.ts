@@ -150,9 +150,16 @@ export class RedisReplayStore implements ReplayStore<void> {
    * @throws {ReplayStoreUnavailableError} when Redis does not answer within `timeoutMs`.
    */
   async checkDurability(): Promise<RedisDurabilityReport> {
-    if (this.#client.status !== 'ready') await this.#c.settle();
+    if (this.#c.unsettled) await this.#c.settle();
     const servers = await Promise.all(
-      serversOf(this.#client).map((node) => readDurability(node, this.#o.timeoutMs)),
+      serversOf(this.#client).map((node) =>
+        // The store's own connection, stalled, is dropped as a claim's would be; a cluster's nodes are the cluster's.
+        readDurability(
+          node,
+          this.#o.timeoutMs,
+          node === this.#client ? this.#c.dropStalled : undefined,
+        ),
+      ),
     );
     const report = { durability: this.#o.durability, replicas: this.#o.replicas, servers };
     const problems = servers.flatMap((s) =>
@@ -176,7 +183,7 @@ export class RedisReplayStore implements ReplayStore<void> {
   ): Promise<OnceResult<T>> {
     assertOnceRequest(request);
     // After a reconnect, 'ready' drops the earlier check: read the settings of this connection.
-    if (this.#client.status !== 'ready') await this.#c.settle();
+    if (this.#c.unsettled) await this.#c.settle();
     if (!this.#durableSettled) await this.#ensureDurable();
     const key = this.#o.prefix + request.nonce;
     const token = `${this.#tokenPrefix}.${(this.#tokens++).toString(36)}`;

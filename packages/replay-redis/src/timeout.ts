@@ -1,5 +1,3 @@
-import type { Cluster, Redis } from 'ioredis';
-
 /** The message of an error, or the value as text. */
 export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -33,17 +31,38 @@ export function withTimeout<T>(
   });
 }
 
+/** What {@link reconnectStalled} reads of a client: ioredis's `Redis` has all of it; a `Cluster` has no `stream`. */
+export interface DroppableClient {
+  readonly status?: string;
+  readonly stream?: { destroy(): void };
+  readonly options?: { autoResendUnfulfilledCommands?: boolean; retryStrategy?: unknown };
+}
+
 /**
- * Drop a connection that let a reply go past its deadline, and connect
- * again: Redis answers in order, so behind a reply that never comes (a
- * half-open TCP connection, a stuck proxy) every later reply waits too, and
- * the connection would fail every command until the process restarts. The
- * client reconnects by its own `retryStrategy`; a client that is not `ready`
- * is already reconnecting, or was closed by its owner, and is left alone.
+ * Drop a connection that let a reply go past its deadline, so the client
+ * connects again: Redis answers in order, so behind a reply that never comes
+ * (a half-open TCP connection, a stuck proxy) every later reply waits too,
+ * and the connection would fail every command until the process restarts.
+ * Its socket is destroyed at once (`disconnect` would keep it up to
+ * `disconnectTimeout` more), which ioredis treats as a lost connection: it
+ * fails the commands in flight and reconnects by its `retryStrategy`.
+ *
+ * Only where that is safe for every user of the client: a standalone client
+ * (a `Cluster` has no one socket) that is `ready`, resends nothing after a
+ * reconnect (`autoResendUnfulfilledCommands: false`: another user's
+ * `INCR` whose reply was only slow must not run twice) and reconnects at all
+ * (`retryStrategy` a function), as with `FAIL_FAST_REDIS_OPTIONS`.
  * @returns whether the connection was dropped.
  */
-export function reconnectStalled(client: Pick<Redis | Cluster, 'status' | 'disconnect'>): boolean {
-  if (client.status !== 'ready') return false;
-  client.disconnect(true);
+export function reconnectStalled(client: DroppableClient): boolean {
+  const options = client.options;
+  if (
+    client.status !== 'ready' ||
+    !client.stream ||
+    options?.autoResendUnfulfilledCommands !== false ||
+    typeof options.retryStrategy !== 'function'
+  )
+    return false;
+  client.stream.destroy();
   return true;
 }
