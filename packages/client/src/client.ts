@@ -31,10 +31,16 @@ export type {
 } from './types.js';
 
 /** Set by the build (tsup.config.ts) and by vitest.config.ts to this package's version. */
-declare const __MRTR_CLIENT_VERSION__: string;
+declare const __MRTR_CLIENT_VERSION__: string | undefined;
 
-/** `clientInfo` sent when the options name none: this package, at its own version. */
-const DEFAULT_CLIENT_INFO = { name: '@mrtr/client', version: __MRTR_CLIENT_VERSION__ } as const;
+/**
+ * `clientInfo` sent when the options name none: this package, at its own
+ * version (`0.0.0-source` when the source runs unbuilt, e.g. under tsx).
+ */
+const DEFAULT_CLIENT_INFO = {
+  name: '@mrtr/client',
+  version: typeof __MRTR_CLIENT_VERSION__ === 'string' ? __MRTR_CLIENT_VERSION__ : '0.0.0-source',
+} as const;
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);

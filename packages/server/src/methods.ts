@@ -37,7 +37,8 @@ function invalid(message: string, data?: unknown): McpError {
  * so a client can tell which part of its request to fix.
  */
 function invalidParams(method: string, param: string, problem: string): McpError {
-  const name = clip(param, 64);
+  // A member name is the client's text: a lone surrogate is shown as U+FFFD, so the error is well-formed JSON.
+  const name = clip(param.toWellFormed(), 64);
   return invalid(`Invalid ${method} params: ${name ? `${name} ` : ''}${problem}`, {
     ...(name ? { param: name } : {}),
     problem,
@@ -71,7 +72,7 @@ function zodParamsProblem(
   const first = issues[0];
   if (!first) return invalid(`Invalid ${method} params`);
   const path = first.path.map((k) => clip(String(k), 64)).join('.');
-  return invalidParams(method, path, `is invalid (${clip(first.message, 200)})`);
+  return invalidParams(method, path, `is invalid (${clip(first.message.toWellFormed(), 200)})`);
 }
 
 function isJsonObject(v: unknown): v is Record<string, unknown> {

@@ -328,6 +328,7 @@ describe('request validation order and codes', () => {
         'inputResponses.\u0000',
         'must be a JSON object',
       ],
+      [{ inputResponses: { '\ud800x': 1 } }, 'inputResponses.\ufffdx', 'must be a JSON object'],
       [{ requestState: 5 }, 'requestState', 'must be a string'],
       [{ arguments: [1] }, 'arguments', 'must be a JSON object'],
       [{ arguments: null }, 'arguments', 'must be a JSON object'],
