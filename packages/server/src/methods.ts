@@ -49,14 +49,14 @@ function invalidParams(method: string, param: string, problem: string): McpError
 function callParamsProblem(params: Record<string, unknown>): McpError {
   const method = 'tools/call';
   if (typeof params.name !== 'string') return invalidParams(method, 'name', 'must be a string');
-  if (params.arguments !== undefined && !isJsonObject(params.arguments))
+  if (params.arguments !== undefined && !isPlainObject(params.arguments))
     return invalidParams(method, 'arguments', 'must be a JSON object');
   const responses = params.inputResponses;
   if (responses !== undefined) {
-    if (!isJsonObject(responses))
+    if (!isPlainObject(responses))
       return invalidParams(method, 'inputResponses', 'must be a JSON object');
     for (const key of Object.keys(responses))
-      if (!isJsonObject(responses[key]))
+      if (!isPlainObject(responses[key]))
         return invalidParams(method, `inputResponses.${key}`, 'must be a JSON object');
   }
   if (params.requestState !== undefined && typeof params.requestState !== 'string')
@@ -73,10 +73,6 @@ function zodParamsProblem(
   if (!first) return invalid(`Invalid ${method} params`);
   const path = first.path.map((k) => clip(String(k), 64)).join('.');
   return invalidParams(method, path, `is invalid (${clip(first.message.toWellFormed(), 200)})`);
-}
-
-function isJsonObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /**
