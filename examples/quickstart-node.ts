@@ -15,7 +15,8 @@ import pg from 'pg';
 import { z } from 'zod';
 
 const { MRTR_SECRET, TOKEN, DATABASE_URL, PORT = '3000' } = process.env;
-if (!MRTR_SECRET || !TOKEN) throw new Error('Set MRTR_SECRET (openssl rand -base64 32) and TOKEN');
+if (!MRTR_SECRET || !TOKEN || !DATABASE_URL)
+  throw new Error('Set MRTR_SECRET (openssl rand -base64 32), TOKEN and DATABASE_URL');
 const db = pgPoolDriver(new pg.Pool({ connectionString: DATABASE_URL }));
 await migrateReplayTable(db); // table mrtr_replay: one row per confirmation used
 await db.query(`CREATE TABLE IF NOT EXISTS records (id text PRIMARY KEY);

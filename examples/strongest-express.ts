@@ -33,8 +33,10 @@ const PORT = process.env.PORT ?? '3000';
 // Browsers refuse passkeys on an IP address: the page's origin names localhost (or your domain).
 // Read as a URL: the receipts' issuer is exactly this origin, whatever path or slash was set.
 const PUBLIC_ORIGIN = new URL(process.env.PUBLIC_ORIGIN ?? `http://localhost:${PORT}`).origin;
-if (!MRTR_SECRET || !TOKEN || !ALICE_PAGE_PASSWORD || !RECEIPT_KEY_PEM)
-  throw new Error('Set MRTR_SECRET, TOKEN, ALICE_PAGE_PASSWORD and RECEIPT_KEY_PEM (see the top)');
+if (!MRTR_SECRET || !TOKEN || !ALICE_PAGE_PASSWORD || !RECEIPT_KEY_PEM || !DATABASE_URL)
+  throw new Error(
+    'Set MRTR_SECRET, TOKEN, ALICE_PAGE_PASSWORD, RECEIPT_KEY_PEM and DATABASE_URL (see the top)',
+  );
 const db = pgPoolDriver(new pg.Pool({ connectionString: DATABASE_URL }));
 await migrateReplayTable(db);
 await migrateApprovalTables(db); // approvals and passkeys, in the same database

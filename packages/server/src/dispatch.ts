@@ -155,6 +155,9 @@ export function dispatcher(
   /** The outcome of what a handler threw or rejected with. */
   function failure(id: RequestId, error: unknown): Outcome {
     if (isMcpError(error)) {
+      // A handler's own -32603 is a fault of the server side (the gate's unreachable replay store,
+      // a failed audit sink): the client is told little, so the operator must hear of it and its cause.
+      if (error.code === ErrorCode.InternalError) onError(error);
       try {
         const body = errorResponse(id, error.code, error.message, error.data);
         return { status: statusFor(error.code), text: JSON.stringify(body) };

@@ -223,7 +223,11 @@ export interface McpEndpointOptions {
   readTtlMs?: number;
   /** `cacheScope` of cacheable results that set none (default `"private"`). */
   cacheScope?: CacheScope;
-  /** Called with unexpected handler errors (default: `console.error`). */
+  /**
+   * Called with unexpected handler errors, and with every `McpError` of code
+   * `-32603` a handler throws (its `cause` says what failed: an unreachable
+   * replay store, an audit sink). Default: `console.error`.
+   */
   onError?: (error: unknown) => void;
 }
 

@@ -386,6 +386,42 @@ describe('createMcpEndpoint', () => {
     expect(errors).toHaveLength(thrown.length);
   });
 
+  it("tells onError of a handler's own -32603 with its cause, and of no other McpError", async () => {
+    const heard: unknown[] = [];
+    const cause = new Error('ECONNREFUSED 127.0.0.1:6379');
+    const faulty = createMcpEndpoint({
+      serverInfo: { name: 'test', version: '1.0.0' },
+      tools: [
+        {
+          name: 'store_down',
+          inputSchema: { type: 'object' as const },
+          handler: () => {
+            // As the gate throws it: the cause set on the error, never sent.
+            throw Object.defineProperty(
+              new McpError(-32603, 'Nothing was changed: the store is unavailable.'),
+              'cause',
+              { value: cause },
+            );
+          },
+        },
+        {
+          name: 'bad_input',
+          inputSchema: { type: 'object' as const },
+          handler: () => Promise.reject(new McpError(-32602, 'bad input')),
+        },
+      ],
+      authenticate: () => ({ id: 'alice' }),
+      onError: (e) => heard.push(e),
+    });
+    const down = await faulty(post(call('store_down')));
+    expect((await down.json()).error.code).toBe(-32603);
+    const bad = await faulty(post(call('bad_input')));
+    expect((await bad.json()).error.code).toBe(-32602);
+    expect(heard).toHaveLength(1);
+    expect((heard[0] as McpError).code).toBe(-32603);
+    expect((heard[0] as Error).cause).toBe(cause);
+  });
+
   it('answers a database or service that cannot be reached with -32603 and 503, saying nothing of the error', async () => {
     // A Node system error: `code` with a `syscall`, as sockets and DNS throw them.
     const socket = (code: string) =>

@@ -16,7 +16,13 @@ export const TICKET_HKDF_INFO = 'mrtr-gate/ticket/v1/xchacha20poly1305';
 /** HKDF salt (RFC 5869 §3.1): fixed and public; it only separates this application. */
 export const TICKET_HKDF_SALT = 'mrtr-gate/ticket/salt/v1';
 
-/** Minimum master secret length, bytes: a 256-bit key needs 256 bits of input. */
+/**
+ * Minimum master secret length, bytes (a string counts as its UTF-8 bytes).
+ * A length is all the sealer can check: a 256-bit key needs 256 bits of
+ * entropy, which only random bytes give (`openssl rand -base64 32` is 32
+ * random bytes in 44 characters; 32 hex digits, or a word repeated, pass
+ * this check with less).
+ */
 export const MIN_SECRET_BYTES = 32;
 /** Default largest ticket string accepted by `open` (and minted by `seal`), characters: 4 KiB. */
 export const DEFAULT_MAX_TICKET_LENGTH = 4096;
@@ -31,7 +37,7 @@ export const DEFAULT_TTL_SECONDS = 300;
 export interface TicketKey {
   /** Key id, sent in the clear: 1 to 32 characters of `[A-Za-z0-9_-]`. */
   kid: string;
-  /** Master secret: at least 32 bytes; a string is taken as its UTF-8 bytes. */
+  /** Master secret: at least 32 bytes, and random (see {@link MIN_SECRET_BYTES}); a string is taken as its UTF-8 bytes. */
   secret: Uint8Array | string;
 }
 
