@@ -8,9 +8,9 @@ import {
   validateFormContent,
 } from '@mrtr/wire';
 import { askAfresh, askAgain, contextOf } from './ask.js';
-import { canonicalizable, refusal } from './errors.js';
+import { canonicalOrUndefined, refusal } from './errors.js';
 import { type Asked, allows, asked, type Flow, modeFor, policyOf } from './flow.js';
-import { acceptedAnswer, decline, perform, replayOf } from './perform.js';
+import { acceptedAnswerText, decline, perform, replayOf } from './perform.js';
 import { readTicketData } from './sealed.js';
 import type { FormContent } from './types.js';
 
@@ -101,14 +101,15 @@ async function accepted<View, Tx>(
     return invalid(
       valid.issues.map((i) => (i.field ? `${i.field} ${i.reason}` : i.reason)).join('; '),
     );
-  if (!canonicalizable(valid.value)) return invalid('it holds text that is not valid Unicode');
+  const canonical = canonicalOrUndefined(valid.value);
+  if (canonical === undefined) return invalid('it holds text that is not valid Unicode');
   const values = valid.value as FormContent;
   const chosen = candidateError(spec.candidateField, values, live.context.candidates);
   if (chosen) return askAgain(flow, live, 'not_a_candidate', chosen);
   const notice = spec.check?.(values, live.context);
   if (notice !== undefined) return askAgain(flow, live, 'check_failed', notice);
   if (spec.consents(values, live.context) !== true) return decline(flow, claims, live);
-  return perform(flow, claims, live, values, { level: 'form' });
+  return perform(flow, claims, live, values, canonical, { level: 'form' });
 }
 
 /** A URL-mode `accept` (the person agreed to open the page): the page's decision says what happens. */
@@ -163,8 +164,15 @@ async function approved<View, Tx>(
       reason: 'invalid_content',
       notice: 'The approval did not fit the question; please approve again.',
     });
+  // The page kept only content it could store; content JSON cannot carry is a refusal all the same.
+  const canonical = canonicalOrUndefined(values);
+  if (canonical === undefined)
+    return askAfresh(flow, live, {
+      reason: 'invalid_content',
+      notice: 'The approval did not fit the question; please approve again.',
+    });
   flow.round.setAnswer('accept', values);
-  return perform(flow, claims, live, values, {
+  return perform(flow, claims, live, values, canonical, {
     level: live.mode === 'presence' ? 'presence' : 'url',
     approvalId,
     ...(decision.credentialId !== undefined ? { credentialId: decision.credentialId } : {}),
@@ -189,8 +197,9 @@ async function alreadyDone<View, Tx>(
     if (decision?.status !== 'approved') return undefined;
     content = decision.content ?? {};
   }
-  if (content === undefined || !canonicalizable(content)) return undefined;
-  return replayOf(flow, claims, acceptedAnswer(claims.approvalId, content));
+  const canonical = content === undefined ? undefined : canonicalOrUndefined(content);
+  if (canonical === undefined) return undefined;
+  return replayOf(flow, claims, acceptedAnswerText(claims.approvalId, canonical));
 }
 
 /** Why the chosen candidate is not acceptable, or `undefined` when it is (or no field chooses). */

@@ -30,13 +30,15 @@ export function canonicalArgumentsOf(request: GateRequest): string {
   }
 }
 
-/** Whether `value` is JSON RFC 8785 can canonicalize (well-formed strings, finite numbers, bounded depth). */
-export function canonicalizable(value: unknown): boolean {
+/**
+ * The RFC 8785 text of `value`, or `undefined` when JSON cannot carry it
+ * exactly (a lone surrogate, a number that is not finite, nesting past the limit).
+ */
+export function canonicalOrUndefined(value: unknown): string | undefined {
   try {
-    canonicalize(value);
-    return true;
+    return canonicalize(value);
   } catch (error) {
-    if (error instanceof CanonicalizeError) return false;
+    if (error instanceof CanonicalizeError) return undefined;
     throw error;
   }
 }

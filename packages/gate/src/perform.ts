@@ -1,4 +1,4 @@
-import { digestJson } from '@mrtr/digest';
+import { digestCanonical } from '@mrtr/digest';
 import type { Json, OnceRequest, OnceResult } from '@mrtr/replay';
 import type { TicketClaims } from '@mrtr/ticket';
 import { type CallToolResult, type InputRequiredResult, textResult } from '@mrtr/wire';
@@ -30,7 +30,7 @@ class NotRecorded {}
 export async function replayOf<View, Tx>(
   flow: Flow<View, Tx>,
   claims: TicketClaims,
-  answer: Json,
+  answer: string,
 ): Promise<CallToolResult | undefined> {
   let result: OnceResult<Json>;
   try {
@@ -62,13 +62,14 @@ export async function perform<View, Tx>(
   claims: TicketClaims,
   live: Asked<View>,
   content: FormContent,
+  canonicalContent: string,
   confirmation: Confirmation,
 ): Promise<CallToolResult | InputRequiredResult> {
   const { round, spec } = flow;
   const { seal: sealed } = readTicketData(claims.data);
-  const answer = acceptedAnswer(
+  const answer = acceptedAnswerText(
     confirmation.level === 'form' ? undefined : confirmation.approvalId,
-    content,
+    canonicalContent,
   );
   // Written before the claim: a sink that cannot write it stops the mutation.
   if (!round.silent)
@@ -98,7 +99,7 @@ export async function perform<View, Tx>(
           argumentsDigest: flow.argsDigest,
           questionDigest: live.digest,
           // Accepted content is canonicalizable (an accept that is not was asked again).
-          contentDigest: digestJson(content),
+          contentDigest: digestCanonical(canonicalContent),
           confirmation,
           nonce: claims.nonce,
         }));
@@ -172,7 +173,7 @@ export async function decline<View, Tx>(
   const question = live?.question.message;
   let written: GateAuditEvent | undefined;
   const result = await flow.parts.store.once(
-    onceRequestOf(flow, claims, { action: 'decline' }),
+    onceRequestOf(flow, claims, DECLINE),
     async (tx: Tx) => {
       const declined = toJson(
         spec.declined?.(context) ?? textResult('Declined. Nothing was changed.'),
@@ -190,34 +191,43 @@ export async function decline<View, Tx>(
   return settle(flow, result, 'declined', written, question, level);
 }
 
-/** The answer an accept binds in the replay store: the content, and the approval it came from in URL mode. */
-export function acceptedAnswer(approvalId: string | undefined, content: unknown): Json {
+/** RFC 8785 text of the answer a decline binds in the replay store. */
+const DECLINE = '{"action":"decline"}';
+
+/**
+ * RFC 8785 text of the answer an accept binds in the replay store:
+ * `{action: "accept", approval?, content}`, the approval it came from in URL
+ * mode. Written out rather than canonicalized again: the members are in
+ * RFC 8785 order (`action` < `approval` < `content`), `"accept"` needs no
+ * escaping, and `canonicalContent` is already canonical.
+ * @param approvalId 22 base64url characters, as a ticket carries it.
+ */
+export function acceptedAnswerText(
+  approvalId: string | undefined,
+  canonicalContent: string,
+): string {
   return approvalId === undefined
-    ? { action: 'accept', content: content as Json }
-    : { action: 'accept', approval: approvalId, content: content as Json };
+    ? `{"action":"accept","content":${canonicalContent}}`
+    : `{"action":"accept","approval":${JSON.stringify(approvalId)},"content":${canonicalContent}}`;
 }
 
 /**
- * What the replay store keys and compares: the nonce, and the digest of
- * everything the answer bound, so an identical re-issue gets the recorded
- * outcome. The record lives as long as the ticket can still open
- * (`TicketSealer.acceptedUntil`): never shorter, or a re-send after it was
- * forgotten would run again.
+ * What the replay store keys and compares: the nonce, and the digest of the
+ * answer (RFC 8785 text), so an identical re-issue gets the recorded outcome
+ * and any other answer is refused. Principal, operation, arguments and input
+ * key are not hashed again: the nonce names one ticket, which sealed them and
+ * opened only for them. The record lives as long as the ticket can still
+ * open (`TicketSealer.acceptedUntil`): never shorter, or a re-send after it
+ * was forgotten would run again.
  */
 function onceRequestOf<View, Tx>(
   flow: Flow<View, Tx>,
   claims: TicketClaims,
-  answer: Json,
+  answer: string,
 ): OnceRequest {
   return {
     nonce: claims.nonce,
-    requestDigest: digestJson({
-      sub: claims.sub,
-      op: claims.op,
-      argsDigest: claims.argsDigest,
-      inputKey: claims.inputKey,
-      answer,
-    }),
+    requestDigest: digestCanonical(answer),
     expiresAt: flow.parts.sealer.acceptedUntil(claims),
   };
 }
