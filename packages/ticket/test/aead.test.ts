@@ -1,7 +1,15 @@
 import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Aead, aead, aeadReady, nativeAead, nobleAead, sodiumAead } from '../src/aead.js';
+import {
+  type Aead,
+  aead,
+  aeadReady,
+  nativeAead,
+  nobleAead,
+  sodiumAead,
+  sodiumWrapperAead,
+} from '../src/aead.js';
 import { handAad, INPUT, parts, SECRET_1, sealer, subkey } from './helpers.js';
 
 const hex = (s: string) => Uint8Array.from(Buffer.from(s.replace(/\s+/g, ''), 'hex'));
@@ -29,7 +37,12 @@ function seal(impl: Aead, key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, p
   return out;
 }
 
-describe.each([sodiumAead, nativeAead, nobleAead])('XChaCha20-Poly1305 ($name)', (impl) => {
+describe.each([
+  ['sodium, direct', sodiumAead],
+  ['sodium, wrappers', sodiumWrapperAead],
+  ['native', nativeAead],
+  ['noble', nobleAead],
+] as const)('XChaCha20-Poly1305 (%s)', (_name, impl) => {
   beforeAll(() => aeadReady);
 
   it('produces the draft-irtf-cfrg-xchacha A.3.1 ciphertext and tag', () => {
@@ -65,6 +78,26 @@ describe('the sodium, native and noble implementations', { timeout: 60_000 }, ()
     expect(aead().name).toBe('sodium');
   });
 
+  it("libsodium's module is called directly, and every byte it was lent is zeroed after", async () => {
+    await aeadReady;
+    const sodium = (await import('libsodium-wrappers')).default as unknown as {
+      libsodium: { HEAPU8: Uint8Array };
+    };
+    const key = new Uint8Array(32).fill(0xa5);
+    const plain = new Uint8Array(300).fill(0x5a);
+    const sealed = seal(sodiumAead, key, KAT.nonce, KAT.aad, plain);
+    expect(toHex(sodiumAead.open(key, KAT.nonce, KAT.aad, sealed) as Uint8Array)).toBe(
+      toHex(plain),
+    );
+    // A run of 32 key bytes or of the plaintext anywhere in the heap would be what a call left behind.
+    const heap = Buffer.from(sodium.libsodium.HEAPU8.buffer);
+    expect(heap.includes(Buffer.from(key))).toBe(false);
+    expect(heap.includes(Buffer.from(plain.subarray(0, 64)))).toBe(false);
+    // The wrappers' API leaves its copies in freed memory: the search above can see them.
+    sodiumWrapperAead.open(key, KAT.nonce, KAT.aad, sealed);
+    expect(Buffer.from(sodium.libsodium.HEAPU8.buffer).includes(Buffer.from(key))).toBe(true);
+  });
+
   it("a ticket sealed through libsodium opens by hand with OpenSSL's and noble's implementation", async () => {
     await aeadReady;
     const { ticket } = sealer().seal(INPUT);
@@ -89,8 +122,13 @@ describe('the sodium, native and noble implementations', { timeout: 60_000 }, ()
           const a = seal(nativeAead, key, nonce, aad, plain);
           const b = seal(nobleAead, key, nonce, aad, plain);
           const c = seal(sodiumAead, key, nonce, aad, plain);
+          const d = seal(sodiumWrapperAead, key, nonce, aad, plain);
           expect(toHex(a)).toBe(toHex(b));
           expect(toHex(c)).toBe(toHex(a));
+          expect(toHex(d)).toBe(toHex(a));
+          expect(toHex(sodiumWrapperAead.open(key, nonce, aad, c) as Uint8Array)).toBe(
+            toHex(plain),
+          );
           expect(toHex(sodiumAead.open(key, nonce, aad, a) as Uint8Array)).toBe(toHex(plain));
           expect(toHex(nativeAead.open(key, nonce, aad, c) as Uint8Array)).toBe(toHex(plain));
           expect(toHex(xchacha20poly1305(key, nonce, aad).encrypt(plain))).toBe(toHex(a));
