@@ -443,6 +443,14 @@ describe('createMcpEndpoint', () => {
       ['57P01', pgError('57P01'), unreachable],
       ['08006', pgError('08006'), unreachable],
       ['53300', pgError('53300'), unreachable],
+      // A database that gave up and rolled back: a deadlock, a cancel or timeout, no room.
+      ...['40001', '40P01', '55P03', '57014', '53100', '58030'].map(
+        (code): [string, unknown, string] => [
+          code,
+          Object.assign(new Error('canceling statement: secret'), { code, severity: 'ERROR' }),
+          'gave up on this request',
+        ],
+      ),
       ['pg without code', new Error('Connection terminated unexpectedly'), unreachable],
       // @mrtr/sql's ConnectionLostError: a SQLSTATE as code, no severity.
       [
@@ -488,7 +496,8 @@ describe('createMcpEndpoint', () => {
       Object.assign(new Error('x'), { code: 'ERR_INVALID_ARG_TYPE' }),
       new Error('connect ECONNREFUSED 127.0.0.1:5432'),
       Object.assign(new Error('x'), { code: '42601', severity: 'ERROR' }),
-      Object.assign(new Error('x'), { code: '57014', severity: 'ERROR' }),
+      Object.assign(new Error('x'), { code: '57000', severity: 'ERROR' }),
+      Object.assign(new Error('x'), { code: '40002', severity: 'ERROR' }),
       Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), // no syscall: a tool's own
       { code: 'ECONNREFUSED', syscall: 'connect' }, // not an Error
       new Error('bad input', { cause: { code: 'ECONNREFUSED', syscall: 'connect' } }),

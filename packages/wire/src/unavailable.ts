@@ -40,10 +40,20 @@ const UNREACHABLE = new Set([
  * SQLSTATE codes (PostgreSQL manual, appendix A) of a database that ended the
  * session or cannot serve it: class `08` (connection_exception), `57P01` to
  * `57P05` (admin or crash shutdown, cannot connect now, database dropped,
- * idle session timeout), `53300` (too_many_connections). Not `57014`
- * (query_canceled): a statement the caller made expensive ends that way too.
+ * idle session timeout), `53300` (too_many_connections).
  */
 const SESSION_LOST = /^(08[0-9A-Z]{3}|57P0[1-5]|53300)$/;
+
+/**
+ * SQLSTATE codes of a database that gave up on a statement and rolled its
+ * transaction back, for no fault of the server's code: `40001`
+ * (serialization_failure), `40P01` (deadlock_detected), `55P03`
+ * (lock_not_available: `lock_timeout`), `57014` (query_canceled: a cancel
+ * or `statement_timeout`, which a statement the caller made expensive also
+ * meets), class `53` (insufficient resources: disk full, out of memory), and
+ * `58000`/`58030` (system and I/O errors).
+ */
+const GAVE_UP = /^(40001|40P01|55P03|57014|53[0-9A-Z]{3}|58000|58030)$/;
 
 /** What node-postgres says, without a code, of a connection that is gone. */
 const PG_CONNECTION_GONE =
@@ -69,7 +79,11 @@ const COMMIT_UNKNOWN = '08007';
  * SQLSTATE that ends the session (see above; `@mrtr/sql`'s
  * `ConnectionLostError` carries one); node-postgres's "Connection
  * terminated…" and "… not queryable"; an error branded
- * {@link SERVICE_UNAVAILABLE} (`pgPoolDriver`'s deadline). Only `Error` objects count: a plain
+ * {@link SERVICE_UNAVAILABLE} (`pgPoolDriver`'s deadline); and, worded as
+ * a database that gave up (a conflict, a timeout, a cancel; the request may
+ * be retried), a SQLSTATE that rolls back without a bug of the server (see
+ * above: deadlock, serialization failure, lock or statement timeout, cancel,
+ * resources). Only `Error` objects count: a plain
  * object a tool built from request data is no outage. The message names no
  * code and nothing of the error (which may name hosts, and would tell a
  * caller probing a network one failure from another); whether anything was
@@ -102,6 +116,11 @@ export function serviceUnavailable(error: unknown): McpError | undefined {
         return new McpError(
           ErrorCode.InternalError,
           'Service unavailable: a database or service this tool needs could not be reached. Retry later.',
+        );
+      if (state !== undefined && GAVE_UP.test(state))
+        return new McpError(
+          ErrorCode.InternalError,
+          'Service unavailable: the database gave up on this request before it finished (a conflict with another request, a timeout or a cancel). Retry it; if it keeps failing, ask for less at once.',
         );
       current = current.cause;
     }
