@@ -8,6 +8,7 @@ import {
   type McpServer,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
+import { DEFAULT_MAX_BODY_DEPTH, nestingDepth } from './depth.js';
 import { principalOfAuthInfo } from './principal.js';
 
 /** Options of {@link serveBothEras}. */
@@ -28,6 +29,13 @@ export interface BothErasOptions {
   maxSessionsPerPrincipal?: number;
   /** Clock for session idleness, milliseconds since the epoch (default `Date.now`). */
   now?: () => number;
+  /**
+   * Largest nesting of objects and arrays in a request body, the JSON-RPC
+   * envelope being level 1 (default 65: `params` 64 deep, as `@mrtr/server`
+   * allows). A deeper body gets HTTP 400 with `-32600` before the SDK reads
+   * it: the SDK's recursive validation would overflow the call stack.
+   */
+  maxBodyDepth?: number;
 }
 
 /** The web-standard handler {@link serveBothEras} returns (the face of the SDK's `McpHttpHandler`). */
@@ -109,7 +117,10 @@ function tracked(session: Session, response: Response): Response {
  * const handler = serveBothEras(() => buildServer());
  * const response = await handler.fetch(request, { authInfo: await verify(request) });
  * ```
- * @throws {TypeError} for a `maxSessionsPerPrincipal` that is not a positive integer.
+ * A request body nested deeper than `maxBodyDepth` gets HTTP 400 with
+ * `-32600` before the SDK reads it.
+ *
+ * @throws {TypeError} for a `maxSessionsPerPrincipal` or `maxBodyDepth` that is not a positive integer.
  */
 export function serveBothEras(
   factory: (ctx: McpRequestContext) => McpServer | Promise<McpServer>,
@@ -122,6 +133,9 @@ export function serveBothEras(
   if (!Number.isInteger(perPrincipal) || perPrincipal < 1)
     throw new TypeError(`maxSessionsPerPrincipal must be a positive integer, got ${perPrincipal}`);
   const now = options.now ?? Date.now;
+  const maxDepth = options.maxBodyDepth ?? DEFAULT_MAX_BODY_DEPTH;
+  if (!Number.isInteger(maxDepth) || maxDepth < 1)
+    throw new TypeError(`maxBodyDepth must be a positive integer, got ${maxDepth}`);
   const sessions = new Map<string, Session>();
 
   async function drop(id: string, session: Session) {
@@ -196,6 +210,18 @@ export function serveBothEras(
 
   return {
     async fetch(request, fetchOptions = {}) {
+      if (request.method === 'POST' && request.body !== null) {
+        const text = await request
+          .clone()
+          .text()
+          .catch(() => '');
+        if (nestingDepth(text, maxDepth) > maxDepth)
+          return jsonRpcError(
+            400,
+            -32600,
+            `Invalid Request: the body is nested deeper than ${maxDepth} levels`,
+          );
+      }
       if (await isLegacyRequest(request)) return legacy(request, fetchOptions.authInfo);
       return modern.fetch(request, fetchOptions);
     },

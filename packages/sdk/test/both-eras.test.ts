@@ -152,3 +152,63 @@ describe('why 2025-era clients need a session', () => {
     expect(s.records.has('r1')).toBe(true);
   });
 });
+
+describe('bodies nested past maxBodyDepth', () => {
+  /** A marker the body text replaces: JSON.stringify itself would overflow on such nesting. */
+  const NESTED = '"@@nested@@"';
+  const nested = (levels: number) => `${'{"a":'.repeat(levels)}"x"${'}'.repeat(levels)}`;
+  const call = (form: unknown, extra?: unknown) => ({
+    jsonrpc: '2.0',
+    id: 7,
+    method: 'tools/call',
+    params: {
+      name: 'delete_record',
+      arguments: { id: 'r1', ...(extra === undefined ? {} : { note: extra }) },
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': { elicitation: { form } },
+      },
+    },
+  });
+  const modern = (body: unknown, inner?: string) =>
+    new Request('http://records.test/mcp', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${TOKENS.alice}`,
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'delete_record',
+      },
+      body: JSON.stringify(body).replace(NESTED, inner ?? NESTED),
+    });
+
+  it('are refused with -32600 before the SDK reads them (its validation overflowed the stack)', async () => {
+    const h = serveBothEras(instance(shared(['r1'])).factory);
+    opened.push(h);
+    for (const levels of [200, 5_000, 50_000]) {
+      const response = await h.fetch(modern(call(JSON.parse(NESTED)), nested(levels)), {
+        authInfo: authInfoOf(modern({})),
+      });
+      expect(response.status, `${levels}`).toBe(400);
+      expect((await response.json()).error.code).toBe(-32600);
+    }
+    // Brackets inside strings are text, not nesting.
+    const text = await h.fetch(modern(call({}, '[{'.repeat(10_000))), {
+      authInfo: authInfoOf(modern({})),
+    });
+    expect(text.status).not.toBe(400);
+    await text.body?.cancel();
+  });
+
+  it('maxBodyDepth sets the limit, and must be a positive integer', async () => {
+    const h = serveBothEras(instance(shared(['r1'])).factory, { maxBodyDepth: 3 });
+    opened.push(h);
+    const response = await h.fetch(modern(call({})), { authInfo: authInfoOf(modern({})) });
+    expect(response.status).toBe(400);
+    expect(() => serveBothEras(instance(shared(['r1'])).factory, { maxBodyDepth: 0 })).toThrow(
+      TypeError,
+    );
+  });
+});
