@@ -25,11 +25,21 @@ import {
 
 const noArgs = { type: 'object', properties: {} } as const;
 
+/**
+ * Longest text answer taken, UTF-16 code units: an answer is sealed into the
+ * next round's `requestState`, which must stay within `maxTicketLength`
+ * (a longer one is asked again, as an invalid answer is).
+ */
+const MAX_ANSWER_LENGTH = 200;
+
 const askName = (message: string): InputRequest => ({
   method: 'elicitation/create',
   params: {
     message,
-    requestedSchema: formSchema({ name: field.string({ title: 'Name' }) }, { required: ['name'] }),
+    requestedSchema: formSchema(
+      { name: field.string({ title: 'Name', maxLength: MAX_ANSWER_LENGTH }) },
+      { required: ['name'] },
+    ),
   },
 });
 const askColor: InputRequest = {
@@ -63,7 +73,7 @@ function acceptedString(answer: unknown, name: string): string | undefined {
   const parsed = ElicitResultSchema.safeParse(answer);
   if (!parsed.success || parsed.data.action !== 'accept') return undefined;
   const value = parsed.data.content?.[name];
-  return typeof value === 'string' ? value : undefined;
+  return typeof value === 'string' && value.length <= MAX_ANSWER_LENGTH ? value : undefined;
 }
 
 function samplingText(answer: unknown): string | undefined {

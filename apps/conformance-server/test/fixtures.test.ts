@@ -101,6 +101,17 @@ describe('conformance fixtures', () => {
       requestState: r1.requestState,
     });
     expect(Object.keys(skipped.result.inputRequests)).toEqual(['step1']);
+    // A name too long to seal into the next state is asked again, never a 500.
+    for (const long of ['x'.repeat(201), 'x'.repeat(3000)]) {
+      const again = await call('tools/call', {
+        name,
+        arguments: {},
+        inputResponses: { step1: accept({ name: long }) },
+        requestState: r1.requestState,
+      });
+      expect(Object.keys(again.result.inputRequests)).toEqual(['step1']);
+      expect(again.result.requestState).toBe(r1.requestState);
+    }
   });
 
   it('request-state: the gate completes with state-ok once, then refuses a replay with another answer', async () => {
