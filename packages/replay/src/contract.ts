@@ -15,9 +15,11 @@ export interface OnceRequest {
   /** The ticket nonce (the ticket's `n` field): the single-use identity. A non-empty, well-formed string of at most 512 characters without U+0000. */
   nonce: string;
   /**
-   * Digest of everything the answer bound: principal, operation, argument
-   * digest, input key and the response. An identical re-issue has the same
-   * digest and gets the recorded outcome back. A non-empty, well-formed string of at most 512 characters without U+0000.
+   * Digest of what this presentation asks to be done under the nonce
+   * (`@mrtr/gate` passes the digest of the answer's RFC 8785 text: principal,
+   * operation, arguments and input key are fixed by the ticket the nonce
+   * names). An identical re-issue has the same digest and gets the recorded
+   * outcome back; another digest is refused as `used`. A non-empty, well-formed string of at most 512 characters without U+0000.
    */
   requestDigest: string;
   /**

@@ -8,7 +8,7 @@ import {
   type McpServer,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
-import { DEFAULT_MAX_BODY_DEPTH, nestingDepth } from './depth.js';
+import { DEFAULT_MAX_BODY_DEPTH, nestedDeeperThan, SDK_DEFAULT_MAX_BODY_BYTES } from './depth.js';
 import { principalOfAuthInfo } from './principal.js';
 
 /** Options of {@link serveBothEras}. */
@@ -33,7 +33,9 @@ export interface BothErasOptions {
    * Largest nesting of objects and arrays in a request body, the JSON-RPC
    * envelope being level 1 (default 65: `params` 64 deep, as `@mrtr/server`
    * allows). A deeper body gets HTTP 400 with `-32600` before the SDK reads
-   * it: the SDK's recursive validation would overflow the call stack.
+   * it: the SDK's recursive validation would overflow the call stack. The
+   * check reads a copy of at most `modern.maxRequestBodySize` bytes (the
+   * SDK's bound, default 4 MiB); a larger body is the SDK's 413.
    */
   maxBodyDepth?: number;
 }
@@ -134,6 +136,8 @@ export function serveBothEras(
     throw new TypeError(`maxSessionsPerPrincipal must be a positive integer, got ${perPrincipal}`);
   const now = options.now ?? Date.now;
   const maxDepth = options.maxBodyDepth ?? DEFAULT_MAX_BODY_DEPTH;
+  // The depth scan reads no more of a body than the SDK itself would.
+  const maxBytes = options.modern?.maxRequestBodySize ?? SDK_DEFAULT_MAX_BODY_BYTES;
   if (!Number.isInteger(maxDepth) || maxDepth < 1)
     throw new TypeError(`maxBodyDepth must be a positive integer, got ${maxDepth}`);
   const sessions = new Map<string, Session>();
@@ -210,19 +214,19 @@ export function serveBothEras(
 
   return {
     async fetch(request, fetchOptions = {}) {
-      if (request.method === 'POST' && request.body !== null) {
-        const text = await request
-          .clone()
-          .text()
-          .catch(() => '');
-        if (nestingDepth(text, maxDepth) > maxDepth)
-          return jsonRpcError(
-            400,
-            -32600,
-            `Invalid Request: the body is nested deeper than ${maxDepth} levels`,
-          );
-      }
-      if (await isLegacyRequest(request)) return legacy(request, fetchOptions.authInfo);
+      if (
+        request.method === 'POST' &&
+        request.body !== null &&
+        (await nestedDeeperThan(request, maxDepth, maxBytes))
+      )
+        return jsonRpcError(
+          400,
+          -32600,
+          `Invalid Request: the body is nested deeper than ${maxDepth} levels`,
+        );
+      // Under the modern leg's bound: a larger body is classified modern, which answers it 413.
+      if (await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBytes }))
+        return legacy(request, fetchOptions.authInfo);
       return modern.fetch(request, fetchOptions);
     },
     async close() {

@@ -33,14 +33,20 @@ export function toSdkResult(
 
 /**
  * The JSON-RPC error a gated call answers: an `McpError` of the gate keeps
- * its code, message and `data`; an SDK `ProtocolError` thrown by the tool's
+ * its code, message and `data` (one of code `-32603`, the gate's own fault
+ * such as an unreachable replay store, is reported with its `cause`); an SDK `ProtocolError` thrown by the tool's
  * own code passes as it is; anything else is reported and becomes `-32603`:
  * for a database or service that cannot be reached, with the message of
  * `serviceUnavailable` of `@mrtr/wire`; otherwise "Internal error" without detail.
  */
 export function toProtocolError(error: unknown, report: (error: unknown) => void): ProtocolError {
   try {
-    if (error instanceof McpError) return new ProtocolError(error.code, error.message, error.data);
+    if (error instanceof McpError) {
+      // The gate's -32603 is a fault of the server side (an unreachable replay store, a failed
+      // audit sink): the client is told little, so the operator must hear of it and its cause.
+      if (error.code === ProtocolErrorCode.InternalError) reportSafely(report, error);
+      return new ProtocolError(error.code, error.message, error.data);
+    }
     if (error instanceof ProtocolError) return error;
   } catch {
     // An error that throws as it is read (a getter, a Proxy) is no McpError: reported below.
@@ -50,4 +56,13 @@ export function toProtocolError(error: unknown, report: (error: unknown) => void
   const unavailable = serviceUnavailable(error);
   if (unavailable) return new ProtocolError(unavailable.code, unavailable.message);
   return new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
+}
+
+/** `report(error)`, whose own failure must not change what the client is answered. */
+function reportSafely(report: (error: unknown) => void, error: unknown): void {
+  try {
+    report(error);
+  } catch {
+    // A reporter that throws loses this report only.
+  }
 }

@@ -202,6 +202,56 @@ describe('bodies nested past maxBodyDepth', () => {
     await text.body?.cancel();
   });
 
+  it('takes 65 levels and refuses 66 (envelope, params, _meta, capabilities, elicitation: 5 above the form)', async () => {
+    const h = serveBothEras(instance(shared(['r1'])).factory);
+    opened.push(h);
+    const authInfo = authInfoOf(modern({}));
+    const at = await h.fetch(modern(call(JSON.parse(NESTED)), nested(60)), { authInfo });
+    expect(at.status).not.toBe(400);
+    await at.body?.cancel();
+    const past = await h.fetch(modern(call(JSON.parse(NESTED)), nested(61)), { authInfo });
+    expect(past.status).toBe(400);
+    expect((await past.json()).error.message).toContain('nested deeper than 65');
+  });
+
+  it("reads no more of a body than the SDK's maxRequestBodySize: a larger one is the SDK's 413", async () => {
+    const bound = 64 * 1024;
+    const h = serveBothEras(instance(shared(['r1'])).factory, {
+      modern: { maxRequestBodySize: bound },
+    });
+    opened.push(h);
+    let pulled = 0;
+    const chunk = new TextEncoder().encode('1,'.repeat(512));
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent === 0) controller.enqueue(new TextEncoder().encode('{"a":['));
+        if (sent >= 1024) {
+          controller.enqueue(new TextEncoder().encode('1]}'));
+          return controller.close();
+        }
+        sent++;
+        pulled += chunk.length;
+        controller.enqueue(chunk);
+      },
+    });
+    const request = new Request('http://records.test/mcp', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/list',
+      },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    const response = await h.fetch(request, { authInfo: authInfoOf(modern({})) });
+    expect(response.status).toBe(413);
+    // 1 MiB offered; read up to the bound, and a few chunks the streams pull ahead.
+    expect(pulled).toBeLessThan(4 * bound);
+  });
+
   it('maxBodyDepth sets the limit, and must be a positive integer', async () => {
     const h = serveBothEras(instance(shared(['r1'])).factory, { maxBodyDepth: 3 });
     opened.push(h);

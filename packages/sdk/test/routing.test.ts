@@ -255,14 +255,16 @@ describe('principal and errors', () => {
     expect(seen).toEqual([refused]);
   });
 
-  it('an unavailable replay store is -32603 saying nothing was changed', async () => {
+  it('an unavailable replay store is -32603 saying nothing was changed, and onError hears why', async () => {
     const records = new Set(['r1']);
+    const cause = new ReplayStoreUnavailableError('redis: connection refused');
     const down: ReplayStore = {
       once: async () => {
-        throw new ReplayStoreUnavailableError('redis: connection refused');
+        throw cause;
       },
     };
-    const client = await gatedWith({}, deleting(records), down);
+    const seen: unknown[] = [];
+    const client = await gatedWith({ onError: (e) => seen.push(e) }, deleting(records), down);
     const failed = await client.callTool({ name: 'delete_record', arguments: { id: 'r1' } }).then(
       () => undefined,
       (e: { code: number; message: string }) => e,
@@ -271,6 +273,10 @@ describe('principal and errors', () => {
     expect(failed?.message).toMatch(/Nothing was changed/);
     expect(failed?.message).not.toMatch(/redis/);
     expect(records.has('r1')).toBe(true);
+    // The client is told little; the operator gets the gate's error with its cause.
+    expect(seen).toHaveLength(1);
+    expect((seen[0] as { code?: number }).code).toBe(-32603);
+    expect((seen[0] as Error).cause).toBe(cause);
   });
 });
 

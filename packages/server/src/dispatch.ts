@@ -157,7 +157,13 @@ export function dispatcher(
     if (isMcpError(error)) {
       // A handler's own -32603 is a fault of the server side (the gate's unreachable replay store,
       // a failed audit sink): the client is told little, so the operator must hear of it and its cause.
-      if (error.code === ErrorCode.InternalError) onError(error);
+      if (error.code === ErrorCode.InternalError) {
+        try {
+          onError(error);
+        } catch {
+          // A reporter that throws loses this report only: the client still gets the error's words.
+        }
+      }
       try {
         const body = errorResponse(id, error.code, error.message, error.data);
         return { status: statusFor(error.code), text: JSON.stringify(body) };

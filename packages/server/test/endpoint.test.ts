@@ -420,6 +420,24 @@ describe('createMcpEndpoint', () => {
     expect(heard).toHaveLength(1);
     expect((heard[0] as McpError).code).toBe(-32603);
     expect((heard[0] as Error).cause).toBe(cause);
+    // An onError that throws changes nothing the client reads.
+    const throwing = createMcpEndpoint({
+      serverInfo: { name: 'test', version: '1.0.0' },
+      tools: [
+        {
+          name: 'store_down',
+          inputSchema: { type: 'object' as const },
+          handler: () => Promise.reject(new McpError(-32603, 'Nothing was changed: store down.')),
+        },
+      ],
+      authenticate: () => ({ id: 'alice' }),
+      onError: () => {
+        throw new Error('log sink full');
+      },
+    });
+    const answered = await throwing(post(call('store_down')));
+    expect(answered.status).toBe(503);
+    expect((await answered.json()).error.message).toBe('Nothing was changed: store down.');
   });
 
   it('answers a database or service that cannot be reached with -32603 and 503, saying nothing of the error', async () => {

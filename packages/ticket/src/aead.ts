@@ -159,7 +159,8 @@ let scratchBytes = 0;
 
 /**
  * The address of `bytes` bytes of the WebAssembly heap, zeroed by every
- * caller after use (a smaller region is zeroed and freed when it grows).
+ * caller after use, however the call ends (a smaller region is zeroed and
+ * freed when it grows).
  * @throws {RangeError} when libsodium's heap cannot grow that far.
  */
 function scratchOf(lib: SodiumModule, bytes: number): number {
@@ -167,10 +168,21 @@ function scratchOf(lib: SodiumModule, bytes: number): number {
   const size = Math.max(bytes, 1024);
   const at = lib._malloc(size);
   if (at === 0) throw new RangeError(`libsodium could not allocate ${size} bytes`);
-  if (scratch !== 0) lib._free(scratch);
+  if (scratch !== 0) {
+    lib.HEAPU8.fill(0, scratch, scratch + scratchBytes);
+    lib._free(scratch);
+  }
   scratch = at;
   scratchBytes = size;
   return at;
+}
+
+/** What libsodium would refuse (the wrappers check it): its functions read exactly 32 key and 24 nonce bytes. */
+function checkSizes(key: Uint8Array, nonce: Uint8Array): void {
+  if (key.length !== 32)
+    throw new TypeError(`XChaCha20-Poly1305 key of ${key.length} bytes, not 32`);
+  if (nonce.length !== NONCE_BYTES)
+    throw new TypeError(`XChaCha20-Poly1305 nonce of ${nonce.length} bytes, not ${NONCE_BYTES}`);
 }
 
 /**
@@ -189,66 +201,75 @@ export const sodiumAead: Aead = {
   seal(key, nonce, aad, plain, out) {
     const lib = direct;
     if (!lib) return sodiumWrapperAead.seal(key, nonce, aad, plain, out);
+    checkSizes(key, nonce);
+    if (out.length !== plain.length + TAG_BYTES)
+      throw new RangeError(`seal output of ${out.length} bytes, not ${plain.length + TAG_BYTES}`);
     const used = 32 + NONCE_BYTES + aad.length + 2 * plain.length + TAG_BYTES;
     const k = scratchOf(lib, used);
-    const n = k + 32;
-    const ad = n + NONCE_BYTES;
-    const m = ad + aad.length;
-    const c = m + plain.length;
-    const heap = lib.HEAPU8; // read after any allocation: a grown heap is a new buffer
-    heap.set(key, k);
-    heap.set(nonce, n);
-    heap.set(aad, ad);
-    heap.set(plain, m);
-    const status = lib._crypto_aead_xchacha20poly1305_ietf_encrypt(
-      c,
-      0,
-      m,
-      plain.length,
-      0,
-      ad,
-      aad.length,
-      0,
-      0,
-      n,
-      k,
-    );
-    if (status === 0) out.set(heap.subarray(c, c + plain.length + TAG_BYTES), 0);
-    heap.fill(0, k, k + used);
-    if (status !== 0) throw new Error('libsodium could not seal');
+    try {
+      const n = k + 32;
+      const ad = n + NONCE_BYTES;
+      const m = ad + aad.length;
+      const c = m + plain.length;
+      const heap = lib.HEAPU8; // read after any allocation: a grown heap is a new buffer
+      heap.set(key, k);
+      heap.set(nonce, n);
+      heap.set(aad, ad);
+      heap.set(plain, m);
+      const status = lib._crypto_aead_xchacha20poly1305_ietf_encrypt(
+        c,
+        0,
+        m,
+        plain.length,
+        0,
+        ad,
+        aad.length,
+        0,
+        0,
+        n,
+        k,
+      );
+      if (status !== 0) throw new Error('libsodium could not seal');
+      out.set(heap.subarray(c, c + plain.length + TAG_BYTES), 0);
+    } finally {
+      lib.HEAPU8.fill(0, k, k + used);
+    }
   },
   open(key, nonce, aad, sealed) {
     if (sealed.length < TAG_BYTES) return null;
     const lib = direct;
     if (!lib) return sodiumWrapperAead.open(key, nonce, aad, sealed);
+    checkSizes(key, nonce);
     const plainLength = sealed.length - TAG_BYTES;
     const used = 32 + NONCE_BYTES + aad.length + sealed.length + plainLength;
     const k = scratchOf(lib, used);
-    const n = k + 32;
-    const ad = n + NONCE_BYTES;
-    const c = ad + aad.length;
-    const m = c + sealed.length;
-    const heap = lib.HEAPU8;
-    heap.set(key, k);
-    heap.set(nonce, n);
-    heap.set(aad, ad);
-    heap.set(sealed, c);
-    const status = lib._crypto_aead_xchacha20poly1305_ietf_decrypt(
-      m,
-      0,
-      0,
-      c,
-      sealed.length,
-      0,
-      ad,
-      aad.length,
-      0,
-      n,
-      k,
-    );
-    const plain = status === 0 ? heap.slice(m, m + plainLength) : null;
-    heap.fill(0, k, k + used);
-    return plain;
+    try {
+      const n = k + 32;
+      const ad = n + NONCE_BYTES;
+      const c = ad + aad.length;
+      const m = c + sealed.length;
+      const heap = lib.HEAPU8;
+      heap.set(key, k);
+      heap.set(nonce, n);
+      heap.set(aad, ad);
+      heap.set(sealed, c);
+      const status = lib._crypto_aead_xchacha20poly1305_ietf_decrypt(
+        m,
+        0,
+        0,
+        c,
+        sealed.length,
+        0,
+        ad,
+        aad.length,
+        0,
+        n,
+        k,
+      );
+      return status === 0 ? heap.slice(m, m + plainLength) : null;
+    } finally {
+      lib.HEAPU8.fill(0, k, k + used);
+    }
   },
 };
 

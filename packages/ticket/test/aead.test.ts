@@ -93,6 +93,19 @@ describe('the sodium, native and noble implementations', { timeout: 60_000 }, ()
     const heap = Buffer.from(sodium.libsodium.HEAPU8.buffer);
     expect(heap.includes(Buffer.from(key))).toBe(false);
     expect(heap.includes(Buffer.from(plain.subarray(0, 64)))).toBe(false);
+    // A call that throws half-way (an output of the wrong size) leaves nothing behind either.
+    const other = new Uint8Array(32).fill(0xc3);
+    expect(() => sodiumAead.seal(other, KAT.nonce, KAT.aad, plain, new Uint8Array(5))).toThrow(
+      RangeError,
+    );
+    expect(Buffer.from(sodium.libsodium.HEAPU8.buffer).includes(Buffer.from(other))).toBe(false);
+    // Sizes libsodium would read past or short of are refused, as the wrappers refuse them.
+    expect(() => sodiumAead.open(new Uint8Array(16), KAT.nonce, KAT.aad, sealed)).toThrow(
+      TypeError,
+    );
+    expect(() => sodiumAead.open(key, KAT.nonce.subarray(0, 12), KAT.aad, sealed)).toThrow(
+      TypeError,
+    );
     // The wrappers' API leaves its copies in freed memory: the search above can see them.
     sodiumWrapperAead.open(key, KAT.nonce, KAT.aad, sealed);
     expect(Buffer.from(sodium.libsodium.HEAPU8.buffer).includes(Buffer.from(key))).toBe(true);

@@ -45,8 +45,9 @@ const UNREACHABLE = new Set([
 const SESSION_LOST = /^(08[0-9A-Z]{3}|57P0[1-5]|53300)$/;
 
 /**
- * SQLSTATE codes of a database that gave up on a statement and rolled its
- * transaction back, for no fault of the server's code: `40001`
+ * SQLSTATE codes of a database that gave up on a statement (the failed
+ * transaction is rolled back; what a handler committed before is its own
+ * to know), for no fault of the server's code: `40001`
  * (serialization_failure), `40P01` (deadlock_detected), `55P03`
  * (lock_not_available: `lock_timeout`), `57014` (query_canceled: a cancel
  * or `statement_timeout`, which a statement the caller made expensive also
@@ -80,10 +81,11 @@ const COMMIT_UNKNOWN = '08007';
  * `ConnectionLostError` carries one); node-postgres's "Connection
  * terminated…" and "… not queryable"; an error branded
  * {@link SERVICE_UNAVAILABLE} (`pgPoolDriver`'s deadline); and, worded as
- * a database that gave up (a conflict, a timeout, a cancel; the request may
- * be retried), a SQLSTATE that rolls back without a bug of the server (see
- * above: deadlock, serialization failure, lock or statement timeout, cancel,
- * resources). Only `Error` objects count: a plain
+ * a database that gave up (a conflict, a timeout, a cancel, no resources;
+ * the request may be retried), a SQLSTATE that ends a statement without a
+ * bug of the server's (see above: deadlock, serialization failure, lock or
+ * statement timeout, cancel, resources). As for an unreachable database,
+ * whether anything was changed only the handler knows: the message does not say. Only `Error` objects count: a plain
  * object a tool built from request data is no outage. The message names no
  * code and nothing of the error (which may name hosts, and would tell a
  * caller probing a network one failure from another); whether anything was
@@ -120,7 +122,7 @@ export function serviceUnavailable(error: unknown): McpError | undefined {
       if (state !== undefined && GAVE_UP.test(state))
         return new McpError(
           ErrorCode.InternalError,
-          'Service unavailable: the database gave up on this request before it finished (a conflict with another request, a timeout or a cancel). Retry it; if it keeps failing, ask for less at once.',
+          'Service unavailable: the database gave up on this request before it finished (a conflict with another request, a timeout, a cancel, or a lack of resources on its side). Retry later.',
         );
       current = current.cause;
     }
