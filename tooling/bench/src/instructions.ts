@@ -13,7 +13,9 @@
  * fixed hash and random seed (`--no-concurrent-recompilation
  * --single-threaded-gc --random-seed=1 --hash-seed=1`), so its own work is
  * counted the same way each run; what still varies (fresh random bytes per
- * ticket, timers) moves a figure by a few hundred instructions.
+ * ticket, timers, when the collector runs) moved a figure by a few hundred
+ * instructions on one machine and by up to 25 k on another: compare medians
+ * of several runs.
  *
  * Instructions are not time: under valgrind SHA-256 runs its AVX2 code
  * rather than the SHA extensions a real CPU uses, and a cache miss costs
