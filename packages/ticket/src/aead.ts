@@ -186,15 +186,47 @@ function checkSizes(key: Uint8Array, nonce: Uint8Array): void {
 }
 
 /**
+ * Copy key, nonce, associated data and `data` one after another into the
+ * kept region of libsodium's heap, with `outputBytes` more after them, and
+ * run `call` with the heap and their addresses; the region is zeroed after,
+ * however the call ends.
+ */
+function lend<T>(
+  lib: SodiumModule,
+  key: Uint8Array,
+  nonce: Uint8Array,
+  aad: Uint8Array,
+  data: Uint8Array,
+  outputBytes: number,
+  call: (heap: Uint8Array, k: number, n: number, ad: number, d: number, out: number) => T,
+): T {
+  const used = key.length + nonce.length + aad.length + data.length + outputBytes;
+  const k = scratchOf(lib, used);
+  try {
+    const n = k + key.length;
+    const ad = n + nonce.length;
+    const d = ad + aad.length;
+    const heap = lib.HEAPU8; // read after any allocation: a grown heap is a new buffer
+    heap.set(key, k);
+    heap.set(nonce, n);
+    heap.set(aad, ad);
+    heap.set(data, d);
+    return call(heap, k, n, ad, d, d + data.length);
+  } finally {
+    lib.HEAPU8.fill(0, k, k + used);
+  }
+}
+
+/**
  * libsodium's `crypto_aead_xchacha20poly1305_ietf_encrypt` and `_decrypt`,
  * called on its module directly: inputs are copied into one region of the
  * WebAssembly heap kept from call to call, instead of the wrappers' five
- * allocations, copies and frees per call (a tenth of a gated flow's ticket
- * time), and the region is zeroed after each call (the wrappers free key
- * and plaintext without). The same function of the same library: tests
- * check it byte for byte against the wrappers, OpenSSL and noble. Used when
- * the wrappers expose their module (`sodium.libsodium`, as 0.8 does),
- * else the wrappers' API.
+ * allocations, copies and frees per call, and the region is zeroed after
+ * each call, however it ends (the wrappers free key and plaintext without).
+ * The same function of the same library: tests check it byte for byte
+ * against the wrappers, OpenSSL and noble. Used when the wrappers expose
+ * their module (`sodium.libsodium`, as 0.8 does), else the wrappers' API.
+ * Lengths are 64-bit in C: each is passed as its low and high 32 bits.
  */
 export const sodiumAead: Aead = {
   name: 'sodium',
@@ -202,20 +234,10 @@ export const sodiumAead: Aead = {
     const lib = direct;
     if (!lib) return sodiumWrapperAead.seal(key, nonce, aad, plain, out);
     checkSizes(key, nonce);
-    if (out.length !== plain.length + TAG_BYTES)
-      throw new RangeError(`seal output of ${out.length} bytes, not ${plain.length + TAG_BYTES}`);
-    const used = 32 + NONCE_BYTES + aad.length + 2 * plain.length + TAG_BYTES;
-    const k = scratchOf(lib, used);
-    try {
-      const n = k + 32;
-      const ad = n + NONCE_BYTES;
-      const m = ad + aad.length;
-      const c = m + plain.length;
-      const heap = lib.HEAPU8; // read after any allocation: a grown heap is a new buffer
-      heap.set(key, k);
-      heap.set(nonce, n);
-      heap.set(aad, ad);
-      heap.set(plain, m);
+    const sealed = plain.length + TAG_BYTES;
+    if (out.length !== sealed)
+      throw new RangeError(`seal output of ${out.length} bytes, not ${sealed}`);
+    lend(lib, key, nonce, aad, plain, sealed, (heap, k, n, ad, m, c) => {
       const status = lib._crypto_aead_xchacha20poly1305_ietf_encrypt(
         c,
         0,
@@ -230,10 +252,8 @@ export const sodiumAead: Aead = {
         k,
       );
       if (status !== 0) throw new Error('libsodium could not seal');
-      out.set(heap.subarray(c, c + plain.length + TAG_BYTES), 0);
-    } finally {
-      lib.HEAPU8.fill(0, k, k + used);
-    }
+      out.set(heap.subarray(c, c + sealed), 0);
+    });
   },
   open(key, nonce, aad, sealed) {
     if (sealed.length < TAG_BYTES) return null;
@@ -241,18 +261,7 @@ export const sodiumAead: Aead = {
     if (!lib) return sodiumWrapperAead.open(key, nonce, aad, sealed);
     checkSizes(key, nonce);
     const plainLength = sealed.length - TAG_BYTES;
-    const used = 32 + NONCE_BYTES + aad.length + sealed.length + plainLength;
-    const k = scratchOf(lib, used);
-    try {
-      const n = k + 32;
-      const ad = n + NONCE_BYTES;
-      const c = ad + aad.length;
-      const m = c + sealed.length;
-      const heap = lib.HEAPU8;
-      heap.set(key, k);
-      heap.set(nonce, n);
-      heap.set(aad, ad);
-      heap.set(sealed, c);
+    return lend(lib, key, nonce, aad, sealed, plainLength, (heap, k, n, ad, c, m) => {
       const status = lib._crypto_aead_xchacha20poly1305_ietf_decrypt(
         m,
         0,
@@ -267,9 +276,7 @@ export const sodiumAead: Aead = {
         k,
       );
       return status === 0 ? heap.slice(m, m + plainLength) : null;
-    } finally {
-      lib.HEAPU8.fill(0, k, k + used);
-    }
+    });
   },
 };
 
