@@ -159,14 +159,12 @@ async function approved<View, Tx>(
   const content = decision.content ?? {};
   const valid = validateFormContent(live.schema, content);
   const values = (valid.ok ? valid.value : {}) as FormContent;
-  if (!valid.ok || candidateError(flow.spec.candidateField, values, live.context.candidates))
-    return askAfresh(flow, live, {
-      reason: 'invalid_content',
-      notice: 'The approval did not fit the question; please approve again.',
-    });
-  // The page kept only content it could store; content JSON cannot carry is a refusal all the same.
-  const canonical = canonicalOrUndefined(values);
-  if (canonical === undefined)
+  // Content JSON cannot carry exactly (the page should never keep any) does not fit either.
+  const canonical = valid.ok ? canonicalOrUndefined(values) : undefined;
+  if (
+    canonical === undefined ||
+    candidateError(flow.spec.candidateField, values, live.context.candidates)
+  )
     return askAfresh(flow, live, {
       reason: 'invalid_content',
       notice: 'The approval did not fit the question; please approve again.',

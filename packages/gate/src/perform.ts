@@ -98,7 +98,6 @@ export async function perform<View, Tx>(
           operation: flow.operation,
           argumentsDigest: flow.argsDigest,
           questionDigest: live.digest,
-          // Accepted content is canonicalizable (an accept that is not was asked again).
           contentDigest: digestCanonical(canonicalContent),
           confirmation,
           nonce: claims.nonce,

@@ -40,18 +40,19 @@ export function toSdkResult(
  * `serviceUnavailable` of `@mrtr/wire`; otherwise "Internal error" without detail.
  */
 export function toProtocolError(error: unknown, report: (error: unknown) => void): ProtocolError {
+  const tell = (e: unknown) => reportSafely(report, e);
   try {
     if (error instanceof McpError) {
       // The gate's -32603 is a fault of the server side (an unreachable replay store, a failed
       // audit sink): the client is told little, so the operator must hear of it and its cause.
-      if (error.code === ProtocolErrorCode.InternalError) reportSafely(report, error);
+      if (error.code === ProtocolErrorCode.InternalError) tell(error);
       return new ProtocolError(error.code, error.message, error.data);
     }
     if (error instanceof ProtocolError) return error;
   } catch {
     // An error that throws as it is read (a getter, a Proxy) is no McpError: reported below.
   }
-  report(error);
+  tell(error);
   // A database or service that cannot be reached: say so (still -32603), never its own text.
   const unavailable = serviceUnavailable(error);
   if (unavailable) return new ProtocolError(unavailable.code, unavailable.message);

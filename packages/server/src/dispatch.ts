@@ -72,15 +72,17 @@ function classified(error: unknown): McpError | undefined {
 }
 
 /**
- * `onError(error)`, whose own failure must not change what the client is
- * answered: a reporter that throws loses this report only.
+ * `onError` whose own failure must not change what the client is answered:
+ * a reporter that throws loses that report only.
  */
-function reportQuietly(onError: (error: unknown) => void, error: unknown): void {
-  try {
-    onError(error);
-  } catch {
-    // Nothing to do: see above.
-  }
+export function quietly(onError: (error: unknown) => void): (error: unknown) => void {
+  return (error) => {
+    try {
+      onError(error);
+    } catch {
+      // Nothing to do: see above.
+    }
+  };
 }
 
 /** Whether `await value` would wait for `value` (a promise or another thenable). */
@@ -169,7 +171,7 @@ export function dispatcher(
     if (isMcpError(error)) {
       // A handler's own -32603 is a fault of the server side (the gate's unreachable replay store,
       // a failed audit sink): the client is told little, so the operator must hear of it and its cause.
-      if (error.code === ErrorCode.InternalError) reportQuietly(onError, error);
+      if (error.code === ErrorCode.InternalError) onError(error);
       try {
         const body = errorResponse(id, error.code, error.message, error.data);
         return { status: statusFor(error.code), text: JSON.stringify(body) };

@@ -13,7 +13,7 @@ import { parse as parseMediaType } from 'content-type';
 import { clip } from './arguments.js';
 import { buildCatalog } from './catalog.js';
 import { createRequestContext, RequestAbort } from './context.js';
-import { dispatcher } from './dispatch.js';
+import { dispatcher, quietly } from './dispatch.js';
 import { idOf, legacyRequestedVersion, requestEnvelope } from './envelope.js';
 import { type HttpExchange, type HttpReply, toResponse, webExchange } from './exchange.js';
 import {
@@ -147,7 +147,9 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   const maxDepth = positiveInteger('maxDepth', options.maxDepth ?? DEFAULT_MAX_DEPTH);
   const limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
   const logging = options.logging !== false;
-  const onError = options.onError ?? ((e: unknown) => console.error('[mrtr] handler error', e));
+  const onError = quietly(
+    options.onError ?? ((e: unknown) => console.error('[mrtr] handler error', e)),
+  );
   const run = dispatcher(methods, options, onError);
 
   async function handle(
