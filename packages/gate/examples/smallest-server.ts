@@ -1,7 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createServer } from 'node:http';
 import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
-import { toNodeHandler } from '@mrtr/node';
+import { createMcpHttpServer } from '@mrtr/node';
 import { MemoryReplayStore } from '@mrtr/replay';
 import { createMcpEndpoint } from '@mrtr/server';
 import { TicketSealer } from '@mrtr/ticket';
@@ -35,4 +34,4 @@ const authenticate = (r: Request) =>
     : undefined;
 const serverInfo = { name: 'records', version: '1.0.0' };
 const endpoint = createMcpEndpoint({ serverInfo, tools: [deleteRecord], authenticate });
-createServer(toNodeHandler(endpoint)).listen(Number(process.env.PORT) || 3000, '127.0.0.1');
+createMcpHttpServer(endpoint).listen(Number(process.env.PORT) || 3000, '127.0.0.1');

@@ -74,6 +74,27 @@ export const REQUIRED_CAPABILITIES = {
 /** The capability a gated request needs in form mode. */
 export const FORM_ELICITATION_REQUIRED = REQUIRED_CAPABILITIES.form;
 
+const LEVELS: ReadonlySet<unknown> = new Set(['form', 'url', 'presence', 'form-or-url']);
+
+/**
+ * Refuse, when a tool is declared, a fixed `level` the gate can never serve:
+ * a value that is no level, or `url`, `presence` or `form-or-url` on a gate
+ * without `approvals`, which would otherwise fail only at the first call a
+ * URL-capable client makes. A level chosen by a function is judged per call.
+ * @throws {TypeError} naming `what` and the level.
+ */
+export function assertLevel(level: unknown, hasApprovals: boolean, what: string): void {
+  if (level === undefined || typeof level === 'function') return;
+  if (!LEVELS.has(level))
+    throw new TypeError(
+      `${what} has level ${JSON.stringify(level)}: a level is form, url, presence or form-or-url (or a function returning one)`,
+    );
+  if (level !== 'form' && !hasApprovals)
+    throw new TypeError(
+      `${what} has level ${level}, which puts the question on the approval page, but the gate has no approvals channel: pass approvals (createApprovalChannel of @mrtr/approval-page) to ConfirmationGate`,
+    );
+}
+
 /** The level policy of `spec` for this live view. */
 export function policyOf<View, Tx>(
   spec: GateSpec<View, Tx>,

@@ -15,7 +15,7 @@ import { ask } from './ask.js';
 import { AuditFanout, type AuditSink, AuditSinkError } from './audit.js';
 import { canonicalArgumentsOf, errorName, isOutcomeUnknown, toMcpError } from './errors.js';
 import type { FormFields } from './fields.js';
-import { type Flow, type GateParts, modeFor, policyOf } from './flow.js';
+import { assertLevel, type Flow, type GateParts, modeFor, policyOf } from './flow.js';
 import { openTicket } from './open.js';
 import { Round } from './round.js';
 import { type GatedTool, type GatedToolDeclaration, gatedTool } from './tool.js';
@@ -183,13 +183,15 @@ export class ConfirmationGate<Tx = void> {
    * Run one round of the gated operation `spec` for `request`.
    * @returns an `InputRequiredResult` (ask, ask again) or a complete `CallToolResult`.
    * @throws {McpError} `-32021`, `-32602` or `-32603` as described on the class.
-   * @throws {TypeError} for a spec without `consents` or `perform` (a programming error).
+   * @throws {TypeError} for a spec without `consents` or `perform`, or whose
+   *   fixed `level` is no level or needs the `approvals` this gate lacks (programming errors).
    */
   async run<View>(
     request: GateRequest,
     spec: GateSpec<View, Tx>,
   ): Promise<CallToolResult | InputRequiredResult> {
     assertSpec(spec);
+    assertLevel(spec.level, this.#parts.approvals !== undefined, `the spec of ${request.name}`);
     const phase = spec.phase ?? 'confirm';
     const parent = parentContext(request.meta, this.#propagator);
     const span = startRoundSpan(this.#tracer ?? defaultTracer(), parent, request, phase);

@@ -14,6 +14,7 @@ import {
   isConsent,
   isRequired,
 } from './fields.js';
+import { assertLevel } from './flow.js';
 import type { ConfirmationGate } from './gate.js';
 import type { Confirmation, GateRequest, GateSpec, LevelPolicy } from './types.js';
 
@@ -158,7 +159,8 @@ interface Shown<View> {
 /**
  * Build the {@link GatedTool} of `declaration` on `gate`.
  * @throws {TypeError} at once when the form has no consent field (`confirm` or `typeToConfirm`),
- *   or the argument schema gives no object JSON Schema.
+ *   the argument schema gives no object JSON Schema, or a fixed `level` is
+ *   no level, or is `url`, `presence` or `form-or-url` on a gate without `approvals`.
  */
 export function gatedTool<Args, View, F extends FormFields, Tx>(
   gate: ConfirmationGate<Tx>,
@@ -174,6 +176,7 @@ export function gatedTool<Args, View, F extends FormFields, Tx>(
   const chooser = form.find(([, f]) => f.kind === 'choose')?.[0];
   const consentFields = form.filter(([, f]) => isConsent(f)).map(([name]) => name);
   const level = declaration.level;
+  assertLevel(level, gate.approvals !== undefined, `gated tool ${declaration.name}`);
 
   return {
     name: declaration.name,

@@ -286,6 +286,62 @@ describe('gate.tool(): one declaration per gated tool', () => {
     );
   });
 
+  it('fails at construction for a level the gate cannot serve, and still takes form or a function', () => {
+    const gate = new ConfirmationGate({ sealer: sealer(), store: new MemoryReplayStore() });
+    const declare = (level: unknown) =>
+      gate.tool({
+        name: 'wipe',
+        description: 'x',
+        args: z.object({}),
+        form: { confirm: confirm({ title: 'Yes' }) },
+        level: level as 'form',
+        ask: async () => ({ message: 'm', view: null }),
+        perform: async () => textResult('done'),
+      });
+    for (const level of ['url', 'presence', 'form-or-url'])
+      expect(() => declare(level)).toThrow(
+        `gated tool wipe has level ${level}, which puts the question on the approval page, but the gate has no approvals channel`,
+      );
+    expect(() => declare('URL')).toThrow('gated tool wipe has level "URL": a level is form, url');
+    expect(declare('form').name).toBe('wipe');
+    expect(declare(() => 'url').name).toBe('wipe'); // judged per call
+    expect(declare(undefined).name).toBe('wipe');
+  });
+
+  it('run refuses a spec whose fixed level needs approvals the gate lacks, before anything is read', async () => {
+    const gate = new ConfirmationGate({ sealer: sealer(), store: new MemoryReplayStore() });
+    let prepared = 0;
+    const spec = {
+      key: 'confirm',
+      level: 'url' as const,
+      prepare: async () => {
+        prepared++;
+        return { view: null };
+      },
+      question: () => ({
+        message: 'm',
+        requestedSchema: { type: 'object' as const, properties: {} },
+      }),
+      consents: () => true,
+      perform: async () => textResult('done'),
+    };
+    await expect(
+      gate.run(
+        {
+          principal: 'alice',
+          method: 'tools/call',
+          name: 'wipe',
+          arguments: {},
+          capabilities: { elicitation: { url: {} } },
+        } as GateRequest,
+        spec,
+      ),
+    ).rejects.toThrow(
+      'the spec of wipe has level url, which puts the question on the approval page',
+    );
+    expect(prepared).toBe(0);
+  });
+
   it('typeToConfirm: a mismatch is asked again saying what was typed and what is expected', async () => {
     const gate = new ConfirmationGate({ sealer: sealer(), store: new MemoryReplayStore() });
     const done: string[] = [];
