@@ -77,3 +77,45 @@ describe('LedgerReplayStore when the front store forgets', () => {
     });
   });
 });
+
+describe('LedgerReplayStore when the front claim outlived its process', () => {
+  it('puts an identical re-send the front calls in progress to the ledger, which performs once', async () => {
+    const front = new MemoryReplayStore();
+    // A claim in front whose process died before its ledger transaction committed: it never settles.
+    void front.once(onceRequest(), () => new Promise<never>(() => {}));
+    const store = new LedgerReplayStore(front, new MemoryReplayStore());
+    let runs = 0;
+    const action = async () => ++runs;
+    expect(await store.once(onceRequest(), action)).toEqual({ status: 'performed', outcome: 1 });
+    expect(await store.once(onceRequest(), action)).toEqual({ status: 'replayed', outcome: 1 });
+    // Another answer is still refused in front, without the ledger.
+    expect(await store.once(onceRequest({ requestDigest: 'sha256:other' }), action)).toEqual({
+      status: 'refused',
+      reason: 'used',
+    });
+    expect(runs).toBe(1);
+  });
+
+  it('answers in_progress when the ledger itself still holds the running claim', async () => {
+    const store = new LedgerReplayStore(new MemoryReplayStore(), new MemoryReplayStore());
+    let release: () => void = () => {};
+    const first = store.once(
+      onceRequest(),
+      () =>
+        new Promise<string>((resolve) => {
+          release = () => resolve('done');
+        }),
+    );
+    await new Promise((r) => setTimeout(r, 10));
+    let ran = false;
+    expect(
+      await store.once(onceRequest(), async () => {
+        ran = true;
+        return 'again';
+      }),
+    ).toEqual({ status: 'refused', reason: 'in_progress' });
+    release();
+    expect(await first).toEqual({ status: 'performed', outcome: 'done' });
+    expect(ran).toBe(false);
+  });
+});
