@@ -8,7 +8,7 @@ import {
   validateFormContent,
 } from '@mrtr/wire';
 import { askAfresh, askAgain, contextOf } from './ask.js';
-import { canonicalOrUndefined, refusal } from './errors.js';
+import { canonicalOrUndefined, fromChannel, refusal } from './errors.js';
 import { type Asked, allows, asked, type Flow, modeFor, policyOf } from './flow.js';
 import { acceptedAnswerText, decline, perform, replayOf } from './perform.js';
 import { readTicketData } from './sealed.js';
@@ -122,13 +122,15 @@ async function approved<View, Tx>(
   const approvals = flow.parts.approvals;
   if (!approvals)
     throw new TypeError('a URL-mode ticket reached a gate without an approvals channel');
-  const decision = await approvals.decision(approvalId, {
-    nonce: claims.nonce,
-    principal: flow.principal,
-    operation: flow.operation,
-    argumentsDigest: flow.argsDigest,
-    questionDigest: claims.questionDigest as string,
-  });
+  const decision = await fromChannel(() =>
+    approvals.decision(approvalId, {
+      nonce: claims.nonce,
+      principal: flow.principal,
+      operation: flow.operation,
+      argumentsDigest: flow.argsDigest,
+      questionDigest: claims.questionDigest as string,
+    }),
+  );
   const pending = () =>
     askAgain(
       flow,
@@ -185,13 +187,19 @@ async function alreadyDone<View, Tx>(
 ): Promise<CallToolResult | undefined> {
   let content: unknown = (raw as { content?: unknown }).content;
   if (claims.approvalId !== undefined) {
-    const decision = await flow.parts.approvals?.decision(claims.approvalId, {
-      nonce: claims.nonce,
-      principal: flow.principal,
-      operation: flow.operation,
-      argumentsDigest: flow.argsDigest,
-      questionDigest: claims.questionDigest as string,
-    });
+    const approvals = flow.parts.approvals;
+    const approvalId = claims.approvalId;
+    const decision =
+      approvals &&
+      (await fromChannel(() =>
+        approvals.decision(approvalId, {
+          nonce: claims.nonce,
+          principal: flow.principal,
+          operation: flow.operation,
+          argumentsDigest: flow.argsDigest,
+          questionDigest: claims.questionDigest as string,
+        }),
+      ));
     if (decision?.status !== 'approved') return undefined;
     content = decision.content ?? {};
   }

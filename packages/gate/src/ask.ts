@@ -8,6 +8,7 @@ import {
   inputRequired,
   urlElicitation,
 } from '@mrtr/wire';
+import { fromChannel } from './errors.js';
 import { type Asked, asked, type Flow, modeFor, policyOf, withNotice } from './flow.js';
 import type { AskAgainReason } from './reasons.js';
 import { ticketData } from './sealed.js';
@@ -71,18 +72,20 @@ export async function askAfresh<View, Tx>(
       throw new TypeError(
         `${flow.request.name} asks for URL-mode confirmation but the gate has no approvals channel`,
       );
-    const url = await approvals.open({
-      id: approvalId,
-      nonce: minted.nonce,
-      principal: flow.principal,
-      operation: flow.operation,
-      argumentsDigest: flow.argsDigest,
-      questionDigest: live.digest,
-      message: shown.message,
-      ...(Object.keys(live.schema.properties).length > 0 ? { requestedSchema: live.schema } : {}),
-      level: live.mode === 'presence' ? 'presence' : 'url',
-      expiresAt: flow.parts.sealer.acceptedUntil(minted),
-    });
+    const url = await fromChannel(() =>
+      approvals.open({
+        id: approvalId,
+        nonce: minted.nonce,
+        principal: flow.principal,
+        operation: flow.operation,
+        argumentsDigest: flow.argsDigest,
+        questionDigest: live.digest,
+        message: shown.message,
+        ...(Object.keys(live.schema.properties).length > 0 ? { requestedSchema: live.schema } : {}),
+        level: live.mode === 'presence' ? 'presence' : 'url',
+        expiresAt: flow.parts.sealer.acceptedUntil(minted),
+      }),
+    );
     request = urlElicitation(shown.message, url);
   }
   if (!round.silent)

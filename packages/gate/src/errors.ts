@@ -43,6 +43,24 @@ export function canonicalOrUndefined(value: unknown): string | undefined {
   }
 }
 
+/**
+ * The gate's `ApprovalChannel` failed (its store cannot be reached, a row it
+ * cannot read, any throw of `open` or `decision`): always before the claim,
+ * so nothing was changed. The channel's error is the `cause`.
+ */
+export class ApprovalChannelError extends Error {
+  override readonly name = 'ApprovalChannelError';
+}
+
+/** `call` of the approval channel, its failure thrown as an {@link ApprovalChannelError}. */
+export async function fromChannel<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw new ApprovalChannelError('the approval channel failed', { cause: error });
+  }
+}
+
 /** The `name` of an error, for records and spans. */
 export function errorName(error: unknown): string {
   return error instanceof Error ? error.name : 'unknown_error';
@@ -50,7 +68,7 @@ export function errorName(error: unknown): string {
 
 /**
  * The JSON-RPC error a failure becomes. A replay store that cannot be
- * reached, or an audit sink that failed, gets `-32603` with a message the
+ * reached, an approval channel or an audit sink that failed, gets `-32603` with a message the
  * caller can act on instead of the server's generic internal error. Errors
  * are recognised by brand or name, not prototype: another copy of a package
  * in the process throws its own classes.
@@ -68,6 +86,14 @@ export function toMcpError(error: unknown, performed: boolean): unknown {
             ErrorCode.InternalError,
             'Nothing was changed: the store that keeps each confirmation single-use is unavailable. Retry the same confirmation later; it still runs at most once.',
           ),
+      error,
+    );
+  if (error instanceof ApprovalChannelError)
+    return withCause(
+      new McpError(
+        ErrorCode.InternalError,
+        'Nothing was changed: the store of approvals on the server’s page is unavailable. Retry the same request later.',
+      ),
       error,
     );
   if (error instanceof AuditSinkError)

@@ -13,7 +13,13 @@ import { answer } from './answer.js';
 import type { ApprovalChannel } from './approval.js';
 import { ask } from './ask.js';
 import { AuditFanout, type AuditSink, AuditSinkError } from './audit.js';
-import { canonicalArgumentsOf, errorName, isOutcomeUnknown, toMcpError } from './errors.js';
+import {
+  ApprovalChannelError,
+  canonicalArgumentsOf,
+  errorName,
+  isOutcomeUnknown,
+  toMcpError,
+} from './errors.js';
 import type { FormFields } from './fields.js';
 import { assertLevel, type Flow, type GateParts, modeFor, policyOf } from './flow.js';
 import { openTicket } from './open.js';
@@ -94,6 +100,7 @@ export interface ConfirmationGateOptions<Tx> {
  * a ticket that does not open for this principal, operation and arguments,
  * or an approval that is gone; `-32603` saying nothing was changed when the
  * replay store is unavailable or an audit sink failed before the mutation,
+ * or when the approval channel failed (URL mode: its store cannot be reached),
  * or saying the operation was carried out when only its final record could
  * not be written. What `prepare` or `perform` throw propagates unchanged,
  * after a `failed` record; nothing was mutated.
@@ -222,9 +229,11 @@ export class ConfirmationGate<Tx = void> {
           const reason =
             error instanceof AuditSinkError
               ? 'audit_sink_failed'
-              : isOutcomeUnknown(error)
-                ? 'outcome_unknown'
-                : errorName(error);
+              : error instanceof ApprovalChannelError
+                ? 'approval_unavailable'
+                : isOutcomeUnknown(error)
+                  ? 'outcome_unknown'
+                  : errorName(error);
           await round.emit({ outcome: 'failed', reason, ...round.known() }).catch(() => {});
         }
       }

@@ -44,11 +44,15 @@ export type AskAgainReason =
   | 'approval_pending';
 
 /**
- * Every reason code a gate writes: refusals, asks again, and
- * `audit_sink_failed` on a `failed` record (other `failed` records carry the
- * error's `name`).
+ * Every reason code a gate writes: refusals, asks again, and on a `failed`
+ * record `audit_sink_failed` or `approval_unavailable` (the approval
+ * channel failed; other `failed` records carry the error's `name`).
  */
-export type GateReason = RefusalReason | AskAgainReason | 'audit_sink_failed';
+export type GateReason =
+  | RefusalReason
+  | AskAgainReason
+  | 'audit_sink_failed'
+  | 'approval_unavailable';
 
 /** What a ticket refusal tells the caller beyond its reason; never anything from inside the ticket. */
 export const TICKET_REFUSAL_DETAIL: Partial<Record<TicketFailureReason, string>> = {

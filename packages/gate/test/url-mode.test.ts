@@ -218,6 +218,46 @@ describe('URL mode', () => {
       }),
     ).rejects.toMatchObject({ code: -32602, data: { reason: 'approval_unknown' } });
   });
+
+  it('an approval channel that fails, asking or answering, is -32603 "nothing was changed" with its cause', async () => {
+    const t = setup();
+    const down = Object.assign(new Error('Redis approval store failed: no reply within 2000 ms'), {
+      name: 'ApprovalStoreUnavailableError',
+    });
+    const open = t.channel.open;
+    t.channel.open = async () => {
+      throw down;
+    };
+    const asking = await t.call().catch((e: unknown) => e);
+    expect(asking).toMatchObject({ code: -32603 });
+    expect((asking as Error).message).toMatch(/^Nothing was changed: the store of approvals/);
+    expect(((asking as Error).cause as Error).cause).toBe(down);
+    t.channel.open = open;
+
+    const asked = (await t.call()) as unknown as Asked;
+    const id = asked.inputRequests.confirm.params.url.split('/').at(-1) as string;
+    t.channel.decided.set(id, {
+      status: 'approved',
+      via: 'url',
+      content: { target: 'primary' },
+      decidedAt: Date.now(),
+    });
+    const decision = t.channel.decision;
+    t.channel.decision = async () => {
+      throw down;
+    };
+    const retry = {
+      requestState: asked.requestState,
+      inputResponses: { confirm: { action: 'accept' as const } },
+    };
+    await expect(t.call(retry)).rejects.toMatchObject({ code: -32603 });
+    expect(t.done).toEqual([]);
+    expect(t.events.at(-1)).toMatchObject({ outcome: 'failed', reason: 'approval_unavailable' });
+    // Back again: the same confirmation runs, once.
+    t.channel.decision = decision;
+    expect(await t.call(retry)).toMatchObject({ isError: false });
+    expect(t.done).toEqual(['vol_1:url:primary']);
+  });
 });
 
 describe('approval receipts', () => {
