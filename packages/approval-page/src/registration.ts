@@ -23,7 +23,12 @@ import {
   type ViewKit,
 } from './kit.js';
 import { admitPasskeyPost, CEREMONY_TIMEOUT_MS, CHALLENGE_TTL_MS } from './passkey.js';
-import { CREDENTIAL_ID, MAX_CREDENTIALS, topLevelCeremony } from './passkey-rules.js';
+import {
+  assertCredential,
+  CREDENTIAL_ID,
+  MAX_CREDENTIALS,
+  topLevelCeremony,
+} from './passkey-rules.js';
 import type { PasskeyTransport } from './passkey-store.js';
 import { APPROVAL_ID } from './rules.js';
 import { render } from './views.js';
@@ -212,14 +217,24 @@ export async function register(kit: ViewKit, request: Request) {
   const transports = (Array.isArray(reported) ? reported : []).filter(
     (t): t is PasskeyTransport => typeof t === 'string' && TRANSPORTS.has(t),
   );
-  const added = await kit.store.addCredential({
+  // The library keeps the id of the authenticator data and never compares it with the posted one.
+  if (info.credential.id !== response.id)
+    return no(400, 'The passkey answer names another credential than its authenticator data.');
+  const credential = {
     id: info.credential.id,
     principal: who.principal,
     publicKey: Buffer.from(info.credential.publicKey).toString('base64url'),
     counter: info.credential.counter,
     transports: [...new Set(transports)],
     createdAt: kit.now(),
-  });
+  };
+  try {
+    assertCredential(credential);
+  } catch {
+    // WebAuthn L3 §7.1: a credential id over 1023 bytes fails the ceremony; so does a key this server cannot keep.
+    return no(400, 'The passkey cannot be kept here: its id or public key is too long.');
+  }
+  const added = await kit.store.addCredential(credential);
   if (!added) return no(409, 'This passkey is already registered.');
   // Two registrations that both started before either was kept: the rule is asked again with
   // the passkeys this one did not see, and a refusal takes it back.

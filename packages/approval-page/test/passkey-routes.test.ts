@@ -351,18 +351,25 @@ describe('the registration page', () => {
       Buffer.from([0xa4, 0x01, 0x01, 0x03, 0x27, 0x20, 0x06, 0x21, 0x58, 0x20]),
       x,
     ]);
-    const registration = async (crossOrigin: boolean) => {
+    const registration = async (
+      crossOrigin: boolean,
+      { idBytes = 16, posted }: { idBytes?: number; posted?: string } = {},
+    ) => {
       const options = await page(post(`${ORIGIN}/approve/passkeys/options`, { csrf }, { cookie }));
       const { challenge } = ((await options.json()) as { options: { challenge: string } }).options;
-      const id = randomBytes(16);
+      const id = randomBytes(idBytes);
       const authData = Buffer.concat([
         createHash('sha256').update('127.0.0.1').digest(),
         Buffer.from([0x45, 0, 0, 0, 0]), // user present, user verified, attested data; counter 0
         Buffer.alloc(16), // AAGUID
-        Buffer.from([0, id.length]),
+        Buffer.from([id.length >> 8, id.length & 0xff]),
         id,
         cose,
       ]);
+      const length =
+        authData.length < 256
+          ? Buffer.from([0x58, authData.length])
+          : Buffer.from([0x59, authData.length >> 8, authData.length & 0xff]);
       const text = (t: string) => Buffer.concat([Buffer.from([0x60 + t.length]), Buffer.from(t)]);
       const attestation = Buffer.concat([
         Buffer.from([0xa3]),
@@ -371,7 +378,7 @@ describe('the registration page', () => {
         text('attStmt'),
         Buffer.from([0xa0]),
         text('authData'),
-        Buffer.from([0x58, authData.length]),
+        length,
         authData,
       ]);
       const clientData = JSON.stringify({
@@ -381,8 +388,8 @@ describe('the registration page', () => {
         crossOrigin,
       });
       return JSON.stringify({
-        id: id.toString('base64url'),
-        rawId: id.toString('base64url'),
+        id: posted ?? id.toString('base64url'),
+        rawId: posted ?? id.toString('base64url'),
         type: 'public-key',
         response: {
           clientDataJSON: Buffer.from(clientData).toString('base64url'),
@@ -391,17 +398,25 @@ describe('the registration page', () => {
         clientExtensionResults: {},
       });
     };
-    const send = async (crossOrigin: boolean) =>
+    const send = async (crossOrigin: boolean, shape?: { idBytes?: number; posted?: string }) =>
       page(
         post(
           `${ORIGIN}/approve/passkeys`,
-          { csrf, registration: await registration(crossOrigin) },
+          { csrf, registration: await registration(crossOrigin, shape) },
           { cookie },
         ),
       );
     const framed = await send(true);
     expect(framed.status).toBe(403);
     expect(await framed.text()).toContain('not made on this page itself');
+    // A credential id over 1023 bytes in the authenticator data (WebAuthn L3 §7.1), or one
+    // other than the posted id: refused with a 400, nothing kept (it was a 500).
+    const tooLong = await send(false, { idBytes: 1100, posted: 'AAAA' });
+    expect(tooLong.status).toBe(400);
+    expect(await tooLong.text()).toContain('Nothing was registered.');
+    const other = await send(false, { posted: 'ZZZZZZZZ' });
+    expect(other.status).toBe(400);
+    expect(await other.text()).toContain('names another credential');
     expect(await store.listCredentials('alice')).toEqual([]);
     expect((await send(false)).status).toBe(303);
     expect(await store.listCredentials('alice')).toHaveLength(1);
