@@ -198,13 +198,14 @@ export function createApprovalPage(options: ApprovalPageOptions): ApprovalPage {
       return await route(request);
     } catch (error) {
       onError(error);
+      // A write whose answer was lost may have landed: after a POST, say so rather than "nothing".
+      const outcome =
+        request.method === 'POST'
+          ? 'What you sent may or may not have been recorded: reload this page to see where it stands before you do anything else.'
+          : 'Nothing was recorded.';
       if (unavailable(error))
-        return notice(
-          503,
-          'Try again shortly',
-          'The approval service is unavailable. Nothing was recorded.',
-        );
-      return notice(500, 'Something went wrong', 'The page failed. Nothing was recorded.');
+        return notice(503, 'Try again shortly', `The approval service is unavailable. ${outcome}`);
+      return notice(500, 'Something went wrong', `The page failed. ${outcome}`);
     }
   };
 }

@@ -290,6 +290,26 @@ describe('the approval page', () => {
 });
 
 describe('the decision POST', () => {
+  it('whose write lost its answer says the decision may have been recorded, not that nothing was', async () => {
+    const store = new MemoryApprovalStore();
+    const { page, open, channel } = setup({ store });
+    const { url, approval } = await open();
+    const cookie = await signIn(page, 'alice');
+    const csrf = await csrfOf(page, url, cookie);
+    const decide = store.decide.bind(store);
+    // The write lands, its answer does not come back (a stalled connection, a proxy).
+    store.decide = async (...args: Parameters<typeof store.decide>) => {
+      await decide(...args);
+      throw new ApprovalStoreUnavailableError('no reply within 2000 ms');
+    };
+    const response = await page(post(url, { csrf, decision: 'approve' }, { cookie }));
+    expect(response.status).toBe(503);
+    const body = await response.text();
+    expect(body).toContain('may or may not have been recorded: reload this page');
+    expect(body).not.toContain('Nothing was recorded');
+    expect(await channel.decision(approval.id, approval)).toMatchObject({ status: 'approved' });
+  });
+
   it('records an approval once, then refuses a replay with 409', async () => {
     const { page, open, channel } = setup();
     const { url, approval, path } = await open();
