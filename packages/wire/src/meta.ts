@@ -135,14 +135,17 @@ export type ServerCapabilities = z.infer<typeof ServerCapabilitiesSchema>;
 
 /**
  * Whether these capabilities allow a form-mode `elicitation/create`:
- * `{elicitation: {}}` (form implied) or `{elicitation: {form: {}}}`. A
- * URL-only declaration does not (`client/elicitation`, "Capabilities").
+ * `{elicitation: {form: {}}}`, or the empty `{elicitation: {}}`, which
+ * "is equivalent to declaring support for `form` mode only"
+ * (`client/elicitation`, "Capabilities"). A declaration of other modes only
+ * (`url`, or one this revision does not name) does not: servers MUST NOT
+ * send a mode the client did not declare.
  */
 export function supportsFormElicitation(capabilities: ClientCapabilities | undefined): boolean {
   const e = capabilities?.elicitation;
   if (e === undefined || e === null || typeof e !== 'object') return false;
   if (e.form !== undefined) return true;
-  return e.url === undefined;
+  return Object.keys(e).length === 0;
 }
 
 /** Whether these capabilities allow a URL-mode `elicitation/create` (`{elicitation: {url: {}}}`). */

@@ -141,6 +141,18 @@ describe('official examples', () => {
     expect(ClientCapabilitiesSchema.parse(data)).toEqual(data);
   });
 
+  it('form is the declared one or implied by the empty object only, never by an unknown mode', () => {
+    const form = (elicitation: unknown) =>
+      supportsFormElicitation({ elicitation } as Parameters<typeof supportsFormElicitation>[0]);
+    expect(form({})).toBe(true);
+    expect(form({ form: {} })).toBe(true);
+    expect(form({ form: {}, url: {} })).toBe(true);
+    expect(form({ url: {} })).toBe(false);
+    expect(form({ FORM: {} })).toBe(false);
+    expect(form({ 'example.com/voice': {} })).toBe(false);
+    expect(form(undefined)).toBe(false);
+  });
+
   it('ClientCapabilities examples: only the two elicitation ones allow a form', () => {
     const verdicts = Object.fromEntries(
       examples('ClientCapabilities').map(([f, data]) => [
