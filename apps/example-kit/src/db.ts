@@ -11,6 +11,7 @@ import {
 } from '@mrtr/sql';
 import { ErrorCode, McpError } from '@mrtr/wire';
 import pg from 'pg';
+import { untilReachable } from './reachable.js';
 
 /** How much longer than the driver's deadline the server's `statement_timeout` is, in ms. */
 const SERVER_TIMEOUT_MARGIN_MS = 1000;
@@ -100,7 +101,9 @@ function fromPglite(db: PGlite, description: string, inMemory: boolean): Databas
  *   `@mrtr/sql`; default 10,000). The pool's sessions also get `statement_timeout` 1 s above
  *   it and `idle_in_transaction_session_timeout` of 6× it (at least 60 s), so a backend the
  *   driver gave up on ends on the server's side too. PGlite runs in process and has none.
- * @throws when the URL has another scheme, or PostgreSQL cannot be reached.
+ * A PostgreSQL server that cannot be reached yet is waited for (`untilReachable`: told on
+ * stderr, tried again every 0.5 s to 5 s); the process does not exit for it.
+ * @throws when the URL has another scheme, or PostgreSQL refuses the connection (a wrong password).
  */
 export async function openDatabase(
   url: string | undefined,
@@ -155,8 +158,11 @@ export async function openDatabase(
       timeoutMs: options.timeoutMs,
       onConnectionError: (error) => console.warn(`PostgreSQL connection lost: ${error.message}`),
     });
-    await pool.query('SELECT 1');
     const where = new URL(url);
+    // A database that is down at start is waited for; the driver's deadline covers one that never answers.
+    await untilReachable(`PostgreSQL at ${where.host}${where.pathname}`, () =>
+      driver.query('SELECT 1'),
+    );
     return {
       ...answering(driver),
       description: `PostgreSQL at ${where.host}${where.pathname}`,

@@ -33,6 +33,11 @@ export {
 export { type Database, openDatabase, type Queryable, type QueryResult } from './db.js';
 export { announcePageUsers, readServerEnv, runServer, type ServerEnv } from './env.js';
 export {
+  isUnreachable,
+  type UntilReachableOptions,
+  untilReachable,
+} from './reachable.js';
+export {
   JWKS_MAX_AGE_SECONDS,
   JWKS_PATH,
   type ListenOptions,

@@ -6,6 +6,7 @@ import {
   type RunningServer,
   type Sweep,
   startSweeper,
+  untilReachable,
 } from '@mrtr/example-kit';
 import { type ApprovalChannel, type AuditSink, ConfirmationGate } from '@mrtr/gate';
 import { ReceiptSigner, type ReceiptSigningKey, receiptIssuer } from '@mrtr/receipt';
@@ -100,17 +101,21 @@ export interface ServiceDeleterOptions {
  * `@mrtr/replay-redis`, env `MRTR_REDIS_DURABILITY`); unset: `'aof-always'`,
  * so a Redis that could forget a claim is refused unless the operator names
  * `'volatile'` (the PostgreSQL ledger still keeps every operation at most once).
- * @throws when Redis cannot be reached, or is not durable enough.
+ * A Redis that cannot be reached yet is waited for (`untilReachable` of `@mrtr/example-kit`).
+ * @throws when Redis is not durable enough, or the URL is not one `ioredis` reads.
  */
 export async function openReplayStore(
   redisUrl: string | undefined,
   redisDurability?: RedisDurability,
 ): Promise<{ store: ReplayStore<void> | undefined; close: () => Promise<void> }> {
   if (!redisUrl) return { store: undefined, close: async () => {} };
-  const store = await RedisReplayStore.connect(redisUrl, {
-    keyPrefix: 'mrtr:service-deleter:',
-    ...(redisDurability ? { durability: redisDurability } : {}),
-  });
+  // A Redis that is down at start is waited for; one that is not durable enough is refused at once.
+  const store = await untilReachable(`Redis at ${hostOf(redisUrl)}`, () =>
+    RedisReplayStore.connect(redisUrl, {
+      keyPrefix: 'mrtr:service-deleter:',
+      ...(redisDurability ? { durability: redisDurability } : {}),
+    }),
+  );
   return { store, close: () => store.close() };
 }
 
@@ -264,4 +269,13 @@ async function auditSinks(
     sweeps.push({ table: DEFAULT_AUDIT_TABLE, run: () => table.sweep() });
   }
   return sinks;
+}
+
+/** The host and port of a Redis URL, without its password, for a log line. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host || url;
+  } catch {
+    return 'REDIS_URL';
+  }
 }
