@@ -147,7 +147,9 @@ export function createApprovalPage(options: ApprovalPageOptions): ApprovalPage {
   const script = (body: string) =>
     respond(200, body, { 'content-type': 'text/javascript; charset=utf-8' });
   const only = (method: string, request: Request, handle: () => Promise<Response>) =>
-    request.method === method ? handle() : Promise.resolve(respond(405, null, { allow: method }));
+    request.method === method
+      ? handle()
+      : Promise.resolve(respond(405, null, { allow: method === 'GET' ? 'GET, HEAD' : method }));
 
   async function route(request: Request): Promise<Response> {
     if (!hostAllowed(request))
@@ -171,7 +173,7 @@ export function createApprovalPage(options: ApprovalPageOptions): ApprovalPage {
       case 'passkeys':
         if (request.method === 'GET') return showPasskeys(kit, request);
         if (request.method === 'POST') return register(kit, request);
-        return respond(405, null, { allow: 'GET, POST' });
+        return respond(405, null, { allow: 'GET, HEAD, POST' });
       case 'passkeys/options':
         return only('POST', request, () => registrationOptions(kit, request));
       case 'passkeys/remove':
@@ -190,10 +192,15 @@ export function createApprovalPage(options: ApprovalPageOptions): ApprovalPage {
     if (action !== undefined) return notice(404, 'Not found', 'There is no page here.');
     if (request.method === 'GET') return showApproval(kit, request, id, path);
     if (request.method === 'POST') return decide(kit, request, id, path);
-    return respond(405, null, { allow: 'GET, POST' });
+    return respond(405, null, { allow: 'GET, HEAD, POST' });
   }
 
   return async function approvalPage(request: Request): Promise<Response> {
+    // HEAD is GET without the body (RFC 9110 §9.3.2): the same status and headers.
+    if (request.method === 'HEAD') {
+      const got = await approvalPage(new Request(request, { method: 'GET' }));
+      return new Response(null, { status: got.status, headers: got.headers });
+    }
     try {
       return await route(request);
     } catch (error) {

@@ -119,7 +119,7 @@ export class PasswordSignIn implements SignInHook {
     if (route === 'sign-in' && request.method === 'POST') return this.#signIn(request);
     if (route === 'sign-out' && request.method === 'POST') return this.#signOut(request);
     // Its routes with another method: 405 naming those it takes, not the 404 of an unknown path.
-    if (route === 'sign-in') return respond(405, null, { allow: 'GET, POST' });
+    if (route === 'sign-in') return respond(405, null, { allow: 'GET, HEAD, POST' });
     if (route === 'sign-out') return respond(405, null, { allow: 'POST' });
     return undefined;
   }

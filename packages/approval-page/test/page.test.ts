@@ -232,6 +232,22 @@ describe('the approval page', () => {
     }
   });
 
+  it('answers HEAD as GET without a body: the same status and headers', async () => {
+    const { page, open } = setup();
+    const { url } = await open();
+    const cookie = await signIn(page, 'alice');
+    for (const target of [url, `${ORIGIN}/approve/sign-in`, `${ORIGIN}/approve/assets/page.css`]) {
+      const get = await page(new Request(target, { headers: { cookie } }));
+      const head = await page(new Request(target, { method: 'HEAD', headers: { cookie } }));
+      expect([head.status, head.headers.get('content-type')], target).toEqual([
+        get.status,
+        get.headers.get('content-type'),
+      ]);
+      expect(await head.text()).toBe('');
+      expectSecurityHeaders(head);
+    }
+  });
+
   it('serves its stylesheet with the headers, and 405 for other methods', async () => {
     const { page, open } = setup();
     const css = await page(new Request(`${ORIGIN}/approve/assets/page.css`));
@@ -244,8 +260,7 @@ describe('the approval page', () => {
     expectSecurityHeaders(put);
     // The sign-in's own routes too, naming the methods they take.
     for (const [path, method, allow] of [
-      ['sign-in', 'HEAD', 'GET, POST'],
-      ['sign-in', 'PATCH', 'GET, POST'],
+      ['sign-in', 'PATCH', 'GET, HEAD, POST'],
       ['sign-out', 'GET', 'POST'],
     ] as const) {
       const other = await page(new Request(`${ORIGIN}/approve/${path}`, { method }));
