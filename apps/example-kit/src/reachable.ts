@@ -18,6 +18,8 @@ export interface UntilReachableOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Stop waiting after this many milliseconds in all and throw the last error (default: never). */
   giveUpAfterMs?: number;
+  /** Which failures are waited out (default {@link isUnreachable}); any other is thrown at once. */
+  retryable?: (error: unknown) => boolean;
 }
 
 /**
@@ -56,7 +58,7 @@ export async function untilReachable<T>(
     try {
       return await attempt();
     } catch (error) {
-      if (!isUnreachable(error) || waited >= giveUpAfter) throw error;
+      if (!(options.retryable ?? isUnreachable)(error) || waited >= giveUpAfter) throw error;
       const reason = error instanceof Error ? error.message : String(error);
       log(`${what} is not reachable yet (${reason}); trying again in ${wait / 1000} s`);
       await sleep(wait);

@@ -2,6 +2,7 @@ import { DEFAULT_AUDIT_TABLE, migrateAuditTable, PostgresAuditSink } from '@mrtr
 import {
   bearerAuthenticator,
   exampleApprovals,
+  isUnreachable,
   listenApp,
   type RunningServer,
   type Sweep,
@@ -12,7 +13,7 @@ import { type ApprovalChannel, type AuditSink, ConfirmationGate } from '@mrtr/ga
 import { ReceiptSigner, type ReceiptSigningKey, receiptIssuer } from '@mrtr/receipt';
 import { LedgerReplayStore, type ReplayStore } from '@mrtr/replay';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
-import { type RedisDurability, RedisReplayStore } from '@mrtr/replay-redis';
+import { type RedisDurability, RedisDurabilityError, RedisReplayStore } from '@mrtr/replay-redis';
 import { createMcpEndpoint, type McpEndpoint } from '@mrtr/server';
 import { TicketSealer } from '@mrtr/ticket';
 import type { Database, Queryable } from './db.js';
@@ -110,11 +111,15 @@ export async function openReplayStore(
 ): Promise<{ store: ReplayStore<void> | undefined; close: () => Promise<void> }> {
   if (!redisUrl) return { store: undefined, close: async () => {} };
   // A Redis that is down at start is waited for; one that is not durable enough is refused at once.
-  const store = await untilReachable(`Redis at ${hostOf(redisUrl)}`, () =>
-    RedisReplayStore.connect(redisUrl, {
-      keyPrefix: 'mrtr:service-deleter:',
-      ...(redisDurability ? { durability: redisDurability } : {}),
-    }),
+  const store = await untilReachable(
+    `Redis at ${hostOf(redisUrl)}`,
+    () =>
+      RedisReplayStore.connect(redisUrl, {
+        keyPrefix: 'mrtr:service-deleter:',
+        ...(redisDurability ? { durability: redisDurability } : {}),
+      }),
+    // A durability refusal is a ReplayStoreUnavailableError too, but waiting never changes it.
+    { retryable: (error) => !(error instanceof RedisDurabilityError) && isUnreachable(error) },
   );
   return { store, close: () => store.close() };
 }
