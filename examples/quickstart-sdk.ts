@@ -59,11 +59,11 @@ function buildServer(): McpServer {
 
 const mcp = toNodeHandler(serveBothEras(buildServer)); // 2026-07-28 per request, 2025 on sessions
 const [host, origin] = [localhostHostValidation(), localhostOriginValidation()]; // DNS rebinding
-/** Refuse with a JSON-RPC error body, as the SDK's own refusals are. */
+/** Refuse with a JSON-RPC error body, without `id`: the request's is unknown (never `null`). */
 const refuse = (res: ServerResponse, status: number, message: string, headers = {}) => {
   const error = { code: -32600, message };
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error }));
+  res.end(JSON.stringify({ jsonrpc: '2.0', error }));
 };
 // Constant time: `===` returns at the first differing character, so timing would leak the token.
 const digest = (text: string) => createHash('sha256').update(text).digest();

@@ -9,6 +9,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { DEFAULT_MAX_BODY_DEPTH, nestedDeeperThan, SDK_DEFAULT_MAX_BODY_BYTES } from './depth.js';
+import { bodyEncodingProblem, jsonRpcError, withoutInvalidId } from './http.js';
 import { principalOfAuthInfo } from './principal.js';
 
 /** Options of {@link serveBothEras}. */
@@ -120,7 +121,11 @@ function tracked(session: Session, response: Response): Response {
  * const response = await handler.fetch(request, { authInfo: await verify(request) });
  * ```
  * A request body nested deeper than `maxBodyDepth` gets HTTP 400 with
- * `-32600` before the SDK reads it.
+ * `-32600` before the SDK reads it; a JSON body in a charset other than
+ * UTF-8, or under a `Content-Encoding` other than `identity`, gets 415 with
+ * `-32600`, as `@mrtr/server` answers it. An error to a request whose id is
+ * unknown has no `id` member (2026-07-28 has no `"id": null`; the 2025-era
+ * leg passes the SDK transport's own answers through as they are).
  *
  * @throws {TypeError} for a `maxSessionsPerPrincipal` or `maxBodyDepth` that is not a positive integer.
  */
@@ -214,6 +219,12 @@ export function serveBothEras(
 
   return {
     async fetch(request, fetchOptions = {}) {
+      // Before anything reads the body, in either era: a body in another charset or under a
+      // coding would be read as UTF-8 JSON as it stands (RFC 9110 §8.4: a coding not applied
+      // is never ignored).
+      const unreadable = request.method === 'POST' ? bodyEncodingProblem(request) : undefined;
+      if (unreadable)
+        return jsonRpcError(415, -32600, unreadable, { 'accept-encoding': 'identity' });
       if (
         request.method === 'POST' &&
         request.body !== null &&
@@ -227,7 +238,8 @@ export function serveBothEras(
       // Under the modern leg's bound: a larger body is classified modern, which answers it 413.
       if (await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBytes }))
         return legacy(request, fetchOptions.authInfo);
-      return modern.fetch(request, fetchOptions);
+      // 2026-07-28 has no `"id": null`; the 2025-era leg keeps the SDK's JSON-RPC 2.0 answers.
+      return withoutInvalidId(await modern.fetch(request, fetchOptions));
     },
     async close() {
       for (const [id, session] of [...sessions]) await drop(id, session);
@@ -246,8 +258,4 @@ async function bodyOf(request: Request): Promise<unknown> {
   } catch {
     return undefined;
   }
-}
-
-function jsonRpcError(status: number, code: number, message: string): Response {
-  return Response.json({ jsonrpc: '2.0', id: null, error: { code, message } }, { status });
 }

@@ -1,0 +1,279 @@
+/**
+ * What `serveBothEras` answers before a request reaches a tool: error bodies
+ * without an id omit `id` (2026-07-28 `JSONRPCErrorResponse.id` is an
+ * optional `RequestId`, never `null`), and a body in a charset other than
+ * UTF-8 or under a `Content-Encoding` is refused with 415, as
+ * `@mrtr/server` refuses it (RFC 9110 §8.4: a coding the server does not
+ * apply is never ignored). Every body is checked against the official schema.
+ */
+import { createMcpEndpoint } from '@mrtr/server';
+import { assertValidMessage } from '@mrtr/spec-schema';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type BothErasOptions, serveBothEras } from '../src/index.js';
+import { authInfoOf, instance, shared, TOKENS } from './harness.js';
+
+const opened: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const x of opened.splice(0).reverse()) await x.close();
+});
+
+const URL_ = 'http://localhost/mcp';
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+/** A 2026-07-28 `tools/call` of `list_records`, a tool that answers at once. */
+const listCall = {
+  jsonrpc: '2.0',
+  id: 7,
+  method: 'tools/call',
+  params: { name: 'list_records', arguments: {}, _meta: META },
+};
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-11-25',
+    capabilities: { elicitation: { form: {} } },
+    clientInfo: { name: 'raw', version: '0' },
+  },
+};
+
+/** A 2026-07-28 POST of `body` (text as is), with `headers` over the usual ones. */
+function modern(body: unknown, headers: Record<string, string> = {}): Request {
+  return new Request(URL_, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${TOKENS.alice}`,
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': 'list_records',
+      ...headers,
+    },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+/** A 2025-era POST of `body`, on `session` when given. */
+function legacy(body: unknown, headers: Record<string, string> = {}, session?: string): Request {
+  return new Request(URL_, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${TOKENS.alice}`,
+      ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } : {}),
+      ...headers,
+    },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+function bridge(options: BothErasOptions = {}) {
+  const h = serveBothEras(instance(shared(['r1'])).factory, options);
+  opened.push(h);
+  return (request: Request) => h.fetch(request, { authInfo: authInfoOf(request) });
+}
+
+/** The body of an error response, checked against the 2026-07-28 schema. */
+async function errorBody(response: Response) {
+  const body = (await response.json()) as Record<string, unknown> & {
+    error: { code: number; message: string };
+  };
+  assertValidMessage(body);
+  return body;
+}
+
+describe('an error to a request whose id is unknown omits id', () => {
+  it('a body that is not JSON: empty, blank, truncated (-32700)', async () => {
+    const fetchAs = bridge();
+    for (const text of ['', '   ', '\n', '{"jsonrpc":"2.0","id":1,', '{']) {
+      const response = await fetchAs(legacy(text));
+      expect([text, response.status]).toEqual([text, 400]);
+      const body = await errorBody(response);
+      expect(body).not.toHaveProperty('id');
+      expect(body.error.code).toBe(-32700);
+    }
+  });
+
+  it('a body nested past maxBodyDepth (-32600), in either era', async () => {
+    const fetchAs = bridge();
+    const nested = `${'{"a":'.repeat(70)}1${'}'.repeat(70)}`;
+    for (const request of [modern(nested), legacy(nested)]) {
+      const response = await fetchAs(request);
+      expect(response.status).toBe(400);
+      const body = await errorBody(response);
+      expect(body).toEqual({
+        jsonrpc: '2.0',
+        error: {
+          code: -32600,
+          message: 'Invalid Request: the body is nested deeper than 65 levels',
+        },
+      });
+    }
+  });
+
+  it('an unknown session (404 -32001), no session (400 -32000), too many sessions (503)', async () => {
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
+    const fetchAs = bridge();
+    const unknown = await fetchAs(legacy(list, {}, crypto.randomUUID()));
+    expect(unknown.status).toBe(404);
+    expect(await errorBody(unknown)).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32001, message: 'Session not found' },
+    });
+    const none = await fetchAs(legacy(list));
+    expect(none.status).toBe(400);
+    expect(await errorBody(none)).not.toHaveProperty('id');
+    const full = await bridge({ maxSessions: 0 })(legacy(initialize));
+    expect(full.status).toBe(503);
+    expect(await errorBody(full)).not.toHaveProperty('id');
+  });
+
+  it("the SDK's own refusals on the 2026-07-28 leg: id omitted, status and headers kept", async () => {
+    const fetchAs = bridge();
+    const wrongType = await fetchAs(modern(listCall, { 'content-type': 'text/plain' }));
+    expect(wrongType.status).toBe(415);
+    expect(wrongType.headers.get('content-type')).toMatch(/^application\/json/);
+    const typeBody = await errorBody(wrongType);
+    expect(typeBody).not.toHaveProperty('id');
+    expect(typeBody.error).toMatchObject({ code: -32000, message: /Content-Type/ });
+    const batch = await fetchAs(modern([listCall, { ...listCall, id: 8 }]));
+    expect(batch.status).toBeGreaterThanOrEqual(400);
+    expect(await errorBody(batch)).not.toHaveProperty('id');
+    // An id that is no RequestId is not echoed either (the SDK echoed 1.5).
+    for (const id of [null, 1.5, {}]) {
+      const invalid = await fetchAs(modern({ ...listCall, id }));
+      expect(invalid.status).toBe(400);
+      expect(await errorBody(invalid)).not.toHaveProperty('id');
+    }
+  });
+
+  it('an error to a request whose id was read keeps it', async () => {
+    const fetchAs = bridge();
+    const mismatch = await fetchAs(modern(listCall, { 'mcp-name': 'delete_record' }));
+    expect(mismatch.status).toBe(400);
+    const body = await errorBody(mismatch);
+    expect(body.id).toBe(7);
+    expect(body.error.code).toBe(-32020);
+  });
+
+  it("the 2025-era leg passes the SDK transport's answers through as they are (id null)", async () => {
+    const fetchAs = bridge();
+    const opening = await fetchAs(legacy(initialize));
+    expect(opening.status).toBe(200);
+    await opening.body?.cancel();
+    const session = opening.headers.get('mcp-session-id') as string;
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
+    const wrongType = await fetchAs(legacy(list, { 'content-type': 'text/plain' }, session));
+    expect(wrongType.status).toBe(415);
+    expect(await wrongType.json()).toMatchObject({ jsonrpc: '2.0', id: null });
+  });
+});
+
+describe('a body in another charset or under a Content-Encoding is refused with 415', () => {
+  const CHARSETS = [
+    'application/json; charset=latin1',
+    'application/json; charset=utf-16',
+    'application/json; charset=utf-32',
+    'application/json; charset=utf-7',
+    'application/json; charset="utf-16"',
+    'APPLICATION/JSON; CHARSET=LATIN1',
+  ];
+  const CODINGS = ['gzip', 'br2', 'GZIP', 'identity, gzip', 'gzip, identity'];
+
+  it('is never read as UTF-8 or as an uncompressed body, in either era', async () => {
+    const fetchAs = bridge();
+    const refused: Request[] = [
+      ...CHARSETS.map((type) => modern(listCall, { 'content-type': type })),
+      ...CODINGS.map((coding) => modern(listCall, { 'content-encoding': coding })),
+      legacy(initialize, { 'content-encoding': 'gzip' }),
+      legacy(initialize, { 'content-type': 'application/json; charset=utf-16' }),
+    ];
+    for (const request of refused) {
+      const label = `${request.headers.get('content-type')} / ${request.headers.get('content-encoding')}`;
+      const response = await fetchAs(request);
+      expect([label, response.status]).toEqual([label, 415]);
+      expect(response.headers.get('accept-encoding')).toBe('identity');
+      const body = await errorBody(response);
+      expect(body).not.toHaveProperty('id');
+      expect(body.error.code).toBe(-32600);
+      expect(body.error.message).toMatch(/^Content-(Type charset|Encoding) .+ is not supported: /);
+    }
+  });
+
+  it('UTF-8 in any spelling @mrtr/server takes, and identity, are served', async () => {
+    const fetchAs = bridge();
+    const types = [
+      'application/json; charset=utf-8',
+      'application/json; charset=UTF-8',
+      'application/json;charset=Utf-8',
+      'application/json; charset="utf-8"',
+      'application/json; charset=UTF8',
+      'application/json; charset=utf8',
+    ];
+    const served = [
+      ...types.map((type) => modern(listCall, { 'content-type': type })),
+      ...['identity', 'IDENTITY', ' identity ', ''].map((coding) =>
+        modern(listCall, { 'content-encoding': coding }),
+      ),
+    ];
+    for (const request of served) {
+      const label = `${request.headers.get('content-type')} / ${request.headers.get('content-encoding')}`;
+      const response = await fetchAs(request);
+      expect([label, response.status]).toEqual([label, 200]);
+      expect(await response.text()).toContain('"text":"r1"');
+    }
+    const opening = await fetchAs(
+      legacy(initialize, { 'content-type': 'application/json; charset=UTF-8' }),
+    );
+    expect(opening.status).toBe(200);
+    await opening.body?.cancel();
+  });
+
+  it('answers as @mrtr/server does for the same Content-Type and Content-Encoding', async () => {
+    const fetchAs = bridge();
+    const endpoint = createMcpEndpoint({
+      serverInfo: { name: 'records', version: '1.0.0' },
+      tools: [],
+      authenticate: () => ({ id: 'alice' }),
+    });
+    const types = [
+      'application/json',
+      'application/json; charset=utf-8',
+      'application/json; charset=UTF8',
+      'application/json; charset="utf-8"',
+      'application/json; charset=',
+      'application/json; charset=utf-8; charset=latin1',
+      'application/json; charset=latin1; charset=utf-8',
+      'application/json;',
+      ...CHARSETS,
+    ];
+    const codings = [null, 'identity', '', ...CODINGS, 'x'.repeat(80)];
+    for (const type of types)
+      for (const coding of codings) {
+        const headers = {
+          'content-type': type,
+          ...(coding === null ? {} : { 'content-encoding': coding }),
+        };
+        const ours = await fetchAs(modern(listCall, headers));
+        const theirs = await endpoint(modern(listCall, headers));
+        const label = `${type} / ${coding}`;
+        if (theirs.status !== 415) {
+          expect([label, ours.status]).not.toEqual([label, 415]);
+          await ours.body?.cancel();
+          await theirs.body?.cancel();
+          continue;
+        }
+        expect([label, ours.status, ours.headers.get('accept-encoding')]).toEqual([
+          label,
+          415,
+          theirs.headers.get('accept-encoding'),
+        ]);
+        expect(await errorBody(ours)).toEqual(await theirs.json());
+      }
+  });
+});
