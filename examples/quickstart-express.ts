@@ -4,7 +4,7 @@
 // export TOKEN=$(openssl rand -hex 16); echo "token: $TOKEN" # your client sends it
 // MRTR_SECRET=$(openssl rand -base64 32) DATABASE_URL=postgres://localhost/app npx tsx quickstart-express.ts
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createHttpServer, keepRawBody, mcpErrorHandler, mcpHandler } from '@mrtr/express';
+import { createHttpServer, mcpErrorHandler, mcpHandler } from '@mrtr/express';
 import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
 import { createMcpEndpoint } from '@mrtr/server';
@@ -61,10 +61,11 @@ const bearerAuth: RequestHandler = (req, res, next) => {
 };
 const app = express();
 // app.all: every method reaches the endpoint, which answers all but POST with a JSON-RPC 405.
+// No body parser in front: the endpoint reads the body and judges it (charset, coding, JSON) as
+// on @mrtr/node. Mount this route before an app.use(express.json()) your other routes need.
 app.all(
   '/mcp',
   bearerAuth,
-  express.json({ verify: keepRawBody }), // keeps the bytes as sent for the endpoint's checks
   mcpHandler(endpoint, { principal: (_req, res) => res.locals.principal }),
 );
 app.use('/mcp', mcpErrorHandler()); // every answer on /mcp is a JSON-RPC body

@@ -5,16 +5,18 @@
  * translates and hands them to `@mrtr/node`: responses stream as they are
  * produced (SSE notifications reach the client before the tool finishes), a
  * client that goes away aborts the handler's `signal`, and the principal
- * comes from your middleware. A body `express.json()` (or `express.text()`,
+ * comes from your middleware. Without a body parser in front, the handler
+ * reads the body and the endpoint judges it (charset, coding, JSON) exactly
+ * as on `@mrtr/node`. A body `express.json()` (or `express.text()`,
  * `express.raw()`) already read is passed on: byte for byte with
  * `express.json({ verify: keepRawBody })`, else re-serialized. Errors of your `principal`
  * function go to `next(error)`, so your Express error handlers see them;
  * {@link mcpErrorHandler} answers them, and the body parser's refusals
- * (invalid JSON, too large), with JSON-RPC bodies instead of Express's HTML page.
+ * (as the endpoint would), with JSON-RPC bodies instead of Express's HTML page.
  *
  * @example
  * ```ts
- * import { createHttpServer, keepRawBody, mcpErrorHandler, mcpHandler } from '@mrtr/express';
+ * import { createHttpServer, mcpErrorHandler, mcpHandler } from '@mrtr/express';
  * import { type AnyToolDefinition, createMcpEndpoint } from '@mrtr/server';
  * import express, { type RequestHandler, type Response } from 'express';
  *
@@ -25,7 +27,8 @@
  * const endpoint = createMcpEndpoint({ serverInfo: { name: 'notes', version: '1.0.0' }, tools });
  * const principal = (_req: unknown, res: Response) => res.locals.principal;
  * // app.all: every method reaches the endpoint, which answers all but POST with 405 and a JSON-RPC body.
- * app.all('/mcp', express.json({ verify: keepRawBody }), mcpHandler(endpoint, { principal }));
+ * // No body parser in front: the endpoint reads the body (behind one: express.json({ verify: keepRawBody })).
+ * app.all('/mcp', mcpHandler(endpoint, { principal }));
  * app.use('/mcp', mcpErrorHandler());
  * createHttpServer(app).listen(3000, '127.0.0.1'); // Node's own refusals as JSON-RPC too
  * ```
@@ -34,7 +37,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { toNodeHandler } from '@mrtr/node';
-import type { McpEndpoint, Principal } from '@mrtr/server';
+import { createMcpEndpoint, type McpEndpoint, type Principal } from '@mrtr/server';
 import type {
   ErrorRequestHandler,
   Request as ExpressRequest,
@@ -201,16 +204,152 @@ export function mcpHandler(
 interface BodyParserError {
   type?: string;
   status?: number;
+  /** The body's text as the parser decoded it (`entity.parse.failed`). */
+  body?: unknown;
+  /** Set by Node on what its zlib or a socket raised (`Z_DATA_ERROR`, `ECONNRESET`). */
+  errno?: unknown;
 }
 
-const PARSER_ERRORS: Record<string, [number, number, string]> = {
+/** A body parser's refusal answered without the endpoint's judge: [status, code, message]. */
+type Refusal = [number, number, string];
+
+const PARSER_ERRORS: Record<string, Refusal> = {
   'entity.parse.failed': [400, -32700, 'Parse error: body is not valid JSON'],
   'entity.too.large': [413, -32600, 'Request body too large'],
   'entity.verify.failed': [400, -32600, 'Invalid request body'],
   'encoding.unsupported': [415, -32600, 'Unsupported Content-Encoding'],
-  'charset.unsupported': [415, -32600, 'Unsupported charset: use UTF-8'],
+  // A charset the endpoint takes but the parser refused unread (`utf8`: express.json() takes `utf-*`).
+  'charset.unsupported': [415, -32600, 'Unsupported charset: send charset=utf-8 or none'],
   'request.size.invalid': [400, -32600, 'Request body length does not match Content-Length'],
+  'request.aborted': [400, -32600, 'Bad Request: the body was not received in full'],
+  'parameters.too.many': [413, -32600, 'Request body has too many parameters'],
+  'querystring.parse.rangeError': [400, -32600, 'Request body nested too deeply'],
 };
+
+/** Node's zlib or a socket failed while a body parser read the body: its message is not the client's. */
+const UNREADABLE: Refusal = [400, -32600, 'Bad Request: the body could not be read'];
+
+/** Refusals whose verdict belongs to the endpoint's rules on the request's headers and bytes. */
+const JUDGED = new Set(['entity.parse.failed', 'charset.unsupported', 'encoding.unsupported']);
+
+/**
+ * The endpoint's own rules for a body (media type, then charset and
+ * `Content-Encoding`, then the JSON: `@mrtr/server` keeps them to itself),
+ * for a body a parser refused before the endpoint could see it: an endpoint
+ * without tools, asked with the refused request's `Content-Type`,
+ * `Content-Encoding` and bytes. Made on first use.
+ */
+let judge: McpEndpoint | undefined;
+const JUDGED_HEADERS = new Set(['content-type', 'content-encoding']);
+
+/**
+ * How the endpoint answers `req`'s headers with `body`: a 415 (media type,
+ * charset, coding), or with `bodyVerdict` also a 400 (`-32700`, or `-32600`
+ * for JSON that is no request object); `undefined` for any other answer.
+ */
+async function judged(
+  req: ExpressRequest,
+  body: string | Buffer,
+  bodyVerdict: boolean,
+): Promise<Response | undefined> {
+  judge ??= createMcpEndpoint({
+    serverInfo: { name: '@mrtr/express body judge', version: '0' },
+    tools: [],
+    maxBodyBytes: Number.MAX_SAFE_INTEGER, // the body is in memory already, within the parser's limit
+    onError: () => {},
+  });
+  const headers = new Headers();
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = (raw[i] as string).toLowerCase();
+    // Repeated fields joined as `Headers.get` gives them to the endpoint on `@mrtr/node`.
+    if (JUDGED_HEADERS.has(name)) headers.append(name, raw[i + 1] as string);
+  }
+  // A Buffer is a Uint8Array, which Request takes; TypeScript's DOM types want its ArrayBuffer named.
+  const request = new Request('http://localhost/mcp', {
+    method: 'POST',
+    headers,
+    body: body as BodyInit,
+  });
+  const answer = await judge(request, { principal: { id: 'mrtr-express-body-judge' } });
+  if (answer.status === 415 || (bodyVerdict && answer.status === 400)) return answer;
+  await answer.body?.cancel();
+  return undefined;
+}
+
+/**
+ * What the endpoint reads of a body a parser refused as invalid JSON: the
+ * bytes kept by {@link keepRawBody}, else the parser's text when it is
+ * exactly what was sent (text with U+FFFD may stand for bytes that were not
+ * UTF-8, which the endpoint refuses as such: judged as no JSON at all).
+ */
+function refusedBody(
+  req: ExpressRequest & { rawBody?: unknown },
+  parsed: unknown,
+): string | Buffer {
+  if (req.rawBody instanceof Buffer) return req.rawBody;
+  return typeof parsed === 'string' && !parsed.includes('\uFFFD') ? parsed : '';
+}
+
+/** Send a JSON-RPC error without id. */
+function refuse(res: ExpressResponse, [status, code, message]: Refusal): void {
+  res.status(status).json({ jsonrpc: '2.0', error: { code, message } });
+}
+
+/** The mapped refusal of a body parser's error `type`, if it is one of theirs. */
+function knownRefusal(type: string | undefined): Refusal | undefined {
+  return type !== undefined && Object.hasOwn(PARSER_ERRORS, type) ? PARSER_ERRORS[type] : undefined;
+}
+
+/**
+ * Whether `error` is a body parser's refusal: a 4xx with one of the `type`s
+ * of `body-parser` and `raw-body`, or a 400 with Node's `errno` (its zlib, or
+ * a socket, failed while the parser read the body; `http-errors` made it 400).
+ */
+function fromBodyParser(error: BodyParserError): boolean {
+  const { type, status, errno } = error;
+  if (typeof status !== 'number' || status < 400 || status >= 500) return false;
+  return knownRefusal(type) !== undefined || (status === 400 && typeof errno === 'number');
+}
+
+/**
+ * Answer a body parser's refusal as the endpoint would answer the request:
+ * its own 415 for the media type, charset or `Content-Encoding` (whatever
+ * the parser made of the bytes: a `gzip` body that is no gzip included),
+ * and for invalid JSON its verdict on the bytes (strict `express.json()`
+ * refuses `"text"`, `42` and `null`, which are JSON: `-32600`, as for any
+ * body that is no request object). Else the refusal as mapped; what Node
+ * raised (zlib's `incorrect header check`) never reaches the client.
+ */
+async function answerParserError(
+  req: ExpressRequest,
+  res: ExpressResponse,
+  error: BodyParserError,
+): Promise<void> {
+  const known = knownRefusal(error.type);
+  if (known === undefined || JUDGED.has(error.type as string)) {
+    const parseFailed = error.type === 'entity.parse.failed';
+    const body = parseFailed ? refusedBody(req, error.body) : '';
+    let answer: Response | undefined;
+    try {
+      answer = await judged(req, body, parseFailed);
+    } catch {
+      // Headers or a body no Request takes: the parser's own refusal, as mapped.
+    }
+    if (res.headersSent) return;
+    if (answer) {
+      const text = await answer.text();
+      res.status(answer.status);
+      // The endpoint's headers as it sent them (`Accept-Encoding: identity` with a 415), no charset added.
+      answer.headers.forEach((value, name) => {
+        res.setHeader(name, value);
+      });
+      res.end(text);
+      return;
+    }
+  }
+  refuse(res, known ?? UNREADABLE);
+}
 
 /** Options of {@link mcpErrorHandler}. */
 export interface ExpressErrorHandlerOptions {
@@ -220,27 +359,31 @@ export interface ExpressErrorHandlerOptions {
 
 /**
  * An Express error handler for the MCP route, so that every answer there is
- * a JSON-RPC body. A body parser's refusal (`express.json()`: invalid JSON,
- * too large, an unsupported charset or encoding) becomes the error
- * `@mrtr/server` itself would give (`-32700` or `-32600`, no id) with the
- * parser's HTTP status; another error with a 4xx `status` (`http-errors`,
- * e.g. from an auth middleware) keeps its status with `-32600` and its
- * message; anything else (a throwing `principal` included) is 500 with
- * `-32603` and no detail, and goes to `onError`. Mount it after the route:
- * `app.use(path, mcpErrorHandler())`.
+ * a JSON-RPC body. A body parser's refusal (`express.json()`) gets the
+ * answer the endpoint gives the same request on `@mrtr/node`: a charset
+ * other than UTF-8 or a `Content-Encoding` other than `identity` its 415
+ * (with `Accept-Encoding: identity`), whatever the parser made of the bytes;
+ * invalid JSON `-32700`, and JSON that is no object (`"text"`, `42`, `null`,
+ * which strict `express.json()` refuses) `-32600`; too large 413 with
+ * `-32600`. What Node raised while the parser read (zlib's messages) never
+ * reaches the client. One refusal the endpoint would not make:
+ * `express.json()` refuses `charset=utf8` (no hyphen) before reading, 415.
+ * Another error with a 4xx `status` (`http-errors`, e.g. from an auth
+ * middleware) keeps its status with `-32600` and its message; anything else
+ * (a throwing `principal` included) is 500 with `-32603` and no detail, and
+ * goes to `onError`. Mount it after the route: `app.use(path, mcpErrorHandler())`.
  */
 export function mcpErrorHandler(options: ExpressErrorHandlerOptions = {}): ErrorRequestHandler {
   const onError = options.onError ?? ((e: unknown) => console.error('[mrtr] express error', e));
-  return (error: unknown, _req, res, next) => {
+  return (error: unknown, req, res, next) => {
     if (res.headersSent) {
       next(error);
       return;
     }
-    const { type, status, message } = (error ?? {}) as BodyParserError & { message?: unknown };
-    const known = type === undefined ? undefined : PARSER_ERRORS[type];
-    if (known) {
-      const [httpStatus, code, text] = known;
-      res.status(httpStatus).json({ jsonrpc: '2.0', error: { code, message: text } });
+    const parsed = (error ?? {}) as BodyParserError & { message?: unknown };
+    const { status, message } = parsed;
+    if (fromBodyParser(parsed)) {
+      answerParserError(req, res, parsed).catch(next);
     } else if (typeof status === 'number' && status >= 400 && status < 500) {
       const text = typeof message === 'string' ? message.slice(0, 200) : 'Invalid Request';
       res.status(status).json({ jsonrpc: '2.0', error: { code: -32600, message: text } });
