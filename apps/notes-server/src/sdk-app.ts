@@ -7,12 +7,12 @@
 
 import {
   type CallToolResult,
-  hostHeaderValidationResponse,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
   McpServer,
-  originValidationResponse,
   type ServerContext,
+  validateHostHeader,
+  validateOriginHeader,
 } from '@modelcontextprotocol/server';
 import { bearerAuthenticator, listen, type RunningServer } from '@mrtr/example-kit';
 import {
@@ -89,14 +89,21 @@ export async function createNotesSdkEndpoint(
   const authenticate = bearerAuthenticator(options.tokens);
   const [hosts, origins] = [localhostAllowedHostnames(), localhostAllowedOrigins()];
   const endpoint: McpEndpoint = async (request) => {
-    const foreign =
-      hostHeaderValidationResponse(request, hosts) ?? originValidationResponse(request, origins);
-    if (foreign) return foreign;
+    // JSON-RPC errors to a request whose id is unknown omit `id` (2026-07-28 has no `"id": null`).
+    for (const check of [
+      validateHostHeader(request.headers.get('host'), hosts),
+      validateOriginHeader(request.headers.get('origin'), origins),
+    ])
+      if (!check.ok)
+        return Response.json(
+          { jsonrpc: '2.0', error: { code: -32600, message: check.message } },
+          { status: 403 },
+        );
     const principal = authenticate(request);
     if (!principal) {
       const error = { code: -32600, message: 'Authentication required' };
       return Response.json(
-        { jsonrpc: '2.0', id: null, error },
+        { jsonrpc: '2.0', error },
         { status: 401, headers: { 'www-authenticate': 'Bearer' } },
       );
     }

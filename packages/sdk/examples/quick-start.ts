@@ -1,12 +1,14 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type NodeIncomingMessageLike, toNodeHandler } from '@modelcontextprotocol/node';
 import {
-  localhostHostValidation,
-  localhostOriginValidation,
-  type NodeIncomingMessageLike,
-  toNodeHandler,
-} from '@modelcontextprotocol/node';
-import { type AuthInfo, McpServer } from '@modelcontextprotocol/server';
+  type AuthInfo,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  McpServer,
+  validateHostHeader,
+  validateOriginHeader,
+} from '@modelcontextprotocol/server';
 import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
 import { createHttpServer } from '@mrtr/node';
 import { MemoryReplayStore } from '@mrtr/replay';
@@ -40,7 +42,7 @@ function buildServer(): McpServer {
 }
 
 const mcp = toNodeHandler(serveBothEras(buildServer)); // 2026-07-28 per request, 2025 on sessions
-const [host, origin] = [localhostHostValidation(), localhostOriginValidation()]; // DNS rebinding
+const [hosts, origins] = [localhostAllowedHostnames(), localhostAllowedOrigins()]; // DNS rebinding
 /** Refuse with a JSON-RPC error body, without `id`: the request's is unknown (never `null`). */
 const refuse = (res: ServerResponse, status: number, message: string, headers = {}) => {
   const error = { code: -32600, message };
@@ -53,7 +55,11 @@ const sameToken = (given: string | undefined, expected: string) =>
   timingSafeEqual(digest(given ?? ''), digest(expected));
 // createHttpServer: no Host, two or a malformed one, Node's own refusals: JSON-RPC 400s too.
 createHttpServer((req: IncomingMessage & { auth?: AuthInfo }, res) => {
-  if (!host(req, res) || !origin(req, res)) return; // answered 403
+  const foreign = [
+    validateHostHeader(req.headers.host, hosts),
+    validateOriginHeader(req.headers.origin, origins),
+  ];
+  for (const check of foreign) if (!check.ok) return refuse(res, 403, check.message);
   // A target that names a host (`http://evil.example/mcp`) is not the Host the guard checked.
   if (!req.url?.startsWith('/')) return refuse(res, 400, 'Bad Request: send a path as the target');
   if (!sameToken(req.headers.authorization, `Bearer ${TOKEN}`))
