@@ -12,23 +12,15 @@ class LedgerRefused {
  * forgets a record (a Redis restarted without persistence, an eviction, a
  * failover to a replica that never got the key).
  *
- * `once` claims in the front store first: another answer on a used nonce
- * is refused there (`used`) without touching the database. The winner then
- * claims in the ledger, in the transaction the action runs in, so the
- * record of the mutation lives with the data it changed. If the front store
- * had forgotten an earlier completion, the ledger still has it: an
+ * `once` claims in the front store first: concurrent presentations are
+ * turned away there (`in_progress`) without touching the database. The
+ * winner then claims in the ledger, in the transaction the action runs in,
+ * so the record of the mutation lives with the data it changed. If the front
+ * store had forgotten an earlier completion, the ledger still has it: an
  * identical re-issue gets the recorded outcome (`replayed`), any other is
  * refused (`used`), and the action does not run again. A ledger refusal
  * releases the front claim, so the front store never records an outcome
  * that did not happen.
- *
- * An identical presentation the front store calls `in_progress` is put to
- * the ledger, whose answer stands: the front's claim may belong to a
- * process that died before its ledger transaction committed (it then rolled
- * back, and the front claim would otherwise refuse every re-send until it
- * expires). The ledger waits for a claim still running (PostgreSQL) and then
- * replays its outcome, claims and performs when nothing committed, or
- * answers `in_progress` itself (a ledger that does not wait).
  *
  * `Tx` is the ledger's transaction: the action always gets it.
  */
@@ -60,8 +52,6 @@ export class LedgerReplayStore<Tx> implements ReplayStore<Tx> {
       });
       // `performed` in front: the ledger ran the action now, or replayed what it ran before.
       if (outer.status === 'performed' && inner !== undefined) return inner;
-      if (outer.status === 'refused' && outer.reason === 'in_progress')
-        return await this.ledger.once(request, action);
       return outer;
     } catch (error) {
       if (error instanceof LedgerRefused) return error.result;
