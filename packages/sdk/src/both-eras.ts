@@ -9,7 +9,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { DEFAULT_MAX_BODY_DEPTH, nestedDeeperThan, SDK_DEFAULT_MAX_BODY_BYTES } from './depth.js';
-import { bodyEncodingProblem, jsonRpcError, withoutInvalidId } from './http.js';
+import { jsonRpcError, requestEncodingProblem, withoutInvalidId } from './http.js';
 import { principalOfAuthInfo } from './principal.js';
 
 /** Options of {@link serveBothEras}. */
@@ -222,7 +222,7 @@ export function serveBothEras(
       // Before anything reads the body, in either era: a body in another charset or under a
       // coding would be read as UTF-8 JSON as it stands (RFC 9110 §8.4: a coding not applied
       // is never ignored).
-      const unreadable = request.method === 'POST' ? bodyEncodingProblem(request) : undefined;
+      const unreadable = request.method === 'POST' ? requestEncodingProblem(request) : undefined;
       if (unreadable)
         return jsonRpcError(415, -32600, unreadable, { 'accept-encoding': 'identity' });
       if (

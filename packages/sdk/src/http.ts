@@ -7,6 +7,7 @@
  * refused with 415, in the words of `@mrtr/server`.
  */
 import { isJsonContentType } from '@modelcontextprotocol/server';
+import { bodyEncodingProblem } from '@mrtr/wire';
 import { parse as parseContentType } from 'content-type';
 
 /** A JSON-RPC error response to a request whose id is unknown: no `id` member. */
@@ -19,15 +20,6 @@ export function jsonRpcError(
   return Response.json({ jsonrpc: '2.0', error: { code, message } }, { status, headers });
 }
 
-/** `text` cut to `max` UTF-16 units with `…`, never inside a surrogate pair. */
-function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let end = max;
-  const last = text.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
-  return `${text.slice(0, end)}…`;
-}
-
 /**
  * Why the body of a JSON POST cannot be read as sent, or `undefined`:
  * JSON-RPC bodies are UTF-8 (RFC 8259 §8.1), so a `charset` parameter of the
@@ -35,20 +27,17 @@ function clip(text: string, max: number): string {
  * other than UTF-8 (any letter case, `utf8` too) is refused rather than
  * misread, and a `Content-Encoding` other than `identity` is one the bridge
  * does not decode, so it must not ignore it (RFC 9110 §8.4; 415 with
- * `Accept-Encoding: identity`, §15.5.16). The words are those of
- * `@mrtr/server`'s endpoint, which does not export them; the tests hold the
- * two equal. A Content-Type that is not JSON is left to the SDK's own 415.
+ * `Accept-Encoding: identity`, §15.5.16), by `bodyEncodingProblem` of
+ * `@mrtr/wire`, the rule `@mrtr/server`'s endpoint applies. A Content-Type
+ * that is not JSON is left to the SDK's own 415.
  */
-export function bodyEncodingProblem(request: Request): string | undefined {
+export function requestEncodingProblem(request: Request): string | undefined {
   const type = request.headers.get('content-type');
   if (type === null || !isJsonContentType(type)) return undefined;
-  const charset = parseContentType(type).parameters.charset;
-  if (charset !== undefined && !/^utf-?8$/i.test(charset))
-    return `Content-Type charset ${clip(charset, 40)} is not supported: send UTF-8 (charset=utf-8 or none)`;
-  const coding = request.headers.get('content-encoding');
-  if (coding !== null && !/^\s*(identity)?\s*$/i.test(coding))
-    return `Content-Encoding ${clip(coding, 40)} is not supported: send the body uncompressed`;
-  return undefined;
+  return bodyEncodingProblem(
+    parseContentType(type).parameters.charset,
+    request.headers.get('content-encoding'),
+  );
 }
 
 /**

@@ -1,4 +1,5 @@
 import {
+  bodyEncodingProblem,
   decodeHeaderValue,
   ErrorCode,
   errorResponse,
@@ -18,7 +19,6 @@ import { idOf, legacyRequestedVersion, requestEnvelope } from './envelope.js';
 import { type HttpExchange, type HttpReply, toResponse, webExchange } from './exchange.js';
 import {
   DEFAULT_MAX_BODY_BYTES,
-  encodingProblem,
   hostPolicy,
   notAllowedMessage,
   originPolicy,
@@ -202,7 +202,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       const message = 'Content-Type must be application/json';
       return fail(undefined, ErrorCode.InvalidRequest, message, undefined, 415);
     }
-    const unreadable = encodingProblem(
+    const unreadable = bodyEncodingProblem(
       media.parameters.charset,
       exchange.header('content-encoding'),
     );

@@ -3,7 +3,6 @@
  * (MCP 2026-07-28, `basic/transports/streamable-http`, "Security & Endpoint"):
  * who may call (Host, Origin) and how much they may send.
  */
-import { clip } from './arguments.js';
 
 const LOOPBACK_ORIGIN = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/;
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -254,22 +253,4 @@ async function discardRest(
     clearTimeout(timer);
     await reader.cancel().catch(() => {});
   }
-}
-
-/**
- * Why a body cannot be read as sent, or `undefined`: JSON-RPC bodies are
- * UTF-8 (RFC 8259 §8.1), so a `charset` parameter of the Content-Type (as
- * parsed, RFC 9110 §8.3.2) other than UTF-8 is refused rather
- * than misread, and a `Content-Encoding` other than `identity` is one the
- * endpoint does not decode (RFC 9110 §15.5.16: 415, with `Accept-Encoding`).
- */
-export function encodingProblem(
-  charset: string | undefined,
-  coding: string | null,
-): string | undefined {
-  if (charset !== undefined && !/^utf-?8$/i.test(charset))
-    return `Content-Type charset ${clip(charset, 40)} is not supported: send UTF-8 (charset=utf-8 or none)`;
-  if (coding !== null && !/^\s*(identity)?\s*$/i.test(coding))
-    return `Content-Encoding ${clip(coding, 40)} is not supported: send the body uncompressed`;
-  return undefined;
 }

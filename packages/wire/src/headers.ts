@@ -136,3 +136,36 @@ export function readHeaderAnnotations(inputSchema: unknown): HeaderAnnotations {
     ? { ok: false, reason: problems[0] as string }
     : { ok: true, annotations: found };
 }
+
+/**
+ * Why a JSON-RPC body cannot be read as sent, or `undefined`: JSON-RPC
+ * bodies are UTF-8 (RFC 8259 §8.1), so a `charset` parameter of the
+ * Content-Type (as parsed, RFC 9110 §8.3.2) other than UTF-8 (any letter
+ * case, `utf8` too) is refused rather than misread, and a
+ * `Content-Encoding` other than `identity` is one the server does not
+ * decode, which it must not ignore (RFC 9110 §8.4; answered 415 with
+ * `Accept-Encoding: identity`, §15.5.16). Shared by `@mrtr/server`'s
+ * endpoint and `@mrtr/sdk`'s bridge, so both refuse alike.
+ * @param charset the Content-Type's `charset` parameter, `undefined` when absent.
+ * @param coding the Content-Encoding field, `null` when absent.
+ * @returns the message of the `-32600` to send, naming the value (cut to 40 characters).
+ */
+export function bodyEncodingProblem(
+  charset: string | undefined,
+  coding: string | null,
+): string | undefined {
+  if (charset !== undefined && !/^utf-?8$/i.test(charset))
+    return `Content-Type charset ${cut(charset, 40)} is not supported: send UTF-8 (charset=utf-8 or none)`;
+  if (coding !== null && !/^\s*(identity)?\s*$/i.test(coding))
+    return `Content-Encoding ${cut(coding, 40)} is not supported: send the body uncompressed`;
+  return undefined;
+}
+
+/** `text` cut to `max` UTF-16 units with `…`, never inside a surrogate pair. */
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}…`;
+}

@@ -4,7 +4,12 @@
  * `x-mcp-header` annotations ("Schema Extension").
  */
 import { describe, expect, it } from 'vitest';
-import { decodeHeaderValue, encodeHeaderValue, readHeaderAnnotations } from '../src/index.js';
+import {
+  bodyEncodingProblem,
+  decodeHeaderValue,
+  encodeHeaderValue,
+  readHeaderAnnotations,
+} from '../src/index.js';
 
 describe('encodeHeaderValue (streamable-http, "Value Encoding")', () => {
   it.each([
@@ -114,5 +119,23 @@ describe('decodeHeaderValue', () => {
     '\u0000',
   ])('decodes what encodeHeaderValue encoded: %j', (value) => {
     expect(decodeHeaderValue(encodeHeaderValue(value))).toBe(value);
+  });
+});
+
+describe('bodyEncodingProblem', () => {
+  it('takes UTF-8 in any spelling and identity, and names anything else, cut to 40 characters', () => {
+    for (const charset of [undefined, 'utf-8', 'UTF-8', 'utf8', 'UTF8'])
+      expect(bodyEncodingProblem(charset, null)).toBeUndefined();
+    for (const coding of ['identity', ' Identity ', ''])
+      expect(bodyEncodingProblem(undefined, coding)).toBeUndefined();
+    expect(bodyEncodingProblem('latin1', null)).toBe(
+      'Content-Type charset latin1 is not supported: send UTF-8 (charset=utf-8 or none)',
+    );
+    expect(bodyEncodingProblem(undefined, 'gzip')).toBe(
+      'Content-Encoding gzip is not supported: send the body uncompressed',
+    );
+    expect(bodyEncodingProblem(`${'x'.repeat(39)}\u{1F600}`, null)).toBe(
+      `Content-Type charset ${'x'.repeat(39)}… is not supported: send UTF-8 (charset=utf-8 or none)`,
+    );
   });
 });
