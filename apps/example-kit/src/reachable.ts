@@ -38,8 +38,10 @@ export function isUnreachable(error: unknown): boolean {
  * Run `attempt` until it succeeds. A failure that {@link isUnreachable} calls
  * a service out of reach is told (`<what> is not reachable yet (<message>);
  * trying again in <s> s`) and tried again after 0.5 s, doubling up to 5 s;
- * any other failure (a wrong URL, a refused password, a Redis not durable
- * enough) is thrown at once.
+ * any other failure (a URL of another scheme, a refused password) is thrown
+ * at once. A host name that does not resolve (`ENOTFOUND`) is waited for too:
+ * DNS may not know a service yet that is still starting; a misspelled one
+ * shows as the same line every 5 s.
  * @returns what `attempt` resolved to.
  * @throws the first failure that is not {@link isUnreachable}, or the last one after `giveUpAfterMs`.
  */

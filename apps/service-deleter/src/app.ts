@@ -13,7 +13,11 @@ import { type ApprovalChannel, type AuditSink, ConfirmationGate } from '@mrtr/ga
 import { ReceiptSigner, type ReceiptSigningKey, receiptIssuer } from '@mrtr/receipt';
 import { LedgerReplayStore, type ReplayStore } from '@mrtr/replay';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
-import { type RedisDurability, RedisDurabilityError, RedisReplayStore } from '@mrtr/replay-redis';
+import {
+  type RedisDurability,
+  type RedisDurabilityError,
+  RedisReplayStore,
+} from '@mrtr/replay-redis';
 import { createMcpEndpoint, type McpEndpoint } from '@mrtr/server';
 import { TicketSealer } from '@mrtr/ticket';
 import type { Database, Queryable } from './db.js';
@@ -118,8 +122,9 @@ export async function openReplayStore(
         keyPrefix: 'mrtr:service-deleter:',
         ...(redisDurability ? { durability: redisDurability } : {}),
       }),
-    // A durability refusal is a ReplayStoreUnavailableError too, but waiting never changes it.
-    { retryable: (error) => !(error instanceof RedisDurabilityError) && isUnreachable(error) },
+    // A durability refusal is a ReplayStoreUnavailableError too (and `instanceof` reads the brand
+    // they share, so it cannot tell them apart), but waiting never changes it: it names `problems`.
+    { retryable: (error) => isUnreachable(error) && !durabilityRefusal(error) },
   );
   return { store, close: () => store.close() };
 }
@@ -283,4 +288,9 @@ function hostOf(url: string): string {
   } catch {
     return 'REDIS_URL';
   }
+}
+
+/** Whether `error` is a `RedisDurabilityError`: the settings Redis lacks, in `problems`. */
+function durabilityRefusal(error: unknown): error is RedisDurabilityError {
+  return Array.isArray((error as { problems?: unknown } | null)?.problems);
 }

@@ -37,6 +37,20 @@ describe.skipIf(!available)('service-deleter replay store on Redis', () => {
     }
   });
 
+  it('openReplayStore waits for a Redis that is down, and connects once it is back', async () => {
+    const redis = await privateRedis({ appendonly: 'yes', appendfsync: 'always' });
+    await redis.kill();
+    let settled = false;
+    const opening = openReplayStore(redis.url).finally(() => {
+      settled = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(settled).toBe(false); // still waiting: not "failed to start"
+    await redis.restart();
+    const replay = await opening;
+    await replay.close();
+  });
+
   it('main starts on that Redis when MRTR_REDIS_DURABILITY=volatile names the risk', async () => {
     const redis = await privateRedis({});
     const server = await startServerProcess(new URL('..', import.meta.url).pathname, {
