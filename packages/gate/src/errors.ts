@@ -1,6 +1,6 @@
 import { CanonicalizeError, canonicalize } from '@mrtr/digest';
 import { ReplayStoreUnavailableError } from '@mrtr/replay';
-import { ErrorCode, McpError } from '@mrtr/wire';
+import { ErrorCode, McpError, serviceUnavailable } from '@mrtr/wire';
 import { AuditSinkError } from './audit.js';
 import type { RefusalReason } from './reasons.js';
 import type { GateRequest } from './types.js';
@@ -44,20 +44,38 @@ export function canonicalOrUndefined(value: unknown): string | undefined {
 }
 
 /**
- * The gate's `ApprovalChannel` failed (its store cannot be reached, a row it
- * cannot read, any throw of `open` or `decision`): always before the claim,
- * so nothing was changed. The channel's error is the `cause`.
+ * The store of the gate's `ApprovalChannel` cannot be reached (or holds a row
+ * it cannot read): always before the claim, so nothing was changed. The
+ * channel's error is the `cause`.
  */
 export class ApprovalChannelError extends Error {
   override readonly name = 'ApprovalChannelError';
 }
 
-/** `call` of the approval channel, its failure thrown as an {@link ApprovalChannelError}. */
+/**
+ * Whether a channel's error says its store is out of reach: an
+ * `ApprovalStoreUnavailableError` of `@mrtr/approval-page` (by its `code`
+ * or name: this package does not depend on that one), or an error
+ * `serviceUnavailable` of `@mrtr/wire` reads as an outage. Any other throw
+ * (a `TypeError` for an approval the store refuses) is no outage and is not
+ * worded as one.
+ */
+function channelUnavailable(error: unknown): boolean {
+  if (error instanceof Error) {
+    const { code } = error as { code?: unknown };
+    if (code === 'APPROVAL_STORE_UNAVAILABLE' || error.name === 'ApprovalStoreUnavailableError')
+      return true;
+  }
+  return serviceUnavailable(error) !== undefined;
+}
+
+/** `call` of the approval channel; a failure of its store is thrown as an {@link ApprovalChannelError}. */
 export async function fromChannel<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    throw new ApprovalChannelError('the approval channel failed', { cause: error });
+    if (!channelUnavailable(error)) throw error;
+    throw new ApprovalChannelError('the store of approvals is unavailable', { cause: error });
   }
 }
 
@@ -94,7 +112,7 @@ export function toMcpError(error: unknown, performed: boolean): unknown {
         ErrorCode.InternalError,
         'Nothing was changed: the store of approvals on the server’s page is unavailable. Retry the same request later.',
       ),
-      error,
+      error.cause,
     );
   if (error instanceof AuditSinkError)
     return withCause(

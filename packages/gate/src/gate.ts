@@ -100,7 +100,7 @@ export interface ConfirmationGateOptions<Tx> {
  * a ticket that does not open for this principal, operation and arguments,
  * or an approval that is gone; `-32603` saying nothing was changed when the
  * replay store is unavailable or an audit sink failed before the mutation,
- * or when the approval channel failed (URL mode: its store cannot be reached),
+ * or when the approval channel's store cannot be reached (URL mode),
  * or saying the operation was carried out when only its final record could
  * not be written. What `prepare` or `perform` throw propagates unchanged,
  * after a `failed` record; nothing was mutated.

@@ -231,7 +231,7 @@ describe('URL mode', () => {
     const asking = await t.call().catch((e: unknown) => e);
     expect(asking).toMatchObject({ code: -32603 });
     expect((asking as Error).message).toMatch(/^Nothing was changed: the store of approvals/);
-    expect(((asking as Error).cause as Error).cause).toBe(down);
+    expect((asking as Error).cause).toBe(down);
     t.channel.open = open;
 
     const asked = (await t.call()) as unknown as Asked;
@@ -257,6 +257,16 @@ describe('URL mode', () => {
     t.channel.decision = decision;
     expect(await t.call(retry)).toMatchObject({ isError: false });
     expect(t.done).toEqual(['vol_1:url:primary']);
+  });
+
+  it('a channel that refuses an approval (no outage) keeps its own error, not "unavailable"', async () => {
+    const t = setup();
+    const refused = new TypeError('approval.message must be at most 65536 characters');
+    t.channel.open = async () => {
+      throw refused;
+    };
+    await expect(t.call()).rejects.toBe(refused);
+    expect(t.events.at(-1)).toMatchObject({ outcome: 'failed', reason: 'TypeError' });
   });
 });
 
