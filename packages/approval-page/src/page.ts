@@ -199,6 +199,7 @@ export function createApprovalPage(options: ApprovalPageOptions): ApprovalPage {
     // HEAD is GET without the body (RFC 9110 §9.3.2): the same status and headers.
     if (request.method === 'HEAD') {
       const got = await approvalPage(new Request(request, { method: 'GET' }));
+      await got.body?.cancel();
       return new Response(null, { status: got.status, headers: got.headers });
     }
     try {

@@ -231,8 +231,8 @@ export async function register(kit: ViewKit, request: Request) {
   try {
     assertCredential(credential);
   } catch {
-    // WebAuthn L3 §7.1: a credential id over 1023 bytes fails the ceremony; so does a key this server cannot keep.
-    return no(400, 'The passkey cannot be kept here: its id or public key is too long.');
+    // A key longer than the store keeps (the id is bounded above: the posted one, checked, equals it).
+    return no(400, 'The passkey cannot be kept here: its public key is too long.');
   }
   const added = await kit.store.addCredential(credential);
   if (!added) return no(409, 'This passkey is already registered.');

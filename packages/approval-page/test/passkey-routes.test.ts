@@ -351,9 +351,19 @@ describe('the registration page', () => {
       Buffer.from([0xa4, 0x01, 0x01, 0x03, 0x27, 0x20, 0x06, 0x21, 0x58, 0x20]),
       x,
     ]);
+    // An RS256 key whose 4,000-byte modulus is longer than a store keeps: {1: 3, 3: -257, -1: n, -2: e}.
+    const bigKey = Buffer.concat([
+      Buffer.from([0xa4, 0x01, 0x03, 0x03, 0x39, 0x01, 0x00, 0x20, 0x59, 0x0f, 0xa0]),
+      Buffer.concat([Buffer.from([0xc1]), randomBytes(3999)]),
+      Buffer.from([0x21, 0x43, 0x01, 0x00, 0x01]),
+    ]);
     const registration = async (
       crossOrigin: boolean,
-      { idBytes = 16, posted }: { idBytes?: number; posted?: string } = {},
+      {
+        idBytes = 16,
+        posted,
+        key = cose,
+      }: { idBytes?: number; posted?: string; key?: Buffer } = {},
     ) => {
       const options = await page(post(`${ORIGIN}/approve/passkeys/options`, { csrf }, { cookie }));
       const { challenge } = ((await options.json()) as { options: { challenge: string } }).options;
@@ -364,7 +374,7 @@ describe('the registration page', () => {
         Buffer.alloc(16), // AAGUID
         Buffer.from([id.length >> 8, id.length & 0xff]),
         id,
-        cose,
+        key,
       ]);
       const length =
         authData.length < 256
@@ -398,7 +408,10 @@ describe('the registration page', () => {
         clientExtensionResults: {},
       });
     };
-    const send = async (crossOrigin: boolean, shape?: { idBytes?: number; posted?: string }) =>
+    const send = async (
+      crossOrigin: boolean,
+      shape?: { idBytes?: number; posted?: string; key?: Buffer },
+    ) =>
       page(
         post(
           `${ORIGIN}/approve/passkeys`,
@@ -409,14 +422,16 @@ describe('the registration page', () => {
     const framed = await send(true);
     expect(framed.status).toBe(403);
     expect(await framed.text()).toContain('not made on this page itself');
-    // A credential id over 1023 bytes in the authenticator data (WebAuthn L3 §7.1), or one
-    // other than the posted id: refused with a 400, nothing kept (it was a 500).
-    const tooLong = await send(false, { idBytes: 1100, posted: 'AAAA' });
-    expect(tooLong.status).toBe(400);
-    expect(await tooLong.text()).toContain('Nothing was registered.');
-    const other = await send(false, { posted: 'ZZZZZZZZ' });
-    expect(other.status).toBe(400);
-    expect(await other.text()).toContain('names another credential');
+    // Authenticator data naming a credential id other than the posted one (over 1023 bytes, or
+    // short), or a public key longer than the store keeps: 400, nothing kept (each was a 500).
+    for (const shape of [{ idBytes: 1100, posted: 'AAAA' }, { posted: 'ZZZZZZZZ' }]) {
+      const other = await send(false, shape);
+      expect(other.status).toBe(400);
+      expect(await other.text()).toContain('names another credential');
+    }
+    const bigger = await send(false, { key: bigKey });
+    expect(bigger.status).toBe(400);
+    expect(await bigger.text()).toContain('its public key is too long. Nothing was registered.');
     expect(await store.listCredentials('alice')).toEqual([]);
     expect((await send(false)).status).toBe(303);
     expect(await store.listCredentials('alice')).toHaveLength(1);
