@@ -16,7 +16,7 @@ import {
   migrateApprovalTables,
   PostgresApprovalStore,
 } from '@mrtr/approval-page';
-import { createHttpServer, keepRawBody, mcpErrorHandler, mcpHandler } from '@mrtr/express';
+import { createHttpServer, mcpErrorHandler, mcpHandler } from '@mrtr/express';
 import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
 import { ReceiptSigner, receiptIssuer } from '@mrtr/receipt';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
@@ -100,10 +100,10 @@ const bearerAuth: RequestHandler = (req, res, next) => {
   next();
 };
 const app = express();
+// No body parser in front: the endpoint reads the body and judges it as on @mrtr/node.
 app.all(
   '/mcp',
   bearerAuth,
-  express.json({ verify: keepRawBody }),
   mcpHandler(endpoint, { principal: (_req, res) => res.locals.principal }),
 );
 app.use('/mcp', mcpErrorHandler());
