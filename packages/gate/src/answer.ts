@@ -7,6 +7,7 @@ import {
   textResult,
   validateFormContent,
 } from '@mrtr/wire';
+import type { ApprovalChannel, ApprovalDecision } from './approval.js';
 import { askAfresh, askAgain, contextOf } from './ask.js';
 import { canonicalOrUndefined, fromChannel, refusal } from './errors.js';
 import { type Asked, allows, asked, type Flow, modeFor, policyOf } from './flow.js';
@@ -122,15 +123,7 @@ async function approved<View, Tx>(
   const approvals = flow.parts.approvals;
   if (!approvals)
     throw new TypeError('a URL-mode ticket reached a gate without an approvals channel');
-  const decision = await fromChannel(() =>
-    approvals.decision(approvalId, {
-      nonce: claims.nonce,
-      principal: flow.principal,
-      operation: flow.operation,
-      argumentsDigest: flow.argsDigest,
-      questionDigest: claims.questionDigest as string,
-    }),
-  );
+  const decision = await decisionOf(approvals, flow, claims, approvalId);
   const pending = () =>
     askAgain(
       flow,
@@ -188,24 +181,35 @@ async function alreadyDone<View, Tx>(
   let content: unknown = (raw as { content?: unknown }).content;
   if (claims.approvalId !== undefined) {
     const approvals = flow.parts.approvals;
-    const approvalId = claims.approvalId;
-    const decision =
-      approvals &&
-      (await fromChannel(() =>
-        approvals.decision(approvalId, {
-          nonce: claims.nonce,
-          principal: flow.principal,
-          operation: flow.operation,
-          argumentsDigest: flow.argsDigest,
-          questionDigest: claims.questionDigest as string,
-        }),
-      ));
-    if (decision?.status !== 'approved') return undefined;
+    if (!approvals) return undefined;
+    const decision = await decisionOf(approvals, flow, claims, claims.approvalId);
+    if (decision.status !== 'approved') return undefined;
     content = decision.content ?? {};
   }
   const canonical = content === undefined ? undefined : canonicalOrUndefined(content);
   if (canonical === undefined) return undefined;
   return replayOf(flow, claims, acceptedAnswerText(claims.approvalId, canonical));
+}
+
+/**
+ * The decision `approvals` holds for `approvalId`, read under the ticket's binding.
+ * @throws {ApprovalChannelError} when the channel's store cannot be reached.
+ */
+function decisionOf<View, Tx>(
+  approvals: ApprovalChannel,
+  flow: Flow<View, Tx>,
+  claims: TicketClaims,
+  approvalId: string,
+): Promise<ApprovalDecision> {
+  return fromChannel(() =>
+    approvals.decision(approvalId, {
+      nonce: claims.nonce,
+      principal: flow.principal,
+      operation: flow.operation,
+      argumentsDigest: flow.argsDigest,
+      questionDigest: claims.questionDigest as string,
+    }),
+  );
 }
 
 /** Why the chosen candidate is not acceptable, or `undefined` when it is (or no field chooses). */
