@@ -230,7 +230,13 @@ const PARSER_ERRORS: Record<string, Refusal> = {
 const UNREADABLE: Refusal = [400, -32600, 'Bad Request: the body could not be read'];
 
 /** Refusals whose verdict belongs to the endpoint's rules on the request's headers and bytes. */
-const JUDGED = new Set(['entity.parse.failed', 'charset.unsupported', 'encoding.unsupported']);
+// `entity.too.large` too: a gzip body that inflates past the limit is refused for its coding (415), as on @mrtr/node.
+const JUDGED = new Set([
+  'entity.parse.failed',
+  'charset.unsupported',
+  'encoding.unsupported',
+  'entity.too.large',
+]);
 
 /**
  * The endpoint's own rules for a body (media type, then charset and

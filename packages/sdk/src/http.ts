@@ -43,13 +43,14 @@ export function requestEncodingProblem(request: Request): string | undefined {
 /**
  * An error response whose `id` is there but not a `RequestId`: `null`, or a
  * number that is not an integer (the SDK echoes the `1.5` of a request it
- * refuses as invalid).
+ * refuses as invalid), or not a safe one (`12345678901234567890` was parsed
+ * rounded: echoed, it would name a request the client never sent).
  */
 function hasInvalidId(body: unknown): body is Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
   const message = body as Record<string, unknown>;
   if (message.jsonrpc !== '2.0' || message.error === undefined || !('id' in message)) return false;
-  return typeof message.id !== 'string' && !Number.isInteger(message.id);
+  return typeof message.id !== 'string' && !Number.isSafeInteger(message.id);
 }
 
 /**

@@ -150,6 +150,11 @@ describe('an error to a request whose id is unknown omits id', () => {
       expect(invalid.status).toBe(400);
       expect(await errorBody(invalid)).not.toHaveProperty('id');
     }
+    // Nor an integer past 2^53, which JSON.parse rounds: echoed, it would name another request.
+    const big = JSON.stringify({ ...listCall, id: 0 }).replace('"id":0', '"id":9007199254740993');
+    const rounded = await fetchAs(modern(big, { 'mcp-name': 'nope' }));
+    expect(rounded.status).toBe(400);
+    expect(await errorBody(rounded)).not.toHaveProperty('id');
   });
 
   it('an error to a request whose id was read keeps it', async () => {
