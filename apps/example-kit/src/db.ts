@@ -130,6 +130,10 @@ export async function openDatabase(
     // wait ends, and one behind a network that stopped carrying packets keeps them for good.
     const ms = options.timeoutMs ?? DEFAULT_PG_TIMEOUT_MS;
     if (Number.isFinite(ms)) {
+      // A connection the server accepts and never answers (a proxy without a backend) is given
+      // up by the pool too, not only by the driver's deadline: it would keep its slot for good,
+      // and ten of them leave the pool with none to connect with when the database comes back.
+      config.connectionTimeoutMillis = Math.max(1, Math.ceil(ms));
       // PostgreSQL takes at most 2^31 − 1 ms (about 24.8 days) for either.
       const most = 2 ** 31 - 1;
       config.statement_timeout = Math.min(most, Math.ceil(ms) + SERVER_TIMEOUT_MARGIN_MS);

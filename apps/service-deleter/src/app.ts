@@ -124,7 +124,11 @@ export async function openReplayStore(
       }),
     // A durability refusal is a ReplayStoreUnavailableError too (and `instanceof` reads the brand
     // they share, so it cannot tell them apart), but waiting never changes it: it names `problems`.
-    { retryable: (error) => isUnreachable(error) && !durabilityRefusal(error) },
+    // So is a Redis that refuses our password: waiting changes neither.
+    {
+      retryable: (error) =>
+        isUnreachable(error) && !durabilityRefusal(error) && !refusedAuth(error),
+    },
   );
   return { store, close: () => store.close() };
 }
@@ -293,4 +297,10 @@ function hostOf(url: string): string {
 /** Whether `error` is a `RedisDurabilityError`: the settings Redis lacks, in `problems`. */
 function durabilityRefusal(error: unknown): error is RedisDurabilityError {
   return Array.isArray((error as { problems?: unknown } | null)?.problems);
+}
+
+/** Whether Redis refused the connection's credentials (`NOAUTH`, `WRONGPASS`, `NOPERM`: its reply is the `cause`). */
+function refusedAuth(error: unknown): boolean {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  return cause instanceof Error && /^(NOAUTH|WRONGPASS|NOPERM)\b/.test(cause.message);
 }

@@ -51,6 +51,14 @@ describe.skipIf(!available)('service-deleter replay store on Redis', () => {
     await replay.close();
   });
 
+  it('openReplayStore stops at once on a Redis that refuses its password, and names the reply', async () => {
+    const redis = await privateRedis({ requirepass: 'sekrit-0123456789' });
+    const url = new URL(redis.url);
+    url.password = 'wrong';
+    const error = await openReplayStore(url.toString(), 'volatile').catch((e: Error) => e);
+    expect(String(error)).toContain('refused the connection: WRONGPASS');
+  });
+
   it('main starts on that Redis when MRTR_REDIS_DURABILITY=volatile names the risk', async () => {
     const redis = await privateRedis({});
     const server = await startServerProcess(new URL('..', import.meta.url).pathname, {

@@ -101,7 +101,8 @@ export class RedisReplayStore implements ReplayStore<void> {
    * or `rediss://…`) with {@link FAIL_FAST_REDIS_OPTIONS}, check its
    * durability, and return a store that owns the client (`close()` quits it).
    * @param options.redis extra `ioredis` options, applied over the fail-fast ones.
-   * @throws {ReplayStoreUnavailableError} when Redis cannot be reached within `connectTimeout`.
+   * @throws {ReplayStoreUnavailableError} when Redis cannot be reached within `connectTimeout`,
+   *   or refuses the connection (its reply, e.g. `WRONGPASS` or `NOAUTH`, is the message and the `cause`).
    * @throws {RedisDurabilityError} when the server keeps claims less durably than `options.durability`.
    */
   static async connect(
@@ -115,16 +116,29 @@ export class RedisReplayStore implements ReplayStore<void> {
       lazyConnect: true,
     });
     // Errors reach callers through rejected commands; without a listener ioredis prints each reconnect failure.
-    client.on('error', () => {});
+    // The last one is kept while connecting: a refused AUTH only shows there ("Connection is closed" after it).
+    let refusal: Error | undefined;
+    const keep = (error: unknown) => {
+      if (error instanceof Error && error.name === 'ReplyError') refusal = error;
+    };
+    client.on('error', keep);
     try {
       await client.connect();
     } catch (error) {
       client.disconnect();
+      if (refusal)
+        throw new ReplayStoreUnavailableError(
+          `Redis replay store refused the connection: ${describeError(refusal)}`,
+          { cause: refusal },
+        );
       throw new ReplayStoreUnavailableError(
         `Redis replay store unreachable: ${describeError(error)}`,
         { cause: error },
       );
+    } finally {
+      client.off('error', keep);
     }
+    client.on('error', () => {});
     const store = new RedisReplayStore(client, options);
     store.#owned = true;
     try {
