@@ -195,6 +195,16 @@ export function createApprovalPage(options: ApprovalPageOptions): ApprovalPage {
     return respond(405, null, { allow: 'GET, HEAD, POST' });
   }
 
+  /** The page a POST to `request`'s path is read back on: its approval, or the passkeys list. */
+  function againLink(request: Request): { href: string; text: string } | null {
+    const path = new URL(request.url).pathname;
+    if (!path.startsWith(`${basePath}/`) || path.startsWith('//')) return null;
+    return {
+      href: path.replace(/\/(passkey|passkey-options|options|remove)$/, ''),
+      text: 'Open the page again',
+    };
+  }
+
   return async function approvalPage(request: Request): Promise<Response> {
     // HEAD is GET without the body (RFC 9110 §9.3.2): the same status and headers.
     if (request.method === 'HEAD') {
@@ -206,14 +216,22 @@ export function createApprovalPage(options: ApprovalPageOptions): ApprovalPage {
       return await route(request);
     } catch (error) {
       onError(error);
-      // A write whose answer was lost may have landed: after a POST, say so rather than "nothing".
-      const outcome =
-        request.method === 'POST'
-          ? 'What you sent may or may not have been recorded: reload this page to see where it stands before you do anything else.'
-          : 'Nothing was recorded.';
+      // A write whose answer was lost may have landed: after a POST, say so rather than "nothing",
+      // and link the page to read it on (a reload would send the POST again).
+      const posted = request.method === 'POST';
+      const outcome = posted
+        ? 'What you sent may or may not have been recorded: open the page again to see where it stands before you do anything else.'
+        : 'Nothing was recorded.';
+      const link = posted ? againLink(request) : null;
       if (unavailable(error))
-        return notice(503, 'Try again shortly', `The approval service is unavailable. ${outcome}`);
-      return notice(500, 'Something went wrong', `The page failed. ${outcome}`);
+        return notice(
+          503,
+          'Try again shortly',
+          `The approval service is unavailable. ${outcome}`,
+          null,
+          link,
+        );
+      return notice(500, 'Something went wrong', `The page failed. ${outcome}`, null, link);
     }
   };
 }

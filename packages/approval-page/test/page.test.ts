@@ -320,7 +320,9 @@ describe('the decision POST', () => {
     const response = await page(post(url, { csrf, decision: 'approve' }, { cookie }));
     expect(response.status).toBe(503);
     const body = await response.text();
-    expect(body).toContain('may or may not have been recorded: reload this page');
+    expect(body).toContain('may or may not have been recorded: open the page again');
+    // A link to read it on (a reload would send the POST again): the approval's own page.
+    expect(body).toContain(`href="${new URL(url).pathname}"`);
     expect(body).not.toContain('Nothing was recorded');
     expect(await channel.decision(approval.id, approval)).toMatchObject({ status: 'approved' });
   });
