@@ -288,7 +288,7 @@ async function auditSinks(
 /** The host and port of a Redis URL, without its password, for a log line. */
 function hostOf(url: string): string {
   try {
-    return new URL(url).host || url;
+    return new URL(url).host || 'REDIS_URL';
   } catch {
     return 'REDIS_URL';
   }
