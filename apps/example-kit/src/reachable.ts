@@ -18,8 +18,6 @@ export interface UntilReachableOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Stop waiting after this many milliseconds in all and throw the last error (default: never). */
   giveUpAfterMs?: number;
-  /** Which failures are waited out (default {@link isUnreachable}); any other is thrown at once. */
-  retryable?: (error: unknown) => boolean;
 }
 
 /**
@@ -27,7 +25,9 @@ export interface UntilReachableOptions {
  * refused what it was asked: a connection refused, reset or timed out, a
  * database starting up or shutting down, a deadline of `@mrtr/sql` (as
  * `serviceUnavailable` of `@mrtr/wire` reads them), or a replay store's
- * `ReplayStoreUnavailableError` (Redis unreachable).
+ * `ReplayStoreUnavailableError` itself (Redis unreachable), by its exact
+ * name: its subclasses that say Redis answered with a refusal
+ * (`RedisDurabilityError`, `RedisRefusedConnectionError`) are no outage.
  */
 export function isUnreachable(error: unknown): boolean {
   if (serviceUnavailable(error) !== undefined) return true;
@@ -60,7 +60,7 @@ export async function untilReachable<T>(
     try {
       return await attempt();
     } catch (error) {
-      if (!(options.retryable ?? isUnreachable)(error) || waited >= giveUpAfter) throw error;
+      if (!isUnreachable(error) || waited >= giveUpAfter) throw error;
       const reason = error instanceof Error ? error.message : String(error);
       log(`${what} is not reachable yet (${reason}); trying again in ${wait / 1000} s`);
       await sleep(wait);

@@ -2,7 +2,6 @@ import { DEFAULT_AUDIT_TABLE, migrateAuditTable, PostgresAuditSink } from '@mrtr
 import {
   bearerAuthenticator,
   exampleApprovals,
-  isUnreachable,
   listenApp,
   type RunningServer,
   type Sweep,
@@ -13,11 +12,7 @@ import { type ApprovalChannel, type AuditSink, ConfirmationGate } from '@mrtr/ga
 import { ReceiptSigner, type ReceiptSigningKey, receiptIssuer } from '@mrtr/receipt';
 import { LedgerReplayStore, type ReplayStore } from '@mrtr/replay';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
-import {
-  type RedisDurability,
-  type RedisDurabilityError,
-  RedisReplayStore,
-} from '@mrtr/replay-redis';
+import { type RedisDurability, RedisReplayStore } from '@mrtr/replay-redis';
 import { createMcpEndpoint, type McpEndpoint } from '@mrtr/server';
 import { TicketSealer } from '@mrtr/ticket';
 import type { Database, Queryable } from './db.js';
@@ -114,21 +109,13 @@ export async function openReplayStore(
   redisDurability?: RedisDurability,
 ): Promise<{ store: ReplayStore<void> | undefined; close: () => Promise<void> }> {
   if (!redisUrl) return { store: undefined, close: async () => {} };
-  // A Redis that is down at start is waited for; one that is not durable enough is refused at once.
-  const store = await untilReachable(
-    `Redis at ${hostOf(redisUrl)}`,
-    () =>
-      RedisReplayStore.connect(redisUrl, {
-        keyPrefix: 'mrtr:service-deleter:',
-        ...(redisDurability ? { durability: redisDurability } : {}),
-      }),
-    // A durability refusal is a ReplayStoreUnavailableError too (and `instanceof` reads the brand
-    // they share, so it cannot tell them apart), but waiting never changes it: it names `problems`.
-    // So is a Redis that refuses our password: waiting changes neither.
-    {
-      retryable: (error) =>
-        isUnreachable(error) && !durabilityRefusal(error) && !refusedAuth(error),
-    },
+  // A Redis that is down at start is waited for; one that is not durable enough, or refuses our
+  // password, is refused at once (RedisDurabilityError, RedisRefusedConnectionError: no outage).
+  const store = await untilReachable(`Redis at ${hostOf(redisUrl)}`, () =>
+    RedisReplayStore.connect(redisUrl, {
+      keyPrefix: 'mrtr:service-deleter:',
+      ...(redisDurability ? { durability: redisDurability } : {}),
+    }),
   );
   return { store, close: () => store.close() };
 }
@@ -292,15 +279,4 @@ function hostOf(url: string): string {
   } catch {
     return 'REDIS_URL';
   }
-}
-
-/** Whether `error` is a `RedisDurabilityError`: the settings Redis lacks, in `problems`. */
-function durabilityRefusal(error: unknown): error is RedisDurabilityError {
-  return Array.isArray((error as { problems?: unknown } | null)?.problems);
-}
-
-/** Whether Redis refused the connection's credentials (`NOAUTH`, `WRONGPASS`, `NOPERM`: its reply is the `cause`). */
-function refusedAuth(error: unknown): boolean {
-  const cause = (error as { cause?: unknown } | null)?.cause;
-  return cause instanceof Error && /^(NOAUTH|WRONGPASS|NOPERM)\b/.test(cause.message);
 }

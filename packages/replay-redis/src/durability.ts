@@ -73,6 +73,11 @@ export interface RedisDurabilityReport {
  * {@link ReplayStoreUnavailableError}, so a gate fails closed on it.
  */
 export class RedisDurabilityError extends ReplayStoreUnavailableError {
+  /** Its own brand: `instanceof RedisDurabilityError` must not take every unavailable store. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && DURABILITY_BRAND in value;
+  }
+
   /** One sentence per setting that falls short. */
   readonly problems: readonly string[];
   /** What the store read. */
@@ -89,8 +94,35 @@ export class RedisDurabilityError extends ReplayStoreUnavailableError {
     );
     this.problems = problems;
     this.report = report;
+    Object.defineProperty(this, 'name', { value: 'RedisDurabilityError', configurable: true });
+    Object.defineProperty(this, DURABILITY_BRAND, { value: true });
   }
 }
+
+const DURABILITY_BRAND = Symbol.for('@mrtr/replay-redis/RedisDurabilityError');
+
+/**
+ * Thrown by `connect` when Redis answered the connection with a refusal of its
+ * own (`WRONGPASS`, `NOAUTH`, `NOPERM`: the reply is the `message` and the
+ * `cause`) rather than being out of reach: waiting will not change it. A
+ * {@link ReplayStoreUnavailableError}, so a gate fails closed on it.
+ */
+export class RedisRefusedConnectionError extends ReplayStoreUnavailableError {
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && REFUSED_BRAND in value;
+  }
+
+  constructor(reply: Error) {
+    super(`Redis replay store refused the connection: ${reply.message}`, { cause: reply });
+    Object.defineProperty(this, 'name', {
+      value: 'RedisRefusedConnectionError',
+      configurable: true,
+    });
+    Object.defineProperty(this, REFUSED_BRAND, { value: true });
+  }
+}
+
+const REFUSED_BRAND = Symbol.for('@mrtr/replay-redis/RedisRefusedConnectionError');
 
 /** The servers to read: the client itself, or every primary of a `Cluster`. */
 export function serversOf(client: Redis | Cluster): Redis[] {

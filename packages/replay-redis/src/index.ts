@@ -43,6 +43,7 @@ export {
   type RedisDurability,
   RedisDurabilityError,
   type RedisDurabilityReport,
+  RedisRefusedConnectionError,
   type RedisServerDurability,
 } from './durability.js';
 export { FAIL_FAST_REDIS_OPTIONS, type RedisReplayStoreOptions } from './options.js';

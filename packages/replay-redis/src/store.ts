@@ -14,6 +14,7 @@ import {
   durabilityProblems,
   RedisDurabilityError,
   type RedisDurabilityReport,
+  RedisRefusedConnectionError,
   readDurability,
   serversOf,
 } from './durability.js';
@@ -101,8 +102,9 @@ export class RedisReplayStore implements ReplayStore<void> {
    * or `rediss://…`) with {@link FAIL_FAST_REDIS_OPTIONS}, check its
    * durability, and return a store that owns the client (`close()` quits it).
    * @param options.redis extra `ioredis` options, applied over the fail-fast ones.
-   * @throws {ReplayStoreUnavailableError} when Redis cannot be reached within `connectTimeout`,
-   *   or refuses the connection (its reply, e.g. `WRONGPASS` or `NOAUTH`, is the message and the `cause`).
+   * @throws {ReplayStoreUnavailableError} when Redis cannot be reached within `connectTimeout`.
+   * @throws {RedisRefusedConnectionError} when Redis refuses the connection (its reply, e.g.
+   *   `WRONGPASS` or `NOAUTH`, is the message and the `cause`).
    * @throws {RedisDurabilityError} when the server keeps claims less durably than `options.durability`.
    */
   static async connect(
@@ -126,11 +128,7 @@ export class RedisReplayStore implements ReplayStore<void> {
       await client.connect();
     } catch (error) {
       client.disconnect();
-      if (refusal)
-        throw new ReplayStoreUnavailableError(
-          `Redis replay store refused the connection: ${describeError(refusal)}`,
-          { cause: refusal },
-        );
+      if (refusal) throw new RedisRefusedConnectionError(refusal);
       throw new ReplayStoreUnavailableError(
         `Redis replay store unreachable: ${describeError(error)}`,
         { cause: error },

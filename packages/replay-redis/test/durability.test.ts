@@ -7,6 +7,7 @@ import {
   FAIL_FAST_REDIS_OPTIONS,
   RedisDurabilityError,
   type RedisDurabilityReport,
+  RedisRefusedConnectionError,
   RedisReplayStore,
   type RedisReplayStoreOptions,
 } from '../src/index.js';
@@ -291,5 +292,31 @@ describe.skipIf(!available)('RedisReplayStore with a replica, on Redis of its ow
       onPrimary.disconnect();
       await store.close();
     }
+  });
+});
+
+describe('error classes', () => {
+  it('instanceof tells a durability refusal and a refused connection from an unreachable Redis', () => {
+    const down = new ReplayStoreUnavailableError(
+      'Redis replay store unreachable: Connection is closed.',
+    );
+    const report = { durability: 'aof-always' as const, replicas: 0, servers: [] };
+    const short = new RedisDurabilityError(['appendonly is no'], report);
+    const refused = new RedisRefusedConnectionError(
+      new Error('WRONGPASS invalid username-password pair'),
+    );
+    expect(down).not.toBeInstanceOf(RedisDurabilityError);
+    expect(down).not.toBeInstanceOf(RedisRefusedConnectionError);
+    expect(short).toBeInstanceOf(RedisDurabilityError);
+    expect(refused).toBeInstanceOf(RedisRefusedConnectionError);
+    // Both are still unavailable stores to a gate, which fails closed on them.
+    for (const e of [short, refused]) expect(e).toBeInstanceOf(ReplayStoreUnavailableError);
+    expect([short.name, refused.name]).toEqual([
+      'RedisDurabilityError',
+      'RedisRefusedConnectionError',
+    ]);
+    expect(refused.message).toBe(
+      'Redis replay store refused the connection: WRONGPASS invalid username-password pair',
+    );
   });
 });
