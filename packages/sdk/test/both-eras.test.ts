@@ -6,23 +6,20 @@
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveBothEras } from '../src/index.js';
-import { authInfoOf, callTool, instance, officialClient, shared, TOKENS } from './harness.js';
+import {
+  authInfoOf,
+  callTool,
+  initialize,
+  instance,
+  officialClient,
+  shared,
+  TOKENS,
+} from './harness.js';
 
 const opened: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   for (const x of opened.splice(0).reverse()) await x.close();
 });
-
-const initialize = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-11-25',
-    capabilities: { elicitation: { form: {} } },
-    clientInfo: { name: 'raw', version: '0' },
-  },
-};
 
 function post(body: unknown, who: string, session?: string): Request {
   return new Request('http://records.test/mcp', {

@@ -110,6 +110,18 @@ export function instance(s: Shared, audit: unknown[] = []) {
 }
 
 /** Bearer tokens of the tests' principals. */
+/** A 2025-era `initialize` that declares form elicitation, as a raw JSON-RPC body. */
+export const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-11-25',
+    capabilities: { elicitation: { form: {} } },
+    clientInfo: { name: 'raw', version: '0' },
+  },
+};
+
 export const TOKENS: Record<string, string> = { alice: 'tok-alice', bob: 'tok-bob' };
 
 /** The `authInfo` a token verifier would hand over for `request`. */

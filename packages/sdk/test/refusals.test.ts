@@ -10,7 +10,7 @@ import { createMcpEndpoint } from '@mrtr/server';
 import { assertValidMessage } from '@mrtr/spec-schema';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BothErasOptions, serveBothEras } from '../src/index.js';
-import { authInfoOf, instance, shared, TOKENS } from './harness.js';
+import { authInfoOf, initialize, instance, shared, TOKENS } from './harness.js';
 
 const opened: { close(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -28,16 +28,6 @@ const listCall = {
   id: 7,
   method: 'tools/call',
   params: { name: 'list_records', arguments: {}, _meta: META },
-};
-const initialize = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-11-25',
-    capabilities: { elicitation: { form: {} } },
-    clientInfo: { name: 'raw', version: '0' },
-  },
 };
 
 /** A 2026-07-28 POST of `body` (text as is), with `headers` over the usual ones. */
