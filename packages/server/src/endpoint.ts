@@ -93,7 +93,7 @@ function unsupportedVersion(id: RequestId, requested: string, legacy: boolean): 
  * no `initialize` of the handshake era (2025-11-25 and before: no `_meta`
  * naming a served version; `-32022` naming the supported versions, 400, with
  * or without headers; a modern `initialize` is an unknown method below);
- * `MCP-Protocol-Version` present (`-32020`) and supported (`-32022` with
+ * `MCP-Protocol-Version` present and sent once (`-32020`) and supported (`-32022` with
  * `data.supported` and `data.requested`, 400); `Mcp-Method` equal to the body
  * (`-32020`); a served method (`-32601`, 404); `Mcp-Name` equal to
  * `params.name`/`params.uri`, Base64 sentinel decoded (`-32020`); `params`
@@ -242,6 +242,13 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
         id,
         ErrorCode.HeaderMismatch,
         'Header mismatch: MCP-Protocol-Version header is required',
+      );
+    // Repeated fields arrive joined with ", " (RFC 9110 §5.3); no version holds a comma.
+    if (version.includes(','))
+      return fail(
+        id,
+        ErrorCode.HeaderMismatch,
+        'Header mismatch: MCP-Protocol-Version must be sent once, with one version',
       );
     if (!(SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version))
       return unsupportedVersion(id, version, false);

@@ -264,6 +264,12 @@ describe('createMcpEndpoint', () => {
     );
     const mismatch = await send(post(body));
     expect([mismatch.status, mismatch.body.error.code]).toEqual([400, -32020]);
+    // Sent twice, the fields arrive joined: a header mismatch, not an unknown version.
+    for (const twice of ['2026-07-28, 2026-07-28', '2026-07-28,2025-11-25']) {
+      const repeated = await send(post(call('echo'), { 'mcp-protocol-version': twice }));
+      expect([repeated.status, repeated.body.error.code]).toEqual([400, -32020]);
+      expect(repeated.body.error.message).toMatch(/sent once/);
+    }
   });
 
   it('enforces Mcp-Method and Mcp-Name against the body', async () => {
