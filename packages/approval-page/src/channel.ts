@@ -70,7 +70,9 @@ export interface ApprovalChannelOptions extends PageLocation {
  * itself (the page requires the principal to sign in). `decision` reads
  * what the principal decided on the page, only for exactly the binding the
  * approval was opened with; an expired, unknown or differently bound
- * approval reads as `unknown`.
+ * approval reads as `unknown`. `withdraw` closes a pending approval after
+ * the client declined, so the page shows it as declined and takes no
+ * decision for it (read as `denied` afterwards).
  *
  * Serve the page with {@link createApprovalPage} on the same `store`,
  * `origin` and `basePath`; any instance may open, serve or read.
@@ -89,7 +91,9 @@ export interface ApprovalChannelOptions extends PageLocation {
  * const url = await channel.open(approval); // https://ops.example.com/approve/<id>
  * ```
  */
-export function createApprovalChannel(options: ApprovalChannelOptions): ApprovalChannel {
+export function createApprovalChannel(
+  options: ApprovalChannelOptions,
+): ApprovalChannel & Required<Pick<ApprovalChannel, 'withdraw'>> {
   const { origin, basePath } = pageLocation(options);
   const { store } = options;
   const now = options.now ?? Date.now;
@@ -109,7 +113,23 @@ export function createApprovalChannel(options: ApprovalChannelOptions): Approval
       const stored = await store.get(id);
       if (!stored || !matchesBinding(stored.approval, binding)) return { status: 'unknown' };
       if (stored.approval.expiresAt <= now()) return { status: 'unknown' };
-      return stored.decision ? { ...stored.decision } : { status: 'pending' };
+      const decision = stored.decision;
+      if (!decision) return { status: 'pending' };
+      // Nothing may run on a withdrawn approval: to the gate it is a refusal like a denial.
+      if (decision.status === 'withdrawn')
+        return { status: 'denied', decidedAt: decision.decidedAt };
+      return { ...decision };
+    },
+    /**
+     * See {@link ApprovalChannel.withdraw}: records `withdrawn` for a pending
+     * approval opened with exactly `binding`; anything else is left as it is.
+     * @throws the store's error when it cannot be reached.
+     */
+    async withdraw(id: string, binding: ApprovalBinding): Promise<void> {
+      if (typeof id !== 'string' || !APPROVAL_ID.test(id)) return;
+      const stored = await store.get(id);
+      if (!stored || stored.decision || !matchesBinding(stored.approval, binding)) return;
+      await store.decide({ id, principal: stored.approval.principal, outcome: 'withdrawn' });
     },
   };
 }

@@ -35,6 +35,13 @@ const toolOf = (operation: string) => operation.slice(operation.indexOf(':') + 1
 
 function outcome(approval: PendingApproval, decision: FinalDecision) {
   const when = utc(decision.decidedAt);
+  if (decision.status === 'withdrawn')
+    return {
+      tone: 'denied',
+      title: 'Declined in your MCP client',
+      text: `Your client declined this request at ${when}. Nothing will run, and it can no longer be approved here. To do it after all, ask your client to run the tool again.`,
+      content: null,
+    };
   if (decision.status === 'denied')
     return {
       tone: 'denied',
@@ -90,7 +97,9 @@ export function approvalPage(
   const buttonOnly = approval.level === 'url';
   const heading = !decision
     ? `Approve ${tool}?`
-    : `You ${decision.status === 'approved' ? 'approved' : 'denied'} ${tool}`;
+    : decision.status === 'withdrawn'
+      ? `${tool} was declined in your client`
+      : `You ${decision.status} ${tool}`;
   const scripts = passkey?.ready
     ? [`${kit.basePath}/assets/webauthn.js`, `${kit.basePath}/assets/passkey.js`]
     : [];

@@ -120,7 +120,12 @@ export function refused(
         link,
       );
     case 'decided': {
-      const already = decision?.status === 'denied' ? 'denied' : 'approved';
+      const already =
+        decision?.status === 'withdrawn'
+          ? 'declined in your MCP client'
+          : decision?.status === 'denied'
+            ? 'denied'
+            : 'approved';
       return kit.notice(
         409,
         'Already decided',

@@ -116,8 +116,8 @@ export function assertDecideRequest(value: unknown): asserts value is DecideRequ
   if (typeof r.id !== 'string' || !APPROVAL_ID.test(r.id))
     throw new TypeError('request.id must be 22 base64url characters');
   if (!isField(r.principal)) throw new TypeError('request.principal must be a well-formed string');
-  if (r.outcome !== 'approved' && r.outcome !== 'denied')
-    throw new TypeError('request.outcome must be "approved" or "denied"');
+  if (r.outcome !== 'approved' && r.outcome !== 'denied' && r.outcome !== 'withdrawn')
+    throw new TypeError('request.outcome must be "approved", "denied" or "withdrawn"');
   if (r.outcome === 'approved') {
     if (r.via !== 'url' && r.via !== 'passkey')
       throw new TypeError('request.via must be "url" or "passkey" for an approval');
@@ -168,7 +168,8 @@ export function judge(
   if (approval.principal !== request.principal) return { refused: 'principal' };
   if (decision) return { refused: 'decided', decision };
   if (approval.expiresAt <= now) return { refused: 'expired' };
-  if (request.outcome === 'denied') return { record: { status: 'denied', decidedAt: now } };
+  if (request.outcome !== 'approved')
+    return { record: { status: request.outcome, decidedAt: now } };
   if (approval.level === 'presence' && request.via !== 'passkey') return { refused: 'level' };
   const pending = stored.challenge;
   if (

@@ -2,8 +2,16 @@ import type { ApprovalDecision, PendingApproval } from '@mrtr/gate';
 import type { FormValue } from '@mrtr/wire';
 import type { ChallengeRequest, PasskeyStore, PendingChallenge } from './passkey-store.js';
 
-/** A decision once recorded: approved (with how) or denied, and when (ms since the epoch). */
-export type FinalDecision = Extract<ApprovalDecision, { status: 'approved' | 'denied' }>;
+/**
+ * A decision once recorded, and when (`decidedAt`, ms since the epoch):
+ * approved (with how) or denied on the page, or `withdrawn` when the client
+ * declined the question on a retry, which used the ticket up
+ * (`ApprovalChannel.withdraw` of `@mrtr/gate`). The gate reads a withdrawn
+ * approval as `denied`.
+ */
+export type FinalDecision =
+  | Extract<ApprovalDecision, { status: 'approved' | 'denied' }>
+  | { status: 'withdrawn'; decidedAt: number };
 
 /** An approval as the store keeps it: what {@link ApprovalStore.open} recorded and its decision, if any. */
 export interface StoredApproval {
@@ -23,12 +31,15 @@ export interface DecideRequest {
   id: string;
   /** The principal signed in on the page; must equal the approval's principal. */
   principal: string;
-  /** `approved` or `denied`. */
-  outcome: 'approved' | 'denied';
+  /**
+   * `approved` or `denied` (the page), or `withdrawn` (the gate, after the
+   * client declined: see {@link FinalDecision}).
+   */
+  outcome: 'approved' | 'denied' | 'withdrawn';
   /**
    * How an approval was made: `url` (the button on the page) or `passkey`
    * (a WebAuthn assertion, with `credentialId`). A `presence` approval
-   * accepts only `passkey`. Ignored for `denied`.
+   * accepts only `passkey`. Ignored for `denied` and `withdrawn`.
    */
   via?: 'url' | 'passkey';
   /** The passkey's credential id (base64url) when `via` is `passkey`. */

@@ -40,6 +40,25 @@ describe('createApprovalChannel', () => {
     expect(await channel.decision(a.id, null as never)).toEqual({ status: 'unknown' });
   });
 
+  it('withdraws only a pending approval of the exact binding, which the gate then reads as denied', async () => {
+    const store = new MemoryApprovalStore();
+    const channel = createApprovalChannel({ store, origin: 'http://127.0.0.1:3000' });
+    const a = approval();
+    await channel.open(a);
+    for (const field of ['nonce', 'principal', 'questionDigest'] as const)
+      await channel.withdraw(a.id, { ...a, [field]: `${a[field]}x` });
+    await channel.withdraw('../../etc', a);
+    expect(await channel.decision(a.id, a)).toEqual({ status: 'pending' });
+    await channel.withdraw(a.id, a);
+    expect((await store.get(a.id))?.decision?.status).toBe('withdrawn');
+    expect(await channel.decision(a.id, a)).toMatchObject({ status: 'denied' });
+    const b = approval();
+    await channel.open(b);
+    await store.decide({ id: b.id, principal: 'alice', outcome: 'approved', via: 'url' });
+    await channel.withdraw(b.id, b);
+    expect(await channel.decision(b.id, b)).toMatchObject({ status: 'approved', via: 'url' });
+  });
+
   it('reads an expired approval as unknown', async () => {
     let now = Date.now();
     const store = new MemoryApprovalStore({ now: () => now });

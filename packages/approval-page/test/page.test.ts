@@ -354,6 +354,24 @@ describe('the decision POST', () => {
     expect(after).not.toContain('<dt>Expires</dt>');
   });
 
+  it('shows an approval the client declined as closed, without buttons, and refuses to record a decision', async () => {
+    const { page, open, channel } = setup();
+    const { url, approval } = await open();
+    const cookie = await signIn(page, 'alice');
+    const csrf = await csrfOf(page, url, cookie);
+    await channel.withdraw(approval.id, approval);
+    const shown = await page(new Request(url, { headers: { cookie } }));
+    expect(shown.status).toBe(200);
+    const text = await shown.text();
+    expect(text).toContain('Declined in your MCP client');
+    expect(text).toContain('Nothing will run');
+    expect(text).not.toContain('value="approve"');
+    const late = await page(post(url, { csrf, decision: 'approve' }, { cookie }));
+    expect(late.status).toBe(409);
+    expect(await late.text()).toContain('already declined in your MCP client');
+    expect(await channel.decision(approval.id, approval)).toMatchObject({ status: 'denied' });
+  });
+
   it('refuses without recording: another origin, no Origin, cross-site fetch metadata', async () => {
     const { page, open, channel } = setup();
     const { url, approval } = await open();

@@ -135,6 +135,35 @@ export function describeApprovalStoreContract<S extends ApprovalStore>(
       expect((await s.get(a.id))?.decision?.status).toBe('denied');
     });
 
+    it('records a withdrawal once, which no later decision overrides, and none after a decision', async () => {
+      const s = await store();
+      const a = approval();
+      await s.open(a);
+      const withdrawn = await s.decide({ id: a.id, principal: 'alice', outcome: 'withdrawn' });
+      expect(withdrawn).toMatchObject({ status: 'recorded', decision: { status: 'withdrawn' } });
+      const late = await s.decide({
+        id: a.id,
+        principal: 'alice',
+        outcome: 'approved',
+        via: 'url',
+      });
+      expect(late).toMatchObject({
+        status: 'refused',
+        reason: 'decided',
+        decision: { status: 'withdrawn' },
+      });
+      expect((await s.get(a.id))?.decision?.status).toBe('withdrawn');
+      const b = approval();
+      await s.open(b);
+      await s.decide({ id: b.id, principal: 'alice', outcome: 'approved', via: 'url' });
+      expect(await s.decide({ id: b.id, principal: 'alice', outcome: 'withdrawn' })).toMatchObject({
+        status: 'refused',
+        reason: 'decided',
+        decision: { status: 'approved' },
+      });
+      expect((await s.get(b.id))?.decision?.status).toBe('approved');
+    });
+
     it('refuses another principal and records nothing, telling it nothing', async () => {
       const s = await store();
       const a = approval();

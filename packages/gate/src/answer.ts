@@ -7,7 +7,7 @@ import {
   textResult,
   validateFormContent,
 } from '@mrtr/wire';
-import type { ApprovalChannel, ApprovalDecision } from './approval.js';
+import type { ApprovalBinding, ApprovalChannel, ApprovalDecision } from './approval.js';
 import { askAfresh, askAgain, contextOf } from './ask.js';
 import { canonicalOrUndefined, fromChannel, refusal } from './errors.js';
 import { type Asked, allows, asked, type Flow, modeFor, policyOf } from './flow.js';
@@ -54,7 +54,11 @@ export async function answer<View, Tx>(
   const live = context && asked(spec, context, mode);
   const same = live !== undefined && digestEquals(live.digest, claims.questionDigest as string);
   // A decline stays a decline whatever changed; the record names the question when it is still the one shown.
-  if (action === 'decline') return decline(flow, claims, same ? live : undefined);
+  if (action === 'decline') {
+    const declined = await decline(flow, claims, same ? live : undefined);
+    await withdrawApproval(flow, claims);
+    return declined;
+  }
   if (!context || !live || !allows(policy, mode) || !same) {
     // The target may be gone or changed because this very confirmation was carried out.
     if (action === 'accept') {
@@ -201,15 +205,36 @@ function decisionOf<View, Tx>(
   claims: TicketClaims,
   approvalId: string,
 ): Promise<ApprovalDecision> {
-  return fromChannel(() =>
-    approvals.decision(approvalId, {
-      nonce: claims.nonce,
-      principal: flow.principal,
-      operation: flow.operation,
-      argumentsDigest: flow.argsDigest,
-      questionDigest: claims.questionDigest as string,
-    }),
-  );
+  return fromChannel(() => approvals.decision(approvalId, bindingOf(flow, claims)));
+}
+
+/**
+ * After a client's decline of a URL-mode question: close its approval, so the
+ * page no longer offers a decision nothing would act on. The decline is
+ * recorded already; a channel that cannot close it changes nothing of that.
+ */
+async function withdrawApproval<View, Tx>(
+  flow: Flow<View, Tx>,
+  claims: TicketClaims,
+): Promise<void> {
+  const approvals = flow.parts.approvals;
+  if (claims.approvalId === undefined || !approvals?.withdraw) return;
+  try {
+    await approvals.withdraw(claims.approvalId, bindingOf(flow, claims));
+  } catch {
+    // The page then still shows the approval as open; its decision is never read again.
+  }
+}
+
+/** What a URL-mode approval of this ticket was opened with (see {@link ApprovalBinding}). */
+function bindingOf<View, Tx>(flow: Flow<View, Tx>, claims: TicketClaims): ApprovalBinding {
+  return {
+    nonce: claims.nonce,
+    principal: flow.principal,
+    operation: flow.operation,
+    argumentsDigest: flow.argsDigest,
+    questionDigest: claims.questionDigest as string,
+  };
 }
 
 /** Why the chosen candidate is not acceptable, or `undefined` when it is (or no field chooses). */

@@ -91,4 +91,17 @@ export interface ApprovalChannel {
    * @throws when the store cannot be reached; the gate then fails closed.
    */
   decision(id: string, binding: ApprovalBinding): Promise<ApprovalDecision>;
+  /**
+   * Close approval `id` after the client declined the question on a retry
+   * (`action: "decline"`), which used the ticket up: the page then says that
+   * nothing will run, instead of offering buttons whose decision no retry
+   * could act on. Closes only an approval still pending and opened with
+   * exactly `binding`; a decided, unknown or differently bound one is left
+   * as it is. Afterwards {@link ApprovalChannel.decision} reads `denied`.
+   *
+   * Optional. The gate awaits it after the decline is recorded and ignores
+   * its errors: the decline stands either way, and an approval left open
+   * only lets the page record a decision that nothing acts on.
+   */
+  withdraw?(id: string, binding: ApprovalBinding): Promise<void>;
 }

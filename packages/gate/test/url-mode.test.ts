@@ -39,6 +39,13 @@ class FakeChannel implements ApprovalChannel {
       if (a[k] !== binding[k]) return { status: 'unknown' };
     return this.decided.get(id) ?? { status: 'pending' };
   }
+  readonly withdrawn: [string, ApprovalBinding][] = [];
+  withdrawFails = false;
+  async withdraw(id: string, binding: ApprovalBinding): Promise<void> {
+    if (this.withdrawFails) throw new Error('approval store unreachable');
+    this.withdrawn.push([id, binding]);
+    if (!this.decided.has(id)) this.decided.set(id, { status: 'denied', decidedAt: Date.now() });
+  }
 }
 
 function setup(level: 'url' | 'form-or-url' | 'presence' = 'url') {
@@ -160,6 +167,53 @@ describe('URL mode', () => {
     expect(
       await t.call({ requestState: asked.requestState, inputResponses: accept }),
     ).toMatchObject({ isError: true });
+    expect(t.done).toEqual([]);
+  });
+
+  it("the client's decline uses the ticket up and withdraws the approval, so the page cannot approve it", async () => {
+    const t = setup();
+    const asked = (await t.call()) as unknown as Asked;
+    const id = asked.inputRequests.confirm.params.url.split('/').at(-1) as string;
+    const declined = await t.call({
+      requestState: asked.requestState,
+      inputResponses: { confirm: { action: 'decline' } },
+    });
+    expect(declined).toMatchObject({ isError: false });
+    expect(t.channel.withdrawn).toEqual([[id, expect.objectContaining({ principal: 'alice' })]]);
+    const binding = t.channel.withdrawn[0]?.[1] as ApprovalBinding;
+    expect(binding).toEqual({
+      nonce: t.channel.opened.get(id)?.nonce,
+      principal: 'alice',
+      operation: 'tools/call:delete_volume',
+      argumentsDigest: t.channel.opened.get(id)?.argumentsDigest,
+      questionDigest: t.channel.opened.get(id)?.questionDigest,
+    });
+    // An accept afterwards reads the withdrawal as a refusal: the recorded decline, nothing run.
+    const accept = { confirm: { action: 'accept' } };
+    expect(
+      await t.call({ requestState: asked.requestState, inputResponses: accept }),
+    ).toMatchObject({ isError: false });
+    expect(t.done).toEqual([]);
+    // A cancel leaves the approval open: the ticket is not used up.
+    const again = (await t.call()) as unknown as Asked;
+    await t.call({
+      requestState: again.requestState,
+      inputResponses: { confirm: { action: 'cancel' } },
+    });
+    expect(t.channel.withdrawn).toHaveLength(1);
+  });
+
+  it('a decline stands when the channel cannot withdraw the approval', async () => {
+    const t = setup();
+    const asked = (await t.call()) as unknown as Asked;
+    t.channel.withdrawFails = true;
+    const decline = { confirm: { action: 'decline' } };
+    const first = await t.call({ requestState: asked.requestState, inputResponses: decline });
+    expect(first).toMatchObject({ isError: false });
+    expect(t.events.filter((e) => e.outcome === 'declined')).toHaveLength(1);
+    expect(await t.call({ requestState: asked.requestState, inputResponses: decline })).toEqual(
+      first,
+    );
     expect(t.done).toEqual([]);
   });
 
