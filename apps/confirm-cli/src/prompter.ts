@@ -333,6 +333,7 @@ async function openUrl(url: string) {
     inactive: 'Cancel',
   });
   if (isCancel(go) || !go) throw new Error('cancelled in the terminal');
+  log.step('Sending your answer.');
 }
 
 /**
@@ -349,17 +350,25 @@ export function terminalAnswerer(): { answerer: Answerer; state: TerminalState }
     state,
     answerer: {
       form: async (q) => closing(await answerForm(q, state), q.signal),
-      url: { ask: async (q) => closing(await askUrl(q, state), q.signal), open: openUrl },
+      url: {
+        // The answer goes only after the browser: `open` waits for the person to come back.
+        ask: async (q) => closing(await askUrl(q, state), q.signal, 'Finish in your browser.'),
+        open: openUrl,
+      },
     },
   };
 }
 
 /** Close the question's frame with what is being sent. */
-function closing<A extends { action: string }>(answer: A, signal: AbortSignal): A {
+function closing<A extends { action: string }>(
+  answer: A,
+  signal: AbortSignal,
+  accepted = 'Sending your answer.',
+): A {
   if (signal.aborted) return answer; // timed out: the client reports it
   if (answer.action === 'cancel')
     cancel('Cancelled: the server is told you dismissed the question.');
   else if (answer.action === 'decline') outro('Declined: the server is told no.');
-  else outro('Sending your answer.');
+  else outro(accepted);
   return answer;
 }

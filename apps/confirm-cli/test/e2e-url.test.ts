@@ -63,7 +63,10 @@ describe.skipIf(!ready)('mrtr with the approval page', () => {
     const url = /URL:\s+(\S+)/.exec(screen)?.[1] as string;
     expect(url.startsWith(`${server.origin}/approve/`)).toBe(true);
     t.keys(['Enter']); // Open it
-    await t.waitFor(active('Continue once you have finished in the browser'));
+    screen = await t.waitFor(active('Continue once you have finished in the browser'));
+    // Nothing is sent before the person comes back from the browser, and mrtr does not say otherwise.
+    expect(screen).toContain('Finish in your browser.');
+    expect(screen).not.toContain('Sending your answer.');
 
     // Continuing before deciding: the server asks again with the same URL; nothing happens.
     t.keys(['Enter']);
@@ -82,6 +85,7 @@ describe.skipIf(!ready)('mrtr with the approval page', () => {
 
     t.keys(['Enter']); // Continue
     screen = await t.waitFor(/\[mrtr exited \d+\]/);
+    expect(screen).toContain('Sending your answer.');
     expect(screen).toContain('Destroyed volume vol_9c4d (10 GB).');
     expect(screen).toContain('[mrtr exited 0]');
     expect(await volumeExists('vol_9c4d')).toBe(false);

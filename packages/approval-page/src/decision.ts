@@ -118,7 +118,7 @@ export function approvalPage(
     levelText:
       approval.level === 'presence'
         ? 'Passkey: presence and user verification of the principal'
-        : 'Signed in on this page (URL mode)',
+        : 'Signed in on this page (URL mode), or a passkey',
     presence: approval.level === 'presence',
     approveButton: buttonOnly,
     passkey,

@@ -69,6 +69,12 @@ export function passkeyPolicy(
 const CLOSED =
   'This server does not let passkeys be added or removed here for your account now: ask its operator.';
 
+/** What the passkey list says when `passkeyRegistration` lets a principal with passkeys change none (`'first-only'`). */
+const KEPT =
+  'Your passkeys stay as they are: this page adds and removes none once you have one. To change them, ask the operator of this server.';
+/** … and when it lets them remove one but add none. */
+const NO_MORE = 'This page adds no more passkeys for you now: ask the operator of this server.';
+
 /** The approval page to return to, if `value` is one (no open redirect); else `''`. */
 function returnPath(kit: ViewKit, value: string | null | undefined): string {
   const prefix = `${kit.basePath}/`;
@@ -114,7 +120,8 @@ export async function showPasskeys(kit: ViewKit, request: Request) {
     })),
     mayRegister,
     mayRemove,
-    closed: mayRegister ? null : CLOSED,
+    // Beside a passkey just registered, "does not let" read as an error: say what is kept instead.
+    closed: mayRegister ? null : passkeys.length === 0 ? CLOSED : mayRemove ? NO_MORE : KEPT,
     csrf: csrfToken(who.csrfSecret, REGISTRATION_LABEL),
     action: `${kit.basePath}/passkeys`,
     optionsUrl: `${kit.basePath}/passkeys/options`,

@@ -51,7 +51,7 @@ const APPROVAL = `{{#> layout}}
 <dl class="facts">
   <dt>For principal</dt><dd>{{principal}}</dd>
   {{#unless decided}}<dt>Expires</dt><dd><time datetime="{{expiresIso}}">{{expiresText}}</time> ({{expiresIn}})</dd>{{/unless}}
-  <dt>Confirmation</dt><dd>{{levelText}}</dd>
+  <dt>Confirmation needed</dt><dd>{{levelText}}</dd>
 </dl>
 {{#if decided}}
 <div class="outcome {{decided.tone}}" role="status">

@@ -74,7 +74,10 @@ export async function answer<View, Tx>(
     const fresh = asked(spec, context, modeFor(flow, policy));
     return askAfresh(flow, fresh, {
       reason: 'question_changed',
-      notice: 'What you were asked about has changed since; here is the question as it stands now.',
+      // The same words under a level the operation no longer takes (a policy that now asks for more).
+      notice: same
+        ? 'This action now needs another kind of confirmation than the one given; here is the question again.'
+        : 'What you were asked about has changed since; here is the question as it stands now.',
     });
   }
   // The same question again needs this request to declare its mode too.

@@ -30,7 +30,8 @@ export type RefusalReason =
  * - `invalid_content`: the content does not fit the requested schema, or is text Unicode cannot carry;
  * - `not_a_candidate`: the chosen id is not one of those offered;
  * - `check_failed`: a rule the schema cannot say failed (a typed name differs);
- * - `question_changed`: the live target no longer gives the question the ticket sealed: asked afresh, new ticket;
+ * - `question_changed`: the live target no longer gives the question the ticket sealed, or the operation no
+ *   longer takes the level the ticket was asked at: asked afresh, new ticket;
  * - `stale_target`: the target changed inside the claim: the claim was rolled back and a fresh question follows;
  * - `approval_pending`: the approval page has no decision yet: the same URL again.
  */

@@ -48,7 +48,8 @@ class FakeChannel implements ApprovalChannel {
   }
 }
 
-function setup(level: 'url' | 'form-or-url' | 'presence' = 'url') {
+type Level = 'url' | 'form-or-url' | 'presence';
+function setup(level: Level | (() => Level) = 'url') {
   const channel = new FakeChannel();
   const events: GateAuditEvent[] = [];
   const done: string[] = [];
@@ -214,6 +215,31 @@ describe('URL mode', () => {
     expect(await t.call({ requestState: asked.requestState, inputResponses: decline })).toEqual(
       first,
     );
+    expect(t.done).toEqual([]);
+  });
+
+  it('a level raised between the rounds asks the same question again, saying that the kind of confirmation changed', async () => {
+    let level: Level = 'form-or-url';
+    const t = setup(() => level);
+    const both = { elicitation: { form: {}, url: {} } };
+    const asked = (await t.call({ capabilities: both })) as unknown as {
+      requestState: string;
+      inputRequests: { confirm: { params: { mode?: string; message: string } } };
+    };
+    expect(asked.inputRequests.confirm.params.mode ?? 'form').toBe('form');
+    level = 'presence';
+    const again = (await t.call({
+      capabilities: both,
+      requestState: asked.requestState,
+      inputResponses: {
+        confirm: { action: 'accept', content: { target: 'primary', volumeId: 'vol_1' } },
+      },
+    })) as unknown as Asked;
+    expect(again.inputRequests.confirm.params.mode).toBe('url');
+    expect(again.inputRequests.confirm.params.message).toMatch(
+      /needs another kind of confirmation/,
+    );
+    expect(again.inputRequests.confirm.params.message).not.toMatch(/has changed/);
     expect(t.done).toEqual([]);
   });
 
