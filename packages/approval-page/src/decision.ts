@@ -118,7 +118,9 @@ export function approvalPage(
     levelText:
       approval.level === 'presence'
         ? 'Passkey: presence and user verification of the principal'
-        : 'Signed in on this page (URL mode), or a passkey',
+        : passkey?.ready
+          ? 'Signed in on this page (URL mode), or your passkey'
+          : 'Signed in on this page (URL mode)',
     presence: approval.level === 'presence',
     approveButton: buttonOnly,
     passkey,
