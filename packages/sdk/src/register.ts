@@ -162,7 +162,7 @@ async function serveGated<Args>(
       // The gate's message points at this request's _meta; a 2025-era client declares at initialize.
       throw new ProtocolError(
         refusal.code,
-        `${tool.name} needs a person to confirm it through elicitation, which this session did not declare at initialize`,
+        `${tool.name} needs a person to confirm it through ${modesOf(refusal.data)}elicitation, which this session did not declare at initialize`,
         refusal.data,
       );
     throw refusal;
@@ -175,4 +175,12 @@ async function serveGated<Args>(
     return toSdkResult(asking);
   }
   return toSdkResult(result);
+}
+
+/** The modes a `-32021` names (`data.requiredCapabilities.elicitation`), as `form or url `; else nothing. */
+function modesOf(data: unknown): string {
+  const needed = (data as { requiredCapabilities?: { elicitation?: unknown } } | undefined)
+    ?.requiredCapabilities?.elicitation;
+  const modes = needed && typeof needed === 'object' ? Object.keys(needed) : [];
+  return modes.length > 0 ? `${modes.join(' or ')} ` : '';
 }
