@@ -216,8 +216,10 @@ export function acceptedAnswerText(
  * and any other answer is refused. Principal, operation, arguments and input
  * key are not hashed again: the nonce names one ticket, which sealed them and
  * opened only for them. The record lives as long as the ticket can still
- * open (`TicketSealer.acceptedUntil`): never shorter, or a re-send after it
- * was forgotten would run again.
+ * open (`TicketSealer.acceptedUntil`), never shorter, or a re-send after it
+ * was forgotten would run again; and as long again as the clock skew the
+ * sealer tolerates, since a store may judge expiry by a clock of its own
+ * (Redis `PXAT`, another instance's) that runs ahead of this one.
  */
 function onceRequestOf<View, Tx>(
   flow: Flow<View, Tx>,
@@ -227,7 +229,7 @@ function onceRequestOf<View, Tx>(
   return {
     nonce: claims.nonce,
     requestDigest: digestCanonical(answer),
-    expiresAt: flow.parts.sealer.acceptedUntil(claims),
+    expiresAt: flow.parts.sealer.acceptedUntil(claims) + flow.parts.sealer.maxSkewSeconds * 1000,
   };
 }
 

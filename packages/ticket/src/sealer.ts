@@ -147,13 +147,15 @@ export class TicketSealer {
   }
 
   /**
-   * Until when a ticket with these claims still opens: `exp` plus the
-   * tolerated skew, in milliseconds since the epoch. A replay record of the
-   * ticket's nonce must live at least this long, or an identical re-send
-   * after the record is forgotten would open and run again.
+   * The first instant at which a ticket with these claims no longer opens on
+   * this sealer's clock, in milliseconds since the epoch: the end of the
+   * second `exp` plus the tolerated skew (`open` compares whole seconds, so
+   * a ticket opens through second `exp + skew` and is refused from the next).
+   * A replay record of the ticket's nonce must live at least this long, or an
+   * identical re-send after the record is forgotten would open and run again.
    */
   acceptedUntil(claims: Pick<TicketClaims, 'exp'>): number {
-    return (claims.exp + this.#skew) * 1000;
+    return (claims.exp + this.#skew + 1) * 1000;
   }
 
   /** The clock skew tolerated on `iat` and `exp`, seconds. */

@@ -79,19 +79,21 @@ describe('questionDigest and approvalId', () => {
 });
 
 describe('acceptedUntil', () => {
-  it('is exp plus the skew, in milliseconds, and matches what open still accepts', () => {
+  it('is the first millisecond at which open refuses: the end of second exp plus the skew', () => {
     for (const maxSkewSeconds of [0, 30, MAX_SKEW_SECONDS]) {
       const minting = sealer({ maxSkewSeconds });
       const { ticket, claims: sealed } = minting.seal(claims);
       const until = minting.acceptedUntil(sealed);
-      expect(until).toBe((sealed.exp + maxSkewSeconds) * 1000);
+      expect(until).toBe((sealed.exp + maxSkewSeconds + 1) * 1000);
       const at = (ms: number) =>
         new TicketSealer({
           keys: [{ kid: 'k1', secret: SECRET_1 }],
           maxSkewSeconds,
           now: () => ms,
         }).open(ticket, BINDING);
-      expect(at(until).ok).toBe(true);
+      // Every millisecond before it opens (a replay record must outlive them all), none from it on.
+      for (const before of [1000, 500, 1]) expect(at(until - before).ok).toBe(true);
+      expect(at(until)).toEqual({ ok: false, reason: 'expired' });
       expect(at(until + 1000)).toEqual({ ok: false, reason: 'expired' });
     }
   });
