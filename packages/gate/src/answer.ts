@@ -30,13 +30,10 @@ export async function answer<View, Tx>(
   claims: TicketClaims,
 ): Promise<CallToolResult | InputRequiredResult> {
   const { round, spec } = flow;
-  const raw = flow.request.inputResponses?.[spec.key];
+  const raw = own(flow.request.inputResponses, spec.key);
   const action = actionOf(raw);
   if (action !== undefined)
-    round.setAnswer(
-      action,
-      action === 'accept' ? (raw as { content?: unknown }).content : undefined,
-    );
+    round.setAnswer(action, action === 'accept' ? own(raw, 'content') : undefined);
 
   if (action === 'cancel') {
     // Nothing is read: a cancel never touches the replay store, so it cannot know whether this
@@ -91,7 +88,7 @@ export async function answer<View, Tx>(
       claims.approvalId,
     );
   if (claims.approvalId !== undefined) return approved(flow, claims, live, claims.approvalId);
-  return accepted(flow, claims, live, (raw as { content?: unknown }).content);
+  return accepted(flow, claims, live, own(raw, 'content'));
 }
 
 /** A form `accept`: schema, text, candidates, rules, consent; then the claim. */
@@ -185,7 +182,7 @@ async function alreadyDone<View, Tx>(
   claims: TicketClaims,
   raw: unknown,
 ): Promise<CallToolResult | undefined> {
-  let content: unknown = (raw as { content?: unknown }).content;
+  let content: unknown = own(raw, 'content');
   if (claims.approvalId !== undefined) {
     const approvals = flow.parts.approvals;
     if (!approvals) return undefined;
@@ -254,7 +251,20 @@ function candidateError(
 
 /** The action of an answer, read on its own so that a decline or cancel stays one whatever else it carries. */
 function actionOf(raw: unknown): Action | undefined {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
-  const action = (raw as { action?: unknown }).action;
+  if (Array.isArray(raw)) return undefined;
+  const action = own(raw, 'action');
   return action === 'accept' || action === 'decline' || action === 'cancel' ? action : undefined;
+}
+
+/**
+ * `value[key]` only when it is `value`'s own property: a client's answer is
+ * read from what it sent, never through a prototype. A parser that assigns a
+ * `"__proto__"` member (zod's `z.record`, in the SDK) makes it the object's
+ * prototype, through which `inputResponses.confirm` would find an answer the
+ * object does not hold, and that a gateway reading its members never sees.
+ */
+function own(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null && Object.hasOwn(value, key)
+    ? (value as Record<string, unknown>)[key]
+    : undefined;
 }

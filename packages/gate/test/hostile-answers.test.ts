@@ -212,3 +212,51 @@ describe('preview', () => {
     expect(preview('👨‍👩‍👧', 40)).toBe('👨‍👩‍👧');
   });
 });
+
+describe('answers held by a prototype', () => {
+  // What a parser that assigns "__proto__" (zod's z.record) hands over: the members are not the object's own.
+  const behind = <T extends object>(proto: T) => Object.create(proto) as Record<string, unknown>;
+
+  it.each([
+    [
+      'the answer under the question key',
+      behind({ confirm: { action: 'accept', content: { confirm: true } } }),
+    ],
+    [
+      'the action of the answer',
+      { confirm: Object.assign(behind({ action: 'accept' }), { content: { confirm: true } }) },
+    ],
+  ])('%s counts for nothing: asked again, nothing done', async (_what, inputResponses) => {
+    const t = setup();
+    const state = await t.asked();
+    const again = await t.gate.run(t.request({ requestState: state, inputResponses }), t.spec);
+    expect(again).toMatchObject({ resultType: 'input_required' });
+    expect(t.performed).toEqual([]);
+  });
+
+  it('a consent field held by the content’s prototype is no consent: a decline', async () => {
+    const t = setup();
+    const spec = {
+      ...t.spec,
+      question: () => ({
+        message: 'Delete it?',
+        requestedSchema: {
+          type: 'object' as const,
+          properties: { confirm: { type: 'boolean' as const } },
+        },
+      }),
+    };
+    const state = ((await t.gate.run(t.request(), spec)) as { requestState: string }).requestState;
+    const content = behind({ confirm: true });
+    const result = await t.gate.run(
+      t.request({
+        requestState: state,
+        inputResponses: { confirm: { action: 'accept', content } },
+      }),
+      spec,
+    );
+    expect(result).toMatchObject({ resultType: 'complete', isError: false });
+    expect(t.performed).toEqual([]);
+    expect(t.events.map((e) => e.outcome)).toContain('declined');
+  });
+});

@@ -217,9 +217,10 @@ export function validateFormContent(schema: RequestedSchema, content: unknown): 
     const reason = checkField(field, v);
     if (reason) issues.push({ field: name, reason });
   }
+  // A copy of the own members: a value read later (`content.confirm`) never comes from a prototype.
   return issues.length > 0
     ? { ok: false, issues }
-    : { ok: true, value: record as Record<string, FormValue> };
+    : { ok: true, value: Object.fromEntries(Object.entries(record)) as Record<string, FormValue> };
 }
 
 /**

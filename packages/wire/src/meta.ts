@@ -142,13 +142,20 @@ export type ServerCapabilities = z.infer<typeof ServerCapabilitiesSchema>;
  * send a mode the client did not declare.
  */
 export function supportsFormElicitation(capabilities: ClientCapabilities | undefined): boolean {
-  const e = capabilities?.elicitation;
+  const e = ownMember(capabilities, 'elicitation');
   if (e === undefined || e === null || typeof e !== 'object') return false;
-  if (e.form !== undefined) return true;
+  if (ownMember(e, 'form') !== undefined) return true;
   return Object.keys(e).length === 0;
 }
 
 /** Whether these capabilities allow a URL-mode `elicitation/create` (`{elicitation: {url: {}}}`). */
 export function supportsUrlElicitation(capabilities: ClientCapabilities | undefined): boolean {
-  return capabilities?.elicitation?.url !== undefined;
+  return ownMember(ownMember(capabilities, 'elicitation'), 'url') !== undefined;
+}
+
+/** `value[key]` if it is an own member: a declaration is what the client sent, not a prototype's. */
+function ownMember(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null && Object.hasOwn(value, key)
+    ? (value as Record<string, unknown>)[key]
+    : undefined;
 }

@@ -153,6 +153,16 @@ describe('official examples', () => {
     expect(form(undefined)).toBe(false);
   });
 
+  it('a mode held by a prototype (a parser that assigned "__proto__") is not declared', () => {
+    const caps = (elicitation: unknown) =>
+      ({ elicitation }) as Parameters<typeof supportsFormElicitation>[0];
+    const behindForm = Object.assign(Object.create({ form: {} }), { url: {} });
+    expect(supportsFormElicitation(caps(behindForm))).toBe(false);
+    expect(supportsUrlElicitation(caps(Object.create({ url: {} })))).toBe(false);
+    expect(supportsUrlElicitation(Object.create({ elicitation: { url: {} } }))).toBe(false);
+    expect(supportsUrlElicitation(caps({ url: {} }))).toBe(true);
+  });
+
   it('ClientCapabilities examples: only the two elicitation ones allow a form', () => {
     const verdicts = Object.fromEntries(
       examples('ClientCapabilities').map(([f, data]) => [
