@@ -467,6 +467,7 @@ describe('createMcpEndpoint', () => {
       ['57P01', pgError('57P01'), unreachable],
       ['08006', pgError('08006'), unreachable],
       ['53300', pgError('53300'), unreachable],
+      ['25006, a read-only standby', pgError('25006'), unreachable],
       // A database that gave up and rolled back: a deadlock, a cancel or timeout, no room.
       ...['40001', '40P01', '55P03', '57014', '53100', '58030'].map(
         (code): [string, unknown, string] => [
@@ -476,6 +477,11 @@ describe('createMcpEndpoint', () => {
         ],
       ),
       ['pg without code', new Error('Connection terminated unexpectedly'), unreachable],
+      [
+        'pg-pool, every client busy',
+        new Error('timeout exceeded when trying to connect'),
+        unreachable,
+      ],
       // @mrtr/sql's ConnectionLostError: a SQLSTATE as code, no severity.
       [
         'lost before COMMIT',

@@ -197,10 +197,25 @@ function neverSent(error: unknown): boolean {
   return error instanceof Error && / is not queryable$/.test(error.message);
 }
 
-/** A client from `pool` within `ms`; one the pool hands out after that goes straight back. */
+/** What pg-pool rejects with when no client came free within its `connectionTimeoutMillis`. */
+const POOL_TIMEOUT = /^timeout exceeded when trying to connect$/;
+
+/**
+ * A client from `pool` within `ms`; one the pool hands out after that goes
+ * straight back. The pool's own wait (`connectionTimeoutMillis`, every client
+ * busy or a connection that does not answer) rejects as this deadline does.
+ */
 function checkout(pool: PgPoolLike, ms: number): Promise<PgPoolClientLike> {
   let late = false;
-  const connecting = pool.connect();
+  const connecting = pool.connect().catch((error: unknown) => {
+    if (error instanceof Error && POOL_TIMEOUT.test(error.message)) {
+      const busy = timedOut(ms, 'with a connection');
+      busy.message = `PostgreSQL gave no connection in time: ${error.message}`;
+      busy.cause = error;
+      throw busy;
+    }
+    throw error;
+  });
   connecting.then((client) => {
     if (late) client.release();
   }, ignore);

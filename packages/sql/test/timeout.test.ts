@@ -178,4 +178,30 @@ describe.skipIf(!reachable)('pgPoolDriver when PostgreSQL stops answering', () =
     expect((await driver.query('SELECT 3 AS three')).rows).toEqual([{ three: 3 }]);
     await pool.end();
   });
+
+  it("the pool's own wait (connectionTimeoutMillis, shorter) rejects as the deadline does", async () => {
+    const pool = new pg.Pool({
+      connectionString: POSTGRES_URL,
+      max: 1,
+      connectionTimeoutMillis: 50,
+    });
+    const driver = pgPoolDriver(pool, { timeoutMs: 5_000 });
+    const held = await pool.connect();
+    for (const work of [
+      () => driver.transaction(async () => 'never'),
+      () => driver.query('SELECT 1'),
+    ]) {
+      const started = Date.now();
+      const error = await work().catch((e: unknown) => e);
+      expect(Date.now() - started).toBeLessThan(4_000);
+      expect(error).toMatchObject({ code: 'ETIMEDOUT' });
+      expect((error as Error).message).toMatch(/timeout exceeded when trying to connect/);
+      expect((error as Record<symbol, unknown>)[Symbol.for('@mrtr/wire/serviceUnavailable')]).toBe(
+        true,
+      );
+    }
+    held.release();
+    expect((await driver.query('SELECT 4 AS four')).rows).toEqual([{ four: 4 }]);
+    await pool.end();
+  });
 });

@@ -40,9 +40,11 @@ const UNREACHABLE = new Set([
  * SQLSTATE codes (PostgreSQL manual, appendix A) of a database that ended the
  * session or cannot serve it: class `08` (connection_exception), `57P01` to
  * `57P05` (admin or crash shutdown, cannot connect now, database dropped,
- * idle session timeout), `53300` (too_many_connections).
+ * idle session timeout), `53300` (too_many_connections), `25006`
+ * (read_only_sql_transaction: a standby, or a primary set read-only, that
+ * cannot take this write now).
  */
-const SESSION_LOST = /^(08[0-9A-Z]{3}|57P0[1-5]|53300)$/;
+const SESSION_LOST = /^(08[0-9A-Z]{3}|57P0[1-5]|53300|25006)$/;
 
 /**
  * SQLSTATE codes of a database that gave up on a statement (the failed
@@ -56,9 +58,12 @@ const SESSION_LOST = /^(08[0-9A-Z]{3}|57P0[1-5]|53300)$/;
  */
 const GAVE_UP = /^(40001|40P01|55P03|57014|53[0-9A-Z]{3}|58000|58030)$/;
 
-/** What node-postgres says, without a code, of a connection that is gone. */
+/**
+ * What node-postgres says, without a code, of a connection that is gone, and
+ * what pg-pool says when no connection came free in `connectionTimeoutMillis`.
+ */
 const PG_CONNECTION_GONE =
-  /^(Connection terminated( unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)$/;
+  /^(Connection terminated( unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|timeout exceeded when trying to connect)$/;
 
 /**
  * The brand a library sets (`true`, with `Object.defineProperty`) on an error
@@ -79,7 +84,8 @@ const COMMIT_UNKNOWN = '08007';
  * `ETIMEDOUT`, `EHOSTUNREACH`, `ENETUNREACH`, `ENOTFOUND` or `EAI_AGAIN`; a
  * SQLSTATE that ends the session (see above; `@mrtr/sql`'s
  * `ConnectionLostError` carries one); node-postgres's "Connection
- * terminated…" and "… not queryable"; an error branded
+ * terminated…" and "… not queryable", and pg-pool's "timeout exceeded when
+ * trying to connect" (every client busy); an error branded
  * {@link SERVICE_UNAVAILABLE} (`pgPoolDriver`'s deadline); and, worded as
  * a database that gave up (a conflict, a timeout, a cancel, no resources;
  * the request may be retried), a SQLSTATE that ends a statement without a
