@@ -47,7 +47,8 @@ export interface Database extends Queryable {
  * The JSON-RPC error a lost database connection becomes, so a tool's request
  * gets an answer that says what happened instead of a bare "Internal error";
  * any other error unchanged. The example servers write only in transactions,
- * so before a `COMMIT` was sent nothing was changed.
+ * so before a `COMMIT` was sent this request changed nothing (an earlier one
+ * may have: a retry returns its result).
  */
 function databaseUnavailable(error: unknown): unknown {
   if (!isConnectionError(error)) return error;
@@ -59,7 +60,7 @@ function databaseUnavailable(error: unknown): unknown {
     ErrorCode.InternalError,
     unknown
       ? `While committing, ${why}: the change may or may not have been made. Check before retrying.`
-      : `Nothing was changed: ${why}. Retry the request.`,
+      : `This request changed nothing: ${why}. Retry the request.`,
   );
   Object.defineProperty(mcp, 'cause', { value: error, enumerable: false, configurable: true });
   return mcp;

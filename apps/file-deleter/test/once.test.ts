@@ -63,7 +63,7 @@ describe('at most once, across a rollback or a crash', () => {
     const q = await ask(x.url, 'notes.txt');
     const failed = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
     expect(failed.error.code).toBe(-32603);
-    expect(failed.error.message).toMatch(/Nothing was changed/);
+    expect(failed.error.message).toMatch(/This request changed nothing/);
     expect(statSync(join(x.root, 'notes.txt')).ino).toBe(ino);
     expect(trash(x.root)).toEqual([]);
     expect(await rows(x)).toEqual([]);
@@ -178,7 +178,7 @@ describe('at most once, across a rollback or a crash', () => {
     });
     const q = await ask(x.url, 'notes.txt');
     const failed = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
-    expect(failed.error.message).toMatch(/Nothing was changed/);
+    expect(failed.error.message).toMatch(/This request changed nothing/);
     expect(exists(x.root, 'notes.txt')).toBe(false);
     stalled.on = false;
     for (let i = 0; i < 40 && !exists(x.root, 'notes.txt'); i++)

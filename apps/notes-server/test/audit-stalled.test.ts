@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ask, confirm } from './confirm.js';
 
 const TOKEN = 'tok-alice';
-const AUDIT_FAILED = /^Nothing was changed: the audit trail could not be written/;
+const AUDIT_FAILED = /^This request changed nothing: the audit trail could not be written/;
 let server: ServerProcess;
 
 beforeAll(async () => {

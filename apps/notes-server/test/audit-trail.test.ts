@@ -102,7 +102,7 @@ describe('notes server audit trail (JSON lines and table mrtr_audit)', () => {
       });
       expect(r.body.error).toMatchObject({
         code: -32603,
-        message: expect.stringMatching(/^Nothing was changed/),
+        message: expect.stringMatching(/^This request changed nothing/),
       });
     } finally {
       trail.failing = false;

@@ -56,7 +56,10 @@ function fault(reply: Reply): string | undefined {
   if (body?.jsonrpc !== '2.0') return `not JSON-RPC (HTTP ${status}): ${String(body)}`;
   if (body.result) return status === 200 ? undefined : `result with HTTP ${status}`;
   // -32603 travels with HTTP 500 (@mrtr/server); it must say what happened, never a bare "Internal error".
-  if (body.error?.code !== -32603 || !/^Nothing was changed|^The /.test(body.error.message))
+  if (
+    body.error?.code !== -32603 ||
+    !/^This request changed nothing|^The |^An earlier request/.test(body.error.message)
+  )
     return `error ${body.error?.code}: ${body.error?.message}`;
   return undefined;
 }

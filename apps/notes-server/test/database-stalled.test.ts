@@ -63,7 +63,7 @@ describe.skipIf(!postgres)('notes-server when PostgreSQL stops answering', () =>
         expect(reply.body.error.code).toBe(-32603);
         // The claim, or an audit write waiting for a pooled connection, gave up first.
         expect(reply.body.error.message).toMatch(
-          /^Nothing was changed: .*(did not answer in time|unavailable|audit trail could not be written)/,
+          /^This request changed nothing: .*(did not answer in time|unavailable|audit trail could not be written)/,
         );
       }
       // Another tool is answered while the lock is still held.

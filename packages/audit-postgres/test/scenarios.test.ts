@@ -311,7 +311,7 @@ function scenarios(
       try {
         await expect(accept()).rejects.toMatchObject({
           code: -32603,
-          message: expect.stringMatching(/^Nothing was changed/),
+          message: expect.stringMatching(/^This request changed nothing/),
         });
       } finally {
         await h.driver.query('DROP TRIGGER audit_refuse ON mrtr_audit');
@@ -345,7 +345,7 @@ function scenarios(
           }),
         ).rejects.toMatchObject({
           code: -32603,
-          message: expect.stringMatching(/^Nothing was changed/),
+          message: expect.stringMatching(/^This request changed nothing/),
         });
       } finally {
         h.trail.failing = false;
@@ -423,7 +423,9 @@ describe('a PostgreSQL replay store that cannot be reached', () => {
         .catch((e) => e);
       expect(error).toMatchObject({
         code: -32603,
-        message: expect.stringMatching(/^Nothing was changed.*Retry the same confirmation/),
+        message: expect.stringMatching(
+          /^This request changed nothing.*Retry the same confirmation/,
+        ),
       });
       expect(error.cause?.name).toBe('ReplayStoreUnavailableError');
       expect(deleted).toBe(false);

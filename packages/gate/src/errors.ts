@@ -87,11 +87,13 @@ export function errorName(error: unknown): string {
 /**
  * The JSON-RPC error a failure becomes. A replay store that cannot be
  * reached, an approval channel or an audit sink that failed, gets `-32603` with a message the
- * caller can act on instead of the server's generic internal error. Errors
+ * caller can act on instead of the server's generic internal error. It
+ * speaks of this request ("This request changed nothing"): an earlier one may
+ * have carried the confirmation out, which the retry then returns. Errors
  * are recognised by brand or name, not prototype: another copy of a package
  * in the process throws its own classes.
  */
-export function toMcpError(error: unknown, performed: boolean): unknown {
+export function toMcpError(error: unknown, performed: boolean, replayed = false): unknown {
   if (error instanceof McpError) return error;
   if (isStoreUnavailable(error))
     return withCause(
@@ -102,7 +104,7 @@ export function toMcpError(error: unknown, performed: boolean): unknown {
           )
         : new McpError(
             ErrorCode.InternalError,
-            'Nothing was changed: the store that keeps each confirmation single-use is unavailable. Retry the same confirmation later; it still runs at most once.',
+            'This request changed nothing: the store that keeps each confirmation single-use is unavailable. Retry the same confirmation later: it still runs at most once, and returns its result if an earlier request carried it out.',
           ),
       error,
     );
@@ -110,7 +112,7 @@ export function toMcpError(error: unknown, performed: boolean): unknown {
     return withCause(
       new McpError(
         ErrorCode.InternalError,
-        'Nothing was changed: the store of approvals on the server’s page is unavailable. Retry the same request later.',
+        'This request changed nothing: the store of approvals on the server’s page is unavailable. Retry the same request later.',
       ),
       error.cause,
     );
@@ -120,7 +122,9 @@ export function toMcpError(error: unknown, performed: boolean): unknown {
         ErrorCode.InternalError,
         performed
           ? 'The operation was carried out, but its audit record could not be written. Retrying the same confirmation returns its result without repeating it.'
-          : 'Nothing was changed: the audit trail could not be written. Retry the same request later.',
+          : replayed
+            ? 'An earlier request carried out this confirmation; the audit record of this re-send could not be written. Send it again later for its result: it is not repeated.'
+            : 'This request changed nothing: the audit trail could not be written. Retry the same request later.',
       ),
       error,
     );

@@ -270,6 +270,7 @@ async function settle<View, Tx>(
         });
       return result.outcome as unknown as CallToolResult;
     case 'replayed':
+      round.replayed = true;
       await round.emit({ outcome: 'replayed', ...about, isError: isErrorOf(result.outcome) });
       return result.outcome as unknown as CallToolResult;
     case 'refused':

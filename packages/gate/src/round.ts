@@ -41,6 +41,8 @@ export class Round {
   closed = false;
   /** The mutation committed: an error now must not say that nothing changed. */
   performed = false;
+  /** The store returned the outcome an earlier request recorded: an error must not deny it. */
+  replayed = false;
   /** The nonce of the round, once known. */
   nonce: string | undefined;
   /** The answer read, once known (recorded with well-formed text and bounded). */

@@ -343,7 +343,7 @@ describe('a failing sink fails closed', () => {
     const error = await t.accept(ticket).catch((e) => e);
     expect(error).toMatchObject({
       code: -32603,
-      message: expect.stringMatching(/^Nothing was changed/),
+      message: expect.stringMatching(/^This request changed nothing/),
     });
     expect(t.store.effects).toEqual([]);
     expect(t.store.entries.size).toBe(0);
@@ -365,7 +365,7 @@ describe('a failing sink fails closed', () => {
     const error = await t.accept(ticket).catch((e) => e);
     expect(error).toMatchObject({
       code: -32603,
-      message: expect.stringMatching(/^Nothing was changed/),
+      message: expect.stringMatching(/^This request changed nothing/),
     });
     expect(error.cause?.name).toBe('AuditSinkError');
     expect(t.store.effects).toEqual([]);
@@ -393,6 +393,22 @@ describe('a failing sink fails closed', () => {
     expect(outcomes(t.plain.events)).toEqual(['asked', 'accepted', 'accepted', 'replayed']);
   });
 
+  it('a re-send whose replayed record cannot be written does not say that nothing was changed', async () => {
+    const t = setup();
+    const ticket = await t.ask();
+    await t.accept(ticket);
+    t.plain.failOn.add('replayed');
+    const error = await t.accept(ticket).catch((e) => e);
+    expect(error.code).toBe(-32603);
+    expect(error.message).toMatch(/^An earlier request carried out this confirmation/);
+    expect(error.message).not.toMatch(/changed nothing/);
+    expect(t.store.effects).toEqual(['delete:svc_8f21c', 'audit:completed']);
+    t.plain.failOn.clear();
+    expect(await t.accept(ticket)).toMatchObject({
+      content: [{ text: 'Deleted api-prod (svc_8f21c).' }],
+    });
+  });
+
   it('a sink that cannot write asked: no question goes out', async () => {
     const t = setup();
     t.plain.failOn.add('asked');
@@ -409,7 +425,7 @@ describe('an unavailable replay store', () => {
     const error = await t.accept(ticket).catch((e) => e);
     expect(error).toMatchObject({
       code: -32603,
-      message: expect.stringMatching(/^Nothing was changed.*Retry the same confirmation/),
+      message: expect.stringMatching(/^This request changed nothing.*Retry the same confirmation/),
     });
     expect(error.cause).toBeInstanceOf(ReplayStoreUnavailableError);
     expect(JSON.stringify(error)).not.toContain('connection refused');
@@ -430,7 +446,7 @@ describe('an unavailable replay store', () => {
     const error = await t.accept(ticket).catch((e) => e);
     expect(error.code).toBe(-32603);
     expect(error.message).toMatch(/carried out once or not at all/);
-    expect(error.message).not.toMatch(/Nothing was changed/);
+    expect(error.message).not.toMatch(/This request changed nothing/);
     // The failed record must not read as "nothing took effect": a completed one may stand.
     expect(t.plain.events.at(-1)).toMatchObject({ outcome: 'failed', reason: 'outcome_unknown' });
     t.store.commitUnanswered = false;

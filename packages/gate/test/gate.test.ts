@@ -352,7 +352,7 @@ describe('ConfirmationGate', () => {
       ),
     ).rejects.toMatchObject({
       code: -32603,
-      message: expect.stringMatching(/^Nothing was changed/),
+      message: expect.stringMatching(/^This request changed nothing/),
       cause: { name: 'AuditSinkError', cause: { message: 'sink down' } },
     });
     expect(t.performed).toEqual([]);

@@ -310,7 +310,9 @@ describe('URL mode', () => {
     };
     const asking = await t.call().catch((e: unknown) => e);
     expect(asking).toMatchObject({ code: -32603 });
-    expect((asking as Error).message).toMatch(/^Nothing was changed: the store of approvals/);
+    expect((asking as Error).message).toMatch(
+      /^This request changed nothing: the store of approvals/,
+    );
     expect((asking as Error).cause).toBe(down);
     t.channel.open = open;
 

@@ -270,7 +270,7 @@ describe('principal and errors', () => {
       (e: { code: number; message: string }) => e,
     );
     expect(failed?.code).toBe(-32603);
-    expect(failed?.message).toMatch(/Nothing was changed/);
+    expect(failed?.message).toMatch(/This request changed nothing/);
     expect(failed?.message).not.toMatch(/redis/);
     expect(records.has('r1')).toBe(true);
     // The client is told little; the operator gets the gate's error with its cause.
