@@ -40,6 +40,10 @@ export interface RedisCommander {
   readonly stream?: { destroy(): void };
   /** `ioredis`'s options: whether a reconnect resends commands, and reconnects at all. */
   readonly options?: { autoResendUnfulfilledCommands?: boolean; retryStrategy?: unknown };
+  /** `ioredis`'s status events: a handshake that outlives `timeoutMs` is dropped (see {@link RedisApprovalStore}). */
+  on?(event: 'connect' | 'ready' | 'close' | 'end', listener: () => void): unknown;
+  /** `true` on an ioredis `Cluster`, which has no one connection to drop. */
+  readonly isCluster?: boolean;
 }
 
 /** Options of {@link RedisApprovalStore}. */
@@ -98,6 +102,11 @@ export class RedisApprovalStore implements ApprovalStore {
   constructor(client: RedisCommander, options: RedisApprovalStoreOptions = {}) {
     this.#client = client;
     this.#prefix = options.keyPrefix ?? 'mrtr:approval:';
+    if (client.on && !client.isCluster)
+      guardHandshakes(
+        client as Required<Pick<RedisCommander, 'on'>> & RedisCommander,
+        options.timeoutMs ?? 2000,
+      );
     this.#timeoutMs = options.timeoutMs ?? 2000;
     if (!(this.#timeoutMs >= 1 && this.#timeoutMs <= 2 ** 31 - 1))
       throw new RangeError(
@@ -286,4 +295,36 @@ function dropStalled(client: RedisCommander): void {
     typeof options.retryStrategy === 'function'
   )
     client.stream.destroy();
+}
+
+/**
+ * Drop a connection whose handshake (`HELLO`, `AUTH`, the ready check) gets
+ * no reply within `ms`: ioredis's `connectTimeout` ends once TCP connects, so
+ * a server or proxy that accepts and never answers would leave the client in
+ * status `connect` for good, each command refused ("Stream isn't
+ * writeable"). Destroying the socket makes ioredis connect again by its
+ * `retryStrategy`; nothing of a caller's is in flight during a handshake.
+ * (`@mrtr/replay-redis` does the same for its store; this package does not
+ * depend on it.)
+ */
+function guardHandshakes(
+  client: RedisCommander & Required<Pick<RedisCommander, 'on'>>,
+  ms: number,
+): void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const clear = () => {
+    clearTimeout(timer);
+    timer = undefined;
+  };
+  const connected = () => {
+    clear();
+    timer = setTimeout(() => {
+      timer = undefined;
+      if (client.status === 'connect' && client.stream) client.stream.destroy();
+    }, ms);
+    timer.unref?.();
+  };
+  client.on('connect', connected);
+  for (const event of ['ready', 'close', 'end'] as const) client.on(event, clear);
+  if (client.status === 'connect') connected();
 }

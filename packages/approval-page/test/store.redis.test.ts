@@ -105,6 +105,42 @@ describe('RedisApprovalStore when Redis cannot be reached', () => {
     },
   );
 
+  it.skipIf(!reachable)(
+    'drops a reconnect whose handshake gets no reply, and serves again on the next one',
+    async () => {
+      const proxy = new FaultProxy(REDIS_URL);
+      await proxy.start();
+      const client = new Redis(proxy.url(REDIS_URL), { ...failFast, lazyConnect: true });
+      client.on('error', () => {});
+      await client.connect();
+      try {
+        const store = new RedisApprovalStore(client, { keyPrefix: prefix, timeoutMs: 300 });
+        proxy.stall(); // this connection hangs, and so does the handshake of the next one
+        await expect(store.get(approval().id)).rejects.toBeInstanceOf(
+          ApprovalStoreUnavailableError,
+        );
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        expect(client.status).not.toBe('ready');
+        proxy.admit(); // new connections pass; the held handshake stays held
+        const a = approval();
+        let opened = false;
+        for (let i = 0; i < 100 && !opened; i++) {
+          opened = await store.open(a).then(
+            () => true,
+            () => false,
+          );
+          if (!opened) await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        expect(opened).toBe(true);
+        expect((await store.get(a.id))?.approval.id).toBe(a.id);
+      } finally {
+        proxy.resume();
+        client.disconnect();
+        await proxy.stop();
+      }
+    },
+  );
+
   it('refuses a timeoutMs Node cannot wait (past 2^31 − 1 ms a timer fires at once)', () => {
     const never = { call: () => new Promise(() => {}) };
     for (const timeoutMs of [0, Number.NaN, 2 ** 31, Infinity])

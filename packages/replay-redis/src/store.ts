@@ -25,7 +25,12 @@ import {
   resolveOptions,
 } from './options.js';
 import { PendingWrites } from './pending.js';
-import { describeError, withTimeout } from './timeout.js';
+import {
+  type DroppableClient,
+  describeError,
+  dropStalledHandshakes,
+  withTimeout,
+} from './timeout.js';
 
 /**
  * The {@link ReplayStore} contract on Redis, shared by every server instance
@@ -71,6 +76,8 @@ export class RedisReplayStore implements ReplayStore<void> {
   #report: RedisDurabilityReport | undefined;
   /** `#durable` has resolved: a claim need not wait a turn on it. */
   #durableSettled = false;
+  /** Removes the handshake guard ({@link dropStalledHandshakes}) from the client. */
+  readonly #unguard: () => void;
   readonly #onReady = () => {
     this.#durable = undefined; // a reconnect may have reached a restarted or other server
     this.#durableSettled = false;
@@ -95,6 +102,9 @@ export class RedisReplayStore implements ReplayStore<void> {
     );
     this.#c = new Connection(client, this.#o.timeoutMs, () => this.#pending.nudge());
     this.#client.on('ready', this.#onReady);
+    this.#unguard = client.isCluster
+      ? () => {}
+      : dropStalledHandshakes(client as Redis & DroppableClient, this.#o.timeoutMs);
   }
 
   /**
@@ -124,6 +134,11 @@ export class RedisReplayStore implements ReplayStore<void> {
       if (error instanceof Error && error.name === 'ReplyError') refusal = error;
     };
     client.on('error', keep);
+    // A server that accepts and never answers the handshake must not hold the start for good.
+    const unguard = dropStalledHandshakes(
+      client as Redis & DroppableClient,
+      resolveOptions(options).timeoutMs,
+    );
     try {
       await client.connect();
     } catch (error) {
@@ -135,6 +150,7 @@ export class RedisReplayStore implements ReplayStore<void> {
       );
     } finally {
       client.off('error', keep);
+      unguard();
     }
     client.on('error', () => {});
     const store = new RedisReplayStore(client, options);
@@ -272,6 +288,7 @@ export class RedisReplayStore implements ReplayStore<void> {
   /** Stop listening to the client and retrying, and quit the client when the store created it. Idempotent. */
   async close(): Promise<void> {
     this.#client.off('ready', this.#onReady);
+    this.#unguard();
     this.#pending.close();
     if (!this.#owned || this.#client.status === 'end') return;
     // QUIT waits for a reply that a stalled Redis never sends: give up after timeoutMs.

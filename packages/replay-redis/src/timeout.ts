@@ -66,3 +66,49 @@ export function reconnectStalled(client: DroppableClient): boolean {
   client.stream.destroy();
   return true;
 }
+
+/** The events {@link dropStalledHandshakes} listens to: ioredis's `Redis` emits them as its status changes. */
+export interface StatusEvents {
+  on(event: 'connect' | 'ready' | 'close' | 'end', listener: () => void): unknown;
+  off(event: 'connect' | 'ready' | 'close' | 'end', listener: () => void): unknown;
+}
+
+/**
+ * Drop a connection whose handshake gets no reply within `ms`: ioredis's
+ * `connectTimeout` ends once TCP connects, and nothing bounds `HELLO`,
+ * `AUTH`, `SELECT` or the ready check after it, so a server (or a proxy) that
+ * accepts and never answers would leave the client in status `connect` for
+ * good, refusing every command, and `connect()` would never settle. Its
+ * socket is destroyed, which ioredis treats as a lost connection: it
+ * reconnects by its `retryStrategy` (and a pending `connect()` rejects).
+ * Nothing of a caller's is in flight during a handshake, so this is safe for
+ * any standalone client; a `Cluster` (no one socket) is left alone.
+ * @param ms milliseconds a handshake may take (the store's `timeoutMs`).
+ * @returns a function that removes the listeners.
+ */
+export function dropStalledHandshakes(
+  client: StatusEvents & DroppableClient,
+  ms: number,
+): () => void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const clear = () => {
+    clearTimeout(timer);
+    timer = undefined;
+  };
+  const connected = () => {
+    clear();
+    timer = setTimeout(() => {
+      timer = undefined;
+      if (client.status === 'connect' && client.stream) client.stream.destroy();
+    }, ms);
+    timer.unref?.();
+  };
+  client.on('connect', connected);
+  for (const event of ['ready', 'close', 'end'] as const) client.on(event, clear);
+  if (client.status === 'connect') connected();
+  return () => {
+    clear();
+    client.off('connect', connected);
+    for (const event of ['ready', 'close', 'end'] as const) client.off(event, clear);
+  };
+}

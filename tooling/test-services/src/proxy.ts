@@ -112,6 +112,15 @@ export class FaultProxy {
     this.#cutAfter = Buffer.from(text);
   }
 
+  /**
+   * After {@link stall}: let new connections pass again, while those open now
+   * stay held (a handshake that never gets its reply, then a server that
+   * answers the next connection).
+   */
+  admit(): void {
+    this.#stalled = false;
+  }
+
   /** Move the held bytes on. */
   resume(): void {
     this.#stalled = false;
