@@ -6,6 +6,7 @@ import {
   ProtocolErrorCode,
 } from '@modelcontextprotocol/server';
 import {
+  databaseRefusal,
   McpError,
   serviceUnavailable,
   type CallToolResult as WireCallToolResult,
@@ -35,9 +36,12 @@ export function toSdkResult(
  * The JSON-RPC error a gated call answers: an `McpError` of the gate keeps
  * its code, message and `data` (one of code `-32603`, the gate's own fault
  * such as an unreachable replay store, is reported with its `cause`); an SDK `ProtocolError` thrown by the tool's
- * own code passes as it is; anything else is reported and becomes `-32603`:
- * for a database or service that cannot be reached, with the message of
- * `serviceUnavailable` of `@mrtr/wire`; otherwise "Internal error" without detail.
+ * own code passes as it is; a database refusing a value of the request
+ * (`databaseRefusal` of `@mrtr/wire`: SQLSTATE 22001, 23505, …) becomes
+ * `-32602` with `data.sqlstate`, as on `@mrtr/server`; anything else is
+ * reported and becomes `-32603`: for a database or service that cannot be
+ * reached, with the message of `serviceUnavailable` of `@mrtr/wire`;
+ * otherwise "Internal error" without detail.
  */
 export function toProtocolError(error: unknown, report: (error: unknown) => void): ProtocolError {
   const tell = (e: unknown) => reportSafely(report, e);
@@ -53,6 +57,9 @@ export function toProtocolError(error: unknown, report: (error: unknown) => void
     // An error that throws as it is read (a getter, a Proxy) is no McpError: reported below.
   }
   tell(error);
+  // A database refusing a value of the request is the caller's error, as on @mrtr/server.
+  const refused = databaseRefusal(error);
+  if (refused) return new ProtocolError(refused.code, refused.message, refused.data);
   // A database or service that cannot be reached: say so (still -32603), never its own text.
   const unavailable = serviceUnavailable(error);
   if (unavailable) return new ProtocolError(unavailable.code, unavailable.message);

@@ -255,6 +255,30 @@ describe('principal and errors', () => {
     expect(seen).toEqual([refused]);
   });
 
+  it('a database refusing a value of the request is -32602 naming the SQLSTATE, as on @mrtr/server', async () => {
+    const conflict = Object.assign(
+      new Error('duplicate key value (id)=(r1-secret) violates "pk"'),
+      {
+        code: '23505',
+        severity: 'ERROR',
+      },
+    );
+    const client = await gatedWith(
+      {},
+      deleting(new Set(['r1']), 'delete_record', async () => {
+        throw conflict;
+      }),
+    );
+    const failed = await client.callTool({ name: 'delete_record', arguments: { id: 'r1' } }).then(
+      () => undefined,
+      (e: { code: number; message: string; data?: unknown }) => e,
+    );
+    expect(failed?.code).toBe(-32602);
+    expect(failed?.message).toContain('SQLSTATE 23505');
+    expect(failed?.message).not.toContain('r1-secret');
+    expect(failed?.data).toEqual({ sqlstate: '23505' });
+  });
+
   it('an unavailable replay store is -32603 saying nothing was changed, and onError hears why', async () => {
     const records = new Set(['r1']);
     const cause = new ReplayStoreUnavailableError('redis: connection refused');

@@ -6,6 +6,7 @@
  * a result that cannot be sent is an internal error, never a broken response.
  */
 import {
+  databaseRefusal,
   ErrorCode,
   errorResponse,
   McpError,
@@ -13,7 +14,6 @@ import {
   type RequestId,
   serviceUnavailable,
 } from '@mrtr/wire';
-import { databaseRefusal } from './database-refusal.js';
 import { checkInputRequired, MRTR_METHODS } from './input-required.js';
 import type { MethodHandler } from './methods.js';
 import type { Outcome } from './respond.js';

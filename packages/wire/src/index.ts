@@ -27,6 +27,7 @@
 
 export * from './checks.js';
 export * from './content.js';
+export * from './database-refusal.js';
 export * from './errors.js';
 export * from './form.js';
 export * from './form-builder.js';

@@ -2,11 +2,13 @@
  * A handler's database refusing the data it was given is the caller's
  * error, not the server's: U+0000 in a `text` value, a number out of a
  * column's range, a malformed date or UUID, a string over a `varchar(n)`,
- * a row that conflicts with one stored. The endpoint answers such a throw
- * with `-32602` instead of a 500, naming the SQLSTATE and nothing of the
- * database's message (which may quote stored data).
+ * a row that conflicts with one stored. `@mrtr/server`'s endpoint and
+ * `@mrtr/sdk`'s bridge answer such a throw with `-32602` instead of a 500,
+ * naming the SQLSTATE and nothing of the database's message (which may quote
+ * stored data).
  */
-import { ErrorCode, McpError, sqlStateOf } from '@mrtr/wire';
+import { ErrorCode, McpError } from './errors.js';
+import { sqlStateOf } from './unavailable.js';
 
 /**
  * SQLSTATE codes a database answers when a value it was given cannot be
@@ -40,7 +42,7 @@ const MAX_CAUSES = 4;
  * The `-32602` a thrown error becomes when it, or an error in its `cause`
  * chain (at most 4 links), is a database refusing a value it was given
  * (one of the SQLSTATE codes above), else `undefined`. The message names the class
- * and the code only; `data` is `{ sqlstate }`.
+ * and the code only; `data` is `{ sqlstate }`. JSON-RPC 2.0 "Invalid params".
  */
 export function databaseRefusal(error: unknown): McpError | undefined {
   let current = error;
