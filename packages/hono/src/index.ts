@@ -85,6 +85,40 @@ export function mcpHandler<E extends Env = Env>(
   };
 }
 
+/**
+ * The `errorHandler` for `@hono/node-server`'s `getRequestListener` (its
+ * `serve` takes none): what would otherwise be answered without a body.
+ * A request it cannot make a web `Request` of (a `Host` its URL parser
+ * writes otherwise, such as `[0:0:0:0:0:0:0:1]` for `[::1]`; a backslash in
+ * the path; an absolute URL it cannot parse), which it passes as a
+ * `RequestError`, gets 400 with JSON-RPC `-32600` naming the problem, as
+ * `@mrtr/node` answers; any other error (the app threw past its own
+ * handlers) gets 500 with `-32603` "Internal error" and goes to `onError`
+ * (default `console.error`).
+ * @example
+ * ```ts
+ * import { getRequestListener } from '@hono/node-server';
+ * import { requestErrorHandler } from '@mrtr/hono';
+ * import { createHttpServer } from '@mrtr/node';
+ * import { Hono } from 'hono';
+ *
+ * const app = new Hono();
+ * const listener = getRequestListener(app.fetch, { errorHandler: requestErrorHandler() });
+ * createHttpServer(listener).listen(3000, '127.0.0.1');
+ * ```
+ */
+export function requestErrorHandler(
+  onError: (error: unknown) => void = (e) => console.error('[mrtr] server error', e),
+): (error: unknown) => Response {
+  return (error) => {
+    // Named, not imported: @hono/node-server is the app's choice, not a dependency of this package.
+    if (error instanceof Error && error.name === 'RequestError')
+      return rpcError(400, -32600, `Bad Request: ${error.message}`);
+    onError(error);
+    return rpcError(500, -32603, 'Internal error');
+  };
+}
+
 /** A JSON-RPC error without an id (`basic/index`: the id could not be read). */
 function rpcError(status: number, code: number, message: string): Response {
   const body = { jsonrpc: '2.0', error: { code, message } };

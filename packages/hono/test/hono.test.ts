@@ -1,11 +1,11 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
+import { createServer, type Server } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
 import { createMcpEndpoint, type Principal } from '@mrtr/server';
 import { assertValidMessage } from '@mrtr/spec-schema';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mcpHandler } from '../src/index.js';
+import { mcpHandler, requestErrorHandler } from '../src/index.js';
 
 let server: Server;
 let base: string;
@@ -50,7 +50,9 @@ beforeAll(async () => {
     }),
   );
   await new Promise<void>((resolve) => {
-    server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve()) as Server;
+    const errorHandler = requestErrorHandler((e) => failures.push(e));
+    server = createServer(getRequestListener(app.fetch, { errorHandler }));
+    server.listen(0, '127.0.0.1', () => resolve());
   });
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -103,5 +105,41 @@ describe('mcpHandler (Hono 4)', () => {
     expect(res.status).toBe(500);
     expect((await res.json()).error).toEqual({ code: -32603, message: 'Internal error' });
     expect(String(failures.at(-1))).toContain('auth backend down');
+  });
+});
+
+describe('requestErrorHandler on @hono/node-server', () => {
+  /** One raw HTTP/1.1 POST: fetch would write the Host itself. */
+  function rawPost(host: string, target = '/mcp'): Promise<string> {
+    const { port } = server.address() as AddressInfo;
+    return new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.end(
+          `POST ${target} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\n` +
+            `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        );
+      });
+      let text = '';
+      socket.on('data', (chunk) => {
+        text += chunk;
+      });
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+  }
+
+  it.each([
+    '[0:0:0:0:0:0:0:1]',
+    '[::ffff:127.0.0.1]',
+    '[::127.0.0.1]',
+  ])('a Host its URL parser writes otherwise (%s) gets 400 with a JSON-RPC body, not an empty one', async (host) => {
+    const reply = await rawPost(host);
+    expect(reply).toMatch(/^HTTP\/1\.1 400 /);
+    const json = JSON.parse(reply.slice(reply.indexOf('\r\n\r\n') + 4));
+    expect(json).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'Bad Request: Invalid host header' },
+    });
+    assertValidMessage(json);
   });
 });
