@@ -19,8 +19,12 @@ if (!MRTR_SECRET || !TOKEN || !DATABASE_URL)
   throw new Error('Set MRTR_SECRET (openssl rand -base64 32), TOKEN and DATABASE_URL');
 const db = pgPoolDriver(new pg.Pool({ connectionString: DATABASE_URL }));
 await migrateReplayTable(db); // table mrtr_replay: one row per confirmation used
-await db.query(`CREATE TABLE IF NOT EXISTS records (id text PRIMARY KEY);
-  INSERT INTO records VALUES ('rec-1'), ('rec-2') ON CONFLICT DO NOTHING`); // demo rows: deleted ones come back at each start
+await db.transaction(async (tx) => {
+  // Under a lock: instances starting together on a new database would race to create the table.
+  await tx.query("SELECT pg_advisory_xact_lock(hashtext('records-migrate'))");
+  await tx.query(`CREATE TABLE IF NOT EXISTS records (id text PRIMARY KEY);
+    INSERT INTO records VALUES ('rec-1'), ('rec-2') ON CONFLICT DO NOTHING`); // demo rows: deleted ones come back at each start
+});
 
 const gate = new ConfirmationGate({
   sealer: new TicketSealer({ keys: [{ kid: 'k1', secret: MRTR_SECRET }] }), // ≥ 32 bytes

@@ -40,8 +40,12 @@ if (!MRTR_SECRET || !TOKEN || !ALICE_PAGE_PASSWORD || !RECEIPT_KEY_PEM || !DATAB
 const db = pgPoolDriver(new pg.Pool({ connectionString: DATABASE_URL }));
 await migrateReplayTable(db);
 await migrateApprovalTables(db); // approvals and passkeys, in the same database
-await db.query(`CREATE TABLE IF NOT EXISTS records (id text PRIMARY KEY);
-  INSERT INTO records VALUES ('rec-1'), ('rec-2') ON CONFLICT DO NOTHING`); // demo rows: deleted ones come back at each start
+await db.transaction(async (tx) => {
+  // Under a lock: instances starting together on a new database would race to create the table.
+  await tx.query("SELECT pg_advisory_xact_lock(hashtext('records-migrate'))");
+  await tx.query(`CREATE TABLE IF NOT EXISTS records (id text PRIMARY KEY);
+    INSERT INTO records VALUES ('rec-1'), ('rec-2') ON CONFLICT DO NOTHING`); // demo rows: deleted ones come back at each start
+});
 
 const approvalStore = new PostgresApprovalStore(db);
 setInterval(() => approvalStore.sweep().catch(() => {}), 60_000).unref(); // expired approvals go

@@ -6,21 +6,26 @@ import { finish, restore, trashNonces, trashNoncesOf } from './trash.js';
  * Table `file_deletions`: one row per deletion, keyed by the ticket nonce,
  * written in the transaction that claims the nonce. A row means the
  * deletion committed; no row means it did not, whatever the trash holds.
+ * Created under an advisory lock: instances starting together on a new
+ * database would race (concurrent `CREATE TABLE IF NOT EXISTS` can fail).
  */
-export async function migrateDeletions(db: Queryable): Promise<void> {
-  await db.query(`CREATE TABLE IF NOT EXISTS file_deletions (
-    nonce text PRIMARY KEY,
-    path text NOT NULL,
-    principal text NOT NULL,
-    reason text NOT NULL,
-    backup text,
-    dev text NOT NULL,
-    ino text NOT NULL,
-    size bigint NOT NULL,
-    mtime_ns text NOT NULL,
-    deleted_at timestamptz NOT NULL DEFAULT now(),
-    finished_at timestamptz
-  )`);
+export async function migrateDeletions(db: Database): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['mrtr-file-deleter-migrate']);
+    await tx.query(`CREATE TABLE IF NOT EXISTS file_deletions (
+      nonce text PRIMARY KEY,
+      path text NOT NULL,
+      principal text NOT NULL,
+      reason text NOT NULL,
+      backup text,
+      dev text NOT NULL,
+      ino text NOT NULL,
+      size bigint NOT NULL,
+      mtime_ns text NOT NULL,
+      deleted_at timestamptz NOT NULL DEFAULT now(),
+      finished_at timestamptz
+    )`);
+  });
 }
 
 /** Advisory-lock class of the nonce locks (`pg_advisory_xact_lock(class, hashtext(nonce))`). */

@@ -31,10 +31,13 @@ export const DEMO_WORKSPACE = 'notes://team';
 
 /**
  * Create the schema if it is missing and, when the database is new, seed the
- * demo workspace with every principal in `members` and four notes.
+ * demo workspace with every principal in `members` and four notes. Under an
+ * advisory lock: instances starting together on a new database would race
+ * (concurrent `CREATE TABLE IF NOT EXISTS` can fail in PostgreSQL).
  */
 export async function migrate(db: Database, members: string[]): Promise<void> {
   await db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['mrtr-notes-server-migrate']);
     await tx.query(`CREATE TABLE IF NOT EXISTS workspaces (
       uri text PRIMARY KEY,
       created_at timestamptz NOT NULL DEFAULT clock_timestamp())`);
