@@ -4,9 +4,9 @@
 // export TOKEN=$(openssl rand -hex 16); echo "token: $TOKEN" # your client sends it
 // MRTR_SECRET=$(openssl rand -base64 32) DATABASE_URL=postgres://localhost/app npx tsx quickstart-hono.ts
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { serve } from '@hono/node-server';
+import { getRequestListener } from '@hono/node-server';
 import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
-import { mcpHandler } from '@mrtr/hono';
+import { mcpHandler, requestErrorHandler } from '@mrtr/hono';
 import { createHttpServer } from '@mrtr/node';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
 import { createMcpEndpoint } from '@mrtr/server';
@@ -69,8 +69,8 @@ const bearerAuth: MiddlewareHandler<Env> = async (c, next) => {
 const app = new Hono<Env>();
 app.use('/mcp', bearerAuth);
 app.all('/mcp', mcpHandler<Env>(endpoint, { principal: (c) => c.get('principal') }));
-// createHttpServer: what Node or serve() would refuse with an empty body gets a JSON-RPC one.
-const listen = { port: Number(PORT), hostname: '127.0.0.1', createServer: createHttpServer };
-serve({ fetch: app.fetch, ...listen }, () =>
+// What Node, or @hono/node-server before the app, would refuse with an empty body gets a JSON-RPC one.
+const listener = getRequestListener(app.fetch, { errorHandler: requestErrorHandler() });
+createHttpServer(listener).listen(Number(PORT), '127.0.0.1', () =>
   console.log(`MCP endpoint: http://127.0.0.1:${PORT}/mcp`),
 );
