@@ -141,7 +141,7 @@ afterAll(async () => {
 const IN_PROGRESS =
   'This confirmation is being carried out by another request, or by one that stopped before it finished; nothing more was done. Send it again for its result; if this answer stays, call the tool again for a new confirmation.';
 const USED =
-  'This confirmation was already used. Nothing was changed; call the tool again for a new confirmation.';
+  'This confirmation was already used; this request changed nothing. Call the tool again for a new confirmation.';
 
 for (const setup of setups) {
   describe.skipIf(setup.skip)(`notes_delete on ${setup.name}`, () => {

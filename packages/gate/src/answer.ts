@@ -153,6 +153,8 @@ async function approved<View, Tx>(
         'The approval this confirmation names is gone or belongs to another request; call the tool again.',
       );
   }
+  // Only an approval runs: a status this gate does not know (a newer or older channel's) refuses.
+  if ((decision as { status: string }).status !== 'approved') return decline(flow, claims, live);
   // A presence policy takes a passkey approval only.
   if (live.mode === 'presence' && decision.via !== 'passkey') return pending();
   const content = decision.content ?? {};
@@ -258,10 +260,11 @@ function actionOf(raw: unknown): Action | undefined {
 
 /**
  * `value[key]` only when it is `value`'s own property: a client's answer is
- * read from what it sent, never through a prototype. A parser that assigns a
- * `"__proto__"` member (zod's `z.record`, in the SDK) makes it the object's
- * prototype, through which `inputResponses.confirm` would find an answer the
- * object does not hold, and that a gateway reading its members never sees.
+ * read from what it sent, never through a prototype. Code that copies a
+ * `"__proto__"` member by assignment (the SDK 2.4 does, sorting
+ * `inputResponses`) makes it the object's prototype, through which
+ * `inputResponses.confirm` would find an answer the object does not hold,
+ * and that a gateway reading its members never sees.
  */
 function own(value: unknown, key: string): unknown {
   return typeof value === 'object' && value !== null && Object.hasOwn(value, key)

@@ -93,7 +93,15 @@ export function errorName(error: unknown): string {
  * are recognised by brand or name, not prototype: another copy of a package
  * in the process throws its own classes.
  */
-export function toMcpError(error: unknown, performed: boolean, replayed = false): unknown {
+export function toMcpError(
+  error: unknown,
+  settled: { performed: boolean; replayed: boolean; declined: boolean } = {
+    performed: false,
+    replayed: false,
+    declined: false,
+  },
+): unknown {
+  const { performed, replayed, declined } = settled;
   if (error instanceof McpError) return error;
   if (isStoreUnavailable(error))
     return withCause(
@@ -118,17 +126,21 @@ export function toMcpError(error: unknown, performed: boolean, replayed = false)
     );
   if (error instanceof AuditSinkError)
     return withCause(
-      new McpError(
-        ErrorCode.InternalError,
-        performed
-          ? 'The operation was carried out, but its audit record could not be written. Retrying the same confirmation returns its result without repeating it.'
-          : replayed
-            ? 'An earlier request carried out this confirmation; the audit record of this re-send could not be written. Send it again later for its result: it is not repeated.'
-            : 'This request changed nothing: the audit trail could not be written. Retry the same request later.',
-      ),
+      new McpError(ErrorCode.InternalError, auditFailureMessage(performed, replayed, declined)),
       error,
     );
   return error;
+}
+
+/** What an audit sink that failed means for the caller, by what the nonce holds by then. */
+function auditFailureMessage(performed: boolean, replayed: boolean, declined: boolean): string {
+  if (declined && (performed || replayed))
+    return 'The decline was recorded, but its audit record could not be written. Sending it again returns the same answer; nothing runs.';
+  if (performed)
+    return 'The operation was carried out, but its audit record could not be written. Retrying the same confirmation returns its result without repeating it.';
+  if (replayed)
+    return 'An earlier request carried out this confirmation; the audit record of this re-send could not be written. Send it again later for its result: it is not repeated.';
+  return 'This request changed nothing: the audit trail could not be written. Retry the same request later.';
 }
 
 function isStoreUnavailable(error: unknown): boolean {

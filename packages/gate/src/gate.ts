@@ -237,7 +237,7 @@ export class ConfirmationGate<Tx = void> {
           await round.emit({ outcome: 'failed', reason, ...round.known() }).catch(() => {});
         }
       }
-      throw toMcpError(error, round.performed, round.replayed);
+      throw toMcpError(error, round);
     } finally {
       span.end();
     }

@@ -244,6 +244,7 @@ async function settle<View, Tx>(
   receipt?: string,
 ): Promise<CallToolResult> {
   const { round } = flow;
+  round.declined = performed === 'declined';
   if (result.status === 'performed' && round.silent) {
     // Committed: from here on an error must not claim that nothing changed. No record to write.
     round.performed = true;
@@ -278,7 +279,7 @@ async function settle<View, Tx>(
       return textResult(
         result.reason === 'in_progress'
           ? 'This confirmation is being carried out by another request, or by one that stopped before it finished; nothing more was done. Send it again for its result; if this answer stays, call the tool again for a new confirmation.'
-          : 'This confirmation was already used. Nothing was changed; call the tool again for a new confirmation.',
+          : 'This confirmation was already used; this request changed nothing. Call the tool again for a new confirmation.',
         { isError: true },
       );
   }

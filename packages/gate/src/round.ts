@@ -43,6 +43,8 @@ export class Round {
   performed = false;
   /** The store returned the outcome an earlier request recorded: an error must not deny it. */
   replayed = false;
+  /** What was recorded (or replayed) under the nonce is a decline, not the operation. */
+  declined = false;
   /** The nonce of the round, once known. */
   nonce: string | undefined;
   /** The answer read, once known (recorded with well-formed text and bounded). */

@@ -409,6 +409,34 @@ describe('a failing sink fails closed', () => {
     });
   });
 
+  it('a decline, or its re-send, whose record cannot be written says the decline was recorded', async () => {
+    const t = setup();
+    const ticket = await t.ask();
+    await t.answer(ticket, { action: 'decline' });
+    t.plain.failOn.add('replayed');
+    const error = await t.answer(ticket, { action: 'decline' }).catch((e) => e);
+    expect(error.message).toMatch(/^The decline was recorded/);
+    expect(error.message).not.toMatch(/carried out/);
+    const other = setup();
+    const asked = await other.ask();
+    other.plain.failOn.add('declined');
+    const first = await other.answer(asked, { action: 'decline' }).catch((e) => e);
+    expect(first.message).toMatch(/^The decline was recorded/);
+    expect(other.store.effects).toEqual(['audit:declined']);
+  });
+
+  it('a decline of a ticket an accept used up says that this request changed nothing', async () => {
+    const t = setup();
+    const ticket = await t.ask();
+    await t.accept(ticket);
+    const late = await t.answer(ticket, { action: 'decline' });
+    expect(late).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringMatching(/already used; this request changed nothing/) }],
+    });
+    expect(t.store.effects).toEqual(['delete:svc_8f21c', 'audit:completed']);
+  });
+
   it('a sink that cannot write asked: no question goes out', async () => {
     const t = setup();
     t.plain.failOn.add('asked');

@@ -214,7 +214,7 @@ describe('preview', () => {
 });
 
 describe('answers held by a prototype', () => {
-  // What a parser that assigns "__proto__" (zod's z.record) hands over: the members are not the object's own.
+  // What code that copies a "__proto__" member by assignment hands over: the members are not the object's own.
   const behind = <T extends object>(proto: T) => Object.create(proto) as Record<string, unknown>;
 
   it.each([

@@ -204,6 +204,18 @@ describe('URL mode', () => {
     expect(t.channel.withdrawn).toHaveLength(1);
   });
 
+  it('a decision status the gate does not know (an older channel passing "withdrawn" on) runs nothing', async () => {
+    const t = setup();
+    const asked = (await t.call()) as unknown as Asked;
+    const id = asked.inputRequests.confirm.params.url.split('/').at(-1) as string;
+    t.channel.decided.set(id, { status: 'withdrawn', decidedAt: Date.now() } as never);
+    const accept = { confirm: { action: 'accept' } };
+    expect(
+      await t.call({ requestState: asked.requestState, inputResponses: accept }),
+    ).toMatchObject({ resultType: 'complete', isError: false });
+    expect(t.done).toEqual([]);
+  });
+
   it('a decline stands when the channel cannot withdraw the approval', async () => {
     const t = setup();
     const asked = (await t.call()) as unknown as Asked;
