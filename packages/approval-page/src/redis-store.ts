@@ -102,16 +102,12 @@ export class RedisApprovalStore implements ApprovalStore {
   constructor(client: RedisCommander, options: RedisApprovalStoreOptions = {}) {
     this.#client = client;
     this.#prefix = options.keyPrefix ?? 'mrtr:approval:';
-    if (client.on && !client.isCluster)
-      guardHandshakes(
-        client as Required<Pick<RedisCommander, 'on'>> & RedisCommander,
-        options.timeoutMs ?? 2000,
-      );
     this.#timeoutMs = options.timeoutMs ?? 2000;
     if (!(this.#timeoutMs >= 1 && this.#timeoutMs <= 2 ** 31 - 1))
       throw new RangeError(
         `timeoutMs must be a number of milliseconds from 1 to 2147483647, got ${this.#timeoutMs}`,
       );
+    guardHandshakes(client, this.#timeoutMs);
     this.#now = options.now ?? Date.now;
     this.#passkeys = new RedisPasskeyRecords(
       (command, ...args) => this.#call(command, ...args),
@@ -297,20 +293,30 @@ function dropStalled(client: RedisCommander): void {
     client.stream.destroy();
 }
 
+/** Clients already guarded: stores sharing one client add one set of listeners. */
+const guarded = new WeakSet<object>();
+
 /**
  * Drop a connection whose handshake (`HELLO`, `AUTH`, the ready check) gets
- * no reply within `ms`: ioredis's `connectTimeout` ends once TCP connects, so
- * a server or proxy that accepts and never answers would leave the client in
- * status `connect` for good, each command refused ("Stream isn't
- * writeable"). Destroying the socket makes ioredis connect again by its
- * `retryStrategy`; nothing of a caller's is in flight during a handshake.
- * (`@mrtr/replay-redis` does the same for its store; this package does not
- * depend on it.)
+ * no reply at all within `ms`: ioredis's `connectTimeout` ends once TCP
+ * connects, so a server or proxy that accepts and never answers would leave
+ * the client in status `connect` for good, each command refused ("Stream
+ * isn't writeable"). Destroying the socket makes ioredis connect again by
+ * its `retryStrategy`. Any byte back stops the clock (a Redis loading its
+ * data answers `LOADING` until it is ready). Only for a standalone client
+ * that resends nothing after a reconnect, and once per client, whatever the
+ * number of stores on it. (`@mrtr/replay-redis` does the same for its
+ * store; this package does not depend on it.)
  */
-function guardHandshakes(
-  client: RedisCommander & Required<Pick<RedisCommander, 'on'>>,
-  ms: number,
-): void {
+function guardHandshakes(client: RedisCommander, ms: number): void {
+  if (
+    !client.on ||
+    client.isCluster ||
+    client.options?.autoResendUnfulfilledCommands !== false ||
+    guarded.has(client)
+  )
+    return;
+  guarded.add(client);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const clear = () => {
     clearTimeout(timer);
@@ -318,9 +324,14 @@ function guardHandshakes(
   };
   const connected = () => {
     clear();
+    const socket = client.stream as
+      | { destroy(): void; once?(event: 'data', listener: () => void): unknown }
+      | undefined;
+    if (!socket) return;
+    socket.once?.('data', clear);
     timer = setTimeout(() => {
       timer = undefined;
-      if (client.status === 'connect' && client.stream) client.stream.destroy();
+      if (client.status === 'connect' && client.stream === socket) socket.destroy();
     }, ms);
     timer.unref?.();
   };

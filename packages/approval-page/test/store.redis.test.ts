@@ -141,6 +141,17 @@ describe('RedisApprovalStore when Redis cannot be reached', () => {
     },
   );
 
+  it('guards a client once, however many stores share it, and not for a store it refused', () => {
+    const client = new Redis(REDIS_URL, { ...failFast, lazyConnect: true });
+    const before = client.listenerCount('connect');
+    expect(() => new RedisApprovalStore(client, { timeoutMs: 0 })).toThrow(RangeError);
+    expect(client.listenerCount('connect')).toBe(before);
+    for (let i = 0; i < 12; i++) new RedisApprovalStore(client, { keyPrefix: `${prefix}${i}:` });
+    expect(client.listenerCount('connect')).toBe(before + 1);
+    expect(client.listenerCount('ready')).toBeLessThanOrEqual(client.getMaxListeners());
+    client.disconnect();
+  });
+
   it('refuses a timeoutMs Node cannot wait (past 2^31 − 1 ms a timer fires at once)', () => {
     const never = { call: () => new Promise(() => {}) };
     for (const timeoutMs of [0, Number.NaN, 2 ** 31, Infinity])

@@ -74,22 +74,26 @@ export interface StatusEvents {
 }
 
 /**
- * Drop a connection whose handshake gets no reply within `ms`: ioredis's
- * `connectTimeout` ends once TCP connects, and nothing bounds `HELLO`,
- * `AUTH`, `SELECT` or the ready check after it, so a server (or a proxy) that
- * accepts and never answers would leave the client in status `connect` for
- * good, refusing every command, and `connect()` would never settle. Its
- * socket is destroyed, which ioredis treats as a lost connection: it
- * reconnects by its `retryStrategy` (and a pending `connect()` rejects).
- * Nothing of a caller's is in flight during a handshake, so this is safe for
- * any standalone client; a `Cluster` (no one socket) is left alone.
- * @param ms milliseconds a handshake may take (the store's `timeoutMs`).
+ * Drop a connection whose handshake gets no reply at all within `ms`:
+ * ioredis's `connectTimeout` ends once TCP connects, and nothing bounds
+ * `HELLO`, `AUTH`, `SELECT` or the ready check after it, so a server (or a
+ * proxy) that accepts and never answers would leave the client in status
+ * `connect` for good, refusing every command, and `connect()` would never
+ * settle. Its socket is destroyed, which ioredis treats as a lost connection:
+ * it reconnects by its `retryStrategy` (and a pending `connect()` rejects).
+ * A server that answers, however slowly it gets ready (a Redis loading its
+ * data answers `LOADING` until it is), is left alone: any byte back stops
+ * the clock. Only where dropping is safe, as for {@link reconnectStalled}: a
+ * standalone client (a `Cluster` has no one socket) that resends nothing
+ * after a reconnect (`autoResendUnfulfilledCommands: false`).
+ * @param ms milliseconds a handshake may go without a reply (the store's `timeoutMs`).
  * @returns a function that removes the listeners.
  */
 export function dropStalledHandshakes(
-  client: StatusEvents & DroppableClient,
+  client: StatusEvents & DroppableClient & { readonly stream?: HandshakeSocket },
   ms: number,
 ): () => void {
+  if (client.options?.autoResendUnfulfilledCommands !== false) return () => {};
   let timer: ReturnType<typeof setTimeout> | undefined;
   const clear = () => {
     clearTimeout(timer);
@@ -97,9 +101,12 @@ export function dropStalledHandshakes(
   };
   const connected = () => {
     clear();
+    const socket = client.stream;
+    if (!socket) return;
+    socket.once?.('data', clear);
     timer = setTimeout(() => {
       timer = undefined;
-      if (client.status === 'connect' && client.stream) client.stream.destroy();
+      if (client.status === 'connect' && client.stream === socket) socket.destroy();
     }, ms);
     timer.unref?.();
   };
@@ -111,4 +118,10 @@ export function dropStalledHandshakes(
     client.off('connect', connected);
     for (const event of ['ready', 'close', 'end'] as const) client.off(event, clear);
   };
+}
+
+/** The socket of a connection being made: destroyed if it stays silent, watched for its first byte. */
+interface HandshakeSocket {
+  destroy(): void;
+  once?(event: 'data', listener: () => void): unknown;
 }

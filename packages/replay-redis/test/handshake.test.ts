@@ -4,6 +4,7 @@
  * a bound of the store's own the client would stay in status `connect` for
  * good, refusing every command, and `connect()` would never settle.
  */
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { ReplayStoreUnavailableError } from '@mrtr/replay';
 import { FaultProxy, REDIS_URL, redisReachable } from '@mrtr/test-services';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -59,3 +60,62 @@ describe.skipIf(!reachable && process.env.CI !== 'true')(
     });
   },
 );
+
+/**
+ * A server that answers every command, and whose `INFO` says `loading:1` for
+ * `loadMs`: a Redis loading its data, which ioredis's ready check waits for.
+ */
+async function loadingRedis(loadMs: number) {
+  const started = Date.now();
+  let connections = 0;
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    connections++;
+    sockets.add(socket);
+    let buffered = '';
+    socket.on('error', () => {});
+    socket.on('data', (chunk) => {
+      buffered += chunk.toString('latin1');
+      for (;;) {
+        if (!buffered.startsWith('*')) return;
+        const lines = buffered.split('\r\n');
+        const count = Number(lines[0]?.slice(1));
+        if (lines.length < 2 + 2 * count) return;
+        const name = (lines[2] ?? '').toUpperCase();
+        const used = lines.slice(0, 1 + 2 * count).join('\r\n').length + 2;
+        buffered = buffered.slice(used);
+        if (name === 'HELLO') socket.write("-ERR unknown command 'HELLO'\r\n");
+        else if (name === 'INFO') {
+          const loading = Date.now() - started < loadMs ? 1 : 0;
+          const body = `# Persistence\r\nloading:${loading}\r\nloading_eta_seconds:1\r\n# Server\r\nredis_version:7.2.0\r\n# Replication\r\nrole:master\r\n`;
+          socket.write(`$${Buffer.byteLength(body)}\r\n${body}\r\n`);
+        } else if (name === 'QUIT') socket.end('+OK\r\n');
+        else socket.write('+OK\r\n');
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    connections: () => connections,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe('RedisReplayStore and a Redis still loading its data', () => {
+  it('waits for it past timeoutMs on one connection: a server that answers is not dropped', async () => {
+    const redis = await loadingRedis(3 * TIMEOUT_MS);
+    try {
+      const store = await RedisReplayStore.connect(redis.url, options);
+      expect(redis.connections()).toBe(1);
+      await store.close();
+    } finally {
+      await redis.close();
+    }
+  });
+});
