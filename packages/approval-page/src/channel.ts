@@ -121,14 +121,17 @@ export function createApprovalChannel(
       return { ...decision };
     },
     /**
-     * See {@link ApprovalChannel.withdraw}: records `withdrawn` for a pending
-     * approval opened with exactly `binding`; anything else is left as it is.
+     * See {@link ApprovalChannel.withdraw}: records `withdrawn` for an
+     * approval opened with exactly `binding` that is pending, or approved
+     * but never carried out (the decline used the ticket up); a denied,
+     * withdrawn, unknown or differently bound one is left as it is.
      * @throws the store's error when it cannot be reached.
      */
     async withdraw(id: string, binding: ApprovalBinding): Promise<void> {
       if (typeof id !== 'string' || !APPROVAL_ID.test(id)) return;
       const stored = await store.get(id);
-      if (!stored || stored.decision || !matchesBinding(stored.approval, binding)) return;
+      if (!stored || !matchesBinding(stored.approval, binding)) return;
+      if (stored.decision && stored.decision.status !== 'approved') return;
       await store.decide({ id, principal: stored.approval.principal, outcome: 'withdrawn' });
     },
   };

@@ -88,7 +88,7 @@ export class PostgresApprovalStore implements ApprovalStore {
         ON CONFLICT (id) DO NOTHING RETURNING 1 AS opened`,
       get: `SELECT approval, decision, challenge FROM ${a} WHERE id = $1`,
       decide: `UPDATE ${a} SET decision = $2, decided_at = $3::timestamptz, challenge = NULL
-        WHERE id = $1 AND decision IS NULL AND expires_at > $3::timestamptz
+        WHERE id = $1 AND decision IS NOT DISTINCT FROM $5::text AND expires_at > $3::timestamptz
         AND ($4::text IS NULL OR challenge = $4::text) RETURNING 1 AS decided`,
       challenge: `UPDATE ${a} SET challenge = $2
         WHERE id = $1 AND decision IS NULL AND expires_at > $3::timestamptz RETURNING 1 AS set`,
@@ -129,11 +129,13 @@ export class PostgresApprovalStore implements ApprovalStore {
     if ('refused' in verdict) return refusal(verdict);
     // A passkey decision holds only while the challenge it verified is still the pending one.
     const challenge = request.via === 'passkey' ? before?.challenge : null;
+    // Recorded only over the decision read (none, or the approval a withdrawal replaces): the first wins.
     const { rows } = await this.#run(this.#sql.decide, [
       request.id,
       JSON.stringify(verdict.record),
       iso(now),
       challenge,
+      before?.decision ?? null,
     ]);
     if (rows.length > 0) return { status: 'recorded', decision: verdict.record };
     // Lost to another decision or challenge (or the row was swept): report what is there now.
@@ -214,7 +216,9 @@ export class PostgresApprovalStore implements ApprovalStore {
   /** The approval row, parsed, with the pending challenge's text as stored (compared on decide). */
   async #read(
     id: string,
-  ): Promise<{ stored: StoredApproval; challenge: string | null } | undefined> {
+  ): Promise<
+    { stored: StoredApproval; challenge: string | null; decision: string | null } | undefined
+  > {
     const { rows } = await this.#run<ApprovalRow>(this.#sql.get, [id]);
     const row = rows[0];
     if (!row) return undefined;
@@ -227,7 +231,7 @@ export class PostgresApprovalStore implements ApprovalStore {
           ? undefined
           : this.#parse<PendingChallenge>(row.challenge, 'challenge'),
     };
-    return { stored, challenge: row.challenge };
+    return { stored, challenge: row.challenge, decision: row.decision };
   }
 
   #parse<T>(text: string, what: string): T {

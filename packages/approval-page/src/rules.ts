@@ -166,7 +166,16 @@ export function judge(
   const { approval, decision } = stored;
   // Another principal learns nothing about the approval, not even its decision.
   if (approval.principal !== request.principal) return { refused: 'principal' };
-  if (decision) return { refused: 'decided', decision };
+  if (decision) {
+    // The client's decline used the ticket up: an approval no retry carried out never will be.
+    if (
+      request.outcome === 'withdrawn' &&
+      decision.status === 'approved' &&
+      approval.expiresAt > now
+    )
+      return { record: { status: 'withdrawn', decidedAt: now } };
+    return { refused: 'decided', decision };
+  }
   if (approval.expiresAt <= now) return { refused: 'expired' };
   if (request.outcome !== 'approved')
     return { record: { status: request.outcome, decidedAt: now } };

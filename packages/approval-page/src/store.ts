@@ -33,7 +33,10 @@ export interface DecideRequest {
   principal: string;
   /**
    * `approved` or `denied` (the page), or `withdrawn` (the gate, after the
-   * client declined: see {@link FinalDecision}).
+   * client declined: see {@link FinalDecision}). A withdrawal is recorded
+   * over a pending approval and also over an `approved` one, since the
+   * decline used the ticket up and no retry can carry the approval out:
+   * record it only then.
    */
   outcome: 'approved' | 'denied' | 'withdrawn';
   /**
@@ -69,7 +72,8 @@ export interface DecideRequest {
  * - `content`: an approval whose `content` does not validate against the approval's `requestedSchema`;
  * - `challenge`: a passkey approval whose challenge is not the approval's pending one, or has expired
  *   (never issued, replaced by a newer one, or already used);
- * - `decided`: a decision was already recorded (the first one wins).
+ * - `decided`: a decision was already recorded (the first one wins; only a
+ *   withdrawal replaces an approval, see {@link DecideRequest.outcome}).
  */
 export type DecideRefusal =
   | 'unknown'

@@ -40,7 +40,7 @@ describe('createApprovalChannel', () => {
     expect(await channel.decision(a.id, null as never)).toEqual({ status: 'unknown' });
   });
 
-  it('withdraws only a pending approval of the exact binding, which the gate then reads as denied', async () => {
+  it('withdraws a pending or approved approval of the exact binding, which the gate then reads as denied', async () => {
     const store = new MemoryApprovalStore();
     const channel = createApprovalChannel({ store, origin: 'http://127.0.0.1:3000' });
     const a = approval();
@@ -55,8 +55,15 @@ describe('createApprovalChannel', () => {
     const b = approval();
     await channel.open(b);
     await store.decide({ id: b.id, principal: 'alice', outcome: 'approved', via: 'url' });
-    await channel.withdraw(b.id, b);
+    await channel.withdraw(b.id, { ...b, nonce: `${b.nonce}x` });
     expect(await channel.decision(b.id, b)).toMatchObject({ status: 'approved', via: 'url' });
+    await channel.withdraw(b.id, b);
+    expect(await channel.decision(b.id, b)).toMatchObject({ status: 'denied' });
+    const c = approval();
+    await channel.open(c);
+    await store.decide({ id: c.id, principal: 'alice', outcome: 'denied' });
+    await channel.withdraw(c.id, c);
+    expect((await store.get(c.id))?.decision?.status).toBe('denied');
   });
 
   it('reads an expired approval as unknown', async () => {

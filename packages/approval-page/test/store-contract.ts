@@ -135,7 +135,7 @@ export function describeApprovalStoreContract<S extends ApprovalStore>(
       expect((await s.get(a.id))?.decision?.status).toBe('denied');
     });
 
-    it('records a withdrawal once, which no later decision overrides, and none after a decision', async () => {
+    it('records a withdrawal once, which no later decision overrides; over an approval, never over a denial', async () => {
       const s = await store();
       const a = approval();
       await s.open(a);
@@ -153,15 +153,24 @@ export function describeApprovalStoreContract<S extends ApprovalStore>(
         decision: { status: 'withdrawn' },
       });
       expect((await s.get(a.id))?.decision?.status).toBe('withdrawn');
+      // Approved on the page, then the client declined: the decline used the ticket up.
       const b = approval();
       await s.open(b);
       await s.decide({ id: b.id, principal: 'alice', outcome: 'approved', via: 'url' });
       expect(await s.decide({ id: b.id, principal: 'alice', outcome: 'withdrawn' })).toMatchObject({
+        status: 'recorded',
+        decision: { status: 'withdrawn' },
+      });
+      expect((await s.get(b.id))?.decision?.status).toBe('withdrawn');
+      const c = approval();
+      await s.open(c);
+      await s.decide({ id: c.id, principal: 'alice', outcome: 'denied' });
+      expect(await s.decide({ id: c.id, principal: 'alice', outcome: 'withdrawn' })).toMatchObject({
         status: 'refused',
         reason: 'decided',
-        decision: { status: 'approved' },
+        decision: { status: 'denied' },
       });
-      expect((await s.get(b.id))?.decision?.status).toBe('approved');
+      expect((await s.get(c.id))?.decision?.status).toBe('denied');
     });
 
     it('refuses another principal and records nothing, telling it nothing', async () => {

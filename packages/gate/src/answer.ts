@@ -53,7 +53,9 @@ export async function answer<View, Tx>(
   // A decline stays a decline whatever changed; the record names the question when it is still the one shown.
   if (action === 'decline') {
     const declined = await decline(flow, claims, same ? live : undefined);
-    await withdrawApproval(flow, claims);
+    // Only once a decline holds the nonce: an accept that used it may have run the approval.
+    if (flow.round.declined && (flow.round.performed || flow.round.replayed))
+      await withdrawApproval(flow, claims);
     return declined;
   }
   if (!context || !live || !allows(policy, mode) || !same) {

@@ -95,8 +95,10 @@ export interface ApprovalChannel {
    * Close approval `id` after the client declined the question on a retry
    * (`action: "decline"`), which used the ticket up: the page then says that
    * nothing will run, instead of offering buttons whose decision no retry
-   * could act on. Closes only an approval still pending and opened with
-   * exactly `binding`; a decided, unknown or differently bound one is left
+   * could act on. Called only once a decline holds the ticket's nonce, so
+   * no retry can carry the approval out: closes an approval opened with
+   * exactly `binding` that is pending or approved (the person approved, then
+   * the client declined); a denied, unknown or differently bound one is left
    * as it is. Afterwards {@link ApprovalChannel.decision} reads `denied`.
    *
    * Optional. The gate awaits it after the decline is recorded and ignores

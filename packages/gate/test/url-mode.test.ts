@@ -44,7 +44,9 @@ class FakeChannel implements ApprovalChannel {
   async withdraw(id: string, binding: ApprovalBinding): Promise<void> {
     if (this.withdrawFails) throw new Error('approval store unreachable');
     this.withdrawn.push([id, binding]);
-    if (!this.decided.has(id)) this.decided.set(id, { status: 'denied', decidedAt: Date.now() });
+    const now = this.decided.get(id)?.status;
+    if (now === undefined || now === 'approved')
+      this.decided.set(id, { status: 'denied', decidedAt: Date.now() });
   }
 }
 
@@ -214,6 +216,48 @@ describe('URL mode', () => {
       await t.call({ requestState: asked.requestState, inputResponses: accept }),
     ).toMatchObject({ resultType: 'complete', isError: false });
     expect(t.done).toEqual([]);
+  });
+
+  it('approved on the page, then declined in the client: nothing runs, and the approval is withdrawn', async () => {
+    const t = setup();
+    const asked = (await t.call()) as unknown as Asked;
+    const id = asked.inputRequests.confirm.params.url.split('/').at(-1) as string;
+    t.channel.decided.set(id, {
+      status: 'approved',
+      via: 'url',
+      content: { target: 'primary' },
+      decidedAt: Date.now(),
+    });
+    const decline = { confirm: { action: 'decline' } };
+    expect(
+      await t.call({ requestState: asked.requestState, inputResponses: decline }),
+    ).toMatchObject({ isError: false });
+    expect(t.channel.withdrawn.map(([w]) => w)).toEqual([id]);
+    const accept = { confirm: { action: 'accept' } };
+    await t.call({ requestState: asked.requestState, inputResponses: accept });
+    expect(t.done).toEqual([]);
+  });
+
+  it('a decline after the approval ran is refused and withdraws nothing', async () => {
+    const t = setup();
+    const asked = (await t.call()) as unknown as Asked;
+    const id = asked.inputRequests.confirm.params.url.split('/').at(-1) as string;
+    t.channel.decided.set(id, {
+      status: 'approved',
+      via: 'url',
+      content: { target: 'primary' },
+      decidedAt: Date.now(),
+    });
+    const accept = { confirm: { action: 'accept' } };
+    await t.call({ requestState: asked.requestState, inputResponses: accept });
+    expect(t.done).toEqual(['vol_1:url:primary']);
+    const late = await t.call({
+      requestState: asked.requestState,
+      inputResponses: { confirm: { action: 'decline' } },
+    });
+    expect(late).toMatchObject({ isError: true });
+    expect(t.channel.withdrawn).toEqual([]);
+    expect(t.channel.decided.get(id)?.status).toBe('approved');
   });
 
   it('a decline stands when the channel cannot withdraw the approval', async () => {
