@@ -122,12 +122,14 @@ export function actionMismatch(
  * The replay-store request that makes a confirmation usable once: keyed by its
  * ticket nonce (so a second receipt minted for the same confirmation is
  * refused too), `requestDigest` the receipt's `jti`, kept until no verifier
- * could accept the receipt any more (`exp` plus the largest tolerance).
+ * could accept the receipt any more (`exp` plus the largest tolerance), and
+ * as long again, since the store may judge expiry by a clock of its own
+ * (Redis `PXAT`) that runs ahead of the verifier's.
  */
 export function onceRequestOf(claims: ReceiptClaims): OnceRequest {
   return {
     nonce: `${RECEIPT_NONCE_PREFIX}${claims.n}`,
     requestDigest: claims.jti,
-    expiresAt: (claims.exp + MAX_CLOCK_TOLERANCE_SECONDS) * 1000,
+    expiresAt: (claims.exp + 2 * MAX_CLOCK_TOLERANCE_SECONDS) * 1000,
   };
 }

@@ -38,6 +38,17 @@ describe('single use through a replay store', () => {
     await expect(verifyReceipt(receipt, base)).resolves.toBeDefined();
   });
 
+  it('stays used through the last second any verifier accepts, even on a store whose clock runs ahead', async () => {
+    const { receipt, claims } = await signer.sign(inputFor());
+    // The latest a verifier accepts it: with the largest tolerance, the last millisecond before exp + 300 s.
+    const last = (claims.exp + 300) * 1000 - 1;
+    const ahead = 300_000; // the store's clock, ahead of the verifier's by as much again
+    const store = new MemoryReplayStore({ now: () => last + ahead });
+    const late = { ...base, store, clockToleranceSeconds: 300 };
+    await expect(verifyReceipt(receipt, { ...late, now: NOW })).resolves.toBeDefined();
+    await expectRefused(verifyReceipt(receipt, { ...late, now: last }), 'already_used');
+  });
+
   it('a second receipt minted for the same confirmation (ticket nonce) is refused too', async () => {
     const store = storeOnClock();
     const first = await signer.sign(inputFor());
