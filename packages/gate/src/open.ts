@@ -55,3 +55,24 @@ export async function openTicket<View, Tx>(flow: Flow<View, Tx>): Promise<Ticket
   }
   return claims;
 }
+
+/**
+ * Right before the claim: the ticket must still open. The record the claim
+ * writes lives only so long past the ticket's end (`acceptedUntil` plus the
+ * skew); work since the ticket was opened (the target read again, an
+ * approval, a database that waited) must not carry a re-send past it, or a
+ * store that forgot the used nonce would take the claim afresh.
+ * @throws {McpError} `-32602` `ticket_expired`, after a `refused` record.
+ */
+export async function assertStillOpen<View, Tx>(
+  flow: Flow<View, Tx>,
+  claims: TicketClaims,
+): Promise<void> {
+  if (flow.parts.sealer.stillOpens(claims)) return;
+  await flow.round.emit({ outcome: 'refused', reason: 'ticket_expired', ...flow.round.known() });
+  throw refusal(
+    ErrorCode.InvalidParams,
+    'ticket_expired',
+    `requestState rejected (expired)${TICKET_REFUSAL_DETAIL.expired ?? ''}`,
+  );
+}

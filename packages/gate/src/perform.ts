@@ -7,6 +7,7 @@ import { askAfresh, contextOf } from './ask.js';
 import type { GateAuditEvent } from './audit.js';
 import { type Asked, asked, type Flow } from './flow.js';
 import { toJson } from './json.js';
+import { assertStillOpen } from './open.js';
 import { readTicketData } from './sealed.js';
 import { type Confirmation, type FormContent, StaleTargetError } from './types.js';
 
@@ -33,6 +34,7 @@ export async function replayOf<View, Tx>(
   answer: string,
 ): Promise<CallToolResult | undefined> {
   let result: OnceResult<Json>;
+  await assertStillOpen(flow, claims);
   try {
     result = await flow.parts.store.once(onceRequestOf(flow, claims, answer), async () => {
       throw new NotRecorded();
@@ -81,6 +83,7 @@ export async function perform<View, Tx>(
   let written: GateAuditEvent | undefined;
   let receiptOf: string | undefined;
   let result: OnceResult<Json>;
+  await assertStillOpen(flow, claims);
   try {
     result = await flow.parts.store.once(onceRequestOf(flow, claims, answer), async (tx: Tx) => {
       const again = await spec.prepare(tx, sealed);
@@ -171,6 +174,7 @@ export async function decline<View, Tx>(
   const level = live?.mode ?? (claims.approvalId === undefined ? 'form' : 'url');
   const question = live?.question.message;
   let written: GateAuditEvent | undefined;
+  await assertStillOpen(flow, claims);
   const result = await flow.parts.store.once(
     onceRequestOf(flow, claims, DECLINE),
     async (tx: Tx) => {

@@ -63,3 +63,53 @@ it.each([
   await expect(gate.run(yes, spec)).rejects.toBeInstanceOf(McpError);
   expect(deleted).toEqual(['rec-1']);
 });
+
+it('a re-send opened in the last millisecond whose work before the claim outlasts the record is refused, not run', async () => {
+  const clock = { ms: Date.UTC(2026, 11, 6, 12, 0, 0, 250) };
+  const now = () => clock.ms;
+  const sealer = new TicketSealer({
+    keys: [{ kid: 'k1', secret: 'c'.repeat(32) }],
+    maxSkewSeconds: 0,
+    now,
+  });
+  const gate = new ConfirmationGate({ sealer, store: new MemoryReplayStore({ now }) });
+  const deleted: string[] = [];
+  let slowRead = 0;
+  const spec: GateSpec<string, void> = {
+    key: 'confirm',
+    prepare: async () => {
+      clock.ms += slowRead; // the target read again takes this long
+      return { view: 'rec-1' };
+    },
+    question: () => ({
+      message: 'Delete rec-1?',
+      requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } } },
+    }),
+    consents: (content) => content.confirm === true,
+    perform: async ({ view }) => {
+      deleted.push(view);
+      return textResult(`Deleted ${view}.`);
+    },
+  };
+  const request = (extra: Partial<GateRequest> = {}): GateRequest => ({
+    principal: 'alice',
+    method: 'tools/call',
+    name: 'delete_record',
+    arguments: { id: 'rec-1' },
+    capabilities: { elicitation: { form: {} } },
+    inputResponses: undefined,
+    requestState: undefined,
+    ...extra,
+  });
+  const asked = (await gate.run(request(), spec)) as { requestState: string };
+  const yes = request({
+    requestState: asked.requestState,
+    inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+  });
+  await gate.run(yes, spec);
+  const exp = Math.floor(Date.UTC(2026, 11, 6, 12, 0, 0, 250) / 1000) + sealer.ttlSeconds;
+  clock.ms = (exp + 1) * 1000 - 1; // the ticket's last millisecond: it opens
+  slowRead = 5_000; // and the record is gone before the claim
+  await expect(gate.run(yes, spec)).rejects.toMatchObject({ data: { reason: 'ticket_expired' } });
+  expect(deleted).toEqual(['rec-1']);
+});

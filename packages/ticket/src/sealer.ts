@@ -158,6 +158,17 @@ export class TicketSealer {
     return (claims.exp + this.#skew + 1) * 1000;
   }
 
+  /**
+   * Whether a ticket with these claims still opens now, on this sealer's
+   * clock (before {@link acceptedUntil}). The gate asks again right before
+   * it claims the nonce: work between opening and claiming (reading the
+   * target, an approval, a slow database) must not carry a ticket past the
+   * life of its replay record.
+   */
+  stillOpens(claims: Pick<TicketClaims, 'exp'>): boolean {
+    return this.#now() < this.acceptedUntil(claims);
+  }
+
   /** The clock skew tolerated on `iat` and `exp`, seconds. */
   get maxSkewSeconds(): number {
     return this.#skew;
