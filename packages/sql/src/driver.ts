@@ -282,6 +282,8 @@ export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}
       client.on('error', ignore);
       let broken: Error | undefined;
       let committing = false;
+      /** What COMMIT itself rejected with, if it did. */
+      let commitFailure: { error: unknown } | undefined;
       // Set when a statement outlived its deadline: the client is destroyed then and there,
       // which fails every statement still waiting on it.
       let gone: Error | undefined;
@@ -309,12 +311,21 @@ export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}
         const result = await fn(tx);
         await begun;
         committing = true;
-        const committed = (await timed('COMMIT')) as { command?: string };
+        const committed = (await timed('COMMIT').catch((error: unknown) => {
+          commitFailure = { error };
+          throw error;
+        })) as { command?: string };
         // COMMIT of a transaction a failed statement aborted answers ROLLBACK, not an error.
         if (committed.command === 'ROLLBACK')
           throw new Error('the transaction was rolled back at COMMIT');
         return result;
       } catch (error) {
+        if (commitFailure && !gone && !refusedByServer(error) && !isConnectionError(error)) {
+          // COMMIT was sent and got no answer of the server's (pg's own query_timeout, say): it
+          // may have committed. Nothing more is sent on this client; it is discarded below.
+          broken = error instanceof Error ? error : new Error(String(error));
+          throw new ConnectionLostError('08007', { cause: error });
+        }
         try {
           if (gone) throw gone;
           await timed('ROLLBACK');

@@ -144,6 +144,45 @@ describe('pgPoolDriver: what a lost connection says of the transaction', () => {
   });
 });
 
+describe('pgPoolDriver: a COMMIT that gets no answer of the server', () => {
+  it("is 08007 (it may have committed) when the client gave up on it (pg's query_timeout)", async () => {
+    const sent: string[] = [];
+    let released: unknown = 'not released';
+    const client = {
+      query(sql: string) {
+        sent.push(sql);
+        if (sql === 'COMMIT') return Promise.reject(new Error('Query read timeout'));
+        return Promise.resolve({ rows: [] });
+      },
+      release(error?: unknown) {
+        released = error;
+      },
+      on() {},
+      off() {},
+    };
+    const driver = pgPoolDriver({ query: async () => ({ rows: [] }), connect: async () => client });
+    const error = await driver.transaction(async (tx) => tx.query('UPDATE')).catch((e) => e);
+    expect(error).toBeInstanceOf(ConnectionLostError);
+    expect(error).toMatchObject({ code: '08007' });
+    expect(sent).not.toContain('ROLLBACK'); // nothing more on a client whose COMMIT is unaccounted for
+    expect(released).toBeInstanceOf(Error); // discarded, not returned to the pool
+  });
+
+  it('stays a plain failure when the server refused COMMIT (a deferred constraint: ERROR 23505)', async () => {
+    const refusal = Object.assign(new Error('duplicate key'), { code: '23505', severity: 'ERROR' });
+    const client = {
+      query: (sql: string) =>
+        sql === 'COMMIT' ? Promise.reject(refusal) : Promise.resolve({ rows: [] }),
+      release() {},
+      on() {},
+      off() {},
+    };
+    const driver = pgPoolDriver({ query: async () => ({ rows: [] }), connect: async () => client });
+    const error = await driver.transaction(async (tx) => tx.query('UPDATE')).catch((e) => e);
+    expect(error).toBe(refusal);
+  });
+});
+
 describe.skipIf(!reachable)('pgPoolDriver when PostgreSQL terminates its backends', () => {
   let admin: pg.Client;
   beforeAll(async () => {
