@@ -86,7 +86,17 @@ export async function listenApp(
   options: ListenOptions = {},
 ): Promise<RunningServer> {
   let handle: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
-    res.writeHead(503).end();
+    // Still starting (the database, the page): a JSON-RPC answer like every other, and a retry hint.
+    const body = {
+      jsonrpc: '2.0',
+      error: {
+        code: -32603,
+        message: 'Service unavailable: the server is starting. Retry in a moment.',
+      },
+    };
+    res
+      .writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' })
+      .end(JSON.stringify(body));
   };
   // Every answer has a JSON-RPC body, even to a request Node or no route would serve
   // (`createHttpServer` of `@mrtr/node`); HTTP/1.0 without `Host` is answered by the endpoint.

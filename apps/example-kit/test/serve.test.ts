@@ -78,3 +78,36 @@ describe('listenApp: the approval page on a request it cannot convert', () => {
     }
   });
 });
+
+describe('listenApp while it starts', () => {
+  it('answers 503 with a JSON-RPC body and Retry-After until what it serves is built', async () => {
+    const { listenApp } = await import('../src/index.js');
+    let during:
+      | { status: number; type: string | null; retry: string | null; body: unknown }
+      | undefined;
+    const app = await listenApp(async (origin) => {
+      const res = await fetch(`${origin}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      const type = res.headers.get('content-type');
+      during = {
+        status: res.status,
+        type,
+        retry: res.headers.get('retry-after'),
+        body: await res.json(),
+      };
+      return {
+        endpoint: createMcpEndpoint({ serverInfo: { name: 't', version: '1' }, tools: [] }),
+      };
+    });
+    await app.close();
+    expect(during).toMatchObject({
+      status: 503,
+      type: 'application/json',
+      retry: '1',
+      body: { jsonrpc: '2.0', error: { code: -32603 } },
+    });
+  });
+});

@@ -482,6 +482,8 @@ describe('createMcpEndpoint', () => {
         new Error('timeout exceeded when trying to connect'),
         unreachable,
       ],
+      ['pg, query_timeout', new Error('Query read timeout'), unreachable],
+      ['pg-pool ended', new Error('Cannot use a pool after calling end on the pool'), unreachable],
       // @mrtr/sql's ConnectionLostError: a SQLSTATE as code, no severity.
       [
         'lost before COMMIT',

@@ -59,11 +59,13 @@ const SESSION_LOST = /^(08[0-9A-Z]{3}|57P0[1-5]|53300|25006)$/;
 const GAVE_UP = /^(40001|40P01|55P03|57014|53[0-9A-Z]{3}|58000|58030)$/;
 
 /**
- * What node-postgres says, without a code, of a connection that is gone, and
- * what pg-pool says when no connection came free in `connectionTimeoutMillis`.
+ * What node-postgres says, without a code, of a connection that is gone or
+ * gave no answer in its `query_timeout`, and what pg-pool says when no
+ * connection came free in `connectionTimeoutMillis` or the pool was ended
+ * (a server shutting down).
  */
 const PG_CONNECTION_GONE =
-  /^(Connection terminated( unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|timeout exceeded when trying to connect)$/;
+  /^(Connection terminated( unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|timeout exceeded when trying to connect|Query read timeout|Cannot use a pool after calling end on the pool)$/;
 
 /**
  * The brand a library sets (`true`, with `Object.defineProperty`) on an error
@@ -84,8 +86,9 @@ const COMMIT_UNKNOWN = '08007';
  * `ETIMEDOUT`, `EHOSTUNREACH`, `ENETUNREACH`, `ENOTFOUND` or `EAI_AGAIN`; a
  * SQLSTATE that ends the session (see above; `@mrtr/sql`'s
  * `ConnectionLostError` carries one); node-postgres's "Connection
- * terminated…" and "… not queryable", and pg-pool's "timeout exceeded when
- * trying to connect" (every client busy); an error branded
+ * terminated…", "… not queryable" and "Query read timeout", and pg-pool's
+ * "timeout exceeded when trying to connect" (every client busy) and "Cannot
+ * use a pool after calling end on the pool"; an error branded
  * {@link SERVICE_UNAVAILABLE} (`pgPoolDriver`'s deadline); and, worded as
  * a database that gave up (a conflict, a timeout, a cancel, no resources;
  * the request may be retried), a SQLSTATE that ends a statement without a
