@@ -302,8 +302,9 @@ const guarded = new WeakSet<object>();
  * connects, so a server or proxy that accepts and never answers would leave
  * the client in status `connect` for good, each command refused ("Stream
  * isn't writeable"). Destroying the socket makes ioredis connect again by
- * its `retryStrategy`. Any byte back stops the clock (a Redis loading its
- * data answers `LOADING` until it is ready). Only for a standalone client
+ * its `retryStrategy`. Only a handshake command that waited `ms` without a
+ * byte back counts, whichever step it is; a Redis loading its data answers
+ * `LOADING` and is asked again later, and is left alone. Only for a standalone client
  * that resends nothing after a reconnect, and once per client, whatever the
  * number of stores on it. (`@mrtr/replay-redis` does the same for its
  * store; this package does not depend on it.)
@@ -325,15 +326,29 @@ function guardHandshakes(client: RedisCommander, ms: number): void {
   const connected = () => {
     clear();
     const socket = client.stream as
-      | { destroy(): void; once?(event: 'data', listener: () => void): unknown }
+      | { destroy(): void; on?(event: 'data', listener: () => void): unknown }
       | undefined;
     if (!socket) return;
-    socket.once?.('data', clear);
-    timer = setTimeout(() => {
-      timer = undefined;
-      if (client.status === 'connect' && client.stream === socket) socket.destroy();
-    }, ms);
-    timer.unref?.();
+    let heard = false;
+    socket.on?.('data', () => {
+      heard = true;
+    });
+    const waiting = () =>
+      (client as { commandQueue?: { length: number } }).commandQueue?.length ?? 1;
+    const arm = () => {
+      timer = setTimeout(() => {
+        timer = undefined;
+        if (client.status !== 'connect' || client.stream !== socket) return;
+        // Silent for `ms` with a command of the handshake waiting for its reply: stalled.
+        if (!heard && waiting() > 0) socket.destroy();
+        else {
+          heard = false; // answering, or between ready checks (a loading Redis): watch on
+          arm();
+        }
+      }, ms);
+      timer.unref?.();
+    };
+    arm();
   };
   client.on('connect', connected);
   for (const event of ['ready', 'close', 'end'] as const) client.on(event, clear);

@@ -81,16 +81,23 @@ export interface StatusEvents {
  * `connect` for good, refusing every command, and `connect()` would never
  * settle. Its socket is destroyed, which ioredis treats as a lost connection:
  * it reconnects by its `retryStrategy` (and a pending `connect()` rejects).
- * A server that answers, however slowly it gets ready (a Redis loading its
- * data answers `LOADING` until it is), is left alone: any byte back stops
- * the clock. Only where dropping is safe, as for {@link reconnectStalled}: a
+ * Dropped only when a command of the handshake has waited `ms` without a
+ * byte back, whichever step it is (a server may answer `HELLO` and then
+ * stall on `AUTH`); a server that answers, however long it takes to get
+ * ready (a Redis loading its data answers `LOADING`, and ioredis asks again
+ * later), is left alone. Only where dropping is safe, as for {@link reconnectStalled}: a
  * standalone client (a `Cluster` has no one socket) that resends nothing
  * after a reconnect (`autoResendUnfulfilledCommands: false`).
  * @param ms milliseconds a handshake may go without a reply (the store's `timeoutMs`).
  * @returns a function that removes the listeners.
  */
 export function dropStalledHandshakes(
-  client: StatusEvents & DroppableClient & { readonly stream?: HandshakeSocket },
+  client: StatusEvents &
+    DroppableClient & {
+      readonly stream?: HandshakeSocket;
+      /** ioredis's commands written and awaiting their reply (the handshake's, while `connect`). */
+      readonly commandQueue?: { readonly length: number };
+    },
   ms: number,
 ): () => void {
   if (client.options?.autoResendUnfulfilledCommands !== false) return () => {};
@@ -103,12 +110,24 @@ export function dropStalledHandshakes(
     clear();
     const socket = client.stream;
     if (!socket) return;
-    socket.once?.('data', clear);
-    timer = setTimeout(() => {
-      timer = undefined;
-      if (client.status === 'connect' && client.stream === socket) socket.destroy();
-    }, ms);
-    timer.unref?.();
+    let heard = false;
+    socket.on?.('data', () => {
+      heard = true;
+    });
+    const arm = () => {
+      timer = setTimeout(() => {
+        timer = undefined;
+        if (client.status !== 'connect' || client.stream !== socket) return;
+        // Silent for `ms` with a command of the handshake waiting for its reply: stalled.
+        if (!heard && (client.commandQueue?.length ?? 1) > 0) socket.destroy();
+        else {
+          heard = false; // answering, or between ready checks (a loading Redis): watch on
+          arm();
+        }
+      }, ms);
+      timer.unref?.();
+    };
+    arm();
   };
   client.on('connect', connected);
   for (const event of ['ready', 'close', 'end'] as const) client.on(event, clear);
@@ -120,8 +139,8 @@ export function dropStalledHandshakes(
   };
 }
 
-/** The socket of a connection being made: destroyed if it stays silent, watched for its first byte. */
+/** The socket of a connection being made: destroyed if it stays silent, watched for its bytes. */
 interface HandshakeSocket {
   destroy(): void;
-  once?(event: 'data', listener: () => void): unknown;
+  on?(event: 'data', listener: () => void): unknown;
 }

@@ -65,7 +65,7 @@ describe.skipIf(!reachable && process.env.CI !== 'true')(
  * A server that answers every command, and whose `INFO` says `loading:1` for
  * `loadMs`: a Redis loading its data, which ioredis's ready check waits for.
  */
-async function loadingRedis(loadMs: number) {
+async function loadingRedis(loadMs: number, answers = Number.POSITIVE_INFINITY) {
   const started = Date.now();
   let connections = 0;
   const sockets = new Set<Socket>();
@@ -84,6 +84,7 @@ async function loadingRedis(loadMs: number) {
         const name = (lines[2] ?? '').toUpperCase();
         const used = lines.slice(0, 1 + 2 * count).join('\r\n').length + 2;
         buffered = buffered.slice(used);
+        if (answers-- <= 0) continue; // from here on, silent: a handshake stalled after its first step
         if (name === 'HELLO') socket.write("-ERR unknown command 'HELLO'\r\n");
         else if (name === 'INFO') {
           const loading = Date.now() - started < loadMs ? 1 : 0;
@@ -114,6 +115,18 @@ describe('RedisReplayStore and a Redis still loading its data', () => {
       const store = await RedisReplayStore.connect(redis.url, options);
       expect(redis.connections()).toBe(1);
       await store.close();
+    } finally {
+      await redis.close();
+    }
+  });
+
+  it('gives up on a handshake that stalls after its first reply', async () => {
+    const redis = await loadingRedis(0, 1);
+    try {
+      const started = Date.now();
+      const error = await RedisReplayStore.connect(redis.url, options).catch((e) => e);
+      expect(error).toBeInstanceOf(ReplayStoreUnavailableError);
+      expect(Date.now() - started).toBeLessThan(10_000);
     } finally {
       await redis.close();
     }
