@@ -4,6 +4,7 @@ import {
   type CallToolResult,
   ErrorCode,
   type InputRequiredResult,
+  ownMember,
   textResult,
   validateFormContent,
 } from '@mrtr/wire';
@@ -30,10 +31,10 @@ export async function answer<View, Tx>(
   claims: TicketClaims,
 ): Promise<CallToolResult | InputRequiredResult> {
   const { round, spec } = flow;
-  const raw = own(flow.request.inputResponses, spec.key);
+  const raw = ownMember(flow.request.inputResponses, spec.key);
   const action = actionOf(raw);
   if (action !== undefined)
-    round.setAnswer(action, action === 'accept' ? own(raw, 'content') : undefined);
+    round.setAnswer(action, action === 'accept' ? ownMember(raw, 'content') : undefined);
 
   if (action === 'cancel') {
     // Nothing is read: a cancel never touches the replay store, so it cannot know whether this
@@ -90,7 +91,7 @@ export async function answer<View, Tx>(
       claims.approvalId,
     );
   if (claims.approvalId !== undefined) return approved(flow, claims, live, claims.approvalId);
-  return accepted(flow, claims, live, own(raw, 'content'));
+  return accepted(flow, claims, live, ownMember(raw, 'content'));
 }
 
 /** A form `accept`: schema, text, candidates, rules, consent; then the claim. */
@@ -186,7 +187,7 @@ async function alreadyDone<View, Tx>(
   claims: TicketClaims,
   raw: unknown,
 ): Promise<CallToolResult | undefined> {
-  let content: unknown = own(raw, 'content');
+  let content: unknown = ownMember(raw, 'content');
   if (claims.approvalId !== undefined) {
     const approvals = flow.parts.approvals;
     if (!approvals) return undefined;
@@ -256,20 +257,6 @@ function candidateError(
 /** The action of an answer, read on its own so that a decline or cancel stays one whatever else it carries. */
 function actionOf(raw: unknown): Action | undefined {
   if (Array.isArray(raw)) return undefined;
-  const action = own(raw, 'action');
+  const action = ownMember(raw, 'action');
   return action === 'accept' || action === 'decline' || action === 'cancel' ? action : undefined;
-}
-
-/**
- * `value[key]` only when it is `value`'s own property: a client's answer is
- * read from what it sent, never through a prototype. Code that copies a
- * `"__proto__"` member by assignment (the SDK 2.4 does, sorting
- * `inputResponses`) makes it the object's prototype, through which
- * `inputResponses.confirm` would find an answer the object does not hold,
- * and that a gateway reading its members never sees.
- */
-function own(value: unknown, key: string): unknown {
-  return typeof value === 'object' && value !== null && Object.hasOwn(value, key)
-    ? (value as Record<string, unknown>)[key]
-    : undefined;
 }

@@ -153,8 +153,17 @@ export function supportsUrlElicitation(capabilities: ClientCapabilities | undefi
   return ownMember(ownMember(capabilities, 'elicitation'), 'url') !== undefined;
 }
 
-/** `value[key]` if it is an own member: a declaration is what the client sent, not a prototype's. */
-function ownMember(value: unknown, key: string): unknown {
+/**
+ * `value[key]` when `value` is an object holding `key` as an own member, else
+ * `undefined`: what a client sent is read from what it sent, never through a
+ * prototype. Code that copies a `"__proto__"` member by assignment (the SDK
+ * 2.4 does, sorting `inputResponses`) makes it the object's prototype, where
+ * `value.confirm` would find a member the object does not hold.
+ * @param value any value (a parsed request member).
+ * @param key the member's name.
+ * @returns the own member, or `undefined`; never throws for a plain JSON value.
+ */
+export function ownMember(value: unknown, key: string): unknown {
   return typeof value === 'object' && value !== null && Object.hasOwn(value, key)
     ? (value as Record<string, unknown>)[key]
     : undefined;
