@@ -468,6 +468,15 @@ describe('createMcpEndpoint', () => {
       ['08006', pgError('08006'), unreachable],
       ['53300', pgError('53300'), unreachable],
       ['25006, a read-only standby', pgError('25006'), unreachable],
+      // A new connection refused by the server's configuration: no such role, password, database.
+      ['28000, no such role', pgError('28000'), unreachable],
+      ['28P01, wrong password', pgError('28P01'), unreachable],
+      ['3D000, no such database', pgError('3D000'), unreachable],
+      [
+        'pg, TLS asked of a server without it',
+        new Error('The server does not support SSL connections'),
+        unreachable,
+      ],
       // A database that gave up and rolled back: a deadlock, a cancel or timeout, no room.
       ...['40001', '40P01', '55P03', '57014', '53100', '58030'].map(
         (code): [string, unknown, string] => [

@@ -42,9 +42,13 @@ const UNREACHABLE = new Set([
  * `57P05` (admin or crash shutdown, cannot connect now, database dropped,
  * idle session timeout), `53300` (too_many_connections), `25006`
  * (read_only_sql_transaction: a standby, or a primary set read-only, that
- * cannot take this write now).
+ * cannot take this write now), and the refusals of a new connection the
+ * server's configuration decides, not the request: class `28`
+ * (invalid_authorization_specification: an unknown role, a wrong password,
+ * no `pg_hba.conf` entry) and `3D000` (invalid_catalog_name: the database
+ * is not there).
  */
-const SESSION_LOST = /^(08[0-9A-Z]{3}|57P0[1-5]|53300|25006)$/;
+const SESSION_LOST = /^(08[0-9A-Z]{3}|57P0[1-5]|53300|25006|28[0-9A-Z]{3}|3D000)$/;
 
 /**
  * SQLSTATE codes of a database that gave up on a statement (the failed
@@ -59,13 +63,13 @@ const SESSION_LOST = /^(08[0-9A-Z]{3}|57P0[1-5]|53300|25006)$/;
 const GAVE_UP = /^(40001|40P01|55P03|57014|53[0-9A-Z]{3}|58000|58030)$/;
 
 /**
- * What node-postgres says, without a code, of a connection that is gone or
- * gave no answer in its `query_timeout`, and what pg-pool says when no
- * connection came free in `connectionTimeoutMillis` or the pool was ended
- * (a server shutting down).
+ * What node-postgres says, without a code, of a connection that is gone,
+ * gave no answer in its `query_timeout`, or was asked for TLS by a server
+ * without it, and what pg-pool says when no connection came free in
+ * `connectionTimeoutMillis` or the pool was ended (a server shutting down).
  */
 const PG_CONNECTION_GONE =
-  /^(Connection terminated( unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|timeout exceeded when trying to connect|Query read timeout|Cannot use a pool after calling end on the pool)$/;
+  /^(Connection terminated( unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|timeout exceeded when trying to connect|Query read timeout|Cannot use a pool after calling end on the pool|The server does not support SSL connections)$/;
 
 /**
  * The brand a library sets (`true`, with `Object.defineProperty`) on an error
@@ -84,9 +88,10 @@ const COMMIT_UNKNOWN = '08007';
  * a database or service could not be reached: a Node system error (one with
  * a `syscall`) whose code is `ECONNREFUSED`, `ECONNRESET`, `EPIPE`,
  * `ETIMEDOUT`, `EHOSTUNREACH`, `ENETUNREACH`, `ENOTFOUND` or `EAI_AGAIN`; a
- * SQLSTATE that ends the session (see above; `@mrtr/sql`'s
+ * SQLSTATE that ends the session or refuses a new one (see above; `@mrtr/sql`'s
  * `ConnectionLostError` carries one); node-postgres's "Connection
- * terminated…", "… not queryable" and "Query read timeout", and pg-pool's
+ * terminated…", "… not queryable", "Query read timeout" and "The server
+ * does not support SSL connections", and pg-pool's
  * "timeout exceeded when trying to connect" (every client busy) and "Cannot
  * use a pool after calling end on the pool"; an error branded
  * {@link SERVICE_UNAVAILABLE} (`pgPoolDriver`'s deadline); and, worded as
