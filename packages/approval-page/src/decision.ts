@@ -76,7 +76,7 @@ function passkeyView(kit: ViewKit, approval: PendingApproval, path: string, pass
     required: approval.level === 'presence',
     ready: passkeys > 0,
     count: passkeys,
-    options: `${path}/passkey-options`,
+    optionsUrl: `${path}/passkey-options`,
     action: `${path}/passkey`,
     register,
   };

@@ -190,7 +190,13 @@ export async function approveWithPasskey(kit: ViewKit, request: Request, id: str
     );
   }
   const info = verified.authenticationInfo;
-  if (!verified.verified || !info.userVerified)
+  // The library answers `verified: false`, without throwing, for a signature that does not verify.
+  if (!verified.verified)
+    return no(
+      403,
+      'The passkey answer was refused: its signature does not verify with the passkey it names (another key, or an altered answer).',
+    );
+  if (!info.userVerified)
     return no(403, 'The passkey answer was refused: user verification is required.');
   if (
     !(await kit.store.updateCredentialCounter(credential.id, credential.counter, info.newCounter))

@@ -7,6 +7,7 @@
  * passkey scripts are files of the page's origin.
  */
 import Handlebars from 'handlebars';
+import { visibleData } from './visible.js';
 
 const LAYOUT = `<!doctype html>
 <html lang="en">
@@ -27,6 +28,7 @@ const LAYOUT = `<!doctype html>
 </header>
 <main class="card {{tone}}">
 {{> @partial-block}}
+{{#if codesShown}}<p class="hint codes-note" role="note">Characters that would reorder, hide or change the text around them are shown as their code, such as <code>\\u{202e}</code>.</p>{{/if}}
 </main>
 <footer>Served by {{origin}}. Before you approve, check that your address bar shows this address.</footer>
 </body>
@@ -91,7 +93,7 @@ const APPROVAL = `{{#> layout}}
   <div class="buttons">
     <button type="submit" name="decision" value="deny" class="button secondary" formnovalidate>Deny</button>
     {{#if approveButton}}<button type="submit" name="decision" value="approve" class="button danger">Approve</button>{{/if}}
-    {{#if passkey.ready}}<button type="button" id="passkey-approve" class="button {{#if passkey.required}}danger{{else}}secondary{{/if}}" data-options="{{passkey.options}}" disabled>Approve with passkey</button>{{/if}}
+    {{#if passkey.ready}}<button type="button" id="passkey-approve" class="button {{#if passkey.required}}danger{{else}}secondary{{/if}}" data-options="{{passkey.optionsUrl}}" disabled>Approve with passkey</button>{{/if}}
   </div>
   {{#if passkey.ready}}<noscript><p class="hint">Approving with a passkey needs JavaScript on this page.</p></noscript>{{/if}}
 </form>
@@ -201,7 +203,13 @@ export interface LayoutData {
   passkeysUrl?: string;
 }
 
-/** Render `view` with `data`; every string in `data` is escaped. @throws on a missing field (a bug). */
+/**
+ * Render `view` with `data`; every string in `data` is escaped, and every
+ * string shown as text has its reordering, invisible and control characters
+ * shown as codes (`visibleData`), with a line under the card that says so.
+ * @throws on a missing field (a bug).
+ */
 export function render(view: keyof typeof compiled, data: LayoutData & Record<string, unknown>) {
-  return compiled[view](data);
+  const shown = visibleData(data);
+  return compiled[view]({ ...shown.data, codesShown: shown.changed });
 }

@@ -142,8 +142,29 @@ describe('the approval page', () => {
     const cookie = await signIn(page, 'alice');
     const response = await page(new Request(url, { headers: { cookie } }));
     expect(response.status).toBe(200);
-    expect(await response.text()).toContain('a\0b \ufffd c 😀 &lt;i&gt;d&lt;/i&gt;');
+    // NUL and the lone surrogate are shown as their codes, as every character that could hide or act.
+    expect(await response.text()).toContain('a\\u{0}b \\u{d800} c 😀 &lt;i&gt;d&lt;/i&gt;');
     expect(errors).toEqual([]);
+  });
+
+  it('shows characters that reorder or hide text as their codes, and says so', async () => {
+    const { page, open } = setup();
+    // Trojan Source (CVE-2021-42574): U+202E would show "report‮fdp.exe" as "reportexe.pdf".
+    const { url } = await open({
+      message: 'Send report\u202efdp.exe\u202c to \u2066x\u2069 now\u200b?',
+    });
+    const cookie = await signIn(page, 'alice');
+    const body = await (await page(new Request(url, { headers: { cookie } }))).text();
+    expect(body).toContain(
+      'Send report\\u{202e}fdp.exe\\u{202c} to \\u{2066}x\\u{2069} now\\u{200b}?',
+    );
+    expect(body).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u200b]/);
+    expect(body).toContain('shown as their code');
+    // Emoji joiners read right and reorder nothing: kept, and no note without a code.
+    const plain = await open({ message: 'Delete 👩\u200d💻 notes?' });
+    const shown = await (await page(new Request(plain.url, { headers: { cookie } }))).text();
+    expect(shown).toContain('Delete 👩\u200d💻 notes?');
+    expect(shown).not.toContain('shown as their code');
   });
 
   it('refuses another signed-in principal with 403 and shows nothing of the approval', async () => {
@@ -551,6 +572,43 @@ describe('an approval that asks for fields', () => {
     });
     const after = await (await page(new Request(url, { headers: { cookie } }))).text();
     expect(after).toContain('<dt>Note to delete</dt><dd>note-2</dd>');
+  });
+
+  it('shows the labels of a choice with their codes, and records the option value as the question has it', async () => {
+    const { page, open, channel } = setup();
+    const { url, approval } = await open({
+      requestedSchema: {
+        type: 'object' as const,
+        properties: {
+          file: {
+            type: 'string' as const,
+            title: 'File \u202eto delete',
+            description: 'one of \u2067these\u2069',
+            oneOf: [{ const: 'report\u202efdp.exe', title: 'report\u202efdp.exe' }],
+          },
+        },
+        required: ['file'],
+      },
+    });
+    const cookie = await signIn(page, 'alice');
+    const body = await (await page(new Request(url, { headers: { cookie } }))).text();
+    expect(body).toContain('<legend>File \\u{202e}to delete</legend>');
+    expect(body).toContain('one of \\u{2067}these\\u{2069}');
+    expect(body).toContain('> report\\u{202e}fdp.exe</label>');
+    // The option's value is what the question offered, exactly: never shown, only sent back.
+    expect(body).toContain('value="report\u202efdp.exe"');
+    const csrf = await csrfOf(page, url, cookie);
+    const approved = await page(
+      post(url, { csrf, decision: 'approve', file: 'report\u202efdp.exe' }, { cookie }),
+    );
+    expect(approved.status).toBe(303);
+    expect(await channel.decision(approval.id, approval)).toMatchObject({
+      status: 'approved',
+      content: { file: 'report\u202efdp.exe' },
+    });
+    const after = await (await page(new Request(url, { headers: { cookie } }))).text();
+    expect(after).toContain('<dd>report\\u{202e}fdp.exe</dd>');
+    expect(after).not.toContain('\u202e');
   });
 
   it('denies without the fields', async () => {

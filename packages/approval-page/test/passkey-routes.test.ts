@@ -213,7 +213,7 @@ describe('the passkey assertion POST', () => {
         }
       ).challenge;
     let counter = 0;
-    const assertion = (challenge: string, crossOrigin: boolean) => {
+    const assertion = (challenge: string, crossOrigin: boolean, key = privateKey) => {
       const clientData = Buffer.from(
         JSON.stringify({ type: 'webauthn.get', challenge, origin: ORIGIN, crossOrigin }),
       );
@@ -233,7 +233,7 @@ describe('the passkey assertion POST', () => {
         response: {
           clientDataJSON: clientData.toString('base64url'),
           authenticatorData: authData.toString('base64url'),
-          signature: sign(null, signed, privateKey).toString('base64url'),
+          signature: sign(null, signed, key).toString('base64url'),
         },
         clientExtensionResults: {},
       });
@@ -249,6 +249,12 @@ describe('the passkey assertion POST', () => {
     const text = await stale.text();
     expect(text).toContain('does not verify for this approval');
     expect(text).not.toContain(current);
+    // Everything right but the key that signed: told as a signature that does not verify.
+    const forged = await send(assertion(current, false, generateKeyPairSync('ed25519').privateKey));
+    expect(forged.status).toBe(403);
+    const forgedText = await forged.text();
+    expect(forgedText).toContain('its signature does not verify');
+    expect(forgedText).not.toContain('user verification');
     expect(await channel.decision(approval.id, approval)).toEqual({ status: 'pending' });
     const approved = await send(assertion(current, false));
     expect(approved.status).toBe(303);

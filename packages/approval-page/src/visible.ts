@@ -1,0 +1,79 @@
+/**
+ * Text the page shows comes from the MCP server's question, its form and
+ * its principals: a character that reorders text (the bidi overrides and
+ * isolates of Trojan Source, CVE-2021-42574), hides it (zero-width and
+ * other default-ignorable characters, the BOM) or is a control would make
+ * the person read something other than what the request says. HTML escaping
+ * leaves such characters as they are; these functions show each as its
+ * code, `\u{202e}`, as the terminal client `mrtr` does.
+ */
+
+/**
+ * Every control (`Cc`) but tab and line breaks, every format character
+ * (`Cf`), every other default-ignorable code point, the line and paragraph
+ * separators and lone surrogates; not the zero-width joiner and non-joiner
+ * nor the variation selectors, which emoji and several scripts need to read
+ * right and which reorder nothing.
+ */
+const UNSAFE =
+  /(?![\t\n\r]|\u200c|\u200d|\p{Variation_Selector})[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}]/gu;
+
+/**
+ * `text` with every character that could reorder, hide or act shown as its
+ * code point (`\u{202e}`); any other character as it is.
+ */
+export function visible(text: string): string {
+  return text.replace(UNSAFE, (c) => `\\u{${(c.codePointAt(0) as number).toString(16)}}`);
+}
+
+/**
+ * Members whose strings go into attributes the page submits or follows and
+ * must stay exact (a token, a URL, an input's name or id, an option's value,
+ * an ISO date): they are never shown as text. `value` is exact only for the
+ * options of a choice, whose labels are what the person reads; a text
+ * input's `value` is shown in its box and is made visible like any text.
+ */
+const EXACT = new Set([
+  'action',
+  'basePath',
+  'createdIso',
+  'csrf',
+  'expiresIso',
+  'href',
+  'id',
+  'inputType',
+  'name',
+  'optionsUrl',
+  'passkeysUrl',
+  'register',
+  'removeAction',
+  'returnTo',
+  'scripts',
+  'signOutUrl',
+  'tone',
+]);
+
+/**
+ * A copy of the data of a view with every string it shows passed through
+ * {@link visible}, and whether any changed. Strings under {@link EXACT}
+ * members, and option values, are kept as they are.
+ * @param data the plain objects, arrays and scalars a view renders.
+ */
+export function visibleData<T>(data: T): { data: T; changed: boolean } {
+  let changed = false;
+  const walk = (value: unknown, key: string | undefined, inOption: boolean): unknown => {
+    if (typeof value === 'string') {
+      if ((key !== undefined && EXACT.has(key)) || (inOption && key === 'value')) return value;
+      const shown = visible(value);
+      if (shown !== value) changed = true;
+      return shown;
+    }
+    if (Array.isArray(value)) return value.map((item) => walk(item, key, inOption));
+    if (value === null || typeof value !== 'object') return value;
+    const out: Record<string, unknown> = {};
+    for (const [name, member] of Object.entries(value))
+      out[name] = walk(member, name, inOption || key === 'options');
+    return out;
+  };
+  return { data: walk(data, undefined, false) as T, changed };
+}
