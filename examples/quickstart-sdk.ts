@@ -36,9 +36,12 @@ await db.transaction(async (tx) => {
     INSERT INTO records VALUES ('rec-1'), ('rec-2') ON CONFLICT DO NOTHING`); // demo rows: deleted ones come back at each start
 });
 
+const replay = new PostgresReplayStore(db);
+// Rows of tickets past their expiry are no longer needed: delete them every minute.
+setInterval(() => replay.sweep().catch(() => {}), 60_000).unref();
 const gate = new ConfirmationGate({
   sealer: new TicketSealer({ keys: [{ kid: 'k1', secret: MRTR_SECRET }] }), // ≥ 32 bytes
-  store: new PostgresReplayStore(db), // the claim commits with the DELETE, on any instance
+  store: replay, // the claim commits with the DELETE, on any instance
 });
 
 function buildServer(): McpServer {

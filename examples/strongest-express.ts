@@ -63,9 +63,12 @@ const signer = await ReceiptSigner.create({
   issuer: PUBLIC_ORIGIN,
 });
 
+const replay = new PostgresReplayStore(db);
+// Rows of tickets past their expiry are no longer needed: delete them every minute.
+setInterval(() => replay.sweep().catch(() => {}), 60_000).unref();
 const gate = new ConfirmationGate({
   sealer: new TicketSealer({ keys: [{ kid: 'k1', secret: MRTR_SECRET }] }),
-  store: new PostgresReplayStore(db),
+  store: replay,
   approvals: createApprovalChannel({ store: approvalStore, ...location }),
   receipts: receiptIssuer(signer),
 });

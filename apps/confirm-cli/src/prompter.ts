@@ -309,9 +309,9 @@ async function askUrl(q: UrlQuestion, state: TerminalState) {
   );
   for (const w of q.warnings) log.warn(oneLine(w));
   const v = await select({
-    message: 'Open this URL in your browser?',
+    message: 'Go to this URL in your browser?',
     options: [
-      { value: 'accept' as const, label: 'Open it' },
+      { value: 'accept' as const, label: 'I will open it', hint: 'mrtr shows the link to open' },
       { value: 'decline' as const, label: 'Decline', hint: 'tell the server no' },
       { value: 'cancel' as const, label: 'Cancel', hint: 'dismiss without choosing' },
     ],

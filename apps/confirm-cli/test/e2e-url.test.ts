@@ -58,7 +58,7 @@ describe.skipIf(!ready)('mrtr with the approval page', () => {
       { MRTR_TOKEN: TOKEN, NO_COLOR: '1' },
     );
     sessions.push(t);
-    let screen = await t.waitFor(active('Open this URL in your browser?'));
+    let screen = await t.waitFor(active('Go to this URL in your browser?'));
     expect(screen).toContain('Destroy volume vol_9c4d');
     const url = /URL:\s+(\S+)/.exec(screen)?.[1] as string;
     expect(url.startsWith(`${server.origin}/approve/`)).toBe(true);
@@ -72,7 +72,7 @@ describe.skipIf(!ready)('mrtr with the approval page', () => {
     t.keys(['Enter']);
     screen = await t.waitFor(/Nothing was decided on the approval page yet/);
     expect(await volumeExists('vol_9c4d')).toBe(true);
-    await t.waitFor(active('Open this URL in your browser?'));
+    await t.waitFor(active('Go to this URL in your browser?'));
     t.keys(['Enter']);
     await t.waitFor(active('Continue once you have finished in the browser'));
 

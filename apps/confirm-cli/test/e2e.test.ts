@@ -210,7 +210,7 @@ describe.skipIf(!hasTmux)('mrtr and URL-mode questions', () => {
     });
     try {
       const t = mrtr(['call', s.url, 'ask']);
-      let screen = await t.waitFor(active('Open this URL in your browser?'));
+      let screen = await t.waitFor(active('Go to this URL in your browser?'));
       expect(screen).toContain('Connect your calendar.');
       expect(screen).toContain('URL:  https://auth.example.com/connect?id=7');
       expect(screen).toContain('Host: auth.example.com');
@@ -241,7 +241,7 @@ describe.skipIf(!hasTmux)('mrtr and URL-mode questions', () => {
     });
     try {
       const t = mrtr(['call', s.url, 'ask', '--elicitation', 'url']);
-      await t.waitFor(active('Open this URL in your browser?'));
+      await t.waitFor(active('Go to this URL in your browser?'));
       t.keys(['Enter']); // Open it
       await t.waitFor(active('Continue once you have finished in the browser'));
       t.keys(['Enter']); // Continue

@@ -18,6 +18,7 @@ import {
   utc,
   type ViewKit,
 } from './kit.js';
+import { passkeyProblem } from './passkey-rules.js';
 import type { SignedIn } from './sign-in.js';
 import type { FinalDecision } from './store.js';
 import { render } from './views.js';
@@ -46,7 +47,7 @@ function outcome(approval: PendingApproval, decision: FinalDecision) {
     return {
       tone: 'denied',
       title: 'You denied this request',
-      text: `Denied at ${when}. Nothing will run; your client's retry will be refused.`,
+      text: `Denied at ${when}. Nothing will run: your client's retry is answered as declined.`,
       content: null,
     };
   const properties = approval.requestedSchema?.properties ?? {};
@@ -74,6 +75,7 @@ function passkeyView(kit: ViewKit, approval: PendingApproval, path: string, pass
   const register = `${kit.basePath}/passkeys?return=${encodeURIComponent(path)}`;
   return {
     required: approval.level === 'presence',
+    problem: passkeyProblem(kit.rp.id),
     ready: passkeys > 0,
     count: passkeys,
     optionsUrl: `${path}/passkey-options`,

@@ -3,6 +3,7 @@
  * by every store before it touches its backend: bad input is refused with a
  * clear error and changes nothing.
  */
+import { isIP } from 'node:net';
 import { validateFormContent } from '@mrtr/wire';
 import { approvalChallenge, RANDOM } from './challenge.js';
 import type {
@@ -160,4 +161,15 @@ export function topLevelCeremony(clientDataJSON: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Why passkeys cannot work on this page, or `null`: one served at an IP
+ * address, since WebAuthn takes only a domain as relying party id (a
+ * browser refuses there with a bare "invalid domain" error).
+ * @param rpId the relying party id: the origin's host name (an IPv6 one in brackets).
+ */
+export function passkeyProblem(rpId: string): string | null {
+  if (isIP(rpId.replace(/^\[(.*)\]$/, '$1')) === 0) return null;
+  return `Passkeys cannot work on this page: it is served at an IP address (${rpId}), and browsers take passkeys only under a domain name. Ask the operator of this server to serve the approval page under a name such as localhost or a domain.`;
 }

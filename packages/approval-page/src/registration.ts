@@ -27,6 +27,7 @@ import {
   assertCredential,
   CREDENTIAL_ID,
   MAX_CREDENTIALS,
+  passkeyProblem,
   topLevelCeremony,
 } from './passkey-rules.js';
 import type { PasskeyTransport } from './passkey-store.js';
@@ -122,6 +123,7 @@ export async function showPasskeys(kit: ViewKit, request: Request) {
     mayRemove,
     // Beside a passkey just registered, "does not let" read as an error: say what is kept instead.
     closed: mayRegister ? null : passkeys.length === 0 ? CLOSED : mayRemove ? NO_MORE : KEPT,
+    passkeyProblem: passkeyProblem(kit.rp.id),
     csrf: csrfToken(who.csrfSecret, REGISTRATION_LABEL),
     action: `${kit.basePath}/passkeys`,
     optionsUrl: `${kit.basePath}/passkeys/options`,

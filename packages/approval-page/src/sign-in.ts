@@ -89,7 +89,7 @@ export class PasswordSignIn implements SignInHook {
     for (const [principal, token] of entries)
       if (!isField(principal) || typeof token !== 'string' || token.length === 0)
         throw new TypeError(
-          'every user needs a principal (1 to 1024 characters, no NUL) and a non-empty token',
+          'every user needs a principal (1 to 1024 characters, no NUL) and a non-empty page password (not the MCP bearer token)',
         );
     this.#users = new Map(entries.map(([p, t]) => [p, digest(t)]));
     this.#ttl = options.sessionTtlSeconds ?? 1800;

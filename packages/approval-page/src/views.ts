@@ -65,6 +65,7 @@ const APPROVAL = `{{#> layout}}
 {{#if passkey.required}}
 <div class="passkey" role="note">
   <h2>A passkey is required to approve this</h2>
+  {{#if passkey.problem}}<p class="error" role="alert">{{passkey.problem}}</p>{{/if}}
   {{#if passkey.ready}}<p>Approve with a passkey registered to {{principal}}: your device checks that it is you (fingerprint, face or PIN) and signs this exact request, once.</p>
   {{else}}<p>This action can only be approved with a passkey registered to {{principal}}, and you have none yet. <a href="{{passkey.register}}">Register a passkey</a>, then come back to this page. You can still deny it.</p>{{/if}}
 </div>
@@ -128,6 +129,7 @@ const PASSKEYS = `{{#> layout}}
 <h1>Your passkeys</h1>
 <p>Some requests can only be approved with a passkey: your device checks that it is you (fingerprint, face or PIN) and signs the one request you approve. A passkey registered here works only on this server, and only for <strong>{{principal}}</strong>.</p>
 {{#if registered}}<p class="ok" role="status">{{registered}}</p>{{/if}}
+{{#if passkeyProblem}}<p class="error" role="alert">{{passkeyProblem}}</p>{{/if}}
 {{#if passkeys.length}}
 <table class="passkeys">
   <thead><tr><th scope="col">Registered</th><th scope="col">Passkey</th><th scope="col">Transports</th><th scope="col"><span class="visually-hidden">Remove</span></th></tr></thead>

@@ -284,6 +284,29 @@ async function onRegistrationPage(page: (request: Request) => Promise<Response>)
 }
 
 describe('the registration page', () => {
+  it('says why passkeys cannot work on a page served at an IP address, and not under a name', async () => {
+    const onIp = setup();
+    const ip = await onRegistrationPage(onIp.page);
+    const listed = await (
+      await onIp.page(new Request(`${ORIGIN}/approve/passkeys`, { headers: { cookie: ip.cookie } }))
+    ).text();
+    expect(listed).toContain('served at an IP address (127.0.0.1)');
+    const { url } = await onIp.open({ level: 'presence' });
+    const approval = await (
+      await onIp.page(new Request(url, { headers: { cookie: ip.cookie } }))
+    ).text();
+    expect(approval).toContain('served at an IP address (127.0.0.1)');
+    const named = setup({ origin: 'http://localhost:4100' });
+    const cookie = await signIn(named.page, 'alice', 'http://localhost:4100');
+    const page = await (
+      await named.page(
+        new Request('http://localhost:4100/approve/passkeys', { headers: { cookie } }),
+      )
+    ).text();
+    expect(page).toContain('Register a passkey');
+    expect(page).not.toContain('IP address');
+  });
+
   it('sends a person who is not signed in to the sign-in, and back afterwards', async () => {
     const { page, open } = setup();
     const { url } = await open({ level: 'presence' });

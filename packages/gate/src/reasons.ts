@@ -58,7 +58,9 @@ export type GateReason =
 /** What a ticket refusal tells the caller beyond its reason; never anything from inside the ticket. */
 export const TICKET_REFUSAL_DETAIL: Partial<Record<TicketFailureReason, string>> = {
   principal: ': it was issued for another caller',
-  mac: ': it was altered, or issued for another operation or other arguments',
+  // The same key id with another secret fails as an altered ticket does: name it, for the
+  // usual mistake of two instances behind one address started with different secrets.
+  mac: ': it was altered, issued for another operation or other arguments, or sealed by a server with another secret under the same key id (every instance behind one address must hold the same ticket keys)',
   expired: ': the confirmation expired; call the tool again',
   kid: ': it was sealed under a key this server no longer holds; call the tool again',
 };
