@@ -7,7 +7,7 @@ import {
 } from '@mrtr/approval-page';
 import type { ApprovalChannel } from '@mrtr/gate';
 import { tokenAsPagePassword } from './auth.js';
-import type { Database } from './db.js';
+import { atStartUp, type Database } from './db.js';
 
 /** Where the example servers serve their approval page. */
 export const APPROVAL_BASE_PATH = '/approve';
@@ -34,8 +34,9 @@ export interface ExampleApprovalsOptions {
 
 /**
  * The URL-mode approval page of an example server, on `db` (tables
- * `mrtr_approvals` and `mrtr_approval_sessions`, created if missing), so
- * every instance on the same database serves the page and reads decisions.
+ * `mrtr_approvals` and `mrtr_approval_sessions`, created if missing, waiting
+ * for a database that stalls or drops the connection meanwhile: `atStartUp`),
+ * so every instance on the same database serves the page and reads decisions.
  * People sign in with their principal id and their page password
  * (`options.pageUsers`), the examples' stand-in for the server's own
  * sign-in; without `pageUsers`, with the bearer token the server knows them
@@ -58,7 +59,7 @@ export async function exampleApprovals(
     throw new TypeError(
       `the page password of "${reused}" is a bearer token: whoever holds it could approve on the page`,
     );
-  await migrateApprovalTables(db);
+  await atStartUp(db, 'migrating the approval tables', () => migrateApprovalTables(db));
   const store = new PostgresApprovalStore(db);
   const location = { origin, basePath: APPROVAL_BASE_PATH };
   return {

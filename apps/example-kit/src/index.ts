@@ -30,7 +30,13 @@ export {
   randomSecret,
   randomToken,
 } from './auth.js';
-export { type Database, openDatabase, type Queryable, type QueryResult } from './db.js';
+export {
+  atStartUp,
+  type Database,
+  openDatabase,
+  type Queryable,
+  type QueryResult,
+} from './db.js';
 export { announcePageUsers, readServerEnv, runServer, type ServerEnv } from './env.js';
 export {
   isUnreachable,

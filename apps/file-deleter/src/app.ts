@@ -1,5 +1,5 @@
 import { migrateAuditTable, PostgresAuditSink } from '@mrtr/audit-postgres';
-import { bearerAuthenticator, listen, type RunningServer } from '@mrtr/example-kit';
+import { atStartUp, bearerAuthenticator, listen, type RunningServer } from '@mrtr/example-kit';
 import { type AuditSink, ConfirmationGate } from '@mrtr/gate';
 import { LedgerReplayStore, type ReplayStore } from '@mrtr/replay';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
@@ -51,8 +51,8 @@ async function assemble(options: FileDeleterOptions): Promise<{
 }> {
   const { db } = options;
   const root = await FilesRoot.open(options.root, options.hooks);
-  await migrateReplayTable(db);
-  await migrateDeletions(db);
+  await atStartUp(db, 'migrating mrtr_replay', () => migrateReplayTable(db));
+  await atStartUp(db, 'migrating file_deletions', () => migrateDeletions(db));
   const ledger = new PostgresReplayStore(db);
   const store: ReplayStore<Queryable> = options.store
     ? new LedgerReplayStore(options.store, ledger)
@@ -66,7 +66,7 @@ async function assemble(options: FileDeleterOptions): Promise<{
     audit: await auditSinks(options),
   });
   // A crash may have left files in the trash: finish or put back each before serving.
-  await recover(db, root);
+  await atStartUp(db, 'recovering the trash', () => recover(db, root));
   const endpoint = createMcpEndpoint({
     serverInfo: { name: 'mrtr-file-deleter', version: '0.1.0' },
     instructions:
@@ -80,7 +80,8 @@ async function assemble(options: FileDeleterOptions): Promise<{
 /**
  * Build the file deleter's MCP endpoint: tables migrated (`mrtr_replay`,
  * `file_deletions`, and `mrtr_audit` when asked), the trash recovered,
- * tool `delete_file`.
+ * tool `delete_file`. Each of these steps that PostgreSQL stalls or drops is
+ * told on stderr and run again (`atStartUp` of `@mrtr/example-kit`).
  * @throws when the root is not a folder, or the system has no `/proc/self/fd`.
  */
 export async function createFileDeleterEndpoint(options: FileDeleterOptions): Promise<McpEndpoint> {
@@ -113,7 +114,7 @@ export async function startFileDeleter(
 async function auditSinks(options: FileDeleterOptions): Promise<AuditSink<Queryable>[]> {
   const sinks = [options.audit ?? []].flat() as AuditSink<Queryable>[];
   if (options.auditTable) {
-    await migrateAuditTable(options.db);
+    await atStartUp(options.db, 'migrating mrtr_audit', () => migrateAuditTable(options.db));
     sinks.push(new PostgresAuditSink(options.db));
   }
   return sinks;

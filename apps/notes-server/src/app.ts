@@ -1,5 +1,6 @@
 import { DEFAULT_AUDIT_TABLE, migrateAuditTable, PostgresAuditSink } from '@mrtr/audit-postgres';
 import {
+  atStartUp,
   bearerAuthenticator,
   exampleApprovals,
   listenApp,
@@ -79,10 +80,11 @@ export {
 /**
  * The default replay store of the notes server: `mrtr_replay` in the notes
  * database itself (created if missing), so a nonce is claimed in the same
- * transaction as the delete and both commit or neither does.
+ * transaction as the delete and both commit or neither does. Its migration
+ * waits for a database that stalls or drops the connection (`atStartUp`).
  */
 export async function openReplayStore(db: Database): Promise<PostgresReplayStore> {
-  await migrateReplayTable(db);
+  await atStartUp(db, 'migrating mrtr_replay', () => migrateReplayTable(db));
   return new PostgresReplayStore(db);
 }
 
@@ -110,11 +112,14 @@ export const NOTES_INSTRUCTIONS =
  * What every entry point of the notes server shares: the database migrated
  * (and seeded when new), the gate on the ledger replay store in that
  * database (behind `options.store` when given), and the sweep of the ledger.
+ * A migration that PostgreSQL stalls or drops is told on stderr and run again
+ * (`atStartUp` of `@mrtr/example-kit`), not a failed start.
  */
 export async function prepareNotes(
   options: NotesServerOptions,
 ): Promise<{ gate: ConfirmationGate<Queryable>; sweep: () => Promise<number>; sweeps: Sweep[] }> {
-  await migrate(options.db, [...new Set(options.tokens.values())]);
+  const members = [...new Set(options.tokens.values())];
+  await atStartUp(options.db, 'migrating the notes tables', () => migrate(options.db, members));
   const ledger = await openReplayStore(options.db);
   const store: ReplayStore<Queryable> = options.store
     ? new LedgerReplayStore(options.store, ledger)
@@ -208,7 +213,7 @@ async function auditSinks(
 ): Promise<AuditSink<Queryable>[]> {
   const sinks = [options.audit ?? []].flat() as AuditSink<Queryable>[];
   if (options.auditTable) {
-    await migrateAuditTable(options.db);
+    await atStartUp(options.db, 'migrating mrtr_audit', () => migrateAuditTable(options.db));
     const table = new PostgresAuditSink(options.db, {
       ...(options.auditRetentionMs !== undefined ? { retentionMs: options.auditRetentionMs } : {}),
       ...(options.db.inMemory ? { maxRows: MEMORY_AUDIT_MAX_ROWS } : {}),

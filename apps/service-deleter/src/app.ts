@@ -1,5 +1,6 @@
 import { DEFAULT_AUDIT_TABLE, migrateAuditTable, PostgresAuditSink } from '@mrtr/audit-postgres';
 import {
+  atStartUp,
   bearerAuthenticator,
   exampleApprovals,
   listenApp,
@@ -122,7 +123,9 @@ export async function openReplayStore(
 
 /**
  * Build the service deleter's MCP endpoint: schema migrated, demo services
- * seeded on a new database, tools per the declared `POLICY`.
+ * seeded on a new database, tools per the declared `POLICY`. A migration that
+ * PostgreSQL stalls or drops is told on stderr and run again (`atStartUp` of
+ * `@mrtr/example-kit`), not a failed start.
  */
 export async function createServiceDeleterEndpoint(
   options: ServiceDeleterOptions,
@@ -163,9 +166,10 @@ async function assemble(
   options: ServiceDeleterOptions,
   sweeps: Sweep[],
 ): Promise<{ endpoint: McpEndpoint; jwks: () => { keys: object[] } }> {
-  await migrate(options.db, options.members ?? [...new Set(options.tokens.values())]);
+  const members = options.members ?? [...new Set(options.tokens.values())];
+  await atStartUp(options.db, 'migrating the services tables', () => migrate(options.db, members));
   const { signer, executor } = await receiptsOf(options, sweeps);
-  await migrateReplayTable(options.db);
+  await atStartUp(options.db, 'migrating mrtr_replay', () => migrateReplayTable(options.db));
   const ledger = new PostgresReplayStore(options.db);
   sweeps.push({ table: ledger.table, run: () => ledger.sweep() });
   const store: ReplayStore<Queryable> = options.store
@@ -261,7 +265,7 @@ async function auditSinks(
 ): Promise<AuditSink<Queryable>[]> {
   const sinks = [options.audit ?? []].flat() as AuditSink<Queryable>[];
   if (options.auditTable) {
-    await migrateAuditTable(options.db);
+    await atStartUp(options.db, 'migrating mrtr_audit', () => migrateAuditTable(options.db));
     const table = new PostgresAuditSink(options.db, {
       ...(options.auditRetentionMs !== undefined ? { retentionMs: options.auditRetentionMs } : {}),
       ...(options.db.inMemory ? { maxRows: MEMORY_AUDIT_MAX_ROWS } : {}),

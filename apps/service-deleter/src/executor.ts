@@ -8,6 +8,8 @@
  * (tools, gate) hands the receipt over; a bug or a bypass there cannot delete
  * anything without one.
  */
+
+import { atStartUp } from '@mrtr/example-kit';
 import {
   ReceiptError,
   type ReceiptKeySource,
@@ -109,11 +111,15 @@ export class ServiceExecutor {
   }
 
   /**
-   * Create table {@link RECEIPT_USES_TABLE} if missing, and the executor.
-   * @throws the database's error when the table cannot be created.
+   * Create table {@link RECEIPT_USES_TABLE} if missing, and the executor. A
+   * database that stalls or drops the connection meanwhile is waited for
+   * (`atStartUp` of `@mrtr/example-kit`: told on stderr, tried again).
+   * @throws the database's error when it refuses to create the table.
    */
   static async create(options: ServiceExecutorOptions): Promise<ServiceExecutor> {
-    await migrateReplayTable(options.db, { table: RECEIPT_USES_TABLE });
+    await atStartUp(options.db, `migrating ${RECEIPT_USES_TABLE}`, () =>
+      migrateReplayTable(options.db, { table: RECEIPT_USES_TABLE }),
+    );
     return new ServiceExecutor(options);
   }
 
