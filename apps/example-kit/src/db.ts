@@ -122,12 +122,15 @@ function neverSent(error: unknown): boolean {
 /**
  * Whether `sql` only reads, read simply and cautiously: it begins with `SELECT`, and takes no row
  * lock (`FOR UPDATE`, `FOR NO KEY UPDATE`, `FOR SHARE`, `FOR KEY SHARE`) and makes no table
- * (`SELECT … INTO`). A `WITH`, a comment first, anything else counts as a write. A `SELECT` that
+ * (`SELECT … INTO`), and is one statement. A `WITH`, a comment first, anything else counts as a
+ * write. A `SELECT` that
  * calls a function that writes would pass: the example servers' own `SELECT`s call none.
  */
 function isRead(sql: string): boolean {
   return (
     /^\s*SELECT\b/i.test(sql) &&
+    // One statement: a simple query may hold several (`SELECT 1; DELETE …`).
+    !/;\s*\S/.test(sql) &&
     !/\bFOR\s+(UPDATE|NO\s+KEY\s+UPDATE|SHARE|KEY\s+SHARE)\b/i.test(sql) &&
     !/\bINTO\b/i.test(sql)
   );
@@ -248,6 +251,9 @@ export async function openDatabase(
   );
 }
 
+/** How long {@link atStartUp} waits in all for a step that keeps failing, in ms: 5 minutes. */
+export const START_UP_PATIENCE_MS = 300_000;
+
 /**
  * Run `step`, a start-up migration of `db` (`migrateReplayTable(db)`, an app's own `migrate`,
  * `migrateApprovalTables`, …) or another start-up step safe to run again, waiting for
@@ -257,18 +263,22 @@ export async function openDatabase(
  * driver's deadline, `08006` or `08007` of a transaction, and a database that gave up: a
  * deadlock, a lock or statement timeout) is told on stderr
  * (`<db.description> (<what>) is not reachable yet (<the driver's message>); trying again in
- * <s> s`) and `step` is run again after 0.5 s, doubling up to 5 s, until it succeeds.
+ * <s> s`) and `step` is run again after 0.5 s, doubling up to 5 s, until it succeeds or
+ * {@link START_UP_PATIENCE_MS} (5 minutes) have been waited in all: unlike the first answer,
+ * which a database still starting owes, a step that keeps failing after it may be one that
+ * always outlives the driver's deadline (an index built on a large table, a lock held
+ * elsewhere), and a process that exits says so where a retry for good would only repeat it.
  *
  * Running `step` again must be safe even when its `COMMIT` was lost after the server committed
  * (`08007`): the migrations of the example servers and of `@mrtr/*` are (an advisory lock,
  * `CREATE … IF NOT EXISTS`, `ADD COLUMN IF NOT EXISTS`, `INSERT … ON CONFLICT DO NOTHING`, the
  * seed only when its version row was new), and so is the file deleter's recovery of its trash.
- * @param what the step, for the log line (e.g. `migrating mrtr_replay`).
- * @param options.log where each failed attempt is told (default `console.warn`); `sleep` and
- *   `giveUpAfterMs` (milliseconds) as for `untilReachable`.
- * @returns what `step` resolved to.
  * @param db the database `step` runs on; its `description` (`PostgreSQL at host:port/name`)
  *   begins the log line.
+ * @param what the step, for the log line (e.g. `migrating mrtr_replay`).
+ * @param options.log where each failed attempt is told (default `console.warn`); `sleep` as
+ *   for `untilReachable`; `giveUpAfterMs`, milliseconds (default {@link START_UP_PATIENCE_MS}).
+ * @returns what `step` resolved to.
  * @throws at once the first failure that is no outage (a statement the server refused as
  *   written, a missing permission), as the driver or `step` threw it; after `giveUpAfterMs`,
  *   the driver's error of the last outage (not the request-facing `-32603` the database words
@@ -287,6 +297,6 @@ export function atStartUp<T>(
       step().catch((error: unknown): never => {
         throw worded.has(error as object) ? (error as { cause?: unknown }).cause : error;
       }),
-    options,
+    { giveUpAfterMs: START_UP_PATIENCE_MS, ...options },
   );
 }

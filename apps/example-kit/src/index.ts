@@ -32,6 +32,7 @@ export {
 } from './auth.js';
 export {
   atStartUp,
+  START_UP_PATIENCE_MS,
   type Database,
   openDatabase,
   type Queryable,

@@ -27,11 +27,34 @@ export interface UntilReachableOptions {
  * `serviceUnavailable` of `@mrtr/wire` reads them), or a replay store's
  * `ReplayStoreUnavailableError` itself (Redis unreachable), by its exact
  * name: its subclasses that say Redis answered with a refusal
- * (`RedisDurabilityError`, `RedisRefusedConnectionError`) are no outage.
+ * (`RedisDurabilityError`, `RedisRefusedConnectionError`) are no outage,
+ * nor is a PostgreSQL server that refuses the session for its configuration
+ * (a wrong password, an unknown role or database, no TLS), however
+ * `serviceUnavailable` words it for a request.
  */
 export function isUnreachable(error: unknown): boolean {
+  if (refusedByConfiguration(error)) return false;
   if (serviceUnavailable(error) !== undefined) return true;
   return error instanceof Error && error.name === 'ReplayStoreUnavailableError';
+}
+
+/**
+ * A PostgreSQL server that refuses the session for its configuration, which
+ * waiting does not change: a role, password or `pg_hba.conf` entry it does
+ * not have (SQLSTATE class `28`), a database it does not hold (`3D000`), at
+ * severity `FATAL`; or node-postgres's "The server does not support SSL
+ * connections". `serviceUnavailable` answers a request that meets one with
+ * 503 (the server cannot serve it now); at start it is a mistake to fix.
+ */
+function refusedByConfiguration(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 8; depth++) {
+    const { code, severity } = e as { code?: unknown; severity?: unknown };
+    if (severity === 'FATAL' && typeof code === 'string' && /^(28[0-9A-Z]{3}|3D000)$/.test(code))
+      return true;
+    if (e.message === 'The server does not support SSL connections') return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 /**

@@ -29,7 +29,11 @@ describe('untilReachable', () => {
   });
 
   it('throws at once what is no outage, and the last outage after giveUpAfterMs', async () => {
-    const wrong = new Error('password authentication failed for user "app"');
+    // As node-postgres reports it: a FATAL refusal of the session, with its SQLSTATE.
+    const wrong = Object.assign(new Error('password authentication failed for user "app"'), {
+      code: '28P01',
+      severity: 'FATAL',
+    });
     let attempts = 0;
     await expect(
       untilReachable('PostgreSQL', async () => {
@@ -38,6 +42,16 @@ describe('untilReachable', () => {
       }),
     ).rejects.toBe(wrong);
     expect(attempts).toBe(1);
+    // The other refusals a server's configuration decides: waiting changes none of them.
+    for (const refusal of [
+      Object.assign(new Error('database "app" does not exist'), {
+        code: '3D000',
+        severity: 'FATAL',
+      }),
+      Object.assign(new Error('role "app" does not exist'), { code: '28000', severity: 'FATAL' }),
+      new Error('The server does not support SSL connections'),
+    ])
+      expect(isUnreachable(refusal), refusal.message).toBe(false);
     await expect(
       untilReachable(
         'Redis',

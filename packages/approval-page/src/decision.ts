@@ -53,7 +53,7 @@ function outcome(approval: PendingApproval, decision: FinalDecision) {
   const properties = approval.requestedSchema?.properties ?? {};
   const content = Object.entries(decision.content ?? {}).map(([name, value]) => ({
     label: properties[name]?.title ?? name,
-    value: Array.isArray(value) ? value.join(', ') : String(value),
+    shown: Array.isArray(value) ? value.join(', ') : String(value),
   }));
   const how = decision.via === 'passkey' ? ' with your passkey' : '';
   return {

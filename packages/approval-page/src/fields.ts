@@ -5,6 +5,7 @@
  */
 import type { FormValue, PrimitiveSchemaDefinition, RequestedSchema } from '@mrtr/wire';
 import { field } from './http.js';
+import { visible } from './visible.js';
 
 /** One option of a choice: its value, label and whether it is selected. */
 interface Option {
@@ -27,6 +28,8 @@ export interface FieldView {
   isText: boolean;
   options: Option[];
   value: string;
+  /** {@link value} with what does not show spelled out as codes, when it holds any; else `null`. */
+  valueCodes: string | null;
   checked: boolean;
   inputType: string;
   step: string;
@@ -67,6 +70,7 @@ export function fieldViews(
     const options = optionsOf(def);
     const chosen = Array.isArray(value) ? value.map(String) : [String(value ?? '')];
     const multi = def.type === 'array';
+    const shownValue = value === undefined || typeof value === 'boolean' ? '' : String(value);
     return {
       name,
       id: `field-${index}`,
@@ -79,7 +83,10 @@ export function fieldViews(
       isNumber: def.type === 'number' || def.type === 'integer',
       isText: def.type === 'string' && options === undefined,
       options: (options ?? []).map((o) => ({ ...o, checked: chosen.includes(o.value) })),
-      value: value === undefined || typeof value === 'boolean' ? '' : String(value),
+      value: shownValue,
+      // The box shows the value as it is (an answer must be what the question allows): what
+      // does not show in it is spelled out beside it.
+      valueCodes: visible(shownValue) === shownValue ? null : visible(shownValue),
       checked: value === true,
       inputType: 'format' in def && def.format ? (INPUT_TYPES[def.format] ?? 'text') : 'text',
       step: def.type === 'integer' ? '1' : 'any',

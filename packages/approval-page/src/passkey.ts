@@ -22,6 +22,7 @@ import { field, fromOrigin, json, MAX_PASSKEY_FORM_BYTES, readForm, seeOther } f
 import { expired, missing, NOT_YOURS, NOTHING, refused, signedInAs, type ViewKit } from './kit.js';
 import { CREDENTIAL_ID, topLevelCeremony } from './passkey-rules.js';
 import type { SignedIn } from './sign-in.js';
+import { visible } from './visible.js';
 
 /** How long a passkey challenge is accepted, milliseconds (capped at the approval's expiry). */
 export const CHALLENGE_TTL_MS = 5 * 60_000;
@@ -77,7 +78,10 @@ export async function passkeyOptions(kit: ViewKit, request: Request, id: string)
   if (!valid.ok)
     return refuse(
       400,
-      `Some answers do not fit the question: ${valid.issues.map((i) => `${i.field}: ${i.reason}`).join('; ')}.`,
+      // Shown by the page's script: a field name with a bidi control must not reorder the line.
+      visible(
+        `Some answers do not fit the question: ${valid.issues.map((i) => `${i.field}: ${i.reason}`).join('; ')}.`,
+      ),
     );
   const random = newRandom();
   const expiresAt = kit.now() + CHALLENGE_TTL_MS;

@@ -59,7 +59,7 @@ const APPROVAL = `{{#> layout}}
 <div class="outcome {{decided.tone}}" role="status">
   <h2>{{decided.title}}</h2>
   <p>{{decided.text}}</p>
-  {{#if decided.content}}<dl class="facts">{{#each decided.content}}<dt>{{label}}</dt><dd>{{value}}</dd>{{/each}}</dl>{{/if}}
+  {{#if decided.content}}<dl class="facts">{{#each decided.content}}<dt>{{label}}</dt><dd>{{shown}}</dd>{{/each}}</dl>{{/if}}
 </div>
 {{else}}
 {{#if passkey.required}}
@@ -86,6 +86,7 @@ const APPROVAL = `{{#> layout}}
     <input id="{{id}}" name="{{name}}" type="{{inputType}}" value="{{value}}"{{#if required}} required{{/if}}{{#if minLength}} minlength="{{minLength}}"{{/if}}{{#if maxLength}} maxlength="{{maxLength}}"{{/if}}>{{/if}}
     {{#if isNumber}}<label for="{{id}}">{{label}}</label>
     <input id="{{id}}" name="{{name}}" type="number" step="{{step}}" value="{{value}}"{{#if required}} required{{/if}}{{#if min}} min="{{min}}"{{/if}}{{#if max}} max="{{max}}"{{/if}}>{{/if}}
+    {{#if valueCodes}}<p class="hint">This value holds characters that do not show: {{valueCodes}}</p>{{/if}}
     {{#if description}}<p class="hint">{{description}}</p>{{/if}}
     {{#if error}}<p class="error">{{error}}</p>{{/if}}
   </fieldset>

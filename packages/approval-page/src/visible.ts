@@ -28,10 +28,11 @@ export function visible(text: string): string {
 
 /**
  * Members whose strings go into attributes the page submits or follows and
- * must stay exact (a token, a URL, an input's name or id, an option's value,
- * an ISO date): they are never shown as text. `value` is exact only for the
- * options of a choice, whose labels are what the person reads; a text
- * input's `value` is shown in its box and is made visible like any text.
+ * must stay exact (a token, a URL, an input's name or id, an input's or an
+ * option's value, an ISO date): an answer must be what the question allows,
+ * and a person's own input is sent back as typed. A text input's value is
+ * shown in its box as it is; its view spells out what does not show
+ * (`valueCodes`). Nothing else of a view may use these names.
  */
 const EXACT = new Set([
   'action',
@@ -45,35 +46,36 @@ const EXACT = new Set([
   'name',
   'optionsUrl',
   'passkeysUrl',
+  'principalValue',
   'register',
   'removeAction',
   'returnTo',
   'scripts',
   'signOutUrl',
   'tone',
+  'value',
 ]);
 
 /**
  * A copy of the data of a view with every string it shows passed through
  * {@link visible}, and whether any changed. Strings under {@link EXACT}
- * members, and option values, are kept as they are.
+ * members are kept as they are.
  * @param data the plain objects, arrays and scalars a view renders.
  */
 export function visibleData<T>(data: T): { data: T; changed: boolean } {
   let changed = false;
-  const walk = (value: unknown, key: string | undefined, inOption: boolean): unknown => {
+  const walk = (value: unknown, key: string | undefined): unknown => {
     if (typeof value === 'string') {
-      if ((key !== undefined && EXACT.has(key)) || (inOption && key === 'value')) return value;
+      if (key !== undefined && EXACT.has(key)) return value;
       const shown = visible(value);
       if (shown !== value) changed = true;
       return shown;
     }
-    if (Array.isArray(value)) return value.map((item) => walk(item, key, inOption));
+    if (Array.isArray(value)) return value.map((item) => walk(item, key));
     if (value === null || typeof value !== 'object') return value;
     const out: Record<string, unknown> = {};
-    for (const [name, member] of Object.entries(value))
-      out[name] = walk(member, name, inOption || key === 'options');
+    for (const [name, member] of Object.entries(value)) out[name] = walk(member, name);
     return out;
   };
-  return { data: walk(data, undefined, false) as T, changed };
+  return { data: walk(data, undefined) as T, changed };
 }

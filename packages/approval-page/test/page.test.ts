@@ -611,6 +611,45 @@ describe('an approval that asks for fields', () => {
     expect(after).not.toContain('\u202e');
   });
 
+  it('keeps what goes back exact and spells out a value that does not show: U+202E only in name and value attributes', async () => {
+    const { page, open, channel } = setup();
+    const odd = '\u202e';
+    const { url, approval } = await open({
+      message: `Delete ${odd}this?`,
+      requestedSchema: {
+        type: 'object' as const,
+        properties: {
+          [`pick${odd}`]: {
+            type: 'string' as const,
+            title: `Pick${odd}`,
+            oneOf: [{ const: `a${odd}`, title: `A${odd}` }],
+          },
+          // A soft hyphen in a default: the box holds it as it is, so the default still fits.
+          note: { type: 'string' as const, title: 'Note', maxLength: 4, default: 'ab\u00adc' },
+        },
+      },
+    });
+    const cookie = await signIn(page, 'alice');
+    const body = await (await page(new Request(url, { headers: { cookie } }))).text();
+    const outside = body.replace(/ (name|value)="[^"]*"/g, '');
+    expect(outside).not.toContain(odd);
+    expect(body).toContain('value="ab\u00adc"');
+    expect(body).toContain('This value holds characters that do not show: ab\\u{ad}c');
+    const csrf = await csrfOf(page, url, cookie);
+    const approved = await page(
+      post(
+        url,
+        { csrf, decision: 'approve', [`pick${odd}`]: `a${odd}`, note: 'ab\u00adc' },
+        { cookie },
+      ),
+    );
+    expect(approved.status).toBe(303);
+    expect(await channel.decision(approval.id, approval)).toMatchObject({
+      status: 'approved',
+      content: { [`pick${odd}`]: `a${odd}`, note: 'ab\u00adc' },
+    });
+  });
+
   it('denies without the fields', async () => {
     const { page, open, channel } = setup();
     const { url, approval } = await open({ requestedSchema });

@@ -143,6 +143,25 @@ describe('passkey options for an approval', () => {
     expect(ok.status).toBe(200);
     expect((await kit.store.get(approval.id))?.challenge?.content).toEqual({ note_id: 'note-1' });
   });
+
+  it('spells out a field name that would reorder the refusal the page shows', async () => {
+    const kit = setup();
+    const name = 'note\u202eid';
+    const requestedSchema = {
+      type: 'object' as const,
+      properties: { [name]: { type: 'string' as const } },
+      required: [name],
+    };
+    const { url } = await kit.open({ level: 'presence', requestedSchema });
+    await kit.store.addCredential(credential());
+    const cookie = await signIn(kit.page, 'alice');
+    const csrf = await csrfOf(kit.page, url, cookie);
+    const response = await kit.page(post(`${url}/passkey-options`, { csrf }, { cookie }));
+    expect(response.status).toBe(400);
+    const error = String((await json(response)).error);
+    expect(error).toContain('note\\u{202e}id');
+    expect(error).not.toContain('\u202e');
+  });
 });
 
 describe('the passkey assertion POST', () => {

@@ -543,6 +543,9 @@ describe('createMcpEndpoint', () => {
       { code: 'ECONNREFUSED', syscall: 'connect' }, // not an Error
       new Error('bad input', { cause: { code: 'ECONNREFUSED', syscall: 'connect' } }),
       Object.assign(new Error('x'), { code: '08<">', severity: 'FATAL' }),
+      // 3D000 of a statement on a working connection (DROP DATABASE of no such name): its own error.
+      Object.assign(new Error('database "x" does not exist'), { code: '3D000', severity: 'ERROR' }),
+      Object.assign(new Error('x'), { code: '28000', severity: 'ERROR' }),
       messageThrows,
       prototypeThrows,
       Object.defineProperty(new Error('x'), 'code', {

@@ -42,13 +42,20 @@ const UNREACHABLE = new Set([
  * `57P05` (admin or crash shutdown, cannot connect now, database dropped,
  * idle session timeout), `53300` (too_many_connections), `25006`
  * (read_only_sql_transaction: a standby, or a primary set read-only, that
- * cannot take this write now), and the refusals of a new connection the
- * server's configuration decides, not the request: class `28`
- * (invalid_authorization_specification: an unknown role, a wrong password,
- * no `pg_hba.conf` entry) and `3D000` (invalid_catalog_name: the database
- * is not there).
+ * cannot take this write now).
  */
-const SESSION_LOST = /^(08[0-9A-Z]{3}|57P0[1-5]|53300|25006|28[0-9A-Z]{3}|3D000)$/;
+const SESSION_LOST = /^(08[0-9A-Z]{3}|57P0[1-5]|53300|25006)$/;
+
+/**
+ * SQLSTATE codes with which a server refuses a new connection for its
+ * configuration, not the request: class `28` (invalid_authorization_specification:
+ * an unknown role, a wrong password, no `pg_hba.conf` entry) and `3D000`
+ * (invalid_catalog_name: the database is not there). Counted only at
+ * severity `FATAL`, the refusal of a session: a statement on a working
+ * connection meets `3D000` too (`DROP DATABASE` of a name that does not
+ * exist), at severity `ERROR`, and that is the statement's error.
+ */
+const CONNECTION_REFUSED = /^(28[0-9A-Z]{3}|3D000)$/;
 
 /**
  * SQLSTATE codes of a database that gave up on a statement (the failed
@@ -126,6 +133,9 @@ export function serviceUnavailable(error: unknown): McpError | undefined {
       if (
         (current as { [SERVICE_UNAVAILABLE]?: unknown })[SERVICE_UNAVAILABLE] === true ||
         (state !== undefined && SESSION_LOST.test(state)) ||
+        (state !== undefined &&
+          CONNECTION_REFUSED.test(state) &&
+          (current as { severity?: unknown }).severity === 'FATAL') ||
         (socket !== undefined && UNREACHABLE.has(socket)) ||
         PG_CONNECTION_GONE.test(current.message)
       )
