@@ -32,11 +32,11 @@ export {
 } from './auth.js';
 export {
   atStartUp,
-  START_UP_PATIENCE_MS,
   type Database,
   openDatabase,
   type Queryable,
   type QueryResult,
+  START_UP_PATIENCE_MS,
 } from './db.js';
 export { announcePageUsers, readServerEnv, runServer, type ServerEnv } from './env.js';
 export {
