@@ -8,6 +8,7 @@
  * other tests share.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { expect, vi } from 'vitest';
 
 /** The PostgreSQL server the tests use: `DATABASE_URL` when it is a `postgres://` URL, else the local standard port. */
 export const POSTGRES_URL =
@@ -137,4 +138,38 @@ export class PgFaultProxy {
       if (!pair.muted) client.write(chunk);
     });
   }
+}
+
+/**
+ * Start a server (`start`) while the proxy keeps back or cuts the statements
+ * `stalled` and `dropped` name, with `console.warn` captured; then expect each
+ * of them to have fired and each of `steps` (the `what` of `atStartUp`) to have
+ * been told once as not reachable yet.
+ * @returns what `start` resolved to, and the lines told.
+ */
+export async function startThroughFaults<T>(
+  proxy: PgFaultProxy,
+  faults: { stalled: string[]; dropped: string[]; steps: string[] },
+  start: () => Promise<T>,
+): Promise<{ started: T; told: string[] }> {
+  proxy.muteAfter(...faults.stalled);
+  proxy.cutAfter(...faults.dropped);
+  const lines: string[] = [];
+  const warn = vi
+    .spyOn(console, 'warn')
+    .mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(' ')));
+  let started: T;
+  try {
+    started = await start();
+  } finally {
+    warn.mockRestore();
+  }
+  expect(proxy.fired.toSorted()).toEqual([...faults.stalled, ...faults.dropped].toSorted());
+  const told = lines.filter((line) => line.includes(' is not reachable yet ('));
+  for (const step of faults.steps)
+    expect(
+      told.filter((line) => line.includes(`(${step}) is not reachable yet`)),
+      step,
+    ).toHaveLength(1);
+  return { started, told };
 }
