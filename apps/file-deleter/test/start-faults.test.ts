@@ -20,7 +20,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dropSchema, POSTGRES_URL, postgresReachable } from '@mrtr/test-services';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { PgFaultProxy, startThroughFaults } from '../../example-kit/test/pg-proxy.js';
 import { type RunningServer, randomSecret, startFileDeleter } from '../src/app.js';
 import { type Database, openDatabase } from '../src/db.js';

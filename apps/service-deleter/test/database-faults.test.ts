@@ -15,7 +15,7 @@
 import { callTool } from '@mrtr/spec-schema';
 import { dropSchema, POSTGRES_URL, postgresReachable } from '@mrtr/test-services';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgFaultProxy, startThroughFaults } from '../../example-kit/test/pg-proxy.js';
 import { type RunningServer, randomSecret, startServiceDeleter } from '../src/app.js';
 import { type Database, openDatabase } from '../src/db.js';
