@@ -6,7 +6,7 @@
 import type { PendingApproval } from '@mrtr/gate';
 import { validateFormContent } from '@mrtr/wire';
 import { csrfToken, csrfValid } from './csrf.js';
-import { fieldViews, readContent } from './fields.js';
+import { fieldViews, optionsOf, readContent } from './fields.js';
 import { field, fromOrigin, html, readForm, seeOther } from './http.js';
 import {
   expired,
@@ -51,10 +51,16 @@ function outcome(approval: PendingApproval, decision: FinalDecision) {
       content: null,
     };
   const properties = approval.requestedSchema?.properties ?? {};
-  const content = Object.entries(decision.content ?? {}).map(([name, value]) => ({
-    label: properties[name]?.title ?? name,
-    shown: Array.isArray(value) ? value.join(', ') : String(value),
-  }));
+  // A choice is shown by the labels the person chose from, not the values behind them.
+  const content = Object.entries(decision.content ?? {}).map(([name, value]) => {
+    const def = Object.hasOwn(properties, name) ? properties[name] : undefined;
+    const options = def ? optionsOf(def) : undefined;
+    const label = (v: unknown) => options?.find((o) => o.value === v)?.label ?? String(v);
+    return {
+      label: def?.title ?? name,
+      shown: Array.isArray(value) ? value.map(label).join(', ') : label(value),
+    };
+  });
   const how = decision.via === 'passkey' ? ' with your passkey' : '';
   return {
     tone: 'approved',

@@ -2,17 +2,29 @@
  * The fields of an approval's `requestedSchema` (the flat form subset of
  * MCP 2026-07-28 `client/elicitation`) as HTML inputs on the page, and the
  * posted form read back into `content` for `validateFormContent`.
+ *
+ * Nothing of the question travels through the browser's form but the
+ * person's own typing: inputs are named by the field's position (`f0`,
+ * `f1`, …) and options carry their position as value (`0`, `1`, …), read
+ * back into the question's own names and values here. A browser rewrites
+ * what it parses and posts (CR and CRLF become LF and then CRLF, NUL
+ * becomes U+FFFD, a lone surrogate another character), so an option value
+ * or a field name that went through it could come back as another option's
+ * value, and the page would record a choice the person did not make.
  */
 import type { FormValue, PrimitiveSchemaDefinition, RequestedSchema } from '@mrtr/wire';
 import { field } from './http.js';
 import { visible } from './visible.js';
 
-/** One option of a choice: its value, label and whether it is selected. */
+/** One option of a choice: its position (the posted value), label and whether it is selected. */
 interface Option {
   value: string;
   label: string;
   checked: boolean;
 }
+
+/** The input name of the field at `index` of the schema's properties. */
+const inputName = (index: number) => `f${index}`;
 
 /** What the template needs to render one field (every key present: the templates run in strict mode). */
 export interface FieldView {
@@ -42,7 +54,10 @@ export interface FieldView {
 
 const INPUT_TYPES: Record<string, string> = { email: 'email', uri: 'url', date: 'date' };
 
-function optionsOf(def: PrimitiveSchemaDefinition): { value: string; label: string }[] | undefined {
+/** The options of a choice field, in the question's order: their values and labels. */
+export function optionsOf(
+  def: PrimitiveSchemaDefinition,
+): { value: string; label: string }[] | undefined {
   if ('oneOf' in def) return def.oneOf.map((o) => ({ value: o.const, label: o.title }));
   if ('enum' in def)
     return def.enum.map((value, i) => ({ value, label: def.enumNames?.[i] ?? value }));
@@ -72,7 +87,7 @@ export function fieldViews(
     const multi = def.type === 'array';
     const shownValue = value === undefined || typeof value === 'boolean' ? '' : String(value);
     return {
-      name,
+      name: inputName(index),
       id: `field-${index}`,
       label: def.title ?? name,
       description: def.description ?? null,
@@ -82,7 +97,11 @@ export function fieldViews(
       isBoolean: def.type === 'boolean',
       isNumber: def.type === 'number' || def.type === 'integer',
       isText: def.type === 'string' && options === undefined,
-      options: (options ?? []).map((o) => ({ ...o, checked: chosen.includes(o.value) })),
+      options: (options ?? []).map((o, i) => ({
+        value: String(i),
+        label: o.label,
+        checked: chosen.includes(o.value),
+      })),
       value: shownValue,
       // The box shows the value as it is (an answer must be what the question allows): what
       // does not show in it is spelled out beside it.
@@ -100,24 +119,36 @@ export function fieldViews(
 }
 
 /**
- * Read the posted fields of `schema` into `content`: a multi-select is every
- * value given; a checkbox is `true` when sent, else `false`; a number is
+ * Read the posted fields of `schema` into `content` (inputs named by
+ * position, options posted as positions: see above): a multi-select is every
+ * option given; a checkbox is `true` when sent, else `false`; a number is
  * `Number(text)` (left as text when it is not one, so validation names it);
  * an empty or repeated single field is absent. Nothing else is read.
  */
 export function readContent(schema: RequestedSchema | undefined, form: URLSearchParams) {
   const content: Record<string, FormValue> = {};
-  for (const [name, def] of Object.entries(schema?.properties ?? {})) {
-    if (def.type === 'array') {
-      const all = form.getAll(name);
-      if (all.length > 0) content[name] = all;
+  for (const [index, [name, def]] of Object.entries(schema?.properties ?? {}).entries()) {
+    const posted = inputName(index);
+    const options = optionsOf(def);
+    if (options) {
+      // Positions back to the question's values; a position that names no option is dropped.
+      const chosen = (def.type === 'array' ? form.getAll(posted) : [field(form, posted)]).flatMap(
+        (at) => {
+          const option =
+            at !== undefined && /^(0|[1-9]\d{0,5})$/.test(at) ? options[Number(at)] : undefined;
+          return option ? [option.value] : [];
+        },
+      );
+      if (def.type === 'array') {
+        if (chosen.length > 0) content[name] = chosen;
+      } else if (chosen[0] !== undefined) content[name] = chosen[0];
       continue;
     }
     if (def.type === 'boolean') {
-      content[name] = field(form, name) === 'true';
+      content[name] = field(form, posted) === 'true';
       continue;
     }
-    const raw = field(form, name);
+    const raw = field(form, posted);
     if (raw === undefined || raw === '') continue;
     const number = Number(raw);
     content[name] = def.type === 'string' || !Number.isFinite(number) ? raw : number;

@@ -142,6 +142,43 @@ describe.skipIf(!available)('the approval page in Chromium', () => {
     expect(problems).toEqual([]);
   });
 
+  it('records the option picked, not one a browser would rewrite its value into (CRLF, U+FFFD)', async () => {
+    const requestedSchema = {
+      type: 'object' as const,
+      properties: {
+        pick: {
+          type: 'string' as const,
+          title: 'Pick',
+          // Posted as values, A would come back as B (CR/LF to CRLF) and C as D (NUL to U+FFFD).
+          oneOf: [
+            { const: 'keep\nme', title: 'A: archive' },
+            { const: 'keep\r\nme', title: 'B: DELETE EVERYTHING' },
+            { const: 'x\u0000y', title: 'C: archive too' },
+            { const: 'x\ufffdy', title: 'D: DELETE ALL' },
+          ],
+        },
+      },
+      required: ['pick'],
+    };
+    for (const [label, value] of [
+      ['A: archive', 'keep\nme'],
+      ['C: archive too', 'x\u0000y'],
+    ] as const) {
+      const { url, approval: a } = await open({ requestedSchema });
+      const { tab, problems } = await newPerson();
+      await reach(tab, url);
+      await tab.getByLabel(label).check();
+      await tab.getByRole('button', { name: 'Approve' }).click();
+      await tab.getByText('You approved this request').waitFor();
+      expect(await channel.decision(a.id, a)).toMatchObject({
+        status: 'approved',
+        content: { pick: value },
+      });
+      await expect(tab.getByText(label, { exact: true }).count()).resolves.toBe(1);
+      expect(problems).toEqual([]);
+    }
+  });
+
   it('another principal signed in is refused (403), sees nothing, records nothing', async () => {
     const { url, approval: a } = await open({ message: 'Delete the volume vol-secret-42.' });
     const { tab } = await newPerson();

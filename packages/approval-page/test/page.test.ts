@@ -548,13 +548,16 @@ describe('an approval that asks for fields', () => {
     const cookie = await signIn(page, 'alice');
     const body = await (await page(new Request(url, { headers: { cookie } }))).text();
     expect(body).toContain('<legend>Note to delete</legend>');
-    expect(body).toContain('value="note-1"');
+    // Inputs are named, and options valued, by position: nothing of the question goes through the form.
+    expect(body).toContain('name="f0" value="0"');
+    expect(body).not.toContain('value="note-1"');
     expect(body).toContain('note-1: Kick-off &lt;b&gt;notes&lt;/b&gt;');
     const csrf = await csrfOf(page, url, cookie);
     const answers: Record<string, string>[] = [
       {},
-      { note_id: 'note-3' },
-      { note_id: 'note-1', reason: 'x'.repeat(201) },
+      { f0: '2' }, // no third option
+      { f0: 'note-1' }, // a value, not a position
+      { f0: '0', f1: 'x'.repeat(201) },
     ];
     for (const fields of answers) {
       const response = await page(post(url, { csrf, decision: 'approve', ...fields }, { cookie }));
@@ -563,7 +566,7 @@ describe('an approval that asks for fields', () => {
     }
     expect(await channel.decision(approval.id, approval)).toEqual({ status: 'pending' });
     const fine = await page(
-      post(url, { csrf, decision: 'approve', note_id: 'note-2', reason: 'duplicate' }, { cookie }),
+      post(url, { csrf, decision: 'approve', f0: '1', f1: 'duplicate' }, { cookie }),
     );
     expect(fine.status).toBe(303);
     expect(await channel.decision(approval.id, approval)).toMatchObject({
@@ -571,7 +574,8 @@ describe('an approval that asks for fields', () => {
       content: { note_id: 'note-2', reason: 'duplicate' },
     });
     const after = await (await page(new Request(url, { headers: { cookie } }))).text();
-    expect(after).toContain('<dt>Note to delete</dt><dd>note-2</dd>');
+    // Shown by the label the person chose from.
+    expect(after).toContain('<dt>Note to delete</dt><dd>note-2: Weekly sync</dd>');
   });
 
   it('shows the labels of a choice with their codes, and records the option value as the question has it', async () => {
@@ -595,23 +599,21 @@ describe('an approval that asks for fields', () => {
     expect(body).toContain('<legend>File \\u{202e}to delete</legend>');
     expect(body).toContain('one of \\u{2067}these\\u{2069}');
     expect(body).toContain('> report\\u{202e}fdp.exe</label>');
-    // The option's value is what the question offered, exactly: never shown, only sent back.
-    expect(body).toContain('value="report\u202efdp.exe"');
+    expect(body).not.toContain('\u202e');
     const csrf = await csrfOf(page, url, cookie);
-    const approved = await page(
-      post(url, { csrf, decision: 'approve', file: 'report\u202efdp.exe' }, { cookie }),
-    );
+    // The option's position goes back; the page records the value the question offered, exactly.
+    const approved = await page(post(url, { csrf, decision: 'approve', f0: '0' }, { cookie }));
     expect(approved.status).toBe(303);
     expect(await channel.decision(approval.id, approval)).toMatchObject({
       status: 'approved',
       content: { file: 'report\u202efdp.exe' },
     });
     const after = await (await page(new Request(url, { headers: { cookie } }))).text();
-    expect(after).toContain('<dd>report\\u{202e}fdp.exe</dd>');
+    expect(after).toContain('<dd>report\\u{202e}fdp.exe</dd>'); // its label
     expect(after).not.toContain('\u202e');
   });
 
-  it('keeps what goes back exact and spells out a value that does not show: U+202E only in name and value attributes', async () => {
+  it('keeps what goes back exact and spells out a value that does not show: U+202E only in a value attribute', async () => {
     const { page, open, channel } = setup();
     const odd = '\u202e';
     const { url, approval } = await open({
@@ -631,23 +633,48 @@ describe('an approval that asks for fields', () => {
     });
     const cookie = await signIn(page, 'alice');
     const body = await (await page(new Request(url, { headers: { cookie } }))).text();
-    const outside = body.replace(/ (name|value)="[^"]*"/g, '');
-    expect(outside).not.toContain(odd);
+    // Only a text box's own value carries the question's characters; names and options are positions.
+    expect(body).not.toContain(odd);
     expect(body).toContain('value="ab\u00adc"');
     expect(body).toContain('This value holds characters that do not show: ab\\u{ad}c');
     const csrf = await csrfOf(page, url, cookie);
     const approved = await page(
-      post(
-        url,
-        { csrf, decision: 'approve', [`pick${odd}`]: `a${odd}`, note: 'ab\u00adc' },
-        { cookie },
-      ),
+      post(url, { csrf, decision: 'approve', f0: '0', f1: 'ab\u00adc' }, { cookie }),
     );
     expect(approved.status).toBe(303);
     expect(await channel.decision(approval.id, approval)).toMatchObject({
       status: 'approved',
       content: { [`pick${odd}`]: `a${odd}`, note: 'ab\u00adc' },
     });
+  });
+
+  it('records the option the person picked when option values differ only in what a browser rewrites (CR, CRLF, NUL)', async () => {
+    const { page, open, channel } = setup();
+    // A browser posts CR and LF as CRLF and NUL as U+FFFD: as values, A would come back as B, C as D.
+    const options = [
+      { const: 'keep\nme', title: 'A: archive' },
+      { const: 'keep\r\nme', title: 'B: DELETE EVERYTHING' },
+      { const: 'x\u0000y', title: 'C: archive' },
+      { const: 'x\ufffdy', title: 'D: DELETE ALL' },
+    ];
+    const { url, approval } = await open({
+      requestedSchema: {
+        type: 'object' as const,
+        properties: { pick: { type: 'string' as const, title: 'Pick', oneOf: options } },
+        required: ['pick'],
+      },
+    });
+    const cookie = await signIn(page, 'alice');
+    const csrf = await csrfOf(page, url, cookie);
+    expect((await page(post(url, { csrf, decision: 'approve', f0: '0' }, { cookie }))).status).toBe(
+      303,
+    );
+    expect(await channel.decision(approval.id, approval)).toMatchObject({
+      status: 'approved',
+      content: { pick: 'keep\nme' },
+    });
+    const after = await (await page(new Request(url, { headers: { cookie } }))).text();
+    expect(after).toContain('<dt>Pick</dt><dd>A: archive</dd>');
   });
 
   it('denies without the fields', async () => {

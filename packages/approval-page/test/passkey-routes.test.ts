@@ -129,7 +129,8 @@ describe('passkey options for an approval', () => {
     await kit.store.addCredential(credential());
     const cookie = await signIn(kit.page, 'alice');
     const csrf = await csrfOf(kit.page, url, cookie);
-    for (const fields of [{}, { note_id: 'note-3' }] as Record<string, string>[]) {
+    // Fields are posted by position (f0), options as their position.
+    for (const fields of [{}, { f0: '2' }, { f0: 'note-1' }] as Record<string, string>[]) {
       const response = await kit.page(
         post(`${url}/passkey-options`, { csrf, ...fields }, { cookie }),
       );
@@ -137,9 +138,7 @@ describe('passkey options for an approval', () => {
       expect(String((await json(response)).error)).toContain('note_id');
     }
     expect((await kit.store.get(approval.id))?.challenge).toBeUndefined();
-    const ok = await kit.page(
-      post(`${url}/passkey-options`, { csrf, note_id: 'note-1' }, { cookie }),
-    );
+    const ok = await kit.page(post(`${url}/passkey-options`, { csrf, f0: '0' }, { cookie }));
     expect(ok.status).toBe(200);
     expect((await kit.store.get(approval.id))?.challenge?.content).toEqual({ note_id: 'note-1' });
   });
