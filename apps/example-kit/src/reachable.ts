@@ -3,7 +3,7 @@
  * is down when the process starts (a host rebooting, containers started in
  * any order) is waited for, not a reason to exit.
  */
-import { serviceUnavailable } from '@mrtr/wire';
+import { serviceUnavailable, sessionRefusedByConfiguration } from '@mrtr/wire';
 
 /** First wait after a failed attempt, milliseconds; doubled after each, up to {@link MAX_WAIT_MS}. */
 export const FIRST_WAIT_MS = 500;
@@ -39,19 +39,15 @@ export function isUnreachable(error: unknown): boolean {
 }
 
 /**
- * A PostgreSQL server that refuses the session for its configuration, which
- * waiting does not change: a role, password or `pg_hba.conf` entry it does
- * not have (SQLSTATE class `28`), a database it does not hold (`3D000`), at
- * severity `FATAL`; or node-postgres's "The server does not support SSL
- * connections". `serviceUnavailable` answers a request that meets one with
- * 503 (the server cannot serve it now); at start it is a mistake to fix.
+ * A PostgreSQL server that refuses the session for its configuration
+ * (`sessionRefusedByConfiguration` of `@mrtr/wire`) anywhere in the `cause`
+ * chain: waiting changes none of them. `serviceUnavailable` answers a
+ * request that meets one with 503 (the server cannot serve it now); at
+ * start it is a mistake to fix.
  */
 function refusedByConfiguration(error: unknown): boolean {
   for (let e = error, depth = 0; e instanceof Error && depth < 8; depth++) {
-    const { code, severity } = e as { code?: unknown; severity?: unknown };
-    if (severity === 'FATAL' && typeof code === 'string' && /^(28[0-9A-Z]{3}|3D000)$/.test(code))
-      return true;
-    if (e.message === 'The server does not support SSL connections') return true;
+    if (sessionRefusedByConfiguration(e)) return true;
     e = (e as { cause?: unknown }).cause;
   }
   return false;

@@ -49,6 +49,9 @@ describe('untilReachable', () => {
         severity: 'FATAL',
       }),
       Object.assign(new Error('role "app" does not exist'), { code: '28000', severity: 'FATAL' }),
+      // A server in another language: its severity is localized, the routine is not.
+      Object.assign(new Error('x'), { code: '3D000', severity: 'ВАЖНО', routine: 'InitPostgres' }),
+      Object.assign(new Error('x'), { code: '28P01', severity: 'FATALE' }),
       new Error('The server does not support SSL connections'),
     ])
       expect(isUnreachable(refusal), refusal.message).toBe(false);

@@ -472,6 +472,21 @@ describe('createMcpEndpoint', () => {
       ['28000, no such role', pgError('28000'), unreachable],
       ['28P01, wrong password', pgError('28P01'), unreachable],
       ['3D000, no such database', pgError('3D000'), unreachable],
+      // A server set to another language words the severity in it; the routine stays.
+      [
+        '3D000 from a server in Russian',
+        Object.assign(new Error('secret'), {
+          code: '3D000',
+          severity: 'ВАЖНО',
+          routine: 'InitPostgres',
+        }),
+        unreachable,
+      ],
+      [
+        '28P01 from a server in Italian',
+        Object.assign(new Error('secret'), { code: '28P01', severity: 'FATALE' }),
+        unreachable,
+      ],
       [
         'pg, TLS asked of a server without it',
         new Error('The server does not support SSL connections'),
@@ -545,7 +560,7 @@ describe('createMcpEndpoint', () => {
       Object.assign(new Error('x'), { code: '08<">', severity: 'FATAL' }),
       // 3D000 of a statement on a working connection (DROP DATABASE of no such name): its own error.
       Object.assign(new Error('database "x" does not exist'), { code: '3D000', severity: 'ERROR' }),
-      Object.assign(new Error('x'), { code: '28000', severity: 'ERROR' }),
+      Object.assign(new Error('x'), { code: '3D000', severity: 'ОШИБКА', routine: 'dropdb' }),
       messageThrows,
       prototypeThrows,
       Object.defineProperty(new Error('x'), 'code', {

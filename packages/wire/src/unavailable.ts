@@ -47,15 +47,33 @@ const UNREACHABLE = new Set([
 const SESSION_LOST = /^(08[0-9A-Z]{3}|57P0[1-5]|53300|25006)$/;
 
 /**
- * SQLSTATE codes with which a server refuses a new connection for its
- * configuration, not the request: class `28` (invalid_authorization_specification:
- * an unknown role, a wrong password, no `pg_hba.conf` entry) and `3D000`
- * (invalid_catalog_name: the database is not there). Counted only at
- * severity `FATAL`, the refusal of a session: a statement on a working
- * connection meets `3D000` too (`DROP DATABASE` of a name that does not
- * exist), at severity `ERROR`, and that is the statement's error.
+ * Whether `error` is PostgreSQL refusing a new session for its own
+ * configuration, which no wait changes: SQLSTATE class `28`
+ * (invalid_authorization_specification: an unknown role, a wrong password,
+ * no `pg_hba.conf` entry; raised only while a session starts) or `3D000`
+ * (invalid_catalog_name: the database is not there) as the server's
+ * refusal of the session, that is at severity `FATAL` or from routine
+ * `InitPostgres` (a server set to another language words the severity in
+ * it, `ВАЖНО`, `FATALE`, but not the routine). A statement on a working
+ * session meets `3D000` too (`DROP DATABASE` of a name that does not
+ * exist): that is the statement's own error, not this. node-postgres's
+ * "The server does not support SSL connections" counts too. Only the error
+ * itself is read, not its `cause`.
  */
-const CONNECTION_REFUSED = /^(28[0-9A-Z]{3}|3D000)$/;
+export function sessionRefusedByConfiguration(error: unknown): boolean {
+  try {
+    if (!(error instanceof Error)) return false;
+    if (error.message === 'The server does not support SSL connections') return true;
+    const state = sqlStateOf(error) ?? ownCode(error, /^\d[0-9A-Z]{4}$/);
+    if (state === undefined) return false;
+    if (state.startsWith('28')) return true;
+    if (state !== '3D000') return false;
+    const { severity, routine } = error as { severity?: unknown; routine?: unknown };
+    return severity === 'FATAL' || routine === 'InitPostgres';
+  } catch {
+    return false; // an error that throws as it is read
+  }
+}
 
 /**
  * SQLSTATE codes of a database that gave up on a statement (the failed
@@ -70,13 +88,13 @@ const CONNECTION_REFUSED = /^(28[0-9A-Z]{3}|3D000)$/;
 const GAVE_UP = /^(40001|40P01|55P03|57014|53[0-9A-Z]{3}|58000|58030)$/;
 
 /**
- * What node-postgres says, without a code, of a connection that is gone,
- * gave no answer in its `query_timeout`, or was asked for TLS by a server
- * without it, and what pg-pool says when no connection came free in
- * `connectionTimeoutMillis` or the pool was ended (a server shutting down).
+ * What node-postgres says, without a code, of a connection that is gone or
+ * gave no answer in its `query_timeout`, and what pg-pool says when no
+ * connection came free in `connectionTimeoutMillis` or the pool was ended
+ * (a server shutting down).
  */
 const PG_CONNECTION_GONE =
-  /^(Connection terminated( unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|timeout exceeded when trying to connect|Query read timeout|Cannot use a pool after calling end on the pool|The server does not support SSL connections)$/;
+  /^(Connection terminated( unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|timeout exceeded when trying to connect|Query read timeout|Cannot use a pool after calling end on the pool)$/;
 
 /**
  * The brand a library sets (`true`, with `Object.defineProperty`) on an error
@@ -95,10 +113,10 @@ const COMMIT_UNKNOWN = '08007';
  * a database or service could not be reached: a Node system error (one with
  * a `syscall`) whose code is `ECONNREFUSED`, `ECONNRESET`, `EPIPE`,
  * `ETIMEDOUT`, `EHOSTUNREACH`, `ENETUNREACH`, `ENOTFOUND` or `EAI_AGAIN`; a
- * SQLSTATE that ends the session or refuses a new one (see above; `@mrtr/sql`'s
- * `ConnectionLostError` carries one); node-postgres's "Connection
- * terminated…", "… not queryable", "Query read timeout" and "The server
- * does not support SSL connections", and pg-pool's
+ * SQLSTATE that ends the session (see above; `@mrtr/sql`'s
+ * `ConnectionLostError` carries one); a refusal of a new session
+ * ({@link sessionRefusedByConfiguration}); node-postgres's "Connection
+ * terminated…", "… not queryable" and "Query read timeout", and pg-pool's
  * "timeout exceeded when trying to connect" (every client busy) and "Cannot
  * use a pool after calling end on the pool"; an error branded
  * {@link SERVICE_UNAVAILABLE} (`pgPoolDriver`'s deadline); and, worded as
@@ -133,9 +151,7 @@ export function serviceUnavailable(error: unknown): McpError | undefined {
       if (
         (current as { [SERVICE_UNAVAILABLE]?: unknown })[SERVICE_UNAVAILABLE] === true ||
         (state !== undefined && SESSION_LOST.test(state)) ||
-        (state !== undefined &&
-          CONNECTION_REFUSED.test(state) &&
-          (current as { severity?: unknown }).severity === 'FATAL') ||
+        sessionRefusedByConfiguration(current) ||
         (socket !== undefined && UNREACHABLE.has(socket)) ||
         PG_CONNECTION_GONE.test(current.message)
       )
