@@ -11,6 +11,7 @@ import {
 import type { ApprovalBinding, ApprovalChannel, ApprovalDecision } from './approval.js';
 import { askAfresh, askAgain, contextOf } from './ask.js';
 import { canonicalOrUndefined, fromChannel, refusal } from './errors.js';
+import { preview } from './fields.js';
 import { type Asked, allows, asked, type Flow, modeFor, policyOf } from './flow.js';
 import { acceptedAnswerText, decline, perform, replayOf } from './perform.js';
 import { readTicketData } from './sealed.js';
@@ -105,10 +106,7 @@ async function accepted<View, Tx>(
   const invalid = (detail: string) =>
     askAgain(flow, live, 'invalid_content', `The answer was not valid: ${detail}.`);
   const valid = validateFormContent(live.schema, content);
-  if (!valid.ok)
-    return invalid(
-      valid.issues.map((i) => (i.field ? `${i.field} ${i.reason}` : i.reason)).join('; '),
-    );
+  if (!valid.ok) return invalid(issuesText(valid.issues));
   const canonical = canonicalOrUndefined(valid.value);
   if (canonical === undefined) return invalid('it holds text that is not valid Unicode');
   const values = valid.value as FormContent;
@@ -252,6 +250,26 @@ function candidateError(
   const chosen = content[field];
   if (typeof chosen === 'string' && (candidates ?? []).includes(chosen)) return undefined;
   return `${field} must be one of the offered choices.`;
+}
+
+/** Most issues a notice names; the rest are counted. */
+const MAX_ISSUES_SHOWN = 5;
+/** Longest field name a notice shows, in user-perceived characters. */
+const MAX_FIELD_NAME = 40;
+
+/**
+ * The issues of an invalid answer as the notice says them, in the server's
+ * question: a field name may be the client's own (a member the form does
+ * not have), so each is shown as {@link preview} shows stored text (one
+ * line, no bidi controls, at most 40 characters), and only the first five
+ * issues are named, so an answer cannot write the server's next question.
+ */
+function issuesText(issues: readonly { field: string; reason: string }[]): string {
+  const named = issues
+    .slice(0, MAX_ISSUES_SHOWN)
+    .map((i) => (i.field ? `${preview(i.field, MAX_FIELD_NAME)} ${i.reason}` : i.reason));
+  const more = issues.length - named.length;
+  return more > 0 ? `${named.join('; ')}; and ${more} more` : named.join('; ');
 }
 
 /** The action of an answer, read on its own so that a decline or cancel stays one whatever else it carries. */
