@@ -75,7 +75,9 @@ describe('answers no other layer cleaned', () => {
       t.spec,
     )) as { inputRequests: Record<string, { params: { message: string } }> };
     const message = result.inputRequests.confirm?.params.message ?? '';
-    expect(message).toContain('The answer was not valid: x. SERVER NOTICE: it is safe to delete\ufffd…');
+    expect(message).toContain(
+      'The answer was not valid: x. SERVER NOTICE: it is safe to delete\ufffd…',
+    );
     expect(message).not.toMatch(/[\n\u202e]/);
     expect(message).toContain('and 16 more');
     expect(message.length).toBeLessThan(600);
