@@ -6,7 +6,7 @@
 import type { PendingApproval } from '@mrtr/gate';
 import { validateFormContent } from '@mrtr/wire';
 import { csrfToken, csrfValid } from './csrf.js';
-import { fieldViews, optionsOf, readContent } from './fields.js';
+import { FORM_LAYOUT, fieldViews, optionsOf, readContent } from './fields.js';
 import { field, fromOrigin, html, readForm, seeOther } from './http.js';
 import {
   expired,
@@ -74,6 +74,8 @@ function outcome(approval: PendingApproval, decision: FinalDecision) {
 interface Rejected {
   values: Record<string, unknown>;
   errors: Record<string, string>;
+  /** The form came from a page of another version of the server (no `form` marker of this one). */
+  stale?: boolean;
 }
 
 /** The passkey part of an undecided approval's page: whether one can be used, and where. */
@@ -137,7 +139,12 @@ export function approvalPage(
       buttonOnly || passkey?.ready
         ? fieldViews(approval.requestedSchema, rejected?.values, rejected?.errors)
         : [],
-    formError: rejected ? 'Some answers do not fit the question. Nothing was recorded.' : null,
+    formError: rejected?.stale
+      ? 'This page was made by another version of the server. Check the answers below, then approve again. Nothing was recorded.'
+      : rejected
+        ? 'Some answers do not fit the question. Nothing was recorded.'
+        : null,
+    formLayout: FORM_LAYOUT,
     action: path,
     csrf: csrfToken(who.csrfSecret, approval.id),
   };
@@ -186,11 +193,15 @@ export async function decide(kit: ViewKit, request: Request, id: string, path: s
       stored.approval.expiresAt > kit.now();
     const schema = stored?.approval.requestedSchema;
     if (open && schema && stored.approval.level !== 'presence') {
-      content = readContent(schema, form);
+      const posted = readContent(schema, form);
+      content = posted.content;
       const valid = validateFormContent(schema, content);
-      if (!valid.ok) {
-        const errors = Object.fromEntries(valid.issues.map((i) => [i.field, i.reason]));
-        const rejected = { values: content, errors };
+      if (!valid.ok || !posted.current || Object.keys(posted.unreadable).length > 0) {
+        const errors = {
+          ...(valid.ok ? {} : Object.fromEntries(valid.issues.map((i) => [i.field, i.reason]))),
+          ...posted.unreadable,
+        };
+        const rejected = { values: content, errors, stale: !posted.current };
         const passkeys = await kit.store.listCredentials(who.principal);
         return approvalPage(kit, stored.approval, undefined, who, path, passkeys.length, rejected);
       }

@@ -81,7 +81,8 @@ export function fieldViews(
 ): FieldView[] {
   if (!schema) return [];
   return Object.entries(schema.properties).map(([name, def], index) => {
-    const value = values ? values[name] : def.default;
+    // Own members only: a field named `constructor` must not read Object.prototype's.
+    const value = values ? (Object.hasOwn(values, name) ? values[name] : undefined) : def.default;
     const options = optionsOf(def);
     const chosen = Array.isArray(value) ? value.map(String) : [String(value ?? '')];
     const multi = def.type === 'array';
@@ -113,32 +114,56 @@ export function fieldViews(
       max: text('maximum' in def ? def.maximum : undefined),
       minLength: text('minLength' in def ? def.minLength : undefined),
       maxLength: text('maxLength' in def ? def.maxLength : undefined),
-      error: errors[name] ?? null,
+      error: Object.hasOwn(errors, name) ? (errors[name] ?? null) : null,
     };
   });
 }
 
+/** The value of the hidden `form` field of this page's forms: which way its inputs are posted. */
+export const FORM_LAYOUT = 'positions-1';
+
+/** What {@link readContent} read of a posted form. */
+export interface PostedContent {
+  /** The answers, under the question's own property names and values. */
+  content: Record<string, FormValue>;
+  /** Why a field could not be read, by property name: a position that names no option. */
+  unreadable: Record<string, string>;
+  /**
+   * Whether the form says it was made by this page's layout (`form` =
+   * {@link FORM_LAYOUT}): a page rendered by an earlier version of the server
+   * posts property names, which this one would read as fields left empty.
+   */
+  current: boolean;
+}
+
 /**
- * Read the posted fields of `schema` into `content` (inputs named by
- * position, options posted as positions: see above): a multi-select is every
- * option given; a checkbox is `true` when sent, else `false`; a number is
- * `Number(text)` (left as text when it is not one, so validation names it);
- * an empty or repeated single field is absent. Nothing else is read.
+ * Read the posted fields of `schema` (inputs named by position, options
+ * posted as positions: see above): a multi-select is every option given; a
+ * checkbox is `true` when sent, else `false`; a number is `Number(text)`
+ * (left as text when it is not one, so validation names it); an empty or
+ * repeated single field is absent. A position that names no option of its
+ * field (out of range, `01`, ` 1`) is `unreadable` and its field absent:
+ * never read as a value, which could be another option's. Nothing else is read.
  */
-export function readContent(schema: RequestedSchema | undefined, form: URLSearchParams) {
+export function readContent(
+  schema: RequestedSchema | undefined,
+  form: URLSearchParams,
+): PostedContent {
   const content: Record<string, FormValue> = {};
+  const unreadable: Record<string, string> = {};
   for (const [index, [name, def]] of Object.entries(schema?.properties ?? {}).entries()) {
     const posted = inputName(index);
     const options = optionsOf(def);
     if (options) {
-      // Positions back to the question's values; a position that names no option is dropped.
-      const chosen = (def.type === 'array' ? form.getAll(posted) : [field(form, posted)]).flatMap(
-        (at) => {
-          const option =
-            at !== undefined && /^(0|[1-9]\d{0,5})$/.test(at) ? options[Number(at)] : undefined;
-          return option ? [option.value] : [];
-        },
-      );
+      const given = def.type === 'array' ? form.getAll(posted) : [field(form, posted)];
+      const chosen: string[] = [];
+      for (const at of given) {
+        if (at === undefined) continue;
+        const option = /^(0|[1-9]\d{0,5})$/.test(at) ? options[Number(at)] : undefined;
+        if (option) chosen.push(option.value);
+        else unreadable[name] = 'is not one of the offered choices';
+      }
+      if (unreadable[name] !== undefined) continue;
       if (def.type === 'array') {
         if (chosen.length > 0) content[name] = chosen;
       } else if (chosen[0] !== undefined) content[name] = chosen[0];
@@ -153,5 +178,5 @@ export function readContent(schema: RequestedSchema | undefined, form: URLSearch
     const number = Number(raw);
     content[name] = def.type === 'string' || !Number.isFinite(number) ? raw : number;
   }
-  return content;
+  return { content, unreadable, current: field(form, 'form') === FORM_LAYOUT };
 }

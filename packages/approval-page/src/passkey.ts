@@ -72,15 +72,25 @@ export async function passkeyOptions(kit: ViewKit, request: Request, id: string)
   if (approval.expiresAt <= kit.now()) return refuse(410, 'This approval request expired.');
   const credentials = await kit.store.listCredentials(who.principal);
   if (credentials.length === 0) return refuse(409, 'You have no passkey registered.');
-  const content = readContent(approval.requestedSchema, form);
+  const posted = readContent(approval.requestedSchema, form);
+  if (approval.requestedSchema && !posted.current)
+    return refuse(
+      400,
+      'This page was made by another version of the server: reload it, check your answers and approve again.',
+    );
+  const content = posted.content;
   const schema = approval.requestedSchema ?? { type: 'object' as const, properties: {} };
   const valid = validateFormContent(schema, content);
-  if (!valid.ok)
+  const issues = [
+    ...Object.entries(posted.unreadable).map(([field, reason]) => ({ field, reason })),
+    ...(valid.ok ? [] : valid.issues),
+  ];
+  if (issues.length > 0)
     return refuse(
       400,
       // Shown by the page's script: a field name with a bidi control must not reorder the line.
       visible(
-        `Some answers do not fit the question: ${valid.issues.map((i) => `${i.field}: ${i.reason}`).join('; ')}.`,
+        `Some answers do not fit the question: ${issues.map((i) => `${i.field}: ${i.reason}`).join('; ')}.`,
       ),
     );
   const random = newRandom();

@@ -72,6 +72,7 @@ const APPROVAL = `{{#> layout}}
 {{/if}}
 <form method="post" action="{{action}}" class="decide">
   <input type="hidden" name="csrf" value="{{csrf}}">
+  <input type="hidden" name="form" value="{{formLayout}}">
   {{#if formError}}<p class="error" role="alert">{{formError}}</p>{{/if}}
   {{#each fields}}
   <fieldset class="field">

@@ -40,6 +40,7 @@ const EXACT = new Set([
   'createdIso',
   'csrf',
   'expiresIso',
+  'formLayout',
   'href',
   'id',
   'inputType',

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { csrfToken } from '../src/csrf.js';
+import { FORM_LAYOUT } from '../src/fields.js';
 import {
   ApprovalStoreUnavailableError,
   createApprovalPage,
@@ -560,13 +561,19 @@ describe('an approval that asks for fields', () => {
       { f0: '0', f1: 'x'.repeat(201) },
     ];
     for (const fields of answers) {
-      const response = await page(post(url, { csrf, decision: 'approve', ...fields }, { cookie }));
+      const response = await page(
+        post(url, { csrf, form: FORM_LAYOUT, decision: 'approve', ...fields }, { cookie }),
+      );
       expect(response.status).toBe(400);
       expect(await response.text()).toContain('Some answers do not fit the question.');
     }
     expect(await channel.decision(approval.id, approval)).toEqual({ status: 'pending' });
     const fine = await page(
-      post(url, { csrf, decision: 'approve', f0: '1', f1: 'duplicate' }, { cookie }),
+      post(
+        url,
+        { csrf, form: FORM_LAYOUT, decision: 'approve', f0: '1', f1: 'duplicate' },
+        { cookie },
+      ),
     );
     expect(fine.status).toBe(303);
     expect(await channel.decision(approval.id, approval)).toMatchObject({
@@ -602,7 +609,9 @@ describe('an approval that asks for fields', () => {
     expect(body).not.toContain('\u202e');
     const csrf = await csrfOf(page, url, cookie);
     // The option's position goes back; the page records the value the question offered, exactly.
-    const approved = await page(post(url, { csrf, decision: 'approve', f0: '0' }, { cookie }));
+    const approved = await page(
+      post(url, { csrf, form: FORM_LAYOUT, decision: 'approve', f0: '0' }, { cookie }),
+    );
     expect(approved.status).toBe(303);
     expect(await channel.decision(approval.id, approval)).toMatchObject({
       status: 'approved',
@@ -639,7 +648,11 @@ describe('an approval that asks for fields', () => {
     expect(body).toContain('This value holds characters that do not show: ab\\u{ad}c');
     const csrf = await csrfOf(page, url, cookie);
     const approved = await page(
-      post(url, { csrf, decision: 'approve', f0: '0', f1: 'ab\u00adc' }, { cookie }),
+      post(
+        url,
+        { csrf, form: FORM_LAYOUT, decision: 'approve', f0: '0', f1: 'ab\u00adc' },
+        { cookie },
+      ),
     );
     expect(approved.status).toBe(303);
     expect(await channel.decision(approval.id, approval)).toMatchObject({
@@ -666,15 +679,76 @@ describe('an approval that asks for fields', () => {
     });
     const cookie = await signIn(page, 'alice');
     const csrf = await csrfOf(page, url, cookie);
-    expect((await page(post(url, { csrf, decision: 'approve', f0: '0' }, { cookie }))).status).toBe(
-      303,
-    );
+    expect(
+      (await page(post(url, { csrf, form: FORM_LAYOUT, decision: 'approve', f0: '0' }, { cookie })))
+        .status,
+    ).toBe(303);
     expect(await channel.decision(approval.id, approval)).toMatchObject({
       status: 'approved',
       content: { pick: 'keep\nme' },
     });
     const after = await (await page(new Request(url, { headers: { cookie } }))).text();
     expect(after).toContain('<dt>Pick</dt><dd>A: archive</dd>');
+  });
+
+  it('refuses a position that names no option, on an optional choice and a multi-select too (400, nothing recorded)', async () => {
+    const { page, open, channel } = setup();
+    const { url, approval } = await open({
+      requestedSchema: {
+        type: 'object' as const,
+        properties: {
+          pick: { type: 'string' as const, enum: ['a', '2'] }, // '2' a value, never a position
+          many: { type: 'array' as const, items: { type: 'string' as const, enum: ['x', 'y'] } },
+        },
+      },
+    });
+    const cookie = await signIn(page, 'alice');
+    const csrf = await csrfOf(page, url, cookie);
+    for (const fields of [{ f0: '2' }, { f0: '01' }, { f0: ' 1' }, { f0: '1e0' }, { f1: '7' }]) {
+      const response = await page(
+        post(url, { csrf, form: FORM_LAYOUT, decision: 'approve', ...fields }, { cookie }),
+      );
+      expect(response.status, JSON.stringify(fields)).toBe(400);
+      expect(await response.text()).toContain('is not one of the offered choices');
+    }
+    expect(await channel.decision(approval.id, approval)).toEqual({ status: 'pending' });
+  });
+
+  it('refuses a form of a page made by another version of the server (no layout marker), saying so', async () => {
+    const { page, open, channel } = setup();
+    const { url, approval } = await open({ requestedSchema });
+    const cookie = await signIn(page, 'alice');
+    const csrf = await csrfOf(page, url, cookie);
+    // An earlier page posted property names: read as positions, they would be fields left empty.
+    const response = await page(
+      post(url, { csrf, decision: 'approve', note_id: 'note-1', f0: '0' }, { cookie }),
+    );
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('made by another version of the server');
+    expect(await channel.decision(approval.id, approval)).toEqual({ status: 'pending' });
+  });
+
+  it("shows a re-rendered form of fields named like Object.prototype's members empty, not with its functions", async () => {
+    const { page, open } = setup();
+    const { url } = await open({
+      requestedSchema: {
+        type: 'object' as const,
+        properties: {
+          constructor: { type: 'string' as const, title: 'Constructor' },
+          need: { type: 'string' as const, title: 'Need' },
+        },
+        required: ['need'],
+      },
+    });
+    const cookie = await signIn(page, 'alice');
+    const csrf = await csrfOf(page, url, cookie);
+    const response = await page(
+      post(url, { csrf, form: FORM_LAYOUT, decision: 'approve' }, { cookie }),
+    );
+    expect(response.status).toBe(400);
+    const body = await response.text();
+    expect(body).not.toContain('native code');
+    expect(body).not.toContain('[object Object]');
   });
 
   it('denies without the fields', async () => {

@@ -6,6 +6,7 @@
 import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { csrfToken } from '../src/csrf.js';
+import { FORM_LAYOUT } from '../src/fields.js';
 import { type ApprovalStore, CONTENT_SECURITY_POLICY } from '../src/index.js';
 import { REGISTRATION_LABEL } from '../src/registration.js';
 import { csrfOf, expectSecurityHeaders, ORIGIN, post, setup, signIn } from './helpers.js';
@@ -132,13 +133,15 @@ describe('passkey options for an approval', () => {
     // Fields are posted by position (f0), options as their position.
     for (const fields of [{}, { f0: '2' }, { f0: 'note-1' }] as Record<string, string>[]) {
       const response = await kit.page(
-        post(`${url}/passkey-options`, { csrf, ...fields }, { cookie }),
+        post(`${url}/passkey-options`, { csrf, form: FORM_LAYOUT, ...fields }, { cookie }),
       );
       expect(response.status).toBe(400);
       expect(String((await json(response)).error)).toContain('note_id');
     }
     expect((await kit.store.get(approval.id))?.challenge).toBeUndefined();
-    const ok = await kit.page(post(`${url}/passkey-options`, { csrf, f0: '0' }, { cookie }));
+    const ok = await kit.page(
+      post(`${url}/passkey-options`, { csrf, form: FORM_LAYOUT, f0: '0' }, { cookie }),
+    );
     expect(ok.status).toBe(200);
     expect((await kit.store.get(approval.id))?.challenge?.content).toEqual({ note_id: 'note-1' });
   });
@@ -155,7 +158,9 @@ describe('passkey options for an approval', () => {
     await kit.store.addCredential(credential());
     const cookie = await signIn(kit.page, 'alice');
     const csrf = await csrfOf(kit.page, url, cookie);
-    const response = await kit.page(post(`${url}/passkey-options`, { csrf }, { cookie }));
+    const response = await kit.page(
+      post(`${url}/passkey-options`, { csrf, form: FORM_LAYOUT }, { cookie }),
+    );
     expect(response.status).toBe(400);
     const error = String((await json(response)).error);
     expect(error).toContain('note\\u{202e}id');
