@@ -256,20 +256,32 @@ function candidateError(
 const MAX_ISSUES_SHOWN = 5;
 /** Longest field name a notice shows, in user-perceived characters. */
 const MAX_FIELD_NAME = 40;
+/** What `validateFormContent` says of a member the form does not have. */
+const NOT_A_FIELD = 'is not a field of this form';
 
 /**
  * The issues of an invalid answer as the notice says them, in the server's
- * question: a field name may be the client's own (a member the form does
- * not have), so each is shown as {@link preview} shows stored text (one
- * line, no bidi controls, at most 40 characters), and only the first five
- * issues are named, so an answer cannot write the server's next question.
+ * question. A member the form does not have is named by the client alone, so
+ * such members are only counted, never named: a name can carry anything
+ * (line breaks, bidi controls, invisible tag characters a model reads). The
+ * form's own fields are named as {@link preview} shows stored text, and only
+ * the first five issues.
  */
 function issuesText(issues: readonly { field: string; reason: string }[]): string {
-  const named = issues
+  const foreign = issues.filter((i) => i.reason === NOT_A_FIELD).length;
+  const own = issues.filter((i) => i.reason !== NOT_A_FIELD);
+  const named = own
     .slice(0, MAX_ISSUES_SHOWN)
     .map((i) => (i.field ? `${preview(i.field, MAX_FIELD_NAME)} ${i.reason}` : i.reason));
-  const more = issues.length - named.length;
-  return more > 0 ? `${named.join('; ')}; and ${more} more` : named.join('; ');
+  const more = own.length - named.length;
+  if (more > 0) named.push(`and ${more} more`);
+  if (foreign > 0)
+    named.push(
+      foreign === 1
+        ? 'it has a field this form does not have'
+        : `it has ${foreign} fields this form does not have`,
+    );
+  return named.join('; ');
 }
 
 /** The action of an answer, read on its own so that a decline or cancel stays one whatever else it carries. */

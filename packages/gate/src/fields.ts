@@ -132,27 +132,44 @@ export function isConsent(f: FormField): boolean {
 
 /** Line breaks and tabs: shown as one space, so stored text cannot start a line of the question. */
 const LINE_BREAKS = /[\t\n\v\f\r\u0085\u2028\u2029]+/g;
-/** Other control characters and the bidi controls (Trojan Source, CVE-2021-42574): shown as U+FFFD. */
-const HIDDEN = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
+/**
+ * Other control characters, the bidi controls (Trojan Source, CVE-2021-42574)
+ * and every other format character (tag characters a model reads and a
+ * person does not see, zero-width spaces, the BOM) but the zero-width joiner
+ * and non-joiner that emoji and several scripts need: shown as U+FFFD.
+ */
+const HIDDEN = /(?![\u200c\u200d])[\p{Cc}\p{Cf}]/gu;
+/** Most code points per user-perceived character a preview keeps (a family emoji has 7). */
+const MAX_UNITS_PER_CHARACTER = 16;
 
 /**
  * A text cut to at most `max` user-perceived characters (grapheme clusters,
  * `Intl.Segmenter`), with `…` when cut: never in the middle of a character,
  * an emoji or a combining sequence, so a preview stays valid Unicode. It is
- * one line: line breaks and tabs become a space, other control characters
- * and bidi controls U+FFFD, so stored text (a note body, a name) shown in a
- * question cannot add lines that look like the server's or reorder what the
- * person reads. Joiners inside emoji are kept.
+ * one line: line breaks and tabs become a space, other control and format
+ * characters (bidi controls, tag characters, zero-width spaces) U+FFFD, so
+ * stored text (a note body, a name) shown in a question cannot add lines
+ * that look like the server's, reorder what the person reads, or carry text
+ * the person cannot see. Joiners inside emoji are kept, and a character is
+ * cut to 16 code points (a stack of combining marks).
  */
 export function preview(value: string, max: number): string {
   const clean = value.toWellFormed().replace(LINE_BREAKS, ' ').replace(HIDDEN, '\ufffd');
   if (clean.length <= max) return clean;
   const parts: string[] = [];
+  let units = 0;
   for (const { segment } of segmenter().segment(clean)) {
-    parts.push(segment);
+    // One character of thousands of combining marks draws over the lines around it: cut it.
+    const kept =
+      segment.length > MAX_UNITS_PER_CHARACTER
+        ? [...segment].slice(0, MAX_UNITS_PER_CHARACTER).join('')
+        : segment;
+    parts.push(kept);
+    units += kept.length;
     if (parts.length > max) break;
   }
-  if (parts.length <= max) return clean;
+  if (parts.length <= max && units === clean.length) return clean;
+  if (parts.length <= max) return parts.join('');
   return `${parts.slice(0, Math.max(0, max - 1)).join('')}…`;
 }
 
