@@ -51,7 +51,7 @@ describe('untilReachable', () => {
       Object.assign(new Error('role "app" does not exist'), { code: '28000', severity: 'FATAL' }),
       // A server in another language: its severity is localized, the routine is not.
       Object.assign(new Error('x'), { code: '3D000', severity: 'ВАЖНО', routine: 'InitPostgres' }),
-      Object.assign(new Error('x'), { code: '28P01', severity: 'FATALE' }),
+      Object.assign(new Error('x'), { code: '28P01', severity: 'FATALE', file: 'auth.c' }),
       new Error('The server does not support SSL connections'),
     ])
       expect(isUnreachable(refusal), refusal.message).toBe(false);

@@ -484,7 +484,7 @@ describe('createMcpEndpoint', () => {
       ],
       [
         '28P01 from a server in Italian',
-        Object.assign(new Error('secret'), { code: '28P01', severity: 'FATALE' }),
+        Object.assign(new Error('secret'), { code: '28P01', severity: 'FATALE', file: 'auth.c' }),
         unreachable,
       ],
       [
@@ -561,6 +561,13 @@ describe('createMcpEndpoint', () => {
       // 3D000 of a statement on a working connection (DROP DATABASE of no such name): its own error.
       Object.assign(new Error('database "x" does not exist'), { code: '3D000', severity: 'ERROR' }),
       Object.assign(new Error('x'), { code: '3D000', severity: 'ОШИБКА', routine: 'dropdb' }),
+      // Class 28 raised on a working session: a function's RAISE, an extension's password check.
+      Object.assign(new Error('x'), {
+        code: '28000',
+        severity: 'ERROR',
+        routine: 'exec_stmt_raise',
+      }),
+      Object.assign(new Error('x'), { code: '28P01', severity: 'ERROR', file: 'passwordcheck.c' }),
       messageThrows,
       prototypeThrows,
       Object.defineProperty(new Error('x'), 'code', {

@@ -47,29 +47,44 @@ const UNREACHABLE = new Set([
 const SESSION_LOST = /^(08[0-9A-Z]{3}|57P0[1-5]|53300|25006)$/;
 
 /**
+ * Source files of PostgreSQL that raise the refusals of a session being
+ * started: authentication (`auth.c`, `auth-scram.c`, `hba.c`) and the
+ * session's set-up (`postinit.c`, `miscinit.c`). Neither `file` nor `routine`
+ * is translated, where the severity is.
+ */
+const SESSION_START_FILE = /^(auth|auth-scram|hba|postinit|miscinit)\.c$/;
+
+/**
  * Whether `error` is PostgreSQL refusing a new session for its own
  * configuration, which no wait changes: SQLSTATE class `28`
  * (invalid_authorization_specification: an unknown role, a wrong password,
- * no `pg_hba.conf` entry; raised only while a session starts) or `3D000`
- * (invalid_catalog_name: the database is not there) as the server's
- * refusal of the session, that is at severity `FATAL` or from routine
- * `InitPostgres` (a server set to another language words the severity in
- * it, `ВАЖНО`, `FATALE`, but not the routine). A statement on a working
- * session meets `3D000` too (`DROP DATABASE` of a name that does not
- * exist): that is the statement's own error, not this. node-postgres's
- * "The server does not support SSL connections" counts too. Only the error
- * itself is read, not its `cause`.
+ * no `pg_hba.conf` entry) or `3D000` (invalid_catalog_name: the database is
+ * not there), raised as the refusal of the session: at severity `FATAL`, or
+ * from a file or routine of the session's start (`auth.c`, `hba.c`, …,
+ * routine `InitPostgres`), which a server set to another language does not
+ * translate where it words the severity in it (`ВАЖНО`, `FATALE`). The same
+ * codes raised on a working session are that statement's own error: `3D000`
+ * of `DROP DATABASE` of a name that does not exist, class `28` of a
+ * function's `RAISE … USING ERRCODE` or an extension's password check.
+ * node-postgres's "The server does not support SSL connections" counts too.
+ * Only the error itself is read, not its `cause`.
  */
 export function sessionRefusedByConfiguration(error: unknown): boolean {
   try {
     if (!(error instanceof Error)) return false;
     if (error.message === 'The server does not support SSL connections') return true;
     const state = sqlStateOf(error) ?? ownCode(error, /^\d[0-9A-Z]{4}$/);
-    if (state === undefined) return false;
-    if (state.startsWith('28')) return true;
-    if (state !== '3D000') return false;
-    const { severity, routine } = error as { severity?: unknown; routine?: unknown };
-    return severity === 'FATAL' || routine === 'InitPostgres';
+    if (state === undefined || !(state.startsWith('28') || state === '3D000')) return false;
+    const { severity, routine, file } = error as {
+      severity?: unknown;
+      routine?: unknown;
+      file?: unknown;
+    };
+    return (
+      severity === 'FATAL' ||
+      routine === 'InitPostgres' ||
+      (typeof file === 'string' && SESSION_START_FILE.test(file))
+    );
   } catch {
     return false; // an error that throws as it is read
   }
