@@ -704,7 +704,14 @@ describe('an approval that asks for fields', () => {
     });
     const cookie = await signIn(page, 'alice');
     const csrf = await csrfOf(page, url, cookie);
-    for (const fields of [{ f0: '2' }, { f0: '01' }, { f0: ' 1' }, { f0: '1e0' }, { f1: '7' }]) {
+    const stray: Record<string, string>[] = [
+      { f0: '2' },
+      { f0: '01' },
+      { f0: ' 1' },
+      { f0: '1e0' },
+      { f1: '7' },
+    ];
+    for (const fields of stray) {
       const response = await page(
         post(url, { csrf, form: FORM_LAYOUT, decision: 'approve', ...fields }, { cookie }),
       );
