@@ -1,4 +1,4 @@
-import { canonicalize, digestCanonical } from '@mrtr/digest';
+import { CanonicalizeError, canonicalize, digestCanonical } from '@mrtr/digest';
 import type { ReplayStore } from '@mrtr/replay';
 import type { TicketSealer } from '@mrtr/ticket';
 import {
@@ -146,10 +146,47 @@ export function asked<View, Tx>(
   mode: ConfirmationLevel,
 ): Asked<View> {
   const q = spec.question(context);
-  const question = { ...q, message: q.message.toWellFormed() };
-  const schema = mode === 'form' ? question.requestedSchema : pageSchema(spec, question);
-  const canonical = canonicalize({ mode, message: question.message, requestedSchema: schema });
+  let question = { ...q, message: q.message.toWellFormed() };
+  let schema = mode === 'form' ? question.requestedSchema : pageSchema(spec, question);
+  let canonical: string;
+  try {
+    canonical = canonicalize({ mode, message: question.message, requestedSchema: schema });
+  } catch (error) {
+    if (!(error instanceof CanonicalizeError) || error.code !== 'lone_surrogate') throw error;
+    // Text cut in the middle of a character (a title sliced to a length): made well-formed, as
+    // the message is. Only on this path: the walk costs nothing to a question that needs none.
+    question = { ...question, requestedSchema: wellFormedLabels(question.requestedSchema) };
+    schema = mode === 'form' ? question.requestedSchema : pageSchema(spec, question);
+    try {
+      canonical = canonicalize({ mode, message: question.message, requestedSchema: schema });
+    } catch (again) {
+      if (!(again instanceof CanonicalizeError)) throw again;
+      throw new TypeError(
+        `the question of ${spec.key} offers what JSON cannot carry exactly (${again.code.replace(/_/g, ' ')} at ${again.path || '/'}): a value a person may choose must be well-formed text (String.prototype.toWellFormed)`,
+      );
+    }
+  }
   return new Asked(context, mode, question, schema, canonical);
+}
+
+/** Keys of a form's schema whose strings are only shown, never sent back as an answer. */
+const LABELS = new Set(['title', 'description', 'enumNames']);
+
+/**
+ * `schema` with every label it shows (titles, descriptions, `enumNames`)
+ * made well-formed, a lone surrogate becoming U+FFFD; the values a person
+ * may choose (`enum`, `const`, `default`) are left as they are.
+ */
+function wellFormedLabels(schema: RequestedSchema): RequestedSchema {
+  const walk = (value: unknown, label: boolean): unknown => {
+    if (typeof value === 'string') return label ? value.toWellFormed() : value;
+    if (Array.isArray(value)) return value.map((item) => walk(item, label));
+    if (value === null || typeof value !== 'object') return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, member]) => [key, walk(member, LABELS.has(key))]),
+    );
+  };
+  return walk(schema, false) as RequestedSchema;
 }
 
 /** The question with a notice before it, for asking again. */

@@ -60,6 +60,53 @@ function setup(options: { maxSkewSeconds?: number } = {}) {
   return { gate, spec, request, asked, events, performed, store, sealer };
 }
 
+describe('questions a tool built from cut text', () => {
+  const withChoice = (title: string, value: string): GateSpec<null, void> => ({
+    key: 'pick',
+    prepare: async () => ({ view: null }),
+    question: () => ({
+      message: 'Delete which?',
+      requestedSchema: {
+        type: 'object',
+        properties: { file: { type: 'string', title, oneOf: [{ const: value, title }] } },
+        required: ['file'],
+      },
+    }),
+    consents: () => true,
+    perform: async () => textResult('deleted'),
+  });
+  it('asks with a label cut in the middle of a character made well-formed, the value kept', async () => {
+    const t = setup();
+    const cut = '📄 report'.slice(0, 1); // half of the emoji: a lone surrogate
+    const result = (await t.gate.run(t.request(), withChoice(`${cut} report`, 'report.pdf'))) as {
+      resultType: string;
+      inputRequests: Record<
+        string,
+        {
+          params: {
+            requestedSchema: {
+              properties: Record<
+                string,
+                { title: string; oneOf: { const: string; title: string }[] }
+              >;
+            };
+          };
+        }
+      >;
+    };
+    expect(result.resultType).toBe('input_required');
+    const file = result.inputRequests.pick?.params.requestedSchema.properties.file;
+    expect(file?.title).toBe('\ufffd report');
+    expect(file?.oneOf[0]).toEqual({ const: 'report.pdf', title: '\ufffd report' });
+  });
+  it('refuses, naming where, a value to choose that JSON cannot carry exactly', async () => {
+    const t = setup();
+    await expect(t.gate.run(t.request(), withChoice('Report', 'report\ud800'))).rejects.toThrow(
+      /the question of pick offers what JSON cannot carry exactly \(lone surrogate at \/requestedSchema\/properties\/file\/oneOf\/0\/const\)/,
+    );
+  });
+});
+
 describe('answers no other layer cleaned', () => {
   it("never names a member the form does not have in the next question: a client's name can carry anything", async () => {
     const t = setup();
