@@ -80,9 +80,19 @@ function databaseUnavailable(error: unknown, ran: Ran): unknown {
 /** The errors {@link databaseUnavailable} made, so {@link atStartUp} can tell the driver's own. */
 const worded = new WeakSet<object>();
 
-/** `pgPoolDriver` gave up waiting (`timeoutMs`), or a socket timed out: `ETIMEDOUT` in the chain. */
+/**
+ * `pgPoolDriver` gave up waiting (`timeoutMs`), or a socket timed out (`ETIMEDOUT` in the
+ * chain), or pg-pool's or node-postgres's own connect timeout fired first (the same number of
+ * milliseconds: which of them wins is a race, and the answer must not depend on it).
+ */
 const timedOut = (error: unknown) =>
-  [...causeChain(error)].some((e) => (e as { code?: unknown }).code === 'ETIMEDOUT');
+  [...causeChain(error)].some(
+    (e) =>
+      (e as { code?: unknown }).code === 'ETIMEDOUT' ||
+      /^(timeout exceeded when trying to connect|Connection terminated due to connection timeout|timeout expired)$/.test(
+        e.message,
+      ),
+  );
 
 /**
  * What the driver and node-postgres say when no connection was handed out, so no statement was
