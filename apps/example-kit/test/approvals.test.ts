@@ -98,7 +98,7 @@ describe('the example approval page with page users', () => {
     fetch(`${own.origin}/approve/sign-in`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', origin: own.origin },
-      body: new URLSearchParams({ principal, token: password }),
+      body: new URLSearchParams({ principal, password }),
       redirect: 'manual',
     });
 
@@ -128,7 +128,7 @@ describe('the example approval page with page users', () => {
       const signed = await fetch(`${fallback.origin}/approve/sign-in`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', origin: fallback.origin },
-        body: new URLSearchParams({ principal: 'alice', token: TOKEN }),
+        body: new URLSearchParams({ principal: 'alice', password: TOKEN }),
       });
       expect(signed.status).toBe(200);
     } finally {

@@ -57,7 +57,7 @@ async function signIn(url: string, principal: string, password: string): Promise
   const response = await fetch(`${origin}/approve/sign-in`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
-    body: new URLSearchParams({ principal, token: password }),
+    body: new URLSearchParams({ principal, password }),
     redirect: 'manual',
   });
   await response.body?.cancel();

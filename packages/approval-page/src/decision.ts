@@ -7,7 +7,7 @@ import type { PendingApproval } from '@mrtr/gate';
 import { validateFormContent } from '@mrtr/wire';
 import { csrfToken, csrfValid } from './csrf.js';
 import { FORM_LAYOUT, fieldViews, optionsOf, readContent } from './fields.js';
-import { field, fromOrigin, html, readForm, seeOther } from './http.js';
+import { field, fromOrigin, html, originHint, readForm, seeOther } from './http.js';
 import {
   expired,
   missing,
@@ -167,7 +167,11 @@ export async function showApproval(kit: ViewKit, request: Request, id: string, p
 /** `POST <basePath>/<id>`: `decision=approve|deny` and `csrf`. */
 export async function decide(kit: ViewKit, request: Request, id: string, path: string) {
   if (!fromOrigin(request, kit.origin))
-    return kit.notice(403, 'Refused', `This decision did not come from this page. ${NOTHING}`);
+    return kit.notice(
+      403,
+      'Refused',
+      `This decision did not come from this page. ${originHint(request, kit.origin)} ${NOTHING}`,
+    );
   const who = await signedInAs(kit, request);
   if (!who) {
     const link = { href: kit.hook.signInUrl(path), text: 'Sign in' };

@@ -118,6 +118,21 @@ export function fromOrigin(request: Request, origin: string): boolean {
   return sent === origin || (sent === 'null' && site === 'same-origin');
 }
 
+/**
+ * Why {@link fromOrigin} refused `request`, in a sentence for whoever scripts
+ * the page: a browser on the page sends its origin itself, a script must send
+ * `Origin: <origin>`. Says only which header was missing or did not match,
+ * never echoes a header's value.
+ */
+export function originHint(request: Request, origin: string): string {
+  const site = request.headers.get('sec-fetch-site');
+  if (site !== null && site !== 'same-origin')
+    return 'The browser said it was sent from another site (Sec-Fetch-Site).';
+  if (request.headers.get('origin') === null)
+    return `It carried no Origin header; a form posted from this page carries Origin: ${origin}.`;
+  return `Its Origin header names another origin; this page is ${origin}.`;
+}
+
 /** Loopback names: no DNS-rebinding page can send them as its `Host`. */
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 

@@ -18,7 +18,15 @@ import {
 import { approvalChallenge, newRandom, userHandle } from './challenge.js';
 import { csrfValid } from './csrf.js';
 import { readContent } from './fields.js';
-import { field, fromOrigin, json, MAX_PASSKEY_FORM_BYTES, readForm, seeOther } from './http.js';
+import {
+  field,
+  fromOrigin,
+  json,
+  MAX_PASSKEY_FORM_BYTES,
+  originHint,
+  readForm,
+  seeOther,
+} from './http.js';
 import { expired, missing, NOT_YOURS, NOTHING, refused, signedInAs, type ViewKit } from './kit.js';
 import { CREDENTIAL_ID, topLevelCeremony } from './passkey-rules.js';
 import type { SignedIn } from './sign-in.js';
@@ -47,7 +55,8 @@ async function admitted(
   const no = (status: number, text: string) => ({
     response: asJson ? refuse(status, text) : kit.notice(status, 'Refused', `${text} ${NOTHING}`),
   });
-  if (!fromOrigin(request, kit.origin)) return no(403, 'This request did not come from this page.');
+  if (!fromOrigin(request, kit.origin))
+    return no(403, `This request did not come from this page. ${originHint(request, kit.origin)}`);
   const who = await signedInAs(kit, request);
   if (!who) return no(401, 'You are not signed in.');
   const form = await readForm(request, MAX_PASSKEY_FORM_BYTES);

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import { newSecret } from './csrf.js';
-import { field, fromOrigin, html, readForm, respond, seeOther } from './http.js';
+import { field, fromOrigin, html, originHint, readForm, respond, seeOther } from './http.js';
 import { APPROVAL_ID, isField } from './rules.js';
 import type { SessionStore } from './store.js';
 import type { LayoutData } from './views.js';
@@ -67,7 +67,7 @@ const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /**
  * The built-in {@link SignInHook}: `GET/POST <basePath>/sign-in` (a form:
- * principal and token), `POST <basePath>/sign-out`. A sign-in creates a
+ * fields `principal`, `password` and `return`), `POST <basePath>/sign-out`. A sign-in creates a
  * session (32 random bytes in the cookie; the store keeps only its SHA-256)
  * in an `HttpOnly`, `SameSite=Strict` cookie, `Secure` on an `https:` origin,
  * `Path=<basePath>`. Both POSTs must come from the page's origin.
@@ -137,12 +137,15 @@ export class PasswordSignIn implements SignInHook {
 
   async #signIn(request: Request): Promise<Response> {
     if (!fromOrigin(request, this.#page.origin))
-      return this.#refusal(403, 'This sign-in did not come from this page.');
+      return this.#refusal(
+        403,
+        `This sign-in did not come from this page. ${originHint(request, this.#page.origin)}`,
+      );
     const form = await readForm(request);
     if (!form) return this.#refusal(400, 'The sign-in form could not be read.');
     const principal = field(form, 'principal') ?? '';
     const returnTo = this.#returnPath(field(form, 'return') ?? null);
-    if (!this.#verify(principal, field(form, 'token') ?? ''))
+    if (!this.#verify(principal, field(form, 'password') ?? ''))
       return this.#formPage(
         401,
         returnTo,
@@ -164,7 +167,10 @@ export class PasswordSignIn implements SignInHook {
 
   async #signOut(request: Request): Promise<Response> {
     if (!fromOrigin(request, this.#page.origin))
-      return this.#refusal(403, 'This sign-out did not come from this page.');
+      return this.#refusal(
+        403,
+        `This sign-out did not come from this page. ${originHint(request, this.#page.origin)}`,
+      );
     const key = this.#sessionKey(request);
     if (key) await this.#page.store.deleteSession(key);
     const cookie = this.#setCookie('', 0);

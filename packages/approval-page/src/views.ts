@@ -118,9 +118,9 @@ const SIGN_IN = `{{#> layout}}
   <input type="hidden" name="return" value="{{returnTo}}">
   <label for="principal">Principal</label>
   <input id="principal" name="principal" autocomplete="username" required value="{{principalValue}}">
-  <label for="token">Password</label>
-  <input id="token" name="token" type="password" autocomplete="current-password" required aria-describedby="token-hint">
-  <p id="token-hint" class="hint">The password of this approval page: one the MCP client should not hold.</p>
+  <label for="password">Password</label>
+  <input id="password" name="password" type="password" autocomplete="current-password" required aria-describedby="password-hint">
+  <p id="password-hint" class="hint">The password of this approval page: one the MCP client should not hold.</p>
   <button type="submit" class="button primary">Sign in</button>
 </form>
 {{#if returnTo}}<p class="hint">Already signed in? <a href="{{returnTo}}">Continue to the request</a>.</p>{{/if}}

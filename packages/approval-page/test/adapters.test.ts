@@ -83,7 +83,7 @@ describe.each(Object.entries(mounts))('mounted on %s', (_, mount) => {
     const signIn = await fetch(`${origin}/approve/sign-in`, {
       method: 'POST',
       headers: form,
-      body: `principal=alice&token=${USERS.alice}&return=${encodeURIComponent(new URL(url).pathname)}`,
+      body: `principal=alice&password=${USERS.alice}&return=${encodeURIComponent(new URL(url).pathname)}`,
       redirect: 'manual',
     });
     expect(signIn.status).toBe(303);

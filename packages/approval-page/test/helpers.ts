@@ -69,7 +69,7 @@ export async function signIn(
   origin = ORIGIN,
 ): Promise<string> {
   const response = await page(
-    post(`${origin}/approve/sign-in`, { principal, token: USERS[principal], return: '' }),
+    post(`${origin}/approve/sign-in`, { principal, password: USERS[principal], return: '' }),
   );
   expect(response.status).toBe(200);
   const cookie = response.headers.get('set-cookie');

@@ -27,7 +27,7 @@ describe('sign-in', () => {
     const signedIn = await page(
       post(`${ORIGIN}/approve/sign-in`, {
         principal: 'alice',
-        token: 'alice-token-0123456789',
+        password: 'alice-token-0123456789',
         return: path,
       }),
     );
@@ -48,7 +48,7 @@ describe('sign-in', () => {
     const response = await page(
       post('https://ops.example.com/approve/sign-in', {
         principal: 'bob',
-        token: 'bob-token-0123456789',
+        password: 'bob-token-0123456789',
       }),
     );
     expect(response.headers.get('set-cookie')).toMatch(
@@ -57,11 +57,15 @@ describe('sign-in', () => {
   });
 
   it.each([
-    ['a wrong token', 'principal=alice&token=bob-token-0123456789'],
-    ['an unknown principal', 'principal=carol&token=alice-token-0123456789'],
-    ['no token', 'principal=alice'],
-    ['the token twice', 'principal=alice&token=alice-token-0123456789&token=x'],
-    ['a NUL principal', 'principal=%00&token=alice-token-0123456789'],
+    ['a wrong password', 'principal=alice&password=bob-token-0123456789'],
+    ['an unknown principal', 'principal=carol&password=alice-token-0123456789'],
+    ['no password', 'principal=alice'],
+    [
+      'the password under the field name of earlier versions',
+      'principal=alice&token=alice-token-0123456789',
+    ],
+    ['the password twice', 'principal=alice&password=alice-token-0123456789&password=x'],
+    ['a NUL principal', 'principal=%00&password=alice-token-0123456789'],
   ])('refuses %s with 401 and no session', async (_, body) => {
     const { page } = setup();
     const headers = { origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded' };
@@ -73,21 +77,33 @@ describe('sign-in', () => {
     expect(await response.text()).toContain('That principal and password do not match.');
   });
 
-  it('refuses a sign-in from another origin or without Origin', async () => {
+  it('refuses a sign-in from another origin or without Origin, and says which header', async () => {
     const { page } = setup();
-    const fields = { principal: 'alice', token: 'alice-token-0123456789' };
-    const attempts: Record<string, string>[] = [
-      { origin: 'https://evil.example' },
-      { origin: '' },
-      { 'sec-fetch-site': 'cross-site' },
+    const fields = { principal: 'alice', password: 'alice-token-0123456789' };
+    const attempts: [Record<string, string>, string][] = [
+      [
+        { origin: 'https://evil.example' },
+        `Origin header names another origin; this page is ${ORIGIN}.`,
+      ],
+      [
+        { origin: '' },
+        `carried no Origin header; a form posted from this page carries Origin: ${ORIGIN}.`,
+      ],
+      [{ 'sec-fetch-site': 'cross-site' }, 'sent from another site (Sec-Fetch-Site).'],
     ];
-    for (const headers of attempts) {
+    for (const [headers, hint] of attempts) {
       const request = post(`${ORIGIN}/approve/sign-in`, fields, headers);
       if (headers.origin === '') request.headers.delete('origin');
       const response = await page(request);
       expect(response.status).toBe(403);
       expect(response.headers.get('set-cookie')).toBeNull();
+      const text = await response.text();
+      expect(text).toContain('This sign-in did not come from this page.');
+      expect(text).toContain(hint);
+      expect(text).not.toContain('evil.example');
     }
+    // The same fields with the page's Origin sign in: only the header was wrong.
+    expect((await page(post(`${ORIGIN}/approve/sign-in`, fields))).status).toBe(200);
   });
 
   it('never redirects anywhere but an approval page after sign-in', async () => {
@@ -101,7 +117,7 @@ describe('sign-in', () => {
       const response = await page(
         post(`${ORIGIN}/approve/sign-in`, {
           principal: 'alice',
-          token: 'alice-token-0123456789',
+          password: 'alice-token-0123456789',
           return: target,
         }),
       );

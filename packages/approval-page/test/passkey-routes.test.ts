@@ -341,7 +341,7 @@ describe('the registration page', () => {
     const back = await page(
       post(`${ORIGIN}/approve/sign-in`, {
         principal: 'alice',
-        token: 'alice-token-0123456789',
+        password: 'alice-token-0123456789',
         return: path,
       }),
     );
@@ -362,7 +362,7 @@ describe('the registration page', () => {
           await page(
             post(`${ORIGIN}/approve/sign-in`, {
               principal: 'alice',
-              token: 'alice-token-0123456789',
+              password: 'alice-token-0123456789',
               return: evil,
             }),
           )
