@@ -1,6 +1,7 @@
 /**
  * What a receipt says about how the person confirmed, on real runs in
- * Chromium: `delete_volume` approved on the page → level `url`; production
+ * Chromium: `delete_volume` approved on the page → level `url`, also when
+ * the person used the passkey the page offers there; production
  * `delete_service` approved with a passkey (virtual authenticator over CDP) →
  * level `passkey` and the id of the credential that signed the assertion.
  * Both verify with jose and the JWKS fetched over HTTP. Served on
@@ -40,7 +41,10 @@ describe.skipIf(!available)('receipts of URL and passkey approvals', () => {
         environment: 'production',
         instances: 2,
         dnsRecords: [],
-        volumes: [{ id: 'vol_rb1', sizeGb: 4 }],
+        volumes: [
+          { id: 'vol_rb1', sizeGb: 4 },
+          { id: 'vol_rb2', sizeGb: 4 },
+        ],
       }),
     );
     // Signed in as alice, with a passkey registered on the server's own page.
@@ -55,6 +59,8 @@ describe.skipIf(!available)('receipts of URL and passkey approvals', () => {
 
   /** Ask on the page, approve with `button`, retry; the completed record's receipt, verified with jose. */
   async function approved(tool: string, args: Record<string, unknown>, button: string) {
+    const completedOf = () => events.filter((e) => e.outcome === 'completed' && e.name === tool);
+    const before = completedOf().length;
     const asked = await callTool(server.url, ALICE, tool, args, { capabilities: URL_ONLY });
     const [key, request] = Object.entries(
       asked.body.result.inputRequests as Record<string, any>,
@@ -69,7 +75,8 @@ describe.skipIf(!available)('receipts of URL and passkey approvals', () => {
       inputResponses: { [key]: { action: 'accept' } },
     });
     expect(done.body.result).toMatchObject({ resultType: 'complete', isError: false });
-    const completed = events.filter((e) => e.outcome === 'completed' && e.name === tool);
+    // One completed record for this flow, the last one.
+    const completed = completedOf().slice(before);
     expect(completed).toHaveLength(1);
     const receipt = completed[0]?.receipt as string;
     const jwks = createRemoteJWKSet(new URL('/.well-known/jwks.json', server.origin));
@@ -96,6 +103,19 @@ describe.skipIf(!available)('receipts of URL and passkey approvals', () => {
     expect(payload.lvl).toBe('url');
     expect(payload.cred).toBeUndefined();
     expect(await getVolume(db, 'vol_rb1')).toBeUndefined();
+  });
+
+  it('a volume (level url) approved with the passkey anyway: it runs once, signed as url without a credential', async () => {
+    const { payload, confirmation } = await approved(
+      'delete_volume',
+      { volumeId: 'vol_rb2' },
+      'Approve with passkey',
+    );
+    expect(confirmation).toBe('url');
+    // lvl is the level the question was asked at (a verifier recomputes qd with it); cred goes with passkey only.
+    expect(payload.lvl).toBe('url');
+    expect(payload.cred).toBeUndefined();
+    expect(await getVolume(db, 'vol_rb2')).toBeUndefined();
   });
 
   it('a production service approved with a passkey: level passkey and the credential id', async () => {

@@ -79,6 +79,27 @@ export async function fromChannel<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
+const RECEIPTISSUERERROR_BRAND = Symbol.for('@mrtr/gate/ReceiptIssuerError');
+
+/**
+ * Thrown by `ConfirmationGate.run` (as the `cause` of its JSON-RPC error
+ * `-32603`, HTTP 503 on `@mrtr/server`) when the gate's `receipts` issuer
+ * failed: inside the claim and before `perform`, so the claim was given back
+ * and nothing was changed; the approval stays usable for a retry. `cause` is
+ * the issuer's own error. Recognised by brand, as {@link AuditSinkError}.
+ */
+export class ReceiptIssuerError extends Error {
+  override readonly name = 'ReceiptIssuerError';
+  constructor(message?: string, options?: ErrorOptions) {
+    super(message, options);
+    Object.defineProperty(this, RECEIPTISSUERERROR_BRAND, { value: true });
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && RECEIPTISSUERERROR_BRAND in value;
+  }
+}
+
 /** The `name` of an error, for records and spans. */
 export function errorName(error: unknown): string {
   return error instanceof Error ? error.name : 'unknown_error';
@@ -86,7 +107,7 @@ export function errorName(error: unknown): string {
 
 /**
  * The JSON-RPC error a failure becomes. A replay store that cannot be
- * reached, an approval channel or an audit sink that failed, gets `-32603` with a message the
+ * reached, an approval channel, a receipt issuer or an audit sink that failed, gets `-32603` with a message the
  * caller can act on instead of the server's generic internal error. It
  * speaks of this request ("This request changed nothing"): an earlier one may
  * have carried the confirmation out, which the retry then returns. Errors
@@ -123,6 +144,14 @@ export function toMcpError(
         'This request changed nothing: the store of approvals on the server’s page is unavailable. Retry the same request later.',
       ),
       error.cause,
+    );
+  if (error instanceof ReceiptIssuerError)
+    return withCause(
+      new McpError(
+        ErrorCode.InternalError,
+        'This request changed nothing: the server could not sign the approval receipt this operation needs. Retry the same confirmation later: it still runs at most once.',
+      ),
+      error,
     );
   if (error instanceof AuditSinkError)
     return withCause(

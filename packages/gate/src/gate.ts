@@ -48,7 +48,9 @@ export interface ConfirmationGateOptions<Tx> {
    * Signs an approval receipt (`@mrtr/receipt`) for every confirmation that
    * lets an operation run, inside the claim and before `perform`, which gets
    * it (to hand to an executor that verifies it); it is in the `completed`
-   * audit record. A receipt that cannot be signed stops the operation.
+   * audit record. A receipt that cannot be signed stops the operation:
+   * `-32603` "This request changed nothing" (cause a `ReceiptIssuerError`),
+   * the claim given back, so the same confirmation can be retried.
    */
   receipts?: ReceiptIssuer;
   /**
@@ -100,7 +102,8 @@ export interface ConfirmationGateOptions<Tx> {
  * a ticket that does not open for this principal, operation and arguments,
  * or an approval that is gone; `-32603` saying nothing was changed when the
  * replay store is unavailable or an audit sink failed before the mutation,
- * or when the approval channel's store cannot be reached (URL mode),
+ * or when the approval channel's store cannot be reached (URL mode) or the
+ * receipt issuer failed,
  * or saying the operation was carried out when only its final record could
  * not be written. What `prepare` or `perform` throw propagates unchanged,
  * after a `failed` record; nothing was mutated.

@@ -45,6 +45,7 @@ export {
   type GateAuditEvent,
   type GateOutcome,
 } from './audit.js';
+export { ReceiptIssuerError } from './errors.js';
 export {
   type AnswerOf,
   type Choice,

@@ -5,11 +5,17 @@ import { type CallToolResult, type InputRequiredResult, textResult } from '@mrtr
 import type { ConfirmationLevel } from './approval.js';
 import { askAfresh, contextOf } from './ask.js';
 import type { GateAuditEvent } from './audit.js';
+import { ReceiptIssuerError } from './errors.js';
 import { type Asked, asked, type Flow } from './flow.js';
 import { toJson } from './json.js';
 import { assertStillOpen } from './open.js';
 import { readTicketData } from './sealed.js';
-import { type Confirmation, type FormContent, StaleTargetError } from './types.js';
+import {
+  type Confirmation,
+  type FormContent,
+  type ReceiptIssuer,
+  StaleTargetError,
+} from './types.js';
 
 /** Thrown inside the claim when the target is gone or no longer accessible: rolls the claim back. */
 class TargetUnavailable {
@@ -96,15 +102,7 @@ export async function perform<View, Tx>(
       const receipts = flow.parts.receipts;
       const receipt =
         receipts &&
-        (await receipts.issue({
-          principal: flow.principal,
-          operation: flow.operation,
-          argumentsDigest: flow.argsDigest,
-          questionDigest: live.digest,
-          contentDigest: digestCanonical(canonicalContent),
-          confirmation,
-          nonce: claims.nonce,
-        }));
+        (await issueReceipt(receipts, flow, live, canonicalContent, confirmation, claims));
       const done = toJson(
         await spec.perform({
           content,
@@ -157,6 +155,34 @@ export async function perform<View, Tx>(
     confirmation.level,
     receiptOf,
   );
+}
+
+/**
+ * The receipt of this confirmation from the gate's issuer. Called inside the
+ * claim, before `perform`: a failure is thrown as a {@link ReceiptIssuerError},
+ * the claim is given back and nothing changed, so the approval stays usable.
+ */
+async function issueReceipt<View, Tx>(
+  receipts: ReceiptIssuer,
+  flow: Flow<View, Tx>,
+  live: Asked<View>,
+  canonicalContent: string,
+  confirmation: Confirmation,
+  claims: TicketClaims,
+): Promise<string> {
+  try {
+    return await receipts.issue({
+      principal: flow.principal,
+      operation: flow.operation,
+      argumentsDigest: flow.argsDigest,
+      questionDigest: live.digest,
+      contentDigest: digestCanonical(canonicalContent),
+      confirmation,
+      nonce: claims.nonce,
+    });
+  } catch (error) {
+    throw new ReceiptIssuerError('the approval receipt could not be signed', { cause: error });
+  }
 }
 
 /**

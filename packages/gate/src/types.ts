@@ -95,7 +95,11 @@ export type Preparation<View> =
 export type Confirmation =
   /** A client answered the form (`accept`). */
   | { level: 'form' }
-  /** The principal approved on the server's page, signed in; `credentialId` names the passkey of a `presence` approval. */
+  /**
+   * The principal approved on the server's page, signed in; `credentialId`
+   * names the passkey when the approval was made with one (always at
+   * `presence`; at `url` when the person chose to).
+   */
   | { level: 'url' | 'presence'; approvalId: string; credentialId?: string };
 
 /**

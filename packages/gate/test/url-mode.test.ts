@@ -471,4 +471,74 @@ describe('approval receipts', () => {
     ]);
     expect(events.find((e) => e.outcome === 'completed')?.receipt).toBe('receipt-1');
   });
+
+  it('an issuer that fails is -32603 "changed nothing": the claim is given back, and the retry runs once', async () => {
+    let failing = true;
+    const issued: unknown[] = [];
+    const performed: unknown[] = [];
+    const channel = new FakeChannel();
+    const gate = new ConfirmationGate({
+      sealer: new TicketSealer({ keys: [{ kid: 'k1', secret: 'r'.repeat(32) }] }),
+      store: new MemoryReplayStore(),
+      approvals: channel,
+      receipts: {
+        issue: async (request) => {
+          if (failing) throw new TypeError('the signer refused these claims');
+          issued.push(request.confirmation);
+          return 'receipt-1';
+        },
+      },
+    });
+    const tool = gate.tool({
+      name: 'delete_volume',
+      description: 'Destroy a volume.',
+      args: z.object({ volumeId: z.string() }),
+      form: { volumeId: typeToConfirm({ title: 'Volume id' }) },
+      ask: async ({ args }) => ({
+        message: `Destroy volume ${args.volumeId}?`,
+        view: args.volumeId,
+        expect: { volumeId: args.volumeId },
+      }),
+      level: 'url',
+      perform: async ({ confirmation, receipt }) => {
+        performed.push([confirmation, receipt]);
+        return textResult('Destroyed.');
+      },
+    });
+    const request = (extra: Partial<GateRequest> = {}): GateRequest => ({
+      principal: 'alice',
+      method: 'tools/call',
+      name: 'delete_volume',
+      arguments: { volumeId: 'vol_1' },
+      capabilities: { elicitation: { url: {} } },
+      inputResponses: undefined,
+      requestState: undefined,
+      ...extra,
+    });
+    const asked = (await tool.handler({ volumeId: 'vol_1' }, request())) as unknown as Asked;
+    const id = asked.inputRequests.confirm.params.url.split('/').at(-1) as string;
+    // A url question the person approved with a passkey: the credential comes along.
+    channel.decided.set(id, {
+      status: 'approved',
+      via: 'passkey',
+      credentialId: 'AQIDBAUGBwg',
+      content: {},
+      decidedAt: Date.now(),
+    });
+    const retry = request({
+      requestState: asked.requestState,
+      inputResponses: { confirm: { action: 'accept' } },
+    });
+    const failed = await tool.handler({ volumeId: 'vol_1' }, retry).catch((e: unknown) => e);
+    expect(failed).toMatchObject({ code: -32603 });
+    expect((failed as Error).message).toMatch(/^This request changed nothing: .*approval receipt/);
+    expect((failed as Error).cause).toMatchObject({ name: 'ReceiptIssuerError' });
+    expect(performed).toEqual([]);
+    failing = false;
+    expect(await tool.handler({ volumeId: 'vol_1' }, retry)).toMatchObject({ isError: false });
+    expect(await tool.handler({ volumeId: 'vol_1' }, retry)).toMatchObject({ isError: false });
+    const confirmation = { level: 'url', approvalId: id, credentialId: 'AQIDBAUGBwg' };
+    expect(issued).toEqual([confirmation]);
+    expect(performed).toEqual([[confirmation, 'receipt-1']]);
+  });
 });

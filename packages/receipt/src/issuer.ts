@@ -14,7 +14,11 @@ export interface ConfirmedOperation {
   argumentsDigest: string;
   /** `sha256:` digest of the question as shown. */
   questionDigest: string;
-  /** How it was confirmed: `form`, `url`, or `presence` (a passkey, with its credential id). */
+  /**
+   * How it was confirmed: `form`, `url`, or `presence` (a passkey, with its
+   * credential id). A `url` approval the person made with a passkey may
+   * carry its `credentialId` too; it is signed as `url`, without `cred`.
+   */
   confirmation: { level: 'form' | 'url' | 'presence'; credentialId?: string };
   /** The ticket nonce claimed for the operation. */
   nonce: string;
@@ -25,7 +29,12 @@ export interface ConfirmedOperation {
 /**
  * The `receipts` option of `@mrtr/gate`'s `ConfirmationGate`: signs a receipt
  * with `signer` for each confirmed operation (`presence` is signed as level
- * `passkey`, with the credential id).
+ * `passkey`, with the credential id). A question asked at `url` is signed as
+ * `url` even when the person approved it with a passkey: `lvl` names the
+ * level the question was asked at, which a verifier needs to recompute `qd`
+ * (its `mode`), and `cred` goes only with `passkey`.
+ * @throws (from `issue`) what `signer.sign` throws: a `TypeError` for a
+ *   `presence` confirmation without its `credentialId`.
  * @example
  * ```ts
  * import { ConfirmationGate } from '@mrtr/gate';
@@ -50,7 +59,9 @@ export function receiptIssuer(signer: ReceiptSigner): {
         ad: o.argumentsDigest,
         qd: o.questionDigest,
         lvl,
-        ...(o.confirmation.credentialId !== undefined ? { cred: o.confirmation.credentialId } : {}),
+        ...(lvl === 'passkey' && o.confirmation.credentialId !== undefined
+          ? { cred: o.confirmation.credentialId }
+          : {}),
         ...(o.contentDigest !== undefined ? { cd: o.contentDigest } : {}),
         n: o.nonce,
       });

@@ -2,7 +2,9 @@ import { digestJson } from '@mrtr/digest';
 import { describe, expect, it } from 'vitest';
 import {
   actionMismatch,
+  type ConfirmedOperation,
   RECEIPT_TYPE,
+  receiptIssuer,
   verifyReceipt,
   verifyReceiptSignature,
 } from '../src/index.js';
@@ -16,6 +18,7 @@ import {
   newKey,
   OPERATION,
   partsOf,
+  QUESTION,
   signerWith,
 } from './helpers.js';
 
@@ -310,6 +313,40 @@ describe('actionMismatch', () => {
     ] as never[];
     for (const expected of bad) expect(() => actionMismatch(claims, expected)).toThrow(TypeError);
     expect(() => actionMismatch(claims, action, { content: 'sometimes' as never })).toThrow(
+      TypeError,
+    );
+  });
+});
+
+describe('receiptIssuer', () => {
+  const confirmed = (confirmation: ConfirmedOperation['confirmation']): ConfirmedOperation => ({
+    principal: 'alice',
+    operation: OPERATION,
+    argumentsDigest: digestJson(ARGS_A),
+    questionDigest: digestJson(QUESTION),
+    confirmation,
+    nonce: 'AAAAAAAAAAAAAAAAAAAAAA',
+    contentDigest: digestJson({}),
+  });
+
+  it('signs a presence approval as lvl passkey with its credential id', async () => {
+    const receipt = await receiptIssuer(signer).issue(
+      confirmed({ level: 'presence', credentialId: 'AQIDBAUGBwg' }),
+    );
+    expect(partsOf(receipt).payload).toMatchObject({ lvl: 'passkey', cred: 'AQIDBAUGBwg' });
+  });
+
+  it('signs a url approval the person made with a passkey as url, without cred (the level it was asked at)', async () => {
+    const receipt = await receiptIssuer(signer).issue(
+      confirmed({ level: 'url', credentialId: 'AQIDBAUGBwg' }),
+    );
+    const payload = partsOf(receipt).payload;
+    expect(payload).toMatchObject({ lvl: 'url', qd: digestJson(QUESTION) });
+    expect('cred' in payload).toBe(false);
+  });
+
+  it('refuses a presence approval without its credential id (a TypeError, nothing signed)', async () => {
+    await expect(receiptIssuer(signer).issue(confirmed({ level: 'presence' }))).rejects.toThrow(
       TypeError,
     );
   });
