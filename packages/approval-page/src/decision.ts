@@ -15,10 +15,12 @@ import {
   NOTHING,
   refused,
   signedInAs,
+  TOO_LONG,
   utc,
   type ViewKit,
 } from './kit.js';
 import { passkeyProblem } from './passkey-rules.js';
+import { isContent } from './rules.js';
 import type { SignedIn } from './sign-in.js';
 import type { FinalDecision } from './store.js';
 import { render } from './views.js';
@@ -209,6 +211,8 @@ export async function decide(kit: ViewKit, request: Request, id: string, path: s
         const passkeys = await kit.store.listCredentials(who.principal);
         return approvalPage(kit, stored.approval, undefined, who, path, passkeys.length, rejected);
       }
+      if (!isContent(content))
+        return kit.notice(400, 'Refused', `${TOO_LONG} ${NOTHING}`, who.principal);
     }
   }
   const result = await kit.store.decide({

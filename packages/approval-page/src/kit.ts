@@ -2,6 +2,7 @@
  * What every route of the page shares: the kit it is handed, who is signed
  * in, and the refusal pages (each says that nothing was recorded).
  */
+import { MAX_MESSAGE_LENGTH } from './rules.js';
 import type { SignedIn, SignInHook } from './sign-in.js';
 import type { ApprovalStore, DecideRefusal, FinalDecision } from './store.js';
 import type { LayoutData } from './views.js';
@@ -57,6 +58,8 @@ export interface ViewKit {
 export const NOT_YOURS =
   'This approval was not requested for the principal you are signed in as, so it is not shown. Sign out and sign in as the principal your client acts for.';
 export const NOTHING = 'Nothing was recorded.';
+/** Answers that fit the form but are longer than a store keeps (`isContent` of `rules.ts`). */
+export const TOO_LONG = `Your answers are too long to record: at most ${MAX_MESSAGE_LENGTH} characters as JSON, where a control character counts six.`;
 
 export const utc = (ms: number) =>
   new Date(ms)

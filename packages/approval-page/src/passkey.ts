@@ -27,8 +27,18 @@ import {
   readForm,
   seeOther,
 } from './http.js';
-import { expired, missing, NOT_YOURS, NOTHING, refused, signedInAs, type ViewKit } from './kit.js';
+import {
+  expired,
+  missing,
+  NOT_YOURS,
+  NOTHING,
+  refused,
+  signedInAs,
+  TOO_LONG,
+  type ViewKit,
+} from './kit.js';
 import { CREDENTIAL_ID, topLevelCeremony } from './passkey-rules.js';
+import { isContent } from './rules.js';
 import type { SignedIn } from './sign-in.js';
 import { visible } from './visible.js';
 
@@ -102,6 +112,8 @@ export async function passkeyOptions(kit: ViewKit, request: Request, id: string)
         `Some answers do not fit the question: ${issues.map((i) => `${i.field}: ${i.reason}`).join('; ')}.`,
       ),
     );
+  // What fits the form can still be more than a store keeps (raw control bytes grow sixfold as JSON).
+  if (!isContent(content)) return refuse(400, TOO_LONG);
   const random = newRandom();
   const expiresAt = kit.now() + CHALLENGE_TTL_MS;
   const set = await kit.store.setChallenge({

@@ -70,7 +70,9 @@ const digest = (value: string) => createHash('sha256').update(value).digest();
  * fields `principal`, `password` and `return`), `POST <basePath>/sign-out`. A sign-in creates a
  * session (32 random bytes in the cookie; the store keeps only its SHA-256)
  * in an `HttpOnly`, `SameSite=Strict` cookie, `Secure` on an `https:` origin,
- * `Path=<basePath>`. Both POSTs must come from the page's origin.
+ * `Path=<basePath>`. Both POSTs must come from the page's origin. A session
+ * counts only on the page (origin and base path) that made it, and only while
+ * its principal is in `users`.
  */
 export class PasswordSignIn implements SignInHook {
   readonly signOutUrl: string;
@@ -105,7 +107,9 @@ export class PasswordSignIn implements SignInHook {
     const key = this.#sessionKey(request);
     if (!key) return undefined;
     const session = await this.#page.store.readSession(key);
-    return session && { principal: session.principal, csrfSecret: session.csrfSecret };
+    // A principal taken out of `users` is signed out with its next request, not at the session's end.
+    if (!session || !this.#users.has(session.principal)) return undefined;
+    return { principal: session.principal, csrfSecret: session.csrfSecret };
   }
 
   /** `<basePath>/sign-in?return=<returnTo>`. */
@@ -158,7 +162,7 @@ export class PasswordSignIn implements SignInHook {
     const value = randomBytes(32).toString('base64url');
     const expiresAt = this.#page.now() + this.#ttl * 1000;
     const session = { principal, csrfSecret: newSecret(), expiresAt };
-    await this.#page.store.createSession(digest(value).toString('base64url'), session);
+    await this.#page.store.createSession(this.#keyOf(value), session);
     const cookie = this.#setCookie(value, this.#ttl);
     if (returnTo) return seeOther(returnTo, [cookie]);
     const text = 'Open the approval link your client showed you to review its request.';
@@ -190,7 +194,18 @@ export class PasswordSignIn implements SignInHook {
     const header = request.headers.get('cookie');
     if (!header) return undefined;
     const value = parseCookies(header)[this.#cookie];
-    return value && COOKIE_VALUE.test(value) ? digest(value).toString('base64url') : undefined;
+    return value && COOKIE_VALUE.test(value) ? this.#keyOf(value) : undefined;
+  }
+
+  /**
+   * The store's key of a session cookie: SHA-256 of the page's origin and base
+   * path, a NUL, and the cookie's value. Another page on the same session
+   * store (another server, another port of the same host, whose cookie a
+   * browser sends here too) derives other keys from its cookies, so its
+   * sessions, made with its own users' passwords, are no sessions here.
+   */
+  #keyOf(value: string): string {
+    return digest(`${this.#page.origin}${this.#page.basePath}\u0000${value}`).toString('base64url');
   }
 
   #setCookie(value: string, maxAge: number): string {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { PendingApproval } from '@mrtr/gate';
 import { expect } from 'vitest';
 import {
@@ -90,4 +91,14 @@ export async function csrfOf(page: (r: Request) => Promise<Response>, url: strin
 export function expectSecurityHeaders(response: Response) {
   for (const [name, value] of Object.entries(SECURITY_HEADERS))
     expect(response.headers.get(name), name).toBe(value);
+}
+
+/**
+ * The store's key of the session a `cookie` header (`name=value`) of
+ * {@link signIn} names: SHA-256 of the page's origin and base path, a NUL and the value.
+ */
+export function sessionKeyOf(cookie: string, origin = ORIGIN, basePath = '/approve'): string {
+  return createHash('sha256')
+    .update(`${origin}${basePath}\u0000${cookie.split('=')[1] as string}`)
+    .digest('base64url');
 }

@@ -1,5 +1,4 @@
 /** The page over HTTP semantics, without a browser: what each request gets and what it records. */
-import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { csrfToken } from '../src/csrf.js';
 import { FORM_LAYOUT } from '../src/fields.js';
@@ -9,7 +8,15 @@ import {
   MemoryApprovalStore,
 } from '../src/index.js';
 import { TEMPLATES } from '../src/views.js';
-import { csrfOf, expectSecurityHeaders, ORIGIN, post, setup, signIn } from './helpers.js';
+import {
+  csrfOf,
+  expectSecurityHeaders,
+  ORIGIN,
+  post,
+  sessionKeyOf,
+  setup,
+  signIn,
+} from './helpers.js';
 
 describe('sign-in', () => {
   it('sends a person who is not signed in to the sign-in form, then back to the page', async () => {
@@ -471,15 +478,47 @@ describe('the decision POST', () => {
     expect(await channel.decision(approval.id, approval)).toEqual({ status: 'pending' });
   });
 
+  it('counts a session only on the page that made it, and only while its principal is a user', async () => {
+    const store = new MemoryApprovalStore();
+    const mine = setup({ store });
+    const { url, approval } = await mine.open();
+    // Another server on the same store (another port of this host: a browser sends it the cookie too).
+    const other = setup({ store, origin: 'http://127.0.0.1:4200' });
+    const theirs = await signIn(other.page, 'alice', 'http://127.0.0.1:4200');
+    expect(
+      (
+        await other.page(
+          new Request(`http://127.0.0.1:4200/approve/passkeys`, { headers: { cookie: theirs } }),
+        )
+      ).status,
+    ).toBe(200);
+    const read = await mine.page(new Request(url, { headers: { cookie: theirs } }));
+    expect(read.status).toBe(303);
+    expect(read.headers.get('location')).toContain('/approve/sign-in');
+    const decided = await mine.page(
+      post(url, { csrf: 'x', decision: 'approve' }, { cookie: theirs }),
+    );
+    expect(decided.status).toBe(401);
+    expect(await mine.channel.decision(approval.id, approval)).toEqual({ status: 'pending' });
+    // The same page (origin and base path) with alice taken out of its users: her session ends.
+    const cookie = await signIn(mine.page, 'alice');
+    expect((await mine.page(new Request(url, { headers: { cookie } }))).status).toBe(200);
+    const without = createApprovalPage({
+      store,
+      origin: ORIGIN,
+      signIn: { users: { bob: 'bob-token-0123456789' } },
+    });
+    const after = await without(new Request(url, { headers: { cookie } }));
+    expect(after.status).toBe(303);
+    expect(after.headers.get('location')).toContain('/approve/sign-in');
+  });
+
   it('refuses another principal, even with its own valid session and token', async () => {
     const { page, open, channel, store } = setup();
     const { url, approval } = await open();
     const bob = await signIn(page, 'bob');
     // Bob's real token for this approval, as if he had read it off a page: only the principal check is left.
-    const key = createHash('sha256')
-      .update(bob.split('=')[1] as string)
-      .digest('base64url');
-    const session = await store.readSession(key);
+    const session = await store.readSession(sessionKeyOf(bob));
     const csrf = csrfToken(session?.csrfSecret as string, approval.id);
     const response = await page(post(url, { csrf, decision: 'approve' }, { cookie: bob }));
     expect(response.status).toBe(403);

@@ -9,15 +9,20 @@ import { csrfToken } from '../src/csrf.js';
 import { FORM_LAYOUT } from '../src/fields.js';
 import { type ApprovalStore, CONTENT_SECURITY_POLICY } from '../src/index.js';
 import { REGISTRATION_LABEL } from '../src/registration.js';
-import { csrfOf, expectSecurityHeaders, ORIGIN, post, setup, signIn } from './helpers.js';
+import {
+  csrfOf,
+  expectSecurityHeaders,
+  ORIGIN,
+  post,
+  sessionKeyOf,
+  setup,
+  signIn,
+} from './helpers.js';
 import { credential, newRandom } from './store-contract.js';
 
 /** The CSRF token a session would carry for `label`, read from its record in the store. */
 async function tokenOf(store: ApprovalStore, cookie: string, label: string) {
-  const key = createHash('sha256')
-    .update(cookie.split('=')[1] as string)
-    .digest('base64url');
-  const session = await store.readSession(key);
+  const session = await store.readSession(sessionKeyOf(cookie));
   if (!session) throw new Error('no session');
   return csrfToken(session.csrfSecret, label);
 }
@@ -144,6 +149,28 @@ describe('passkey options for an approval', () => {
     );
     expect(ok.status).toBe(200);
     expect((await kit.store.get(approval.id))?.challenge?.content).toEqual({ note_id: 'note-1' });
+  });
+
+  it('refuses answers that fit the form but not a store (400, not 500), and keeps no challenge', async () => {
+    const kit = setup();
+    const requestedSchema = {
+      type: 'object' as const,
+      properties: { reason: { type: 'string' as const, title: 'Reason' } },
+    };
+    const { url, approval } = await kit.open({ level: 'url', requestedSchema });
+    await kit.store.addCredential(credential());
+    const cookie = await signIn(kit.page, 'alice');
+    const csrf = await csrfOf(kit.page, url, cookie);
+    // 30,000 raw (not percent-encoded) control bytes: under the form's 32 KiB, a valid
+    // string, and 180,000 characters as JSON.
+    const head = new URLSearchParams({ csrf, form: FORM_LAYOUT }).toString();
+    const request = post(`${url}/passkey-options`, {}, { cookie });
+    const response = await kit.page(
+      new Request(request, { body: `${head}&f0=${'\u0001'.repeat(30_000)}` }),
+    );
+    expect(response.status).toBe(400);
+    expect(String((await json(response)).error)).toContain('too long to record');
+    expect((await kit.store.get(approval.id))?.challenge).toBeUndefined();
   });
 
   it('spells out a field name that would reorder the refusal the page shows', async () => {
