@@ -238,9 +238,26 @@ program
   );
 
 /** All of stdin, for a receipt given as `-`. */
+/** Most bytes `receipt verify -` reads from stdin: a receipt is at most 8,192 characters, with a line break or two. */
+const MAX_STDIN_BYTES = 16 * 1024;
+
+/**
+ * The receipt on stdin, read up to {@link MAX_STDIN_BYTES}.
+ * @throws {UsageError} past that, without reading the rest (endless input would fill memory).
+ */
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  let length = 0;
+  for await (const chunk of process.stdin) {
+    length += (chunk as Buffer).length;
+    if (length > MAX_STDIN_BYTES) {
+      process.stdin.destroy();
+      throw new UsageError(
+        `the receipt on stdin is longer than ${MAX_STDIN_BYTES} bytes: a receipt is at most 8192 characters`,
+      );
+    }
+    chunks.push(chunk as Buffer);
+  }
   return Buffer.concat(chunks).toString('utf8');
 }
 

@@ -5,7 +5,7 @@
  * signature, an unknown key, an expired or malformed receipt, and keys that
  * cannot be fetched.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -93,6 +93,28 @@ describe('mrtr receipt verify', () => {
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/confirmed by\s+form/);
     expect(r.out).toContain('that a person, rather than the client or its model, answered');
+  });
+
+  it('stops reading stdin past 16 KiB: exit 2 and why, even when the input never ends', async () => {
+    const long = await mrtr(['receipt', 'verify', '-', '--jwks', jwks], 'x'.repeat(20_000));
+    expect(long.code).toBe(2);
+    expect(long.err).toContain('the receipt on stdin is longer than 16384 bytes');
+    // Endless input: mrtr must exit on its own, not read until memory runs out.
+    const child = spawn(process.execPath, [MAIN, 'receipt', 'verify', '-', '--jwks', jwks]);
+    let err = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    child.stdin.on('error', () => {}); // EPIPE once mrtr has stopped reading
+    const chunk = Buffer.alloc(64 * 1024, 0x41);
+    const pump = () => {
+      while (child.exitCode === null && child.stdin.writable && child.stdin.write(chunk));
+      if (child.exitCode === null && child.stdin.writable) child.stdin.once('drain', pump);
+    };
+    pump();
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(2);
+    expect(err).toContain('longer than 16384 bytes');
   });
 
   it('refuses with exit 1 and a reason: altered, foreign key, unknown kid, expired, malformed', async () => {

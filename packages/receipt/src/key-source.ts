@@ -1,6 +1,7 @@
 import {
   createLocalJWKSet,
   createRemoteJWKSet,
+  customFetch,
   errors,
   type JSONWebKeySet,
   type JWTVerifyGetKey,
@@ -12,9 +13,10 @@ import { ReceiptError } from './errors.js';
  * - a JWKS object (RFC 7517 §5), e.g. {@link ReceiptSigner.jwks} or the
  *   parsed JSON of a published set;
  * - a `URL` of a published JWKS, fetched with jose's `createRemoteJWKSet`
- *   (a new set, so a new fetch, per call: to verify many receipts, pass
- *   `createRemoteJWKSet(url)` once made, which caches and refetches on an
- *   unknown `kid`);
+ *   (5 s timeout; a body over {@link MAX_JWKS_BYTES} is refused as
+ *   `keys_unavailable` instead of read into memory; a new set, so a new
+ *   fetch, per call: to verify many receipts, pass `createRemoteJWKSet(url)`
+ *   once made, which caches and refetches on an unknown `kid`);
  * - a jose key resolver `(protectedHeader, token) => key`, such as
  *   `createLocalJWKSet(jwks)` or `createRemoteJWKSet(url)`.
  *
@@ -44,9 +46,44 @@ function isEd25519PublicKey(key: ResolvedKey): boolean {
   return k.kty === 'OKP' && k.crv === 'Ed25519' && typeof k.x === 'string' && k.d === undefined;
 }
 
+/**
+ * Largest JWKS a `URL` key source reads, bytes (1 MiB: thousands of Ed25519
+ * keys). jose reads a response whole; a host that sends without end would
+ * otherwise fill the verifier's memory before the timeout.
+ */
+export const MAX_JWKS_BYTES = 1024 * 1024;
+
+/** `fetch`, with the body read up to {@link MAX_JWKS_BYTES} and refused past it. */
+async function fetchBounded(url: string, init: RequestInit): Promise<Response> {
+  const response = await fetch(url, init);
+  if (response.body === null) return response;
+  const tooLarge = () => new Error(`the JWKS at ${url} is larger than ${MAX_JWKS_BYTES} bytes`);
+  if (Number(response.headers.get('content-length')) > MAX_JWKS_BYTES) {
+    await response.body.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    length += value.byteLength;
+    if (length > MAX_JWKS_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return new Response(Buffer.concat(chunks), {
+    status: response.status,
+    headers: response.headers,
+  });
+}
+
 function innerResolver(source: ReceiptKeySource): JWTVerifyGetKey {
   if (typeof source === 'function') return source;
-  if (source instanceof URL) return createRemoteJWKSet(source);
+  if (source instanceof URL) return createRemoteJWKSet(source, { [customFetch]: fetchBounded });
   try {
     return createLocalJWKSet(source);
   } catch {

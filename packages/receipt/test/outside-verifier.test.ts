@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RECEIPT_TYPE, verifyReceipt } from '../src/index.js';
+import { MAX_JWKS_BYTES, RECEIPT_TYPE, verifyReceipt } from '../src/index.js';
 import {
   ARGS_A,
   expectRefused,
@@ -110,5 +110,40 @@ describe('keys from a JWKS URL', () => {
     const stranger = await signerWith([await newKey('r9')]);
     const { receipt } = await stranger.sign(inputFor());
     await expectRefused(verifyReceipt(receipt, { ...expected(), keys: url }), 'unknown_key');
+  });
+});
+
+describe('a JWKS URL that sends without end', () => {
+  it('is refused as keys_unavailable once past MAX_JWKS_BYTES, not read into memory', async () => {
+    let sent = 0;
+    const endless = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const more = () => {
+        while (!res.destroyed && sent < 512 * 1024 * 1024) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', more);
+        }
+      };
+      res.write('{"keys":[');
+      more();
+    });
+    await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
+    try {
+      const at = new URL(`http://127.0.0.1:${(endless.address() as AddressInfo).port}/jwks.json`);
+      const { receipt } = await signer.sign(inputFor());
+      const error = await expectRefused(
+        verifyReceipt(receipt, { operation: OPERATION, arguments: ARGS_A, now: NOW, keys: at }),
+        'keys_unavailable',
+      );
+      expect(String((error.cause as Error | undefined)?.message)).toContain(
+        `larger than ${MAX_JWKS_BYTES} bytes`,
+      );
+      // Stopped soon after the cap (socket buffers aside), far from the 512 MiB on offer.
+      expect(sent).toBeLessThan(MAX_JWKS_BYTES * 16);
+    } finally {
+      endless.closeAllConnections();
+      await new Promise<void>((resolve) => endless.close(() => resolve()));
+    }
   });
 });
