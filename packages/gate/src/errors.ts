@@ -116,14 +116,24 @@ export function errorName(error: unknown): string {
  */
 export function toMcpError(
   error: unknown,
-  settled: { performed: boolean; replayed: boolean; declined: boolean } = {
+  settled: { performed: boolean; replayed: boolean; declined: boolean; declining?: boolean } = {
     performed: false,
     replayed: false,
     declined: false,
   },
 ): unknown {
-  const { performed, replayed, declined } = settled;
+  const { performed, replayed, declined, declining } = settled;
   if (error instanceof McpError) return error;
+  if (isStoreUnavailable(error) && declining)
+    return withCause(
+      new McpError(
+        ErrorCode.InternalError,
+        isOutcomeUnknown(error)
+          ? 'The store that keeps each confirmation single-use stopped answering while this decline was being recorded. Nothing was carried out: a decline runs nothing. Send the same answer again to have the decline recorded.'
+          : 'This request changed nothing: the store that keeps each confirmation single-use is unavailable, so the decline could not be recorded. Nothing was carried out. Send the same answer again later.',
+      ),
+      error,
+    );
   if (isStoreUnavailable(error))
     return withCause(
       isOutcomeUnknown(error)

@@ -201,6 +201,8 @@ export async function decline<View, Tx>(
   const question = live?.question.message;
   let written: GateAuditEvent | undefined;
   await assertStillOpen(flow, claims);
+  // A store that fails from here must not be reported as a possible run of the operation.
+  round.declining = true;
   const result = await flow.parts.store.once(
     onceRequestOf(flow, claims, DECLINE),
     async (tx: Tx) => {

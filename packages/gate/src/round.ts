@@ -45,6 +45,8 @@ export class Round {
   replayed = false;
   /** What was recorded (or replayed) under the nonce is a decline, not the operation. */
   declined = false;
+  /** This round claims the nonce for a decline: whatever the store kept, nothing can have run. */
+  declining = false;
   /** The nonce of the round, once known. */
   nonce: string | undefined;
   /** The answer read, once known (recorded with well-formed text and bounded). */

@@ -467,6 +467,29 @@ describe('an unavailable replay store', () => {
     expect(t.store.effects).toEqual(['delete:svc_8f21c', 'audit:completed']);
   });
 
+  it('a decline whose COMMIT answer was lost, or whose store is down, never says the operation may have run', async () => {
+    const t = setup();
+    const ticket = await t.ask();
+    t.store.commitUnanswered = true;
+    const lost = await t.answer(ticket, { action: 'decline' }).catch((e) => e);
+    expect(lost.code).toBe(-32603);
+    expect(lost.message).toMatch(/while this decline was being recorded\. Nothing was carried out/);
+    expect(lost.message).not.toMatch(/carried out once or not at all/);
+    t.store.commitUnanswered = false;
+    const other = await t.ask();
+    t.store.down = true;
+    const down = await t.answer(other, { action: 'decline' }).catch((e) => e);
+    expect(down.message).toMatch(
+      /^This request changed nothing: .* the decline could not be recorded/,
+    );
+    expect(down.message).not.toMatch(/runs at most once/);
+    t.store.down = false;
+    // The same decline again converges; nothing was deleted either time.
+    expect(await t.answer(ticket, { action: 'decline' })).toMatchObject({ resultType: 'complete' });
+    expect(await t.answer(other, { action: 'decline' })).toMatchObject({ resultType: 'complete' });
+    expect(t.store.effects.filter((e) => e.startsWith('delete:'))).toEqual([]);
+  });
+
   it('a COMMIT whose answer was lost says it ran once or not at all; the same confirmation then tells which', async () => {
     const t = setup();
     const ticket = await t.ask();

@@ -15,7 +15,10 @@ export interface RedisReplayStoreOptions {
    * Shortest life of an unsettled claim, milliseconds (default 60 000). A
    * claim lives until `max(expiresAt, now + claimLeaseMs)`, so it cannot
    * expire while a slow action still runs; the action must finish within it.
-   * It also bounds how long a process that died mid-action blocks the nonce.
+   * A claim whose process died mid-action (or whose `SET` reached Redis only
+   * after its release) blocks the nonce for that whole life, normally the
+   * ticket's: Redis alone cannot tell whether the action ran, so identical
+   * re-sends get `in_progress` until then rather than a second run.
    */
   claimLeaseMs?: number;
   /**

@@ -58,7 +58,9 @@ import {
  * whose release got no reply, is deleted (by its token) as soon as Redis
  * answers again, whatever the state of the connection: on any reply, on a
  * reconnect, and on a timer with backoff. An outcome that got no reply is
- * recorded the same way. The action itself cannot share a transaction with
+ * recorded the same way. A claim whose bytes reach Redis only after that
+ * delete (held by a network path that later delivers them) stays until it
+ * expires (see `claimLeaseMs`): it blocks the nonce, it never runs anything. The action itself cannot share a transaction with
  * Redis: keep it idempotent on the nonce.
  */
 export class RedisReplayStore implements ReplayStore<void> {

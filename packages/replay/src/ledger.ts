@@ -22,6 +22,13 @@ class LedgerRefused {
  * releases the front claim, so the front store never records an outcome
  * that did not happen.
  *
+ * A front claim whose process died after the ledger committed, before the
+ * front recorded the outcome, answers `in_progress` until it expires (with
+ * `RedisReplayStore`, the ticket's expiry): the ledger holds the outcome but
+ * is not asked, so that presentations while an action runs never wait on the
+ * database. Nothing runs twice; the client learns the result from the
+ * ledger's record, the audit trail, not from a retry.
+ *
  * `Tx` is the ledger's transaction: the action always gets it.
  */
 export class LedgerReplayStore<Tx> implements ReplayStore<Tx> {
