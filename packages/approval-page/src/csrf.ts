@@ -4,14 +4,9 @@
  * carries HMAC-SHA256(secret, approval id), so a token is bound to one
  * session and one approval and is checked in constant time.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 
 const CONTEXT = 'mrtr-approval-page/csrf/v1\0';
-
-/** A new session CSRF secret: 256 random bits, base64url (43 characters). */
-export function newSecret(): string {
-  return randomBytes(32).toString('base64url');
-}
 
 /** The token a decision form for approval `id` carries in a session with `secret` (base64url, 43 characters). */
 export function csrfToken(secret: string, id: string): string {

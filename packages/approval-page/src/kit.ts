@@ -59,7 +59,7 @@ export const NOT_YOURS =
   'This approval was not requested for the principal you are signed in as, so it is not shown. Sign out and sign in as the principal your client acts for.';
 export const NOTHING = 'Nothing was recorded.';
 /** Answers that fit the form but are longer than a store keeps (`isContent` of `rules.ts`). */
-export const TOO_LONG = `Your answers are too long to record: at most ${MAX_MESSAGE_LENGTH} characters as JSON, where a control character counts six.`;
+export const TOO_LONG = `Your answers are too long to record: at most ${MAX_MESSAGE_LENGTH} characters as JSON, where a control character can count six.`;
 
 export const utc = (ms: number) =>
   new Date(ms)

@@ -1,6 +1,5 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
-import { newSecret } from './csrf.js';
 import { field, fromOrigin, html, originHint, readForm, respond, seeOther } from './http.js';
 import { APPROVAL_ID, isField } from './rules.js';
 import type { SessionStore } from './store.js';
@@ -71,8 +70,9 @@ const digest = (value: string) => createHash('sha256').update(value).digest();
  * session (32 random bytes in the cookie; the store keeps only its SHA-256)
  * in an `HttpOnly`, `SameSite=Strict` cookie, `Secure` on an `https:` origin,
  * `Path=<basePath>`. Both POSTs must come from the page's origin. A session
- * counts only on the page (origin and base path) that made it, and only while
- * its principal is in `users`.
+ * counts only on the page (origin and base path) that made it, and ends (is
+ * deleted) at the first request after its principal left `users` or its
+ * password changed.
  */
 export class PasswordSignIn implements SignInHook {
   readonly signOutUrl: string;
@@ -107,8 +107,20 @@ export class PasswordSignIn implements SignInHook {
     const key = this.#sessionKey(request);
     if (!key) return undefined;
     const session = await this.#page.store.readSession(key);
-    // A principal taken out of `users` is signed out with its next request, not at the session's end.
-    if (!session || !this.#users.has(session.principal)) return undefined;
+    if (!session) return undefined;
+    // A principal taken out of `users`, or whose password changed, is signed out at its next
+    // request: its session's secret no longer derives from its current password. The session is
+    // deleted, so putting the principal back (even with the old password) does not revive it.
+    const expected = this.#csrfSecretOf(session.principal, this.#cookieValue(request) ?? '');
+    const held = Buffer.from(session.csrfSecret);
+    if (
+      expected === undefined ||
+      held.length !== expected.length ||
+      !timingSafeEqual(held, Buffer.from(expected))
+    ) {
+      await this.#page.store.deleteSession(key).catch(() => {});
+      return undefined;
+    }
     return { principal: session.principal, csrfSecret: session.csrfSecret };
   }
 
@@ -161,7 +173,8 @@ export class PasswordSignIn implements SignInHook {
     if (old) await this.#page.store.deleteSession(old);
     const value = randomBytes(32).toString('base64url');
     const expiresAt = this.#page.now() + this.#ttl * 1000;
-    const session = { principal, csrfSecret: newSecret(), expiresAt };
+    const csrfSecret = this.#csrfSecretOf(principal, value) as string; // verified: a user
+    const session = { principal, csrfSecret, expiresAt };
     await this.#page.store.createSession(this.#keyOf(value), session);
     const cookie = this.#setCookie(value, this.#ttl);
     if (returnTo) return seeOther(returnTo, [cookie]);
@@ -191,10 +204,29 @@ export class PasswordSignIn implements SignInHook {
   }
 
   #sessionKey(request: Request): string | undefined {
+    const value = this.#cookieValue(request);
+    return value === undefined ? undefined : this.#keyOf(value);
+  }
+
+  /** The session cookie's value, when it has the shape this page gives (32 random bytes). */
+  #cookieValue(request: Request): string | undefined {
     const header = request.headers.get('cookie');
     if (!header) return undefined;
     const value = parseCookies(header)[this.#cookie];
-    return value && COOKIE_VALUE.test(value) ? this.#keyOf(value) : undefined;
+    return value && COOKIE_VALUE.test(value) ? value : undefined;
+  }
+
+  /**
+   * The CSRF secret of a session of `principal` with cookie `value`:
+   * HMAC-SHA256 keyed with the SHA-256 of the principal's current password,
+   * over the cookie (43 base64url characters), or `undefined` when
+   * `principal` is not a user. Secret like the cookie it derives from (the
+   * page sends only HMACs of it), and tied to the password, so a session
+   * ends when its principal's password changes or the principal is removed.
+   */
+  #csrfSecretOf(principal: string, value: string): string | undefined {
+    const password = this.#users.get(principal);
+    return password && createHmac('sha256', password).update(value).digest('base64url');
   }
 
   /**

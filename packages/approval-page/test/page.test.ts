@@ -511,6 +511,20 @@ describe('the decision POST', () => {
     const after = await without(new Request(url, { headers: { cookie } }));
     expect(after.status).toBe(303);
     expect(after.headers.get('location')).toContain('/approve/sign-in');
+    // Deleted, not hidden: alice put back, with her old password or a new one, does not revive it.
+    expect((await mine.page(new Request(url, { headers: { cookie } }))).status).toBe(303);
+    // A changed password ends the sessions made with the old one.
+    const fresh = await signIn(mine.page, 'alice');
+    const renamed = createApprovalPage({
+      store,
+      origin: ORIGIN,
+      signIn: { users: { alice: 'alice-new-password-0123456789' } },
+    });
+    expect((await renamed(new Request(url, { headers: { cookie: fresh } }))).status).toBe(303);
+    expect((await mine.page(new Request(url, { headers: { cookie: fresh } }))).status).toBe(303);
+    const stale = await mine.page(post(url, { csrf: 'x', decision: 'approve' }, { cookie: fresh }));
+    expect(stale.status).toBe(401);
+    expect(await mine.channel.decision(approval.id, approval)).toEqual({ status: 'pending' });
   });
 
   it('refuses another principal, even with its own valid session and token', async () => {
