@@ -129,8 +129,8 @@ export function toMcpError(
       new McpError(
         ErrorCode.InternalError,
         isOutcomeUnknown(error)
-          ? 'The store that keeps each confirmation single-use stopped answering while this decline was being recorded. Nothing was carried out: a decline runs nothing. Send the same answer again to have the decline recorded.'
-          : 'This request changed nothing: the store that keeps each confirmation single-use is unavailable, so the decline could not be recorded. Nothing was carried out. Send the same answer again later.',
+          ? 'The store that keeps each confirmation single-use stopped answering while this decline was being recorded: it may or may not have been recorded. A decline carries nothing out. Send the same answer again to learn which (if an earlier answer used this confirmation, you are told so).'
+          : 'This request changed nothing: the store that keeps each confirmation single-use is unavailable, so this decline could not be recorded. A decline carries nothing out. Send the same answer again later (if an earlier answer used this confirmation, you are told so).',
       ),
       error,
     );

@@ -473,16 +473,16 @@ describe('an unavailable replay store', () => {
     t.store.commitUnanswered = true;
     const lost = await t.answer(ticket, { action: 'decline' }).catch((e) => e);
     expect(lost.code).toBe(-32603);
-    expect(lost.message).toMatch(/while this decline was being recorded\. Nothing was carried out/);
-    expect(lost.message).not.toMatch(/carried out once or not at all/);
+    expect(lost.message).toMatch(/while this decline was being recorded: it may or may not/);
+    expect(lost.message).not.toMatch(/carried out once or not at all|Nothing was carried out/);
     t.store.commitUnanswered = false;
     const other = await t.ask();
     t.store.down = true;
     const down = await t.answer(other, { action: 'decline' }).catch((e) => e);
     expect(down.message).toMatch(
-      /^This request changed nothing: .* the decline could not be recorded/,
+      /^This request changed nothing: .* this decline could not be recorded/,
     );
-    expect(down.message).not.toMatch(/runs at most once/);
+    expect(down.message).not.toMatch(/runs at most once|Nothing was carried out/);
     t.store.down = false;
     // The same decline again converges; nothing was deleted either time.
     expect(await t.answer(ticket, { action: 'decline' })).toMatchObject({ resultType: 'complete' });
