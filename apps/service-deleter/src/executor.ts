@@ -14,12 +14,12 @@ import {
   ReceiptError,
   type ReceiptKeySource,
   type ReceiptLevel,
+  remoteKeySet,
   type VerifiedReceipt,
   verifyAndRun,
 } from '@mrtr/receipt';
 import type { Json, ReplayStore } from '@mrtr/replay';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
-import { createRemoteJWKSet } from 'jose';
 import type { Database, Queryable } from './db.js';
 import { POLICY } from './policy.js';
 import { getService, getVolume, isTeamMember, type Volume } from './services.js';
@@ -105,8 +105,8 @@ export class ServiceExecutor {
 
   private constructor(options: ServiceExecutorOptions) {
     this.#options = options;
-    // A URL becomes one remote set, made once: it caches, and refetches on an unknown kid.
-    this.#keys = options.keys instanceof URL ? createRemoteJWKSet(options.keys) : options.keys;
+    // A URL becomes one remote set, made once: it caches, refetches on an unknown kid, reads at most 1 MiB.
+    this.#keys = options.keys instanceof URL ? remoteKeySet(options.keys) : options.keys;
     this.#uses = new PostgresReplayStore(options.db, { table: RECEIPT_USES_TABLE });
   }
 

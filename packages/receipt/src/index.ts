@@ -43,7 +43,7 @@ export { describeReceipt, type ReceiptDescription } from './describe.js';
 export { ReceiptError, type ReceiptErrorCode } from './errors.js';
 export { actionMismatch, type ExpectedAction, RECEIPT_NONCE_PREFIX } from './expected.js';
 export { type ConfirmedOperation, receiptIssuer } from './issuer.js';
-export { MAX_JWKS_BYTES, type ReceiptKeySource } from './key-source.js';
+export { MAX_JWKS_BYTES, type ReceiptKeySource, remoteKeySet } from './key-source.js';
 export type { Ed25519KeyInput, ReceiptSigningKey } from './keys.js';
 export {
   DEFAULT_RECEIPT_TTL_SECONDS,

@@ -5,6 +5,7 @@ import {
   errors,
   type JSONWebKeySet,
   type JWTVerifyGetKey,
+  type RemoteJWKSetOptions,
 } from 'jose';
 import { ReceiptError } from './errors.js';
 
@@ -12,13 +13,14 @@ import { ReceiptError } from './errors.js';
  * Where a verifier finds the public keys, by the receipt's `kid`:
  * - a JWKS object (RFC 7517 §5), e.g. {@link ReceiptSigner.jwks} or the
  *   parsed JSON of a published set;
- * - a `URL` of a published JWKS, fetched with jose's `createRemoteJWKSet`
+ * - a `URL` of a published JWKS, fetched as {@link remoteKeySet} fetches it
  *   (5 s timeout; a body over {@link MAX_JWKS_BYTES} is refused as
- *   `keys_unavailable` instead of read into memory; a new set, so a new
- *   fetch, per call: to verify many receipts, pass `createRemoteJWKSet(url)`
- *   once made, which caches and refetches on an unknown `kid`);
+ *   `keys_unavailable` instead of read into memory), but a new set, so a new
+ *   fetch, per call: to verify many receipts, pass `remoteKeySet(url)` once
+ *   made, which caches and refetches on an unknown `kid`;
  * - a jose key resolver `(protectedHeader, token) => key`, such as
- *   `createLocalJWKSet(jwks)` or `createRemoteJWKSet(url)`.
+ *   `createLocalJWKSet(jwks)` or {@link remoteKeySet}. (jose's own
+ *   `createRemoteJWKSet(url)` reads a response whole, without the bound.)
  *
  * Only Ed25519 public keys are used: a resolver that yields anything else
  * (an HMAC secret, an RSA or P-256 key, a private key) gets `unknown_key`.
@@ -81,9 +83,29 @@ async function fetchBounded(url: string, init: RequestInit): Promise<Response> {
   });
 }
 
+/**
+ * jose's `createRemoteJWKSet(url, options)` (RFC 7517 key set over HTTP:
+ * 5 s timeout, keys cached and fetched again on an unknown `kid` after a 30 s
+ * cooldown, by default), whose response body is read up to
+ * {@link MAX_JWKS_BYTES} and refused past it, so a key host that sends
+ * without end cannot fill the verifier's memory. Make it once and pass it as
+ * `keys` to verify many receipts.
+ * @param url the published JWKS, e.g. `https://deleter.example/.well-known/jwks.json`.
+ * @param options jose's `RemoteJWKSetOptions` (`timeoutDuration`, `cooldownDuration`,
+ *   `cacheMaxAge` in milliseconds; `headers`), but its fetch, which this sets.
+ * @returns a jose key resolver; a fetch that fails or is too large rejects, and
+ *   `verifyReceipt` reports it as `keys_unavailable`.
+ */
+export function remoteKeySet(
+  url: URL,
+  options: Omit<RemoteJWKSetOptions, typeof customFetch> = {},
+): ReturnType<typeof createRemoteJWKSet> {
+  return createRemoteJWKSet(url, { ...options, [customFetch]: fetchBounded });
+}
+
 function innerResolver(source: ReceiptKeySource): JWTVerifyGetKey {
   if (typeof source === 'function') return source;
-  if (source instanceof URL) return createRemoteJWKSet(source, { [customFetch]: fetchBounded });
+  if (source instanceof URL) return remoteKeySet(source);
   try {
     return createLocalJWKSet(source);
   } catch {

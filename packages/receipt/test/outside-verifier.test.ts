@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_JWKS_BYTES, RECEIPT_TYPE, verifyReceipt } from '../src/index.js';
+import { MAX_JWKS_BYTES, RECEIPT_TYPE, remoteKeySet, verifyReceipt } from '../src/index.js';
 import {
   ARGS_A,
   expectRefused,
@@ -74,14 +74,17 @@ describe('keys from a JWKS URL', () => {
 
   const expected = () => ({ operation: OPERATION, arguments: ARGS_A, now: NOW });
 
-  it('verifies with a URL, and with a jose remote set made once (one fetch for many receipts)', async () => {
+  it('verifies with a URL, and with a remote set made once (one fetch for many receipts)', async () => {
     const { receipt } = await signer.sign(inputFor());
     await expect(verifyReceipt(receipt, { ...expected(), keys: url })).resolves.toBeDefined();
-    const remote = createRemoteJWKSet(url);
-    const before = fetches;
-    for (let i = 0; i < 3; i++)
-      await expect(verifyReceipt(receipt, { ...expected(), keys: remote })).resolves.toBeDefined();
-    expect(fetches - before).toBe(1);
+    for (const remote of [createRemoteJWKSet(url), remoteKeySet(url)]) {
+      const before = fetches;
+      for (let i = 0; i < 3; i++)
+        await expect(
+          verifyReceipt(receipt, { ...expected(), keys: remote }),
+        ).resolves.toBeDefined();
+      expect(fetches - before).toBe(1);
+    }
   });
 
   it('a set that cannot be fetched or is not a JWKS: keys_unavailable, nothing verified', async () => {
@@ -141,6 +144,18 @@ describe('a JWKS URL that sends without end', () => {
       );
       // Stopped soon after the cap (socket buffers aside), far from the 512 MiB on offer.
       expect(sent).toBeLessThan(MAX_JWKS_BYTES * 16);
+      // The same bound on a key set made once to verify many receipts.
+      const before = sent;
+      await expectRefused(
+        verifyReceipt(receipt, {
+          operation: OPERATION,
+          arguments: ARGS_A,
+          now: NOW,
+          keys: remoteKeySet(at),
+        }),
+        'keys_unavailable',
+      );
+      expect(sent - before).toBeLessThan(MAX_JWKS_BYTES * 16);
     } finally {
       endless.closeAllConnections();
       await new Promise<void>((resolve) => endless.close(() => resolve()));
