@@ -49,7 +49,8 @@ export interface GateAuditEvent {
   principal: string;
   /**
    * `io.modelcontextprotocol/clientInfo` of this request's `_meta`
-   * (`name`, `version`, `title`): self-reported by the client, recorded, never trusted.
+   * (`name`, `version`, `title`): self-reported by the client, recorded, never trusted;
+   * each well-formed and cut to `MAX_RECORDED_TEXT` (256) code units, with `…`.
    */
   client?: { name: string; version: string; title?: string };
   /** The JSON-RPC method, e.g. `tools/call`. */
@@ -104,7 +105,7 @@ export interface GateAuditEvent {
   receipt?: string;
   /** `isError` of the tool result, on `completed`, `replayed`, `declined`, `cancelled` and `refused` / `not_asked`. */
   isError?: boolean;
-  /** The JSON-RPC id of the request of this round. */
+  /** The JSON-RPC id of the request of this round (a string id cut as `client` is). */
   requestId?: string | number;
   /** The round's span (W3C trace id and span id, lower-case hex), when tracing is on. */
   trace?: { traceId: string; spanId: string };

@@ -23,6 +23,7 @@ import {
 import type { FormFields } from './fields.js';
 import { assertLevel, type Flow, type GateParts, modeFor, policyOf } from './flow.js';
 import { openTicket } from './open.js';
+import { recordedText } from './recorded-text.js';
 import { Round } from './round.js';
 import { type GatedTool, type GatedToolDeclaration, gatedTool } from './tool.js';
 import { defaultTracer, parentContext, SpanAttribute, startRoundSpan } from './trace.js';
@@ -270,7 +271,14 @@ export class ConfirmationGate<Tx = void> {
         argumentsDigest: argsDigest,
         phase,
         key: spec.key,
-        ...(request.requestId !== undefined ? { requestId: request.requestId } : {}),
+        ...(request.requestId !== undefined
+          ? {
+              requestId:
+                typeof request.requestId === 'string'
+                  ? recordedText(request.requestId)
+                  : request.requestId,
+            }
+          : {}),
         receivedAt,
       };
     if (round.span.isRecording())
@@ -293,7 +301,10 @@ function assertSpec<View, Tx>(spec: GateSpec<View, Tx>): void {
     throw new TypeError('GateSpec needs prepare and perform functions');
 }
 
-/** The `client` of a record: `clientInfo` (given, or read from `_meta`), reduced to name, version and title. */
+/**
+ * The `client` of a record: `clientInfo` (given, or read from `_meta`),
+ * reduced to name, version and title, each as {@link recordedText} keeps it.
+ */
 function clientOf(request: GateRequest): {
   client?: { name: string; version: string; title?: string };
 } {
@@ -303,5 +314,6 @@ function clientOf(request: GateRequest): {
   if (info === null || typeof info !== 'object') return {};
   const { name, version, title } = info as Record<string, unknown>;
   if (typeof name !== 'string' || typeof version !== 'string') return {};
-  return { client: typeof title === 'string' ? { name, version, title } : { name, version } };
+  const client = { name: recordedText(name), version: recordedText(version) };
+  return { client: typeof title === 'string' ? { ...client, title: recordedText(title) } : client };
 }

@@ -67,6 +67,7 @@ export {
 export { FORM_ELICITATION_REQUIRED, REQUIRED_CAPABILITIES } from './flow.js';
 export { ConfirmationGate, type ConfirmationGateOptions } from './gate.js';
 export type { AskAgainReason, GateReason, RefusalReason } from './reasons.js';
+export { MAX_RECORDED_TEXT } from './recorded-text.js';
 export { MAX_RECORDED_ANSWER, MAX_RECORDED_ARGUMENTS } from './round.js';
 export {
   type Asking,

@@ -13,6 +13,7 @@ import {
   type TracerProvider,
   trace,
 } from '@opentelemetry/api';
+import { recordedText } from './recorded-text.js';
 
 /** The W3C trace context keys MCP 2026-07-28 reserves in a request `_meta` (`basic/index`, "OpenTelemetry trace context"). */
 export const TRACE_META_KEYS = ['traceparent', 'tracestate', 'baggage'] as const;
@@ -99,7 +100,7 @@ export function startRoundSpan(
     attributes[SpanAttribute.resource] = request.name;
   }
   if (request.requestId !== undefined)
-    attributes[SpanAttribute.requestId] = String(request.requestId);
+    attributes[SpanAttribute.requestId] = recordedText(String(request.requestId));
   const version = (request.meta as Record<string, unknown> | undefined)?.[
     'io.modelcontextprotocol/protocolVersion'
   ];

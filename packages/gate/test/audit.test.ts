@@ -162,6 +162,32 @@ function setup() {
 const outcomes = (events: { outcome: string }[]) => events.map((e) => e.outcome);
 
 describe('audit records', () => {
+  it('keep at most 256 code units, well-formed, of the clientInfo and a string id the caller chose', async () => {
+    const t = setup();
+    const huge = 'n'.repeat(450_000);
+    await t.gate.run(
+      t.request({
+        requestId: `id-${'9'.repeat(100_000)}`,
+        meta: {
+          'io.modelcontextprotocol/clientInfo': {
+            name: huge,
+            version: 'v\ud800',
+            title: `${'t'.repeat(254)}\u{1f600}tail`,
+          },
+        },
+      }),
+      t.spec,
+    );
+    const [asked] = t.plain.events;
+    expect(asked?.client?.name).toBe(`${'n'.repeat(255)}…`);
+    expect(asked?.client?.version).toBe('v\ufffd');
+    // Cut between code points: never half of the emoji's surrogate pair.
+    expect(asked?.client?.title).toBe(`${'t'.repeat(254)}…`);
+    expect(String(asked?.requestId)).toHaveLength(256);
+    expect(String(asked?.requestId).endsWith('…')).toBe(true);
+    expect(JSON.stringify(asked).length).toBeLessThan(4_000);
+  });
+
   it('a completed operation: asked, accepted, completed, with everything the record must hold', async () => {
     const t = setup();
     const ticket = await t.ask();

@@ -1,0 +1,21 @@
+/**
+ * Longest text a record carries of what the client says of itself (its
+ * `clientInfo` name, version and title) and of a string JSON-RPC id, in
+ * UTF-16 code units; longer text is cut, with `…`.
+ */
+export const MAX_RECORDED_TEXT = 256;
+
+/**
+ * `value` as a record keeps text a caller chose: well-formed (a lone
+ * surrogate becomes U+FFFD, so a JSON or `jsonb` sink can write it) and at
+ * most {@link MAX_RECORDED_TEXT} code units, cut between code points, with
+ * `…` when cut: a record must not grow with what a caller chose to send.
+ */
+export function recordedText(value: string): string {
+  const text = value.toWellFormed();
+  if (text.length <= MAX_RECORDED_TEXT) return text;
+  let end = MAX_RECORDED_TEXT - 1;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--; // never half a surrogate pair
+  return `${text.slice(0, end)}…`;
+}
