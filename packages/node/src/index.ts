@@ -33,6 +33,7 @@ import { createHttpServer } from './server.js';
 
 export {
   createHttpServer,
+  DEFAULT_CONNECTIONS_CHECKING_INTERVAL_MS,
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_REQUEST_TIMEOUT_MS,
   handleCheckExpectation,

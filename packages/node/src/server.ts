@@ -170,6 +170,13 @@ export const DEFAULT_HEADERS_TIMEOUT_MS = 20_000;
  * socket and its buffers all that time. Then `408` with a JSON-RPC body.
  */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+/**
+ * Default `connectionsCheckingInterval` of {@link createHttpServer}: how often
+ * Node looks for requests past `headersTimeout` or `requestTimeout`, in
+ * milliseconds (Node's own default is 30 s, so a deadline could pass by up to
+ * that much before its `408`).
+ */
+export const DEFAULT_CONNECTIONS_CHECKING_INTERVAL_MS = 2_000;
 
 /**
  * `http.createServer` for any framework (pass an Express `app`, or give it
@@ -189,7 +196,8 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
  * - a request's head must arrive within {@link DEFAULT_HEADERS_TIMEOUT_MS}
  *   and the whole request within {@link DEFAULT_REQUEST_TIMEOUT_MS}, unless
  *   `options` says otherwise (`408`; the head's deadline never beyond a
- *   shorter `requestTimeout` given);
+ *   shorter `requestTimeout` given), checked every
+ *   {@link DEFAULT_CONNECTIONS_CHECKING_INTERVAL_MS};
  * @param options `node:http` server options (`requireHostHeader` is always `false`).
  * @param listener the framework's request listener. Give it here: a
  *   `request` listener added to the server later would run on requests
@@ -223,7 +231,15 @@ export function createHttpServer(
     (requestTimeout > 0
       ? Math.min(DEFAULT_HEADERS_TIMEOUT_MS, requestTimeout)
       : DEFAULT_HEADERS_TIMEOUT_MS);
-  const bounds = { ...settings, headersTimeout, requestTimeout, requireHostHeader: false };
+  const bounds = {
+    ...settings,
+    headersTimeout,
+    requestTimeout,
+    // Node looks for requests past their deadline this often; at its default, 30 s late.
+    connectionsCheckingInterval:
+      settings.connectionsCheckingInterval ?? DEFAULT_CONNECTIONS_CHECKING_INTERVAL_MS,
+    requireHostHeader: false,
+  };
   const server = createServer(bounds, (req, res) => {
     // A request pipelined behind one refused with `Connection: close` is not served (RFC 9112
     // §9.6): the connection closes once the refusal is out.

@@ -8,6 +8,7 @@ import { type AddressInfo, connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createHttpServer,
+  DEFAULT_CONNECTIONS_CHECKING_INTERVAL_MS,
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_REQUEST_TIMEOUT_MS,
 } from '../src/index.js';
@@ -103,6 +104,37 @@ describe('createHttpServer', () => {
     // A longer head deadline alone stretches the request's: Node refuses head > request.
     const longer = createHttpServer({ headersTimeout: 90_000 }, () => {});
     expect([longer.headersTimeout, longer.requestTimeout]).toEqual([90_000, 90_000]);
+  });
+
+  it("answers a request past its deadline within the checking interval, not after Node's 30 s", async () => {
+    const quick = createHttpServer({ headersTimeout: 500, requestTimeout: 1_000 }, (req, res) => {
+      req.resume();
+      req.on('end', () => res.end('served'));
+    });
+    await new Promise<void>((resolve) => quick.listen(0, '127.0.0.1', resolve));
+    try {
+      const to = (quick.address() as AddressInfo).port;
+      const started = Date.now();
+      // A body announced and never sent: the request's deadline passes.
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect({ port: to, host: '127.0.0.1' }, () =>
+          socket.write(`POST /x HTTP/1.1\r\nHost: 127.0.0.1:${to}\r\nContent-Length: 10\r\n\r\nab`),
+        );
+        const chunks: Buffer[] = [];
+        socket.setTimeout(20_000, () => socket.destroy());
+        socket.on('data', (c) => chunks.push(c));
+        socket.on('error', reject);
+        socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      });
+      expect(answer.split(' ')[1]).toBe('408');
+      // Node's default interval would let it wait until 30 s after listen; ours checks every 2 s.
+      expect(Date.now() - started).toBeLessThan(
+        1_000 + DEFAULT_CONNECTIONS_CHECKING_INTERVAL_MS * 4,
+      );
+    } finally {
+      quick.closeAllConnections();
+      await new Promise<void>((resolve) => quick.close(() => resolve()));
+    }
   });
 
   it('needs the listener at creation: one added later would run on what it already answered', () => {

@@ -14,6 +14,7 @@ import {
   type RequestId,
   serviceUnavailable,
 } from '@mrtr/wire';
+import { clip } from './arguments.js';
 import { checkInputRequired, MRTR_METHODS } from './input-required.js';
 import type { MethodHandler } from './methods.js';
 import type { Outcome } from './respond.js';
@@ -197,7 +198,8 @@ export function dispatcher(
     let thenable: boolean;
     try {
       const handler = methods.get(method);
-      if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+      if (!handler)
+        throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${clip(method, 64)}`);
       result = handler(params, context);
       // Inside the try: reading `then` runs a getter of the handler's result, which may throw.
       thenable = isThenable(result);

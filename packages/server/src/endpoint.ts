@@ -258,7 +258,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       return fail(id, ErrorCode.HeaderMismatch, `Header mismatch: Mcp-Method ${why}`);
     }
     if (!methods.has(method))
-      return fail(id, ErrorCode.MethodNotFound, `Method not found: ${method}`);
+      return fail(id, ErrorCode.MethodNotFound, `Method not found: ${clip(method, 64)}`);
     const nameField = MCP_NAME_FIELD[method];
     if (nameField) {
       const header = exchange.header('mcp-name');

@@ -290,8 +290,16 @@ describe('createMcpEndpoint', () => {
       post({ jsonrpc: '2.0', id: 3, method: 'nope/nothing', params: { _meta: META } }),
     );
     expect([r.status, r.body.error.code]).toEqual([404, -32601]);
+    expect(r.body.error.message).toBe('Method not found: nope/nothing');
     const t = await send(post(call('missing')));
     expect(t.body.error.code).toBe(-32602);
+  });
+
+  it('quotes at most 64 characters of an unknown method name', async () => {
+    const method = `x/${'y'.repeat(10_000)}`;
+    const r = await send(post({ jsonrpc: '2.0', id: 4, method, params: { _meta: META } }));
+    expect([r.status, r.body.error.code]).toEqual([404, -32601]);
+    expect(r.body.error.message).toBe(`Method not found: ${method.slice(0, 64)}…`);
   });
 
   it('refuses to send an input request the client did not declare (-32021)', async () => {
