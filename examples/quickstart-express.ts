@@ -62,7 +62,8 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
 const sameToken = (given: string | undefined, expected: string) =>
   timingSafeEqual(digest(given ?? ''), digest(expected));
 const bearerAuth: RequestHandler = (req, res, next) => {
-  if (sameToken(req.headers.authorization, `Bearer ${TOKEN}`))
+  // headersDistinct: every Authorization field, joined as a web Headers does; Node keeps only the first.
+  if (sameToken(req.headersDistinct.authorization?.join(', '), `Bearer ${TOKEN}`))
     res.locals.principal = { id: 'alice' };
   next();
 };

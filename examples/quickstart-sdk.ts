@@ -88,7 +88,8 @@ createHttpServer((req: IncomingMessage & { auth?: AuthInfo }, res) => {
   // A target that names a host (`http://evil.example/mcp`) is not the Host the guard checked.
   if (!req.url?.startsWith('/')) return refuse(res, 400, 'Bad Request: send a path as the target');
   // The principal tickets are bound to (`clientId`); use your own token verifier here.
-  if (!sameToken(req.headers.authorization, `Bearer ${TOKEN}`))
+  // headersDistinct: every Authorization field (two never match); req.headers keeps only the first.
+  if (!sameToken(req.headersDistinct.authorization?.join(', '), `Bearer ${TOKEN}`))
     return refuse(res, 401, 'Authentication required', { 'www-authenticate': 'Bearer' });
   req.auth = { token: TOKEN, clientId: 'alice', scopes: [] };
   void mcp(req as NodeIncomingMessageLike, res); // its method?: string vs Node's string | undefined

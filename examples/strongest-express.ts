@@ -102,7 +102,8 @@ const endpoint = createMcpEndpoint({
 const digest = (text: string) => createHash('sha256').update(text).digest();
 const expected = digest(`Bearer ${TOKEN}`);
 const bearerAuth: RequestHandler = (req, res, next) => {
-  if (timingSafeEqual(digest(req.headers.authorization ?? ''), expected))
+  // headersDistinct: every Authorization field (two never match); req.headers keeps only the first.
+  if (timingSafeEqual(digest(req.headersDistinct.authorization?.join(', ') ?? ''), expected))
     res.locals.principal = { id: 'alice' };
   next();
 };

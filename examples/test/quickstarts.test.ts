@@ -18,6 +18,7 @@ import {
   runWithoutSecret,
   start,
   testDatabase,
+  twoTokenReplies,
   writeReadmeQuickStart,
 } from './run.js';
 
@@ -76,6 +77,8 @@ describe
           [400, -32600],
           [400, -32600],
         ]);
+        // Nor take one of two Authorization fields (Node's req.headers keeps the first only).
+        expect((await twoTokenReplies(server)).map(([status]) => status)).toEqual([401, 401]);
         // Nor send the database what it cannot store (PostgreSQL text holds no U+0000): refused
         // as invalid arguments (the SDK says so in an isError result), never an internal error.
         const nul = await callDelete(server, 90, { arguments: { id: 'rec\u00001' } });

@@ -303,17 +303,46 @@ export async function foreignCallerStatuses(server: Running): Promise<number[]> 
  * @returns `[status, JSON-RPC error code]` of each answer, in that order.
  */
 export async function malformedHostReplies(server: Running): Promise<[number, unknown][]> {
-  const { hostname, port, pathname, host } = new URL(server.url);
-  const { headers, body } = deleteRequest(server.token, 1, {}, FORM);
+  const { host } = new URL(server.url);
+  const { headers } = deleteRequest(server.token, 1, {}, FORM);
   const lines = Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
+  return rawReplies(server, [
+    `Host: ${host}\r\nHost: evil.example\r\n${lines}`,
+    `Host: a@${host}\r\n${lines}`,
+  ]);
+}
+
+/**
+ * Round 1 with two `Authorization` fields, the right token first and then
+ * last: which one a server would read is ambiguous, so neither may pass (401).
+ * @returns `[status, JSON-RPC error code]` of each answer, in that order.
+ */
+export async function twoTokenReplies(server: Running): Promise<[number, unknown][]> {
+  const { host } = new URL(server.url);
+  const { headers } = deleteRequest(server.token, 1, {}, FORM);
+  const { authorization, ...rest } = headers;
+  const lines = Object.entries(rest)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  const other = 'Authorization: Bearer someone-else-0123456789\r\n';
+  return rawReplies(server, [
+    `Host: ${host}\r\nAuthorization: ${authorization}\r\n${other}${lines}`,
+    `Host: ${host}\r\n${other}Authorization: ${authorization}\r\n${lines}`,
+  ]);
+}
+
+/** Round 1 over a raw socket once per entry of `heads` (header lines, each ending in CRLF). */
+async function rawReplies(server: Running, heads: string[]): Promise<[number, unknown][]> {
+  const { hostname, port, pathname } = new URL(server.url);
+  const { body } = deleteRequest(server.token, 1, {}, FORM);
   const replies: [number, unknown][] = [];
-  for (const hostLines of [`Host: ${host}\r\nHost: evil.example\r\n`, `Host: a@${host}\r\n`]) {
+  for (const head of heads) {
     const text = await new Promise<string>((resolve, reject) => {
       const socket = connect(Number(port), hostname, () =>
         socket.end(
-          `POST ${pathname} HTTP/1.1\r\n${hostLines}${lines}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+          `POST ${pathname} HTTP/1.1\r\n${head}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
         ),
       );
       const chunks: Buffer[] = [];

@@ -14,7 +14,7 @@ import {
   launchChromium,
 } from '@mrtr/test-services/browser';
 import { afterAll, describe, expect, it } from 'vitest';
-import { callDelete, start, testDatabase } from './run.js';
+import { callDelete, start, testDatabase, twoTokenReplies } from './run.js';
 
 const { pool, reachable } = await testDatabase();
 afterAll(() => pool.end());
@@ -37,6 +37,8 @@ describe.skipIf(!reachable || !chromiumAvailable())('the strongest example (Expr
     try {
       const form = (await callDelete(server, 1)) as Reply;
       expect(form.error?.code).toBe(-32021);
+      // Two Authorization fields, the right one first or last: neither passes.
+      expect((await twoTokenReplies(server)).map(([status]) => status)).toEqual([401, 401]);
 
       const asked = (await callDelete(server, 2, {}, URL_MODE)) as Reply;
       const question = (
