@@ -8,9 +8,15 @@ import {
   type McpServer,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
-import { DEFAULT_MAX_BODY_DEPTH, nestedDeeperThan, SDK_DEFAULT_MAX_BODY_BYTES } from './depth.js';
+import {
+  DEFAULT_MAX_BODY_DEPTH,
+  jsonWithin,
+  nestedDeeperThan,
+  SDK_DEFAULT_MAX_BODY_BYTES,
+} from './depth.js';
 import { jsonRpcError, requestEncodingProblem, withoutInvalidId } from './http.js';
 import { principalOfAuthInfo } from './principal.js';
+import { retryFieldsRefusal } from './retry-fields.js';
 
 /** Options of {@link serveBothEras}. */
 export interface BothErasOptions {
@@ -123,7 +129,10 @@ function tracked(session: Session, response: Response): Response {
  * A request body nested deeper than `maxBodyDepth` gets HTTP 400 with
  * `-32600` before the SDK reads it; a JSON body in a charset other than
  * UTF-8, or under a `Content-Encoding` other than `identity`, gets 415 with
- * `-32600`, as `@mrtr/server` answers it. An error to a request whose id is
+ * `-32600`, as `@mrtr/server` answers it; a 2026-07-28 `tools/call` whose
+ * `inputResponses` is not a JSON object of JSON objects, or whose
+ * `requestState` is not a string, gets `-32602` naming the field (the SDK
+ * read `null` as absent). An error to a request whose id is
  * unknown has no `id` member (2026-07-28 has no `"id": null`; the 2025-era
  * leg passes the SDK transport's own answers through as they are).
  *
@@ -238,6 +247,11 @@ export function serveBothEras(
       // Under the modern leg's bound: a larger body is classified modern, which answers it 413.
       if (await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBytes }))
         return legacy(request, fetchOptions.authInfo);
+      // The SDK reads some malformed retry fields as absent: say what is wrong instead.
+      if (request.method === 'POST' && request.headers.get('mcp-method') === 'tools/call') {
+        const refusal = retryFieldsRefusal(await jsonWithin(request, maxBytes));
+        if (refusal) return refusal;
+      }
       // 2026-07-28 has no `"id": null`; the 2025-era leg keeps the SDK's JSON-RPC 2.0 answers.
       return withoutInvalidId(await modern.fetch(request, fetchOptions));
     },

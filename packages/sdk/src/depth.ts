@@ -77,3 +77,32 @@ export async function nestedDeeperThan(
     reader?.cancel().catch(() => {});
   }
 }
+
+/**
+ * The JSON body of `request`, read from a clone, or `undefined` when it is
+ * not JSON or is larger than `maxBytes` (left to the SDK, which answers 413
+ * under the same bound): a body is never read into memory past the bound.
+ */
+export async function jsonWithin(request: Request, maxBytes: number): Promise<unknown> {
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  if (declared > maxBytes) return undefined;
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  try {
+    reader = request.clone().body?.getReader();
+    if (!reader) return undefined;
+    const chunks: Uint8Array[] = [];
+    let read = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      read += value.length;
+      if (read > maxBytes) return undefined;
+      chunks.push(value);
+    }
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return undefined;
+  } finally {
+    reader?.cancel().catch(() => {});
+  }
+}

@@ -272,3 +272,52 @@ describe('a body in another charset or under a Content-Encoding is refused with 
       }
   });
 });
+
+describe('retry fields of the wrong type on a gated 2026-07-28 call', () => {
+  it('are -32602 naming the field (the SDK read them as absent and asked again), and use nothing up', async () => {
+    const s = shared(['r1']);
+    const h = serveBothEras(instance(s).factory);
+    opened.push(h);
+    const meta = {
+      ...META,
+      'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+    };
+    const call = async (fields: Record<string, unknown>) => {
+      const request = modern(
+        {
+          jsonrpc: '2.0',
+          id: 9,
+          method: 'tools/call',
+          params: { name: 'delete_record', arguments: { id: 'r1' }, _meta: meta, ...fields },
+        },
+        { 'mcp-name': 'delete_record' },
+      );
+      const text = await (await h.fetch(request, { authInfo: authInfoOf(request) })).text();
+      const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '{}');
+      return JSON.parse(json) as {
+        result?: Record<string, unknown>;
+        error?: { code: number; message: string };
+      };
+    };
+    const requestState = (await call({})).result?.requestState as string;
+    expect(typeof requestState).toBe('string');
+    const cases: [Record<string, unknown>, string][] = [
+      [{ inputResponses: null }, 'inputResponses must be a JSON object'],
+      [{ inputResponses: [] }, 'inputResponses must be a JSON object'],
+      [{ inputResponses: { confirm: null } }, 'inputResponses.confirm must be a JSON object'],
+      [{ inputResponses: { confirm: 'accept' } }, 'inputResponses.confirm must be a JSON object'],
+    ];
+    for (const [fields, message] of cases) {
+      const r = await call({ requestState, ...fields });
+      expect(r.error?.code, message).toBe(-32602);
+      expect(r.error?.message).toBe(`Invalid tools/call params: ${message}`);
+    }
+    expect(s.records.has('r1')).toBe(true);
+    const done = await call({
+      requestState,
+      inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+    });
+    expect(done.result).toMatchObject({ resultType: 'complete', isError: false });
+    expect(s.records.has('r1')).toBe(false);
+  });
+});
