@@ -87,6 +87,8 @@ createHttpServer((req: IncomingMessage & { auth?: AuthInfo }, res) => {
   for (const check of foreign) if (!check.ok) return refuse(res, 403, check.message);
   // A target that names a host (`http://evil.example/mcp`) is not the Host the guard checked.
   if (!req.url?.startsWith('/')) return refuse(res, 400, 'Bad Request: send a path as the target');
+  if (req.url.split('?')[0] !== '/mcp')
+    return refuse(res, 404, 'Not Found: the MCP endpoint is /mcp');
   // The principal tickets are bound to (`clientId`); use your own token verifier here.
   // headersDistinct: every Authorization field (two never match); req.headers keeps only the first.
   if (!sameToken(req.headersDistinct.authorization?.join(', '), `Bearer ${TOKEN}`))

@@ -79,6 +79,18 @@ describe
         ]);
         // Nor take one of two Authorization fields (Node's req.headers keeps the first only).
         expect((await twoTokenReplies(server)).map(([status]) => status)).toEqual([401, 401]);
+        // Nor serve MCP on a path it does not name: 404 (Express matches /MCP and /mcp/ as its routing does).
+        for (const path of ['/elsewhere', '/mcp/x']) {
+          const elsewhere = await fetch(new URL(path, server.url), {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              authorization: `Bearer ${server.token}`,
+            },
+            body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+          });
+          expect(elsewhere.status, path).toBe(404);
+        }
         // Nor send the database what it cannot store (PostgreSQL text holds no U+0000): refused
         // as invalid arguments (the SDK says so in an isError result), never an internal error.
         const nul = await callDelete(server, 90, { arguments: { id: 'rec\u00001' } });
