@@ -50,6 +50,18 @@ class FakeChannel implements ApprovalChannel {
   }
 }
 
+/** A `delete_volume {volumeId: vol_1}` call by alice from a client that declares URL elicitation. */
+const request = (extra: Partial<GateRequest> = {}): GateRequest => ({
+  principal: 'alice',
+  method: 'tools/call',
+  name: 'delete_volume',
+  arguments: { volumeId: 'vol_1' },
+  capabilities: { elicitation: { url: {} } },
+  inputResponses: undefined,
+  requestState: undefined,
+  ...extra,
+});
+
 type Level = 'url' | 'form-or-url' | 'presence';
 function setup(level: Level | (() => Level) = 'url') {
   const channel = new FakeChannel();
@@ -80,16 +92,6 @@ function setup(level: Level | (() => Level) = 'url') {
       done.push(`${view}:${confirmation.level}:${answer.target}`);
       return textResult(`Destroyed ${view}.`);
     },
-  });
-  const request = (extra: Partial<GateRequest> = {}): GateRequest => ({
-    principal: 'alice',
-    method: 'tools/call',
-    name: 'delete_volume',
-    arguments: { volumeId: 'vol_1' },
-    capabilities: { elicitation: { url: {} } },
-    inputResponses: undefined,
-    requestState: undefined,
-    ...extra,
   });
   const call = (extra: Partial<GateRequest> = {}) =>
     tool.handler({ volumeId: 'vol_1' }, request(extra));
@@ -504,16 +506,6 @@ describe('approval receipts', () => {
         performed.push([confirmation, receipt]);
         return textResult('Destroyed.');
       },
-    });
-    const request = (extra: Partial<GateRequest> = {}): GateRequest => ({
-      principal: 'alice',
-      method: 'tools/call',
-      name: 'delete_volume',
-      arguments: { volumeId: 'vol_1' },
-      capabilities: { elicitation: { url: {} } },
-      inputResponses: undefined,
-      requestState: undefined,
-      ...extra,
     });
     const asked = (await tool.handler({ volumeId: 'vol_1' }, request())) as unknown as Asked;
     const id = asked.inputRequests.confirm.params.url.split('/').at(-1) as string;
