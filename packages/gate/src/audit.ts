@@ -55,9 +55,9 @@ export interface GateAuditEvent {
   client?: { name: string; version: string; title?: string };
   /** The JSON-RPC method, e.g. `tools/call`. */
   method: string;
-  /** The tool or prompt name, or the resource URI. */
+  /** The tool or prompt name, or the resource URI (cut as `client` is). */
   name: string;
-  /** `method:name`, e.g. `tools/call:notes_delete` (the ticket's `op` claim). */
+  /** `method:name`, e.g. `tools/call:notes_delete` (the ticket's `op` claim; cut as `client` is). */
   operation: string;
   /**
    * The arguments in RFC 8785 canonical form (numbers normalized, keys

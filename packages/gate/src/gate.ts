@@ -266,8 +266,9 @@ export class ConfirmationGate<Tx = void> {
         principal,
         ...clientOf(request),
         method: request.method,
-        name: request.name,
-        operation,
+        // A resource's name is the caller's URI: kept as other text a caller chose is.
+        name: recordedText(request.name),
+        operation: recordedText(operation),
         argumentsDigest: argsDigest,
         phase,
         key: spec.key,

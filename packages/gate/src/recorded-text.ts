@@ -6,16 +6,23 @@
 export const MAX_RECORDED_TEXT = 256;
 
 /**
- * `value` as a record keeps text a caller chose: well-formed (a lone
- * surrogate becomes U+FFFD, so a JSON or `jsonb` sink can write it) and at
- * most {@link MAX_RECORDED_TEXT} code units, cut between code points, with
- * `…` when cut: a record must not grow with what a caller chose to send.
+ * `value` as a record keeps text a caller chose: well-formed, a lone
+ * surrogate and U+0000 each becoming U+FFFD (so a JSON or PostgreSQL `jsonb`
+ * sink, which refuses `\u0000`, can write it), and at most
+ * {@link MAX_RECORDED_TEXT} code units, cut between code points, with `…`
+ * when cut: a record must not grow with what a caller chose to send.
  */
 export function recordedText(value: string): string {
-  const text = value.toWellFormed();
+  const text = storable(value);
   if (text.length <= MAX_RECORDED_TEXT) return text;
   let end = MAX_RECORDED_TEXT - 1;
   const last = text.charCodeAt(end - 1);
   if (last >= 0xd800 && last <= 0xdbff) end--; // never half a surrogate pair
   return `${text.slice(0, end)}…`;
+}
+
+/** `value` well-formed and without U+0000: each lone surrogate and NUL becomes U+FFFD. */
+export function storable(value: string): string {
+  const text = value.toWellFormed();
+  return text.includes('\u0000') ? text.replaceAll('\u0000', '\ufffd') : text;
 }

@@ -2,6 +2,7 @@ import type { Json } from '@mrtr/replay';
 import type { Span } from '@opentelemetry/api';
 import type { AuditFanout, GateAuditEvent } from './audit.js';
 import type { GateReason } from './reasons.js';
+import { storable } from './recorded-text.js';
 import { SpanAttribute } from './trace.js';
 
 /**
@@ -155,12 +156,12 @@ export class Round {
 
 /**
  * The answer as a record holds it: the action, and the content with every
- * string made well-formed (a lone surrogate becomes U+FFFD, so a sink that
- * stores JSON, such as a PostgreSQL `jsonb` column, can always write it) and
+ * string made storable (a lone surrogate or U+0000 becomes U+FFFD, so a sink
+ * that stores JSON, such as a PostgreSQL `jsonb` column, can always write it) and
  * dropped when its JSON is over {@link MAX_RECORDED_ANSWER}.
  */
 function recordedAnswer(action: string, content: unknown): GateAuditEvent['answer'] {
-  const answer: NonNullable<GateAuditEvent['answer']> = { action: action.toWellFormed() };
+  const answer: NonNullable<GateAuditEvent['answer']> = { action: storable(action) };
   if (content === null || typeof content !== 'object' || Array.isArray(content)) return answer;
   const clean = wellFormed(content, 0) as Record<string, unknown>;
   const text = JSON.stringify(clean);
@@ -171,7 +172,7 @@ function recordedAnswer(action: string, content: unknown): GateAuditEvent['answe
 
 /** A copy of JSON data with well-formed strings, at most 32 levels deep (deeper values are dropped). */
 function wellFormed(value: unknown, depth: number): Json | undefined {
-  if (typeof value === 'string') return value.toWellFormed();
+  if (typeof value === 'string') return storable(value);
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
   if (typeof value === 'boolean' || value === null) return value;
   if (depth >= 32 || typeof value !== 'object') return undefined;
@@ -179,7 +180,7 @@ function wellFormed(value: unknown, depth: number): Json | undefined {
   const out: Record<string, Json> = {};
   for (const [k, v] of Object.entries(value)) {
     const clean = wellFormed(v, depth + 1);
-    if (clean !== undefined) out[k.toWellFormed()] = clean;
+    if (clean !== undefined) out[storable(k)] = clean;
   }
   return out;
 }

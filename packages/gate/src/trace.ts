@@ -97,7 +97,7 @@ export function startRoundSpan(
     attributes[SpanAttribute.prompt] = request.name;
     target = ` ${request.name}`;
   } else if (request.method === 'resources/read') {
-    attributes[SpanAttribute.resource] = request.name;
+    attributes[SpanAttribute.resource] = recordedText(request.name);
   }
   if (request.requestId !== undefined)
     attributes[SpanAttribute.requestId] = recordedText(String(request.requestId));

@@ -188,6 +188,38 @@ describe('audit records', () => {
     expect(JSON.stringify(asked).length).toBeLessThan(4_000);
   });
 
+  it('keep U+0000 out (a jsonb column refuses it) and cut a resource URI the caller chose', async () => {
+    const t = setup();
+    const uri = `notes://x/${'u'.repeat(20_000)}`;
+    await t.gate.run(
+      t.request({
+        method: 'resources/read',
+        name: uri,
+        requestId: 'id\u0000x',
+        meta: { 'io.modelcontextprotocol/clientInfo': { name: 'evil\u0000client', version: '1' } },
+      }),
+      t.spec,
+    );
+    const [asked] = t.plain.events;
+    expect(asked?.client?.name).toBe('evil\ufffdclient');
+    expect(asked?.requestId).toBe('id\ufffdx');
+    expect(asked?.name).toBe(`${uri.slice(0, 255)}…`);
+    expect(asked?.operation).toBe(
+      `resources/read:${uri.slice(0, 255 - 'resources/read:'.length)}…`,
+    );
+    expect(JSON.stringify(asked)).not.toContain('\\u0000');
+    // An answer's content with U+0000 in a value or a member name is recorded storable too.
+    const u = setup();
+    const ticket = await u.ask();
+    await u.answer(ticket, {
+      action: 'accept',
+      content: { serviceName: 'api\u0000prod', 'a\u0000': 'x' },
+    });
+    const answered = u.plain.events.find((e) => e.answer !== undefined);
+    expect(JSON.stringify(answered?.answer)).not.toContain('\\u0000');
+    expect(answered?.answer?.content).toMatchObject({ serviceName: 'api\ufffdprod' });
+  });
+
   it('a completed operation: asked, accepted, completed, with everything the record must hold', async () => {
     const t = setup();
     const ticket = await t.ask();
