@@ -249,7 +249,7 @@ export function serveBothEras(
         return legacy(request, fetchOptions.authInfo);
       // The SDK reads some malformed retry fields as absent: say what is wrong instead.
       if (request.method === 'POST' && request.headers.get('mcp-method') === 'tools/call') {
-        const refusal = retryFieldsRefusal(await jsonWithin(request, maxBytes));
+        const refusal = retryFieldsRefusal(request, await jsonWithin(request, maxBytes));
         if (refusal) return refusal;
       }
       // 2026-07-28 has no `"id": null`; the 2025-era leg keeps the SDK's JSON-RPC 2.0 answers.

@@ -78,6 +78,8 @@ export async function nestedDeeperThan(
   }
 }
 
+const utf8 = new TextDecoder('utf-8');
+
 /**
  * The JSON body of `request`, read from a clone, or `undefined` when it is
  * not JSON or is larger than `maxBytes` (left to the SDK, which answers 413
@@ -99,7 +101,8 @@ export async function jsonWithin(request: Request, maxBytes: number): Promise<un
       if (read > maxBytes) return undefined;
       chunks.push(value);
     }
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    // As `Request.json()` reads it: UTF-8, a leading BOM dropped.
+    return JSON.parse(utf8.decode(Buffer.concat(chunks)));
   } catch {
     return undefined;
   } finally {

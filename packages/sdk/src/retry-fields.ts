@@ -2,9 +2,15 @@
  * The retry fields of a `tools/call` as MCP 2026-07-28 `CallToolRequest`
  * types them: `inputResponses` a JSON object of JSON objects, `requestState`
  * a string. The SDK reads some malformed values (`null`) as absent, which
- * would ask the question again instead of saying what is wrong; the wording
- * is `@mrtr/server`'s.
+ * would ask the question again instead of saying what is wrong, and takes
+ * both out of `params` before any handler sees them, so the check reads the
+ * body; the wording is `@mrtr/server`'s.
  */
+
+import { isJsonContentType } from '@modelcontextprotocol/server';
+
+/** The revision whose `tools/call` carries retry fields. */
+const MODERN_REVISION = '2026-07-28';
 
 /** What is wrong with one retry field: the `-32602` message and its `data`. */
 export interface RetryFieldsProblem {
@@ -37,23 +43,37 @@ export function retryFieldsProblem(params: unknown): RetryFieldsProblem | undefi
 }
 
 /**
- * The `-32602` response to a 2026-07-28 `tools/call` body whose retry fields
- * are malformed, or `undefined` for any other body (not JSON, another method,
- * well-formed fields). Status 200, as `@mrtr/server` answers invalid params.
+ * The `-32602` response to a 2026-07-28 `tools/call` request whose retry
+ * fields are malformed, or `undefined` for any other: not JSON, another
+ * method, well-formed fields, or a request the SDK refuses on other grounds,
+ * which it answers itself (a notification, an id that is no `RequestId`, a
+ * `jsonrpc` other than `2.0`, no `_meta` or `name`, an `Mcp-Name` or
+ * `MCP-Protocol-Version` header that does not match, a media type other than
+ * JSON). Status 200, as `@mrtr/server` answers invalid params.
  */
-export function retryFieldsRefusal(body: unknown): Response | undefined {
+export function retryFieldsRefusal(request: Request, body: unknown): Response | undefined {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
-  const { method, params, id } = body as Record<string, unknown>;
-  if (method !== 'tools/call') return undefined;
+  const { jsonrpc, method, params, id } = body as Record<string, unknown>;
+  if (jsonrpc !== '2.0' || method !== 'tools/call') return undefined;
+  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
+  if (params === null || typeof params !== 'object' || Array.isArray(params)) return undefined;
+  const { name, _meta: meta } = params as Record<string, unknown>;
+  if (typeof name !== 'string' || !isJsonObject(meta)) return undefined;
+  const headers = request.headers;
+  if (
+    headers.get('mcp-name') !== name ||
+    headers.get('mcp-protocol-version') !== MODERN_REVISION ||
+    !isJsonContentType(headers.get('content-type') ?? '')
+  )
+    return undefined;
   const problem = retryFieldsProblem(params);
   if (problem === undefined) return undefined;
-  const known = typeof id === 'string' || Number.isSafeInteger(id) ? { id } : {};
   const error = {
     code: -32602,
     message: problem.message,
     data: { param: problem.param, problem: problem.problem },
   };
-  return Response.json({ jsonrpc: '2.0', ...known, error });
+  return Response.json({ jsonrpc: '2.0', id, error });
 }
 
 function isJsonObject(value: unknown): value is Record<string, unknown> {

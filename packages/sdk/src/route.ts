@@ -36,7 +36,6 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { eraOf } from './request.js';
-import { retryFieldsProblem } from './retry-fields.js';
 
 type StoredHandler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
 
@@ -130,12 +129,6 @@ function installRouter(server: McpServer): Router {
         'requestState and inputResponses belong to protocol 2026-07-28; on this 2025-era session the server asks through elicitation/create',
         { reason: 'retry_fields_on_session' },
       );
-    const malformed = retryFieldsProblem(request.params);
-    if (malformed !== undefined)
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, malformed.message, {
-        param: malformed.param,
-        problem: malformed.problem,
-      });
     const call = new GatedCall(route, requestState);
     // The seam sees no requestState, so no verify hook runs on the gate's ticket.
     const mcpReq = Object.assign(

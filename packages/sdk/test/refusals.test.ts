@@ -312,6 +312,51 @@ describe('retry fields of the wrong type on a gated 2026-07-28 call', () => {
       expect(r.error?.code, message).toBe(-32602);
       expect(r.error?.message).toBe(`Invalid tools/call params: ${message}`);
     }
+    // Read as the SDK reads a body: a leading BOM does not get past the check.
+    const bom = modern(
+      `\ufeff${JSON.stringify({
+        jsonrpc: '2.0',
+        id: 10,
+        method: 'tools/call',
+        params: {
+          name: 'delete_record',
+          arguments: { id: 'r1' },
+          _meta: meta,
+          requestState,
+          inputResponses: null,
+        },
+      })}`,
+      { 'mcp-name': 'delete_record' },
+    );
+    const bomText = await (await h.fetch(bom, { authInfo: authInfoOf(bom) })).text();
+    expect(JSON.parse(bomText).error?.code).toBe(-32602);
+    // What the SDK refuses on other grounds, it still answers itself.
+    const envelope = {
+      jsonrpc: '2.0',
+      id: 11,
+      method: 'tools/call',
+      params: {
+        name: 'delete_record',
+        arguments: { id: 'r1' },
+        _meta: meta,
+        requestState,
+        inputResponses: null,
+      },
+    };
+    const { id: _none, ...notification } = envelope;
+    const others: [unknown, Record<string, string>, number][] = [
+      [notification, { 'mcp-name': 'delete_record' }, 202],
+      [envelope, { 'mcp-name': 'delete_record', 'mcp-protocol-version': '2099-01-01' }, 400],
+      [envelope, { 'mcp-name': 'list_records' }, 400],
+      [{ ...envelope, id: 1.5 }, { 'mcp-name': 'delete_record' }, 400],
+    ];
+    for (const [body, headers, status] of others) {
+      const request = modern(body, headers);
+      const response = await h.fetch(request, { authInfo: authInfoOf(request) });
+      expect(response.status, JSON.stringify(headers)).toBe(status);
+      const text = await response.text();
+      if (text) expect(text).not.toContain('Invalid tools/call params');
+    }
     expect(s.records.has('r1')).toBe(true);
     const done = await call({
       requestState,
