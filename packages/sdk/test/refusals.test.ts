@@ -312,25 +312,7 @@ describe('retry fields of the wrong type on a gated 2026-07-28 call', () => {
       expect(r.error?.code, message).toBe(-32602);
       expect(r.error?.message).toBe(`Invalid tools/call params: ${message}`);
     }
-    // Read as the SDK reads a body: a leading BOM does not get past the check.
-    const bom = modern(
-      `\ufeff${JSON.stringify({
-        jsonrpc: '2.0',
-        id: 10,
-        method: 'tools/call',
-        params: {
-          name: 'delete_record',
-          arguments: { id: 'r1' },
-          _meta: meta,
-          requestState,
-          inputResponses: null,
-        },
-      })}`,
-      { 'mcp-name': 'delete_record' },
-    );
-    const bomText = await (await h.fetch(bom, { authInfo: authInfoOf(bom) })).text();
-    expect(JSON.parse(bomText).error?.code).toBe(-32602);
-    // What the SDK refuses on other grounds, it still answers itself.
+    // A retry with malformed answers in an envelope the SDK would serve.
     const envelope = {
       jsonrpc: '2.0',
       id: 11,
@@ -343,6 +325,11 @@ describe('retry fields of the wrong type on a gated 2026-07-28 call', () => {
         inputResponses: null,
       },
     };
+    // Read as the SDK reads a body: a leading BOM does not get past the check.
+    const bom = modern(`\ufeff${JSON.stringify(envelope)}`, { 'mcp-name': 'delete_record' });
+    const bomText = await (await h.fetch(bom, { authInfo: authInfoOf(bom) })).text();
+    expect(JSON.parse(bomText).error?.code).toBe(-32602);
+    // What the SDK refuses on other grounds, it still answers itself.
     const { id: _none, ...notification } = envelope;
     const others: [unknown, Record<string, string>, number][] = [
       [notification, { 'mcp-name': 'delete_record' }, 202],
