@@ -1,3 +1,5 @@
+import { clip } from '@mrtr/wire';
+
 /**
  * Longest text a record carries of what the client says of itself (its
  * `clientInfo` name, version and title) and of a string JSON-RPC id, in
@@ -14,11 +16,8 @@ export const MAX_RECORDED_TEXT = 256;
  */
 export function recordedText(value: string): string {
   const text = storable(value);
-  if (text.length <= MAX_RECORDED_TEXT) return text;
-  let end = MAX_RECORDED_TEXT - 1;
-  const last = text.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end--; // never half a surrogate pair
-  return `${text.slice(0, end)}…`;
+  // `…` counts: at most MAX_RECORDED_TEXT units in all.
+  return text.length <= MAX_RECORDED_TEXT ? text : clip(text, MAX_RECORDED_TEXT - 1);
 }
 
 /** `value` well-formed and without U+0000: each lone surrogate and NUL becomes U+FFFD. */

@@ -8,39 +8,10 @@
  */
 
 import { isJsonContentType } from '@modelcontextprotocol/server';
+import { clip, retryFieldsProblem } from '@mrtr/wire';
 
 /** The revision whose `tools/call` carries retry fields. */
 const MODERN_REVISION = '2026-07-28';
-
-/** What is wrong with one retry field: the `-32602` message and its `data`. */
-export interface RetryFieldsProblem {
-  message: string;
-  param: string;
-  problem: string;
-}
-
-/**
- * Why the retry fields of tools/call `params` are malformed, or `undefined`
- * (also for params that are no object: the SDK refuses those itself).
- */
-export function retryFieldsProblem(params: unknown): RetryFieldsProblem | undefined {
-  if (params === null || typeof params !== 'object') return undefined;
-  const { inputResponses, requestState } = params as Record<string, unknown>;
-  const refuse = (param: string, problem: string) => ({
-    message: `Invalid tools/call params: ${param} ${problem}`,
-    param,
-    problem,
-  });
-  if (inputResponses !== undefined) {
-    if (!isJsonObject(inputResponses)) return refuse('inputResponses', 'must be a JSON object');
-    for (const [key, value] of Object.entries(inputResponses))
-      if (!isJsonObject(value))
-        return refuse(`inputResponses.${clip(key.toWellFormed())}`, 'must be a JSON object');
-  }
-  if (requestState !== undefined && typeof requestState !== 'string')
-    return refuse('requestState', 'must be a string');
-  return undefined;
-}
 
 /**
  * The `-32602` response to a 2026-07-28 `tools/call` request whose retry
@@ -58,7 +29,8 @@ export function retryFieldsRefusal(request: Request, body: unknown): Response | 
   if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
   if (params === null || typeof params !== 'object' || Array.isArray(params)) return undefined;
   const { name, _meta: meta } = params as Record<string, unknown>;
-  if (typeof name !== 'string' || !isJsonObject(meta)) return undefined;
+  if (typeof name !== 'string' || meta === null || typeof meta !== 'object' || Array.isArray(meta))
+    return undefined;
   const headers = request.headers;
   if (
     headers.get('mcp-name') !== name ||
@@ -66,21 +38,14 @@ export function retryFieldsRefusal(request: Request, body: unknown): Response | 
     !isJsonContentType(headers.get('content-type') ?? '')
   )
     return undefined;
-  const problem = retryFieldsProblem(params);
+  const problem = retryFieldsProblem(params as Record<string, unknown>);
   if (problem === undefined) return undefined;
+  // A member name is the client's text: shown well-formed and cut, as `@mrtr/server` shows it.
+  const param = clip(problem.param.toWellFormed(), 64);
   const error = {
     code: -32602,
-    message: problem.message,
-    data: { param: problem.param, problem: problem.problem },
+    message: `Invalid tools/call params: ${param} ${problem.problem}`,
+    data: { param, problem: problem.problem },
   };
   return Response.json({ jsonrpc: '2.0', id, error });
-}
-
-function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/** At most 64 code units of a member name a client chose, for a message. */
-function clip(text: string): string {
-  return text.length <= 64 ? text : `${text.slice(0, 64).toWellFormed()}…`;
 }

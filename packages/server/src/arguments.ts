@@ -10,7 +10,7 @@
  * the endpoint's creation.
  */
 
-import { ErrorCode, McpError } from '@mrtr/wire';
+import { clip, ErrorCode, McpError } from '@mrtr/wire';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 
@@ -54,19 +54,6 @@ export function schemaCompiler(): SchemaCompiler {
 
 const MAX_NAME = 64;
 const MAX_DETAIL = 200;
-
-/**
- * `text` cut to at most `max` UTF-16 code units plus `…`, never between the
- * two halves of a surrogate pair: what an error message may quote of a name
- * or a message it did not write itself.
- */
-export function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let end = max;
-  const last = text.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
-  return `${text.slice(0, end)}…`;
-}
 
 /** A JSON Pointer (RFC 6901) of argument keys as a dotted name, each key clipped. */
 function argumentName(pointer: string, last?: unknown): string {

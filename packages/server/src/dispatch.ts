@@ -6,6 +6,7 @@
  * a result that cannot be sent is an internal error, never a broken response.
  */
 import {
+  clip,
   databaseRefusal,
   ErrorCode,
   errorResponse,
@@ -14,7 +15,6 @@ import {
   type RequestId,
   serviceUnavailable,
 } from '@mrtr/wire';
-import { clip } from './arguments.js';
 import { checkInputRequired, MRTR_METHODS } from './input-required.js';
 import type { MethodHandler } from './methods.js';
 import type { Outcome } from './respond.js';

@@ -1,5 +1,6 @@
 import {
   bodyEncodingProblem,
+  clip,
   decodeHeaderValue,
   ErrorCode,
   errorResponse,
@@ -11,7 +12,6 @@ import {
   type RequestId,
 } from '@mrtr/wire';
 import { parse as parseMediaType } from 'content-type';
-import { clip } from './arguments.js';
 import { buildCatalog } from './catalog.js';
 import { createRequestContext, RequestAbort } from './context.js';
 import { dispatcher, quietly } from './dispatch.js';

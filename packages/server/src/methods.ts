@@ -1,14 +1,16 @@
 import {
   CompleteRequestParamsSchema,
+  clip,
   type DiscoverResult,
   ErrorCode,
   GetPromptRequestParamsSchema,
   isCallToolParams,
   McpError,
   ReadResourceRequestParamsSchema,
+  retryFieldsProblem,
   type ServerCapabilities,
 } from '@mrtr/wire';
-import { clip, isPlainObject, parseFailure, schemaViolation } from './arguments.js';
+import { isPlainObject, parseFailure, schemaViolation } from './arguments.js';
 import { type Catalog, matchTemplate } from './catalog.js';
 import { extendContext } from './context.js';
 import { isThenable } from './dispatch.js';
@@ -51,16 +53,8 @@ function callParamsProblem(params: Record<string, unknown>): McpError {
   if (typeof params.name !== 'string') return invalidParams(method, 'name', 'must be a string');
   if (params.arguments !== undefined && !isPlainObject(params.arguments))
     return invalidParams(method, 'arguments', 'must be a JSON object');
-  const responses = params.inputResponses;
-  if (responses !== undefined) {
-    if (!isPlainObject(responses))
-      return invalidParams(method, 'inputResponses', 'must be a JSON object');
-    for (const key of Object.keys(responses))
-      if (!isPlainObject(responses[key]))
-        return invalidParams(method, `inputResponses.${key}`, 'must be a JSON object');
-  }
-  if (params.requestState !== undefined && typeof params.requestState !== 'string')
-    return invalidParams(method, 'requestState', 'must be a string');
+  const retry = retryFieldsProblem(params);
+  if (retry) return invalidParams(method, retry.param, retry.problem);
   return invalid(`Invalid ${method} params`);
 }
 

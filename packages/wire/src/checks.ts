@@ -112,6 +112,32 @@ export function isCallToolParams(v: unknown): v is Obj & {
   );
 }
 
+/**
+ * The first retry field of `tools/call` params (MCP 2026-07-28
+ * `CallToolRequest`, `basic/patterns/mrtr`) that is not of its type, or
+ * `undefined`: `inputResponses` must be a JSON object of JSON objects,
+ * `requestState` a string. The same rule as {@link isCallToolParams}, told
+ * per field, so a `-32602` can name it.
+ * @param params the params object as received.
+ * @returns `param`, the member's name (`inputResponses.<key>` for a key, as
+ *   the client wrote it), and `problem`, the rule it breaks.
+ */
+export function retryFieldsProblem(
+  params: Obj,
+): { param: string; problem: 'must be a JSON object' | 'must be a string' } | undefined {
+  const responses = params.inputResponses;
+  if (responses !== undefined) {
+    if (!isObject(responses)) return { param: 'inputResponses', problem: 'must be a JSON object' };
+    // `__proto__` is left to the schema, as in {@link isCallToolParams}.
+    for (const key of Object.keys(responses))
+      if (key !== '__proto__' && !isObject(responses[key]))
+        return { param: `inputResponses.${key}`, problem: 'must be a JSON object' };
+  }
+  if (params.requestState !== undefined && !isString(params.requestState))
+    return { param: 'requestState', problem: 'must be a string' };
+  return undefined;
+}
+
 const nonNegativeInteger = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
 const finite = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
 const STRING_FORMATS = new Set(['email', 'uri', 'date', 'date-time']);

@@ -155,14 +155,19 @@ export function bodyEncodingProblem(
   coding: string | null,
 ): string | undefined {
   if (charset !== undefined && !/^utf-?8$/i.test(charset))
-    return `Content-Type charset ${cut(charset, 40)} is not supported: send UTF-8 (charset=utf-8 or none)`;
+    return `Content-Type charset ${clip(charset, 40)} is not supported: send UTF-8 (charset=utf-8 or none)`;
   if (coding !== null && !/^\s*(identity)?\s*$/i.test(coding))
-    return `Content-Encoding ${cut(coding, 40)} is not supported: send the body uncompressed`;
+    return `Content-Encoding ${clip(coding, 40)} is not supported: send the body uncompressed`;
   return undefined;
 }
 
-/** `text` cut to `max` UTF-16 units with `…`, never inside a surrogate pair. */
-function cut(text: string, max: number): string {
+/**
+ * `text` cut to at most `max` UTF-16 code units, then `…`, never between the
+ * two halves of a surrogate pair: what a message may quote of text a client
+ * chose (a name, a header value) without growing with it.
+ * @returns `text` itself when it is not longer than `max`.
+ */
+export function clip(text: string, max: number): string {
   if (text.length <= max) return text;
   let end = max;
   const last = text.charCodeAt(end - 1);

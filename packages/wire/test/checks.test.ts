@@ -7,6 +7,7 @@ import {
   isCommonInputRequiredResult,
   isRequestMeta,
   RequestMetaSchema,
+  retryFieldsProblem,
 } from '../src/index.js';
 
 const ToolParams = CallToolRequestParamsSchema.omit({ _meta: true });
@@ -356,5 +357,36 @@ describe('isCommonInputRequiredResult (one-sided)', () => {
       JSON.parse('{"resultType":"input_required","inputRequests":{"__proto__":{}}}'),
     ];
     for (const v of unusual) expect(isCommonInputRequiredResult(v), JSON.stringify(v)).toBe(false);
+  });
+});
+
+describe('retryFieldsProblem', () => {
+  it('names the first retry field that is not of its type, and nothing for well-typed ones', () => {
+    expect(retryFieldsProblem({ inputResponses: null })).toEqual({
+      param: 'inputResponses',
+      problem: 'must be a JSON object',
+    });
+    expect(retryFieldsProblem({ inputResponses: [] })?.param).toBe('inputResponses');
+    expect(retryFieldsProblem({ inputResponses: { ok: {}, confirm: 'accept' } })).toEqual({
+      param: 'inputResponses.confirm',
+      problem: 'must be a JSON object',
+    });
+    expect(retryFieldsProblem({ requestState: 5 })).toEqual({
+      param: 'requestState',
+      problem: 'must be a string',
+    });
+    expect(retryFieldsProblem({ inputResponses: { confirm: {} }, requestState: 'x' })).toBe(
+      undefined,
+    );
+    expect(retryFieldsProblem({ name: 'tool' })).toBe(undefined);
+  });
+
+  it('agrees with isCallToolParams on generated params', () => {
+    fc.assert(
+      fc.property(fc.record({ inputResponses: anyValue, requestState: anyValue }), (params) => {
+        const base = { name: 'tool', ...params };
+        expect(retryFieldsProblem(base) === undefined).toBe(isCallToolParams(base));
+      }),
+    );
   });
 });
