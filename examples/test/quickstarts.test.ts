@@ -5,6 +5,7 @@
  * answer deletes the row on PostgreSQL, once (the identical re-send gets the
  * recorded result, the row stays gone).
  */
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,7 @@ import {
   examplesDir,
   foreignCallerStatuses,
   malformedHostReplies,
+  readmeCurl,
   runWithoutSecret,
   start,
   testDatabase,
@@ -46,6 +48,33 @@ describe('the README quick start (first screen)', () => {
     try {
       expect(await foreignCallerStatuses(server)).toEqual([403, 403]);
       await confirmsOneDeletion(server);
+    } finally {
+      server.stop();
+    }
+  });
+
+  it('its curl block asks, then deletes rec-1 with the accepted answer', async () => {
+    const server = await start(README_QUICK_START);
+    try {
+      const port = new URL(server.url).port;
+      const out = await new Promise<string>((resolve, reject) =>
+        execFile(
+          'bash',
+          ['-c', readmeCurl()],
+          { env: { ...process.env, TOKEN: server.token, PORT: port } },
+          (error, stdout) => (error ? reject(error) : resolve(stdout)),
+        ),
+      );
+      const [asked, done] = out.trim().split('\n').map((line) => JSON.parse(line));
+      expect(asked.result.resultType).toBe('input_required');
+      expect(done.result).toMatchObject({
+        resultType: 'complete',
+        isError: false,
+        content: [{ type: 'text', text: 'Deleted rec-1: true.' }],
+      });
+      // Gone: a new call says so instead of asking.
+      const after = (await callDelete(server, 9)).result as { content?: unknown };
+      expect(JSON.stringify(after.content)).toContain('No record rec-1.');
     } finally {
       server.stop();
     }

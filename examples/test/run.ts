@@ -213,6 +213,15 @@ export function readmeQuickStart(): string {
   return block;
 }
 
+/** The README's ```sh block that drives the quick start with `curl`. */
+export function readmeCurl(): string {
+  const block = [...readme().matchAll(/```sh\n([\s\S]*?)```/g)]
+    .map((m) => m[1] ?? '')
+    .find((text) => text.includes('curl -s'));
+  if (!block) throw new Error('README.md has no ```sh block with curl');
+  return block;
+}
+
 /**
  * Write {@link readmeQuickStart} to `<dir>/<name>` (by default in `examples/`,
  * where it resolves the packages a reader installs).
