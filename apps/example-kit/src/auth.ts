@@ -59,6 +59,20 @@ export function parsePageUsers(value: string): Map<string, string> {
 }
 
 /**
+ * Shortest page password the examples accept, characters: the page's
+ * sign-in allows a principal ten attempts a minute per instance, a budget a
+ * short password does not outlast.
+ */
+export const MIN_PAGE_PASSWORD_LENGTH = 12;
+
+/** The first principal of `users` whose page password is shorter than {@link MIN_PAGE_PASSWORD_LENGTH}, if any. */
+export function shortPagePassword(users: ReadonlyMap<string, string>): string | undefined {
+  for (const [principal, password] of users)
+    if (password.length < MIN_PAGE_PASSWORD_LENGTH) return principal;
+  return undefined;
+}
+
+/**
  * The principal of `users` (principal → page password) whose password is a
  * bearer token of `tokens` (token → principal), if any: whoever holds that
  * token could approve on the page.

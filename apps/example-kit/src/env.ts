@@ -1,9 +1,11 @@
 import { APPROVAL_BASE_PATH } from './approvals.js';
 import {
+  MIN_PAGE_PASSWORD_LENGTH,
   parsePageUsers,
   parseTokens,
   randomSecret,
   randomToken,
+  shortPagePassword,
   tokenAsPagePassword,
 } from './auth.js';
 
@@ -142,6 +144,11 @@ function pageUsersOf(
     if (principal !== undefined)
       throw new Error(
         `MRTR_PAGE_USERS gives principal "${principal}" a bearer token of MRTR_TOKENS as its password: whoever holds that token could approve on the page; give each person a password of their own`,
+      );
+    const short = shortPagePassword(users);
+    if (short !== undefined)
+      throw new Error(
+        `MRTR_PAGE_USERS gives principal "${short}" a password shorter than ${MIN_PAGE_PASSWORD_LENGTH} characters: give each person a long random one (openssl rand -base64 18)`,
       );
     return { users, from: 'MRTR_PAGE_USERS' };
   }

@@ -13,8 +13,8 @@ afterEach(() => {
 
 describe('parsePageUsers', () => {
   it('maps principals to page passwords', () => {
-    expect([...parsePageUsers(' alice:pw-a , bob:pw:with:colons ')]).toEqual([
-      ['alice', 'pw-a'],
+    expect([...parsePageUsers(' alice:pw-a-0123456789 , bob:pw:with:colons ')]).toEqual([
+      ['alice', 'pw-a-0123456789'],
       ['bob', 'pw:with:colons'],
     ]);
   });
@@ -25,7 +25,7 @@ describe('parsePageUsers', () => {
     expect(() => parsePageUsers('alice:')).toThrow(/principal:password/);
     expect(() => parsePageUsers('pw-secret')).toThrow(/without ":"/);
     expect(() => parsePageUsers('pw-secret')).not.toThrow(/pw-secret/);
-    expect(() => parsePageUsers('alice:pw-secret,alice:other')).toThrow(
+    expect(() => parsePageUsers('alice:pw-secret-0123456789,alice:other-0123456789')).toThrow(
       /names principal "alice" twice/,
     );
     expect(() => parsePageUsers(' , ')).toThrow(/at least one principal:password/);
@@ -34,11 +34,14 @@ describe('parsePageUsers', () => {
 
 describe('readServerEnv MRTR_PAGE_USERS', () => {
   it('reads the page passwords when set', () => {
-    const read = readServerEnv(env({ MRTR_PAGE_USERS: 'alice:page-a,bob:page-b' }), 3000);
+    const read = readServerEnv(
+      env({ MRTR_PAGE_USERS: 'alice:page-a-0123456789,bob:page-b-0123456789' }),
+      3000,
+    );
     expect(read.pageUsersFrom).toBe('MRTR_PAGE_USERS');
     expect([...(read.pageUsers ?? [])]).toEqual([
-      ['alice', 'page-a'],
-      ['bob', 'page-b'],
+      ['alice', 'page-a-0123456789'],
+      ['bob', 'page-b-0123456789'],
     ]);
   });
 
@@ -46,14 +49,26 @@ describe('readServerEnv MRTR_PAGE_USERS', () => {
     expect(() => readServerEnv(env({ MRTR_PAGE_USERS: 'alice' }), 3000)).toThrow(
       /MRTR_PAGE_USERS entry must be principal:password/,
     );
-    expect(() => readServerEnv(env({ MRTR_PAGE_USERS: 'alice:a,alice:b' }), 3000)).toThrow(
-      /MRTR_PAGE_USERS names principal "alice" twice/,
+    expect(() =>
+      readServerEnv(env({ MRTR_PAGE_USERS: 'alice:a-0123456789ab,alice:b-0123456789ab' }), 3000),
+    ).toThrow(/MRTR_PAGE_USERS names principal "alice" twice/);
+  });
+
+  it('refuses a page password shorter than 12 characters, naming only the principal', () => {
+    const read = (users: string) => () => readServerEnv(env({ MRTR_PAGE_USERS: users }), 3000);
+    expect(read('alice:long-pw-12ch,bob:short-pw-11')).toThrow(
+      /gives principal "bob" a password shorter than 12 characters/,
     );
+    expect(read('alice:long-pw-12ch,bob:short-pw-11')).not.toThrow(/short-pw-11/);
+    expect(read('alice:long-pw-12ch,bob:long-pw-12ch')).not.toThrow();
   });
 
   it('refuses a bearer token of MRTR_TOKENS as a page password, naming only the principal', () => {
     const read = () =>
-      readServerEnv(env({ MRTR_PAGE_USERS: 'alice:page-a,bob:tok-alice-0123456789' }), 3000);
+      readServerEnv(
+        env({ MRTR_PAGE_USERS: 'alice:page-a-0123456789,bob:tok-alice-0123456789' }),
+        3000,
+      );
     expect(read).toThrow(/principal "bob" a bearer token of MRTR_TOKENS/);
     expect(read).not.toThrow(/tok-alice/);
   });
@@ -76,9 +91,12 @@ describe('readServerEnv MRTR_PAGE_USERS', () => {
   });
 
   it('takes MRTR_PAGE_USERS for the generated token too', () => {
-    const read = readServerEnv({ MRTR_SECRET: 's', MRTR_PAGE_USERS: 'local:page-l' }, 3000);
+    const read = readServerEnv(
+      { MRTR_SECRET: 's', MRTR_PAGE_USERS: 'local:page-l-0123456789' },
+      3000,
+    );
     expect(read.pageUsersFrom).toBe('MRTR_PAGE_USERS');
-    expect(read.pageUsers?.get('local')).toBe('page-l');
+    expect(read.pageUsers?.get('local')).toBe('page-l-0123456789');
   });
 
   it('falls back to the bearer tokens with MRTR_TOKENS alone, and says so at start', () => {
@@ -97,7 +115,10 @@ describe('readServerEnv MRTR_PAGE_USERS', () => {
   });
 
   it('warns at start of principals with a token but no page password, and the reverse', () => {
-    const read = readServerEnv(env({ MRTR_PAGE_USERS: 'alice:page-a,Bob:page-b' }), 3000);
+    const read = readServerEnv(
+      env({ MRTR_PAGE_USERS: 'alice:page-a-0123456789,Bob:page-b-0123456789' }),
+      3000,
+    );
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     announcePageUsers(read, 'http://127.0.0.1:3000');
     expect(warn).toHaveBeenCalledWith(
@@ -106,11 +127,14 @@ describe('readServerEnv MRTR_PAGE_USERS', () => {
     expect(warn).toHaveBeenCalledWith(
       expect.stringMatching(/"Bob" of MRTR_PAGE_USERS has no token/),
     );
-    expect(warn.mock.calls.join(' ')).not.toMatch(/page-a|page-b|tok-/);
+    expect(warn.mock.calls.join(' ')).not.toMatch(/page-a-0123456789|page-b-0123456789|tok-/);
   });
 
   it('says nothing at start when MRTR_PAGE_USERS matches MRTR_TOKENS', () => {
-    const read = readServerEnv(env({ MRTR_PAGE_USERS: 'alice:page-a,bob:page-b' }), 3000);
+    const read = readServerEnv(
+      env({ MRTR_PAGE_USERS: 'alice:page-a-0123456789,bob:page-b-0123456789' }),
+      3000,
+    );
     const log = vi.spyOn(console, 'log').mockImplementation(() => {});
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     announcePageUsers(read, 'http://127.0.0.1:3000');

@@ -1,5 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { field, fromOrigin, html, originHint, readForm, respond, seeOther } from './http.js';
 import { APPROVAL_ID, isField } from './rules.js';
 import type { SessionStore } from './store.js';
@@ -44,6 +45,18 @@ export interface PasswordSignInOptions {
   users: Readonly<Record<string, string>> | ReadonlyMap<string, string>;
   /** How long a session lasts, seconds (default 1800). */
   sessionTtlSeconds?: number;
+  /**
+   * Sign-in attempts a principal of `users` gets per window in this process
+   * (default `{ limit: 10, windowSeconds: 60 }`): the attempt after `limit`
+   * within `windowSeconds` of the first, right password or not, is answered
+   * `429` with `Retry-After` (seconds) until the window ends; a sign-in that
+   * succeeds starts a new window. The page's own client (the MCP client
+   * reaches the same origin) could otherwise guess a password at hundreds of
+   * tries a second. Each instance counts its own attempts: n instances allow
+   * n × `limit` per window. Principals not in `users` are not counted (they
+   * never sign in), so a flood of made-up names takes no memory.
+   */
+  attempts?: { limit?: number; windowSeconds?: number };
 }
 
 /** What the built-in sign-in needs from the page. */
@@ -82,8 +95,9 @@ export class PasswordSignIn implements SignInHook {
   readonly #cookie: string;
   /** Compared against when the principal is unknown, so both cases cost the same. */
   readonly #decoy = digest(randomBytes(32).toString('base64url'));
+  readonly #attempts: RateLimiterMemory;
 
-  /** @throws {TypeError} for no users, an empty principal or token, or a bad TTL. */
+  /** @throws {TypeError} for no users, an empty principal or password, a bad TTL or bad `attempts`. */
   constructor(options: PasswordSignInOptions, page: SignInPage) {
     const entries =
       options.users instanceof Map ? [...options.users] : Object.entries(options.users);
@@ -97,6 +111,13 @@ export class PasswordSignIn implements SignInHook {
     this.#ttl = options.sessionTtlSeconds ?? 1800;
     if (!Number.isSafeInteger(this.#ttl) || this.#ttl <= 0)
       throw new TypeError('sessionTtlSeconds must be a positive integer');
+    const limit = options.attempts?.limit ?? 10;
+    const windowSeconds = options.attempts?.windowSeconds ?? 60;
+    if (!Number.isSafeInteger(limit) || limit <= 0)
+      throw new TypeError('attempts.limit must be a positive integer');
+    if (!Number.isSafeInteger(windowSeconds) || windowSeconds <= 0)
+      throw new TypeError('attempts.windowSeconds must be a positive integer');
+    this.#attempts = new RateLimiterMemory({ points: limit, duration: windowSeconds });
     this.#page = page;
     this.#cookie = page.secure ? '__Secure-mrtr_approval_session' : 'mrtr_approval_session';
     this.signOutUrl = `${page.basePath}/sign-out`;
@@ -161,6 +182,16 @@ export class PasswordSignIn implements SignInHook {
     if (!form) return this.#refusal(400, 'The sign-in form could not be read.');
     const principal = field(form, 'principal') ?? '';
     const returnTo = this.#returnPath(field(form, 'return') ?? null);
+    const wait = await this.#attempt(principal);
+    if (wait !== undefined)
+      return this.#formPage(
+        429,
+        returnTo,
+        principal,
+        `Too many sign-in attempts for this principal. Try again in ${wait} seconds.`,
+        null,
+        { 'retry-after': String(wait) },
+      );
     if (!this.#verify(principal, field(form, 'password') ?? ''))
       return this.#formPage(
         401,
@@ -169,6 +200,7 @@ export class PasswordSignIn implements SignInHook {
         'That principal and password do not match.',
         null,
       );
+    await this.#attempts.delete(principal);
     const old = this.#sessionKey(request);
     if (old) await this.#page.store.deleteSession(old);
     const value = randomBytes(32).toString('base64url');
@@ -194,6 +226,22 @@ export class PasswordSignIn implements SignInHook {
     return this.#notice(200, 'Signed out', 'You are signed out of the approval page.', null, [
       cookie,
     ]);
+  }
+
+  /**
+   * Count a sign-in attempt for `principal` when it is a user.
+   * @returns `undefined` when it may go on, else the seconds until its window ends.
+   */
+  async #attempt(principal: string): Promise<number | undefined> {
+    if (!this.#users.has(principal)) return undefined;
+    try {
+      await this.#attempts.consume(principal);
+      return undefined;
+    } catch (refused) {
+      // RateLimiterMemory rejects with the key's state when it is over the limit, never fails.
+      if (!(refused instanceof RateLimiterRes)) throw refused;
+      return Math.max(1, Math.ceil(refused.msBeforeNext / 1000));
+    }
   }
 
   /** Constant-time token check; an unknown principal costs the same as a wrong token. */
@@ -278,6 +326,7 @@ export class PasswordSignIn implements SignInHook {
     principal: string,
     error: string | null,
     signedIn: string | null,
+    headers: Record<string, string> = {},
   ) {
     const data = {
       ...this.#page.layout('Sign in', 'plain', signedIn),
@@ -286,7 +335,12 @@ export class PasswordSignIn implements SignInHook {
       principalValue: principal,
       error,
     };
-    return html(status, render('sign-in', data));
+    return respond(
+      status,
+      render('sign-in', data),
+      { 'content-type': 'text/html; charset=utf-8', ...headers },
+      [],
+    );
   }
 
   #notice(

@@ -16,6 +16,7 @@ import {
   sessionKeyOf,
   setup,
   signIn,
+  USERS,
 } from './helpers.js';
 
 describe('sign-in', () => {
@@ -111,6 +112,48 @@ describe('sign-in', () => {
     }
     // The same fields with the page's Origin sign in: only the header was wrong.
     expect((await page(post(`${ORIGIN}/approve/sign-in`, fields))).status).toBe(200);
+  });
+
+  it('answers 429 to a principal past ten sign-in attempts a minute, even with its password', async () => {
+    const { page } = setup();
+    const attempt = (principal: string, password: string) =>
+      page(post(`${ORIGIN}/approve/sign-in`, { principal, password, return: '' }));
+    for (let i = 0; i < 10; i++) expect((await attempt('alice', `guess-${i}`)).status).toBe(401);
+    const refused = await attempt('alice', USERS.alice);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('set-cookie')).toBeNull();
+    const wait = Number(refused.headers.get('retry-after'));
+    expect(wait).toBeGreaterThanOrEqual(1);
+    expect(wait).toBeLessThanOrEqual(60);
+    expect(await refused.text()).toContain('Too many sign-in attempts for this principal.');
+    // Another principal is not held back; a name that is no user is never counted (nor stored).
+    expect((await attempt('bob', USERS.bob)).status).toBe(200);
+    for (let i = 0; i < 12; i++) expect((await attempt('mallory', `guess-${i}`)).status).toBe(401);
+  });
+
+  it('starts a new window of attempts after the last one ends, or after a sign-in', async () => {
+    const store = new MemoryApprovalStore();
+    const page = createApprovalPage({
+      store,
+      origin: ORIGIN,
+      signIn: { users: USERS, attempts: { limit: 2, windowSeconds: 1 } },
+    });
+    const attempt = (password: string) =>
+      page(post(`${ORIGIN}/approve/sign-in`, { principal: 'alice', password, return: '' }));
+    expect((await attempt('wrong-1')).status).toBe(401);
+    expect((await attempt(USERS.alice)).status).toBe(200); // the second attempt: a new window
+    expect((await attempt('wrong-2')).status).toBe(401);
+    expect((await attempt('wrong-3')).status).toBe(401);
+    expect((await attempt(USERS.alice)).status).toBe(429);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await attempt(USERS.alice)).status).toBe(200);
+    expect(() =>
+      createApprovalPage({
+        store,
+        origin: ORIGIN,
+        signIn: { users: USERS, attempts: { limit: 0 } },
+      }),
+    ).toThrow('attempts.limit must be a positive integer');
   });
 
   it('never redirects anywhere but an approval page after sign-in', async () => {
