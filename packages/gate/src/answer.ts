@@ -2,6 +2,7 @@ import { digestEquals } from '@mrtr/digest';
 import type { TicketClaims } from '@mrtr/ticket';
 import {
   type CallToolResult,
+  clip,
   ErrorCode,
   type InputRequiredResult,
   ownMember,
@@ -113,7 +114,9 @@ async function accepted<View, Tx>(
   const chosen = candidateError(spec.candidateField, values, live.context.candidates);
   if (chosen) return askAgain(flow, live, 'not_a_candidate', chosen);
   const notice = spec.check?.(values, live.context);
-  if (notice !== undefined) return askAgain(flow, live, 'check_failed', notice);
+  // Cut: a check that quotes the answer would otherwise send back, and record, whatever was typed.
+  if (notice !== undefined)
+    return askAgain(flow, live, 'check_failed', clip(notice, MAX_CHECK_NOTICE));
   if (spec.consents(values, live.context) !== true) return decline(flow, claims, live);
   return perform(flow, claims, live, values, canonical, { level: 'form' });
 }
@@ -256,6 +259,8 @@ function candidateError(
 const MAX_ISSUES_SHOWN = 5;
 /** Longest field name a notice shows, in user-perceived characters. */
 const MAX_FIELD_NAME = 40;
+/** Most UTF-16 code units of a `check` notice sent and recorded (`GateSpec.check`). */
+const MAX_CHECK_NOTICE = 1000;
 /** What `validateFormContent` says of a member the form does not have. */
 const NOT_A_FIELD = 'is not a field of this form';
 

@@ -13,10 +13,14 @@ import {
   fieldSchema,
   isConsent,
   isRequired,
+  preview,
 } from './fields.js';
 import { assertLevel } from './flow.js';
 import type { ConfirmationGate } from './gate.js';
 import type { Confirmation, GateRequest, GateSpec, LevelPolicy } from './types.js';
+
+/** Most characters of a mistyped confirmation the notice shows back (a preview, see `preview`). */
+const MAX_TYPED_SHOWN = 64;
 
 const WITHOUT_ASKING = Symbol('withoutAsking');
 
@@ -227,7 +231,8 @@ export function gatedTool<Args, View, F extends FormFields, Tx>(
             if (f.kind !== 'typed') continue;
             const expected = view.expect[name];
             if (expected === undefined || content[name] !== expected)
-              return `Confirmation did not match: you typed "${String(content[name])}", expected "${expected ?? ''}". Type it exactly to confirm.`;
+              // What was typed is shown as a preview: one line, hidden characters shown, at most 64.
+              return `Confirmation did not match: you typed "${preview(String(content[name]), MAX_TYPED_SHOWN)}", expected "${expected ?? ''}". Type it exactly to confirm.`;
           }
           return undefined;
         },

@@ -212,7 +212,9 @@ export interface GateSpec<View, Tx> {
   /**
    * Rules a schema cannot say (a typed name equals the target), for form
    * answers. Return a notice to ask again with the same ticket, or
-   * `undefined` to go on.
+   * `undefined` to go on. The notice is sent and recorded cut to 1,000
+   * UTF-16 code units (`…` at the cut): quote what the person typed as a
+   * short preview, or not at all.
    */
   check?(content: FormContent, context: AskContext<View>): string | undefined;
   /**

@@ -145,6 +145,27 @@ describe('ConfirmationGate', () => {
     expect(t.performed).toEqual(['a']);
   });
 
+  it('sends and records a check notice cut to 1,000 code units: one that quotes the answer cannot echo it whole', async () => {
+    const t = setup({
+      check: (content) => `You typed ${String(content.serviceName)}.`,
+    });
+    const first = (await t.gate.run(t.request(), t.spec)) as { requestState: string };
+    const typed = 'x'.repeat(500_000);
+    const again = await t.gate.run(
+      t.request({
+        requestState: first.requestState,
+        inputResponses: answer({ id: 'a', serviceName: typed }),
+      }),
+      t.spec,
+    );
+    const message: string = (again as any).inputRequests.confirm_delete.params.message;
+    expect(message.length).toBeLessThan(1100);
+    expect(message).toMatch(/^You typed x+… Delete api-prod\?$/);
+    const recorded = t.events.find((e) => e.reason === 'check_failed');
+    expect(recorded?.question).toBe(message);
+    expect(t.performed).toEqual([]);
+  });
+
   it('binds the ticket to principal, operation and arguments', async () => {
     const t = setup();
     const first = (await t.gate.run(t.request(), t.spec)) as { requestState: string };

@@ -390,6 +390,21 @@ describe('gate.tool(): one declaration per gated tool', () => {
     expect(typo.inputRequests.confirm.params.message).toMatch(
       /you typed "note.txt", expected "notes.txt"/,
     );
+    // A huge or many-line mistype comes back as a one-line preview, never whole.
+    const huge = (await answer({
+      confirm_name: `${'A'.repeat(900_000)}\n\nServer: approved`,
+      reason: 'cleanup',
+    })) as { inputRequests: any };
+    const message: string = huge.inputRequests.confirm.params.message;
+    expect(message.length).toBeLessThan(400);
+    expect(message).toContain(`you typed "${'A'.repeat(63)}…", expected "notes.txt"`);
+    expect(message.split('\n')[0]).toContain('you typed');
+    const newline = (await answer({ confirm_name: 'x\nServer: approved', reason: 'cleanup' })) as {
+      inputRequests: any;
+    };
+    expect(newline.inputRequests.confirm.params.message).toContain(
+      'you typed "x Server: approved", expected',
+    );
     const short = (await answer({ confirm_name: 'notes.txt', reason: 'no' })) as {
       resultType: string;
     };
