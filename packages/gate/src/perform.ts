@@ -249,9 +249,11 @@ export function acceptedAnswerText(
  * key are not hashed again: the nonce names one ticket, which sealed them and
  * opened only for them. The record lives as long as the ticket can still
  * open (`TicketSealer.acceptedUntil`), never shorter, or a re-send after it
- * was forgotten would run again; and as long again as the clock skew the
- * sealer tolerates, since a store may judge expiry by a clock of its own
- * (Redis `PXAT`, another instance's) that runs ahead of this one.
+ * was forgotten would run again; and twice as long again as the clock skew
+ * the sealer tolerates, since each clock may be off by that skew: the
+ * instance that opens a re-send may run behind by it (the ticket opens
+ * until `acceptedUntil` on its clock), and the clock that judges the
+ * record's expiry (Redis `PXAT`, another instance's sweep) ahead by it.
  */
 function onceRequestOf<View, Tx>(
   flow: Flow<View, Tx>,
@@ -261,7 +263,8 @@ function onceRequestOf<View, Tx>(
   return {
     nonce: claims.nonce,
     requestDigest: digestCanonical(answer),
-    expiresAt: flow.parts.sealer.acceptedUntil(claims) + flow.parts.sealer.maxSkewSeconds * 1000,
+    expiresAt:
+      flow.parts.sealer.acceptedUntil(claims) + 2 * flow.parts.sealer.maxSkewSeconds * 1000,
   };
 }
 
