@@ -123,13 +123,14 @@ export function actionMismatch(
  * ticket nonce (so a second receipt minted for the same confirmation is
  * refused too), `requestDigest` the receipt's `jti`, kept until no verifier
  * could accept the receipt any more (`exp` plus the largest tolerance), and
- * as long again, since the store may judge expiry by a clock of its own
- * (Redis `PXAT`) that runs ahead of the verifier's.
+ * twice as long again: with each clock within the tolerance of true time, a
+ * verifier may run behind by it while the clock that expires the record
+ * (Redis `PXAT`, another instance's sweep) runs ahead by it.
  */
 export function onceRequestOf(claims: ReceiptClaims): OnceRequest {
   return {
     nonce: `${RECEIPT_NONCE_PREFIX}${claims.n}`,
     requestDigest: claims.jti,
-    expiresAt: (claims.exp + 2 * MAX_CLOCK_TOLERANCE_SECONDS) * 1000,
+    expiresAt: (claims.exp + 3 * MAX_CLOCK_TOLERANCE_SECONDS) * 1000,
   };
 }
