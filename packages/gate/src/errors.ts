@@ -139,7 +139,7 @@ export function toMcpError(
       isOutcomeUnknown(error)
         ? new McpError(
             ErrorCode.InternalError,
-            'The store that keeps each confirmation single-use stopped answering while the operation was being committed: it was carried out once or not at all. Send the same confirmation again: it returns the result if it was carried out, and carries it out if not.',
+            'The store that keeps each confirmation single-use stopped answering while the operation was being committed: it was carried out once or not at all. Send the same confirmation again before it expires: it returns the result if it was carried out, and carries it out if not. Once it has expired it can tell neither: look at the target before calling the tool again.',
           )
         : new McpError(
             ErrorCode.InternalError,

@@ -555,6 +555,9 @@ describe('an unavailable replay store', () => {
     const error = await t.accept(ticket).catch((e) => e);
     expect(error.code).toBe(-32603);
     expect(error.message).toMatch(/carried out once or not at all/);
+    // What a re-send can tell holds only while the ticket opens: said, so that none is sent too late.
+    expect(error.message).toContain('before it expires');
+    expect(error.message).toContain('look at the target before calling the tool again');
     expect(error.message).not.toMatch(/This request changed nothing/);
     // The failed record must not read as "nothing took effect": a completed one may stand.
     expect(t.plain.events.at(-1)).toMatchObject({ outcome: 'failed', reason: 'outcome_unknown' });
