@@ -1,7 +1,7 @@
 import { PAGE_CSS } from './assets.js';
 import { type PageLocation, pageLocation } from './channel.js';
 import { decide, showApproval } from './decision.js';
-import { html, pageHostPolicy, respond } from './http.js';
+import { html, json, pageHostPolicy, respond } from './http.js';
 import type { PasskeyRegistration, PasskeyRegistrationRule, ViewKit } from './kit.js';
 import { approveWithPasskey, passkeyOptions } from './passkey.js';
 import { PASSKEY_SCRIPT, webauthnBundle } from './passkey-script.js';
@@ -223,6 +223,13 @@ export function createApprovalPage(options: ApprovalPageOptions): ApprovalPage {
         ? 'What you sent may or may not have been recorded: open the page again to see where it stands before you do anything else.'
         : 'Nothing was recorded.';
       const link = posted ? againLink(request) : null;
+      // The passkey options are read by the page's script, which shows a JSON `{ error }`.
+      if (/\/(passkey-options|passkeys\/options)$/.test(new URL(request.url).pathname))
+        return json(unavailable(error) ? 503 : 500, {
+          error: unavailable(error)
+            ? `The approval service is unavailable. ${outcome}`
+            : `The page failed. ${outcome}`,
+        });
       if (unavailable(error))
         return notice(
           503,

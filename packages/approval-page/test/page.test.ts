@@ -389,6 +389,13 @@ describe('the approval page', () => {
     expect(response.status).toBe(503);
     expectSecurityHeaders(response);
     expect(errors).toHaveLength(1);
+    // The passkey options, read by the page's script, get the JSON `{ error }` it shows.
+    for (const path of [`${new URL(url).pathname}/passkey-options`, '/approve/passkeys/options']) {
+      const options = await page(post(`${ORIGIN}${path}`, { csrf: 'x' }, { cookie }));
+      expect(options.status, path).toBe(503);
+      expect(options.headers.get('content-type')).toContain('application/json');
+      expect((await options.json()).error).toMatch(/^The approval service is unavailable\./);
+    }
   });
 });
 
