@@ -65,7 +65,10 @@ describe('the README quick start (first screen)', () => {
           (error, stdout) => (error ? reject(error) : resolve(stdout)),
         ),
       );
-      const [asked, done] = out.trim().split('\n').map((line) => JSON.parse(line));
+      const [asked, done] = out
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
       expect(asked.result.resultType).toBe('input_required');
       expect(done.result).toMatchObject({
         resultType: 'complete',
