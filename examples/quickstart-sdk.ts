@@ -1,4 +1,4 @@
-// npm install @mrtr/sdk @mrtr/gate @mrtr/node @mrtr/replay-postgres @mrtr/sql @mrtr/ticket @mrtr/wire @modelcontextprotocol/server @modelcontextprotocol/node pg zod
+// npm install @mrtr/sdk @mrtr/gate @mrtr/node @mrtr/replay-postgres @mrtr/sql @mrtr/ticket @mrtr/wire @modelcontextprotocol/server@~2.4.0 @modelcontextprotocol/node@~2.1.2 pg zod
 // npm install -D @types/pg tsx
 // npm pkg set type=module   # an ES module: the file awaits at top level
 // export TOKEN=$(openssl rand -hex 16); echo "token: $TOKEN" # your client sends it

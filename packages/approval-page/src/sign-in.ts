@@ -46,15 +46,18 @@ export interface PasswordSignInOptions {
   /** How long a session lasts, seconds (default 1800). */
   sessionTtlSeconds?: number;
   /**
-   * Sign-in attempts a principal of `users` gets per window in this process
-   * (default `{ limit: 10, windowSeconds: 60 }`): the attempt after `limit`
-   * within `windowSeconds` of the first, right password or not, is answered
-   * `429` with `Retry-After` (seconds) until the window ends; a sign-in that
-   * succeeds starts a new window. The page's own client (the MCP client
-   * reaches the same origin) could otherwise guess a password at hundreds of
-   * tries a second. Each instance counts its own attempts: n instances allow
-   * n × `limit` per window. Principals not in `users` are not counted (they
-   * never sign in), so a flood of made-up names takes no memory.
+   * Sign-in attempts a principal gets per window on this page
+   * (default `{ limit: 10, windowSeconds: 60 }`, `windowSeconds` at most
+   * 86,400): the attempt after `limit` within `windowSeconds` of the first,
+   * right password or not, is answered `429` with `Retry-After` (seconds)
+   * until the window ends; a sign-in that succeeds starts a new window. The
+   * page's own client (the MCP client reaches the same origin) could
+   * otherwise guess a password at hundreds of tries a second. Each page (each
+   * `createApprovalPage`, each process) counts its own attempts: n instances
+   * allow n × `limit` per window. A name that is no user is counted in one of
+   * 1,024 shared counters chosen by its hash, so it is held back as a user
+   * would be (a `429` does not tell which names are users) and a flood of
+   * made-up names takes bounded memory.
    */
   attempts?: { limit?: number; windowSeconds?: number };
 }
@@ -75,6 +78,8 @@ export interface SignInPage {
 }
 
 const COOKIE_VALUE = /^[A-Za-z0-9_-]{43}$/;
+/** Counters the sign-in attempts of names that are no user share (see `attempts`). */
+const UNKNOWN_NAME_COUNTERS = 1024;
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /**
@@ -115,8 +120,9 @@ export class PasswordSignIn implements SignInHook {
     const windowSeconds = options.attempts?.windowSeconds ?? 60;
     if (!Number.isSafeInteger(limit) || limit <= 0)
       throw new TypeError('attempts.limit must be a positive integer');
-    if (!Number.isSafeInteger(windowSeconds) || windowSeconds <= 0)
-      throw new TypeError('attempts.windowSeconds must be a positive integer');
+    // rate-limiter-flexible ends a window with a timer: one past 2^31 - 1 ms would fire at once.
+    if (!Number.isSafeInteger(windowSeconds) || windowSeconds <= 0 || windowSeconds > 86_400)
+      throw new TypeError('attempts.windowSeconds must be an integer from 1 to 86400');
     this.#attempts = new RateLimiterMemory({ points: limit, duration: windowSeconds });
     this.#page = page;
     this.#cookie = page.secure ? '__Secure-mrtr_approval_session' : 'mrtr_approval_session';
@@ -200,7 +206,7 @@ export class PasswordSignIn implements SignInHook {
         'That principal and password do not match.',
         null,
       );
-    await this.#attempts.delete(principal);
+    await this.#attempts.delete(`user:${principal}`);
     const old = this.#sessionKey(request);
     if (old) await this.#page.store.deleteSession(old);
     const value = randomBytes(32).toString('base64url');
@@ -229,13 +235,16 @@ export class PasswordSignIn implements SignInHook {
   }
 
   /**
-   * Count a sign-in attempt for `principal` when it is a user.
+   * Count a sign-in attempt for `principal`: a user under its own name, any
+   * other name in one of {@link UNKNOWN_NAME_COUNTERS} counters by its hash.
    * @returns `undefined` when it may go on, else the seconds until its window ends.
    */
   async #attempt(principal: string): Promise<number | undefined> {
-    if (!this.#users.has(principal)) return undefined;
+    const key = this.#users.has(principal)
+      ? `user:${principal}`
+      : `other:${digest(principal).readUInt16BE(0) % UNKNOWN_NAME_COUNTERS}`;
     try {
-      await this.#attempts.consume(principal);
+      await this.#attempts.consume(key);
       return undefined;
     } catch (refused) {
       // RateLimiterMemory rejects with the key's state when it is over the limit, never fails.

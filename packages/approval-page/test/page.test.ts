@@ -126,9 +126,12 @@ describe('sign-in', () => {
     expect(wait).toBeGreaterThanOrEqual(1);
     expect(wait).toBeLessThanOrEqual(60);
     expect(await refused.text()).toContain('Too many sign-in attempts for this principal.');
-    // Another principal is not held back; a name that is no user is never counted (nor stored).
+    // Another principal is not held back; a name that is no user is held back as a user is, so a
+    // 429 does not tell which names are users.
     expect((await attempt('bob', USERS.bob)).status).toBe(200);
-    for (let i = 0; i < 12; i++) expect((await attempt('mallory', `guess-${i}`)).status).toBe(401);
+    const mallory = [];
+    for (let i = 0; i < 11; i++) mallory.push((await attempt('mallory', `guess-${i}`)).status);
+    expect(mallory).toEqual([...Array(10).fill(401), 429]);
   });
 
   it('starts a new window of attempts after the last one ends, or after a sign-in', async () => {
@@ -154,6 +157,13 @@ describe('sign-in', () => {
         signIn: { users: USERS, attempts: { limit: 0 } },
       }),
     ).toThrow('attempts.limit must be a positive integer');
+    expect(() =>
+      createApprovalPage({
+        store,
+        origin: ORIGIN,
+        signIn: { users: USERS, attempts: { windowSeconds: 30 * 86_400 } },
+      }),
+    ).toThrow('attempts.windowSeconds must be an integer from 1 to 86400');
   });
 
   it('never redirects anywhere but an approval page after sign-in', async () => {

@@ -116,7 +116,7 @@ async function accepted<View, Tx>(
   const notice = spec.check?.(values, live.context);
   // Cut: a check that quotes the answer would otherwise send back, and record, whatever was typed.
   if (notice !== undefined)
-    return askAgain(flow, live, 'check_failed', clip(notice, MAX_CHECK_NOTICE));
+    return askAgain(flow, live, 'check_failed', clip(notice, MAX_CHECK_NOTICE - 1));
   if (spec.consents(values, live.context) !== true) return decline(flow, claims, live);
   return perform(flow, claims, live, values, canonical, { level: 'form' });
 }
@@ -259,7 +259,7 @@ function candidateError(
 const MAX_ISSUES_SHOWN = 5;
 /** Longest field name a notice shows, in user-perceived characters. */
 const MAX_FIELD_NAME = 40;
-/** Most UTF-16 code units of a `check` notice sent and recorded (`GateSpec.check`). */
+/** Most UTF-16 code units of a `check` notice sent and recorded, its `…` included (`GateSpec.check`). */
 const MAX_CHECK_NOTICE = 1000;
 /** What `validateFormContent` says of a member the form does not have. */
 const NOT_A_FIELD = 'is not a field of this form';

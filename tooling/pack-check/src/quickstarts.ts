@@ -97,6 +97,12 @@ export function installs(steps: readonly string[]): { runtime: string[]; dev: st
   return { runtime, dev };
 }
 
+/** The package an install word names: `@types/node@20` → `@types/node`, `pg` → `pg`. */
+export function nameOf(word: string): string {
+  const at = word.indexOf('@', 1);
+  return at === -1 ? word : word.slice(0, at);
+}
+
 /** The packages `code` imports (`node:` builtins and relative paths left out). */
 export function importedPackages(code: string): string[] {
   const found = new Set<string>();
@@ -129,7 +135,9 @@ export function shipsTypes(dir: string, name: string): boolean {
  * (found in `dir`, where everything is installed). Empty when complete.
  */
 export function missingInstalls(q: QuickStart, dir: string): string[] {
-  const { runtime, dev } = installs(q.steps);
+  const words = installs(q.steps);
+  const runtime = words.runtime.map(nameOf);
+  const dev = words.dev.map(nameOf);
   const missing: string[] = [];
   for (const name of importedPackages(q.code)) {
     if (!runtime.includes(name)) missing.push(`${name} (imported, not installed)`);
@@ -167,18 +175,21 @@ export function prepareQuickStarts(
   const dir = mkdtempSync(join(tmpdir(), 'mrtr-quickstarts-'));
   if (dir.startsWith(`${ROOT}/`)) throw new Error(`quick start folder ${dir} is in the workspace`);
   const tarballOf = new Map(packages.map((p) => [p.name, `file:${join(tarballDir, p.tarball)}`]));
-  const spec = (name: string) => {
-    if (!name.startsWith('@mrtr/')) return 'latest';
+  /** `[name, range]` of an install word (`pg`, `@types/node@20`), each `@mrtr/*` as its tarball. */
+  const spec = (word: string): [string, string] => {
+    const name = nameOf(word);
+    if (!name.startsWith('@mrtr/'))
+      return [name, name === word ? 'latest' : word.slice(name.length + 1)];
     const tarball = tarballOf.get(name);
     if (!tarball) throw new Error(`an install step names ${name}, which is not published`);
-    return tarball;
+    return [name, tarball];
   };
   const dependencies: Record<string, string> = {};
   const devDependencies: Record<string, string> = { ...QUICK_START_TOOLING };
   for (const q of all) {
     const { runtime, dev } = installs(q.steps);
-    for (const name of runtime) dependencies[name] = spec(name);
-    for (const name of dev) devDependencies[name] = spec(name);
+    for (const [name, range] of runtime.map(spec)) dependencies[name] = range;
+    for (const [name, range] of dev.map(spec)) devDependencies[name] = range;
   }
   const overrides = Object.fromEntries(tarballOf);
   const manifest = { name: 'quickstarts', private: true, dependencies, devDependencies, overrides };

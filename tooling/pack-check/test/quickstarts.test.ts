@@ -23,6 +23,7 @@ import {
 import {
   installs,
   missingInstalls,
+  nameOf,
   otherSteps,
   prepareQuickStarts,
   QUICK_START_FILES,
@@ -68,6 +69,15 @@ afterAll(async () => {
 });
 
 describe('the install steps', () => {
+  it('read a version after a name as its range, not as part of it', () => {
+    expect(['pg', '@types/node@20', '@a/b@~2.4.0', 'zod@4'].map(nameOf)).toEqual([
+      'pg',
+      '@types/node',
+      '@a/b',
+      'zod',
+    ]);
+  });
+
   it.each(all.map((q) => [q.origin, q] as const))('of %s install what it imports', (_o, q) => {
     expect(installs(q.steps).runtime.length, `${q.origin} prints an npm install`).toBeGreaterThan(
       0,
