@@ -40,7 +40,7 @@ export function parseArgs<Args>(
       if (!declared.has(name))
         throw invalid(name.slice(0, 64).toWellFormed(), 'is not an argument of this tool');
   }
-  const result = declaration.args['~standard'].validate(raw);
+  const result = declaration.args['~standard'].validate(withoutNegativeZero(raw));
   if (result instanceof Promise)
     throw new TypeError(`gated tool ${declaration.name}: argument validation must be synchronous`);
   if (result.issues) {
@@ -51,4 +51,42 @@ export function parseArgs<Args>(
     throw invalid(path.slice(0, 200).toWellFormed(), issue?.message ?? 'is invalid');
   }
   return result.value;
+}
+
+/**
+ * `value` with every `-0` in it made `0`, copied only where one is found.
+ * The ticket binds the RFC 8785 text of the arguments, which writes both as
+ * `0` (§3.2.2.3): a retry sending `-0` where `0` was confirmed opens the
+ * same ticket, and the tool must not act on a value the question never
+ * showed (`1 / -0` is `-Infinity`, `Object.is(-0, 0)` false).
+ */
+export function withoutNegativeZero(value: unknown, depth = 0): unknown {
+  if (value === 0) return 0;
+  if (value === null || typeof value !== 'object' || depth > 256) return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item = withoutNegativeZero(value[i], depth + 1);
+      if (item !== value[i] || (item === 0 && Object.is(value[i], -0))) {
+        copy ??= value.slice();
+        copy[i] = item;
+      }
+    }
+    return copy ?? value;
+  }
+  let copy: Record<string, unknown> | undefined;
+  for (const key of Object.keys(value)) {
+    const member = (value as Record<string, unknown>)[key];
+    const fixed = withoutNegativeZero(member, depth + 1);
+    if (fixed !== member || (fixed === 0 && Object.is(member, -0))) {
+      copy ??= Object.defineProperties({}, Object.getOwnPropertyDescriptors(value));
+      Object.defineProperty(copy, key, {
+        value: fixed,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+  }
+  return copy ?? value;
 }

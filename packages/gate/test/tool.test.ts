@@ -342,6 +342,49 @@ describe('gate.tool(): one declaration per gated tool', () => {
     expect(prepared).toBe(0);
   });
 
+  it('hands perform 0 where a retry sends -0: the ticket binds RFC 8785 text, which writes both as 0', async () => {
+    const gate = new ConfirmationGate({ sealer: sealer(), store: new MemoryReplayStore() });
+    const done: unknown[] = [];
+    const tool = gate.tool({
+      name: 'transfer',
+      description: 'Move an amount.',
+      args: z.object({ amount: z.number(), legs: z.array(z.object({ amount: z.number() })) }),
+      form: { confirm: confirm({ title: 'Yes' }) },
+      ask: async ({ args }) => ({ message: `Transfer ${args.amount}?`, view: args }),
+      perform: async ({ args }) => {
+        done.push(args);
+        return textResult('moved');
+      },
+    });
+    const request = (args: unknown, extra: Partial<GateRequest> = {}): GateRequest => ({
+      principal: 'alice',
+      method: 'tools/call',
+      name: 'transfer',
+      arguments: args as Record<string, unknown>,
+      capabilities: { elicitation: { form: {} } },
+      inputResponses: undefined,
+      requestState: undefined,
+      ...extra,
+    });
+    const shown = { amount: 0, legs: [{ amount: 0 }] };
+    const asked = (await tool.handler(tool.parse(shown), request(shown))) as {
+      requestState: string;
+    };
+    const sent = JSON.parse('{"amount":-0,"legs":[{"amount":-0}]}');
+    const result = await tool.handler(
+      tool.parse(sent),
+      request(sent, {
+        requestState: asked.requestState,
+        inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+      }),
+    );
+    expect(result).toMatchObject({ isError: false });
+    const [args] = done as { amount: number; legs: { amount: number }[] }[];
+    expect(Object.is(args?.amount, 0)).toBe(true);
+    expect(Object.is(args?.legs[0]?.amount, 0)).toBe(true);
+    expect(Object.is(sent.amount, -0)).toBe(true); // what the caller sent is left as it was
+  });
+
   it('typeToConfirm: a mismatch is asked again saying what was typed and what is expected', async () => {
     const gate = new ConfirmationGate({ sealer: sealer(), store: new MemoryReplayStore() });
     const done: string[] = [];
