@@ -40,7 +40,7 @@ export function parseArgs<Args>(
       if (!declared.has(name))
         throw invalid(name.slice(0, 64).toWellFormed(), 'is not an argument of this tool');
   }
-  const result = declaration.args['~standard'].validate(withoutNegativeZero(raw));
+  const result = declaration.args['~standard'].validate(raw);
   if (result instanceof Promise)
     throw new TypeError(`gated tool ${declaration.name}: argument validation must be synchronous`);
   if (result.issues) {
@@ -50,19 +50,26 @@ export function parseArgs<Args>(
       .join('.');
     throw invalid(path.slice(0, 200).toWellFormed(), issue?.message ?? 'is invalid');
   }
-  return result.value;
+  // The output, not the input: a schema that coerces or transforms can make a -0 of its own.
+  return withoutNegativeZero(result.value) as Args;
 }
 
+/** Deepest value {@link withoutNegativeZero} walks: `canonicalize`'s own limit, past which the gate refuses. */
+const MAX_WALK_DEPTH = 1000;
+
 /**
- * `value` with every `-0` in it made `0`, copied only where one is found.
- * The ticket binds the RFC 8785 text of the arguments, which writes both as
- * `0` (§3.2.2.3): a retry sending `-0` where `0` was confirmed opens the
- * same ticket, and the tool must not act on a value the question never
- * showed (`1 / -0` is `-Infinity`, `Object.is(-0, 0)` false).
+ * `value` with every `-0` in it made `0`, copied only where one is found:
+ * arrays and plain objects (prototype `Object.prototype` or `null`) are
+ * walked, anything else (a `Date`, a class instance) is left as it is. The
+ * ticket binds the RFC 8785 text of the arguments, which writes both as `0`
+ * (§3.2.2.3): a retry sending `-0` where `0` was confirmed opens the same
+ * ticket, and the tool must not act on a value the question never showed
+ * (`1 / -0` is `-Infinity`, `Object.is(-0, 0)` false). The value given is
+ * never changed, frozen or not.
  */
 export function withoutNegativeZero(value: unknown, depth = 0): unknown {
   if (value === 0) return 0;
-  if (value === null || typeof value !== 'object' || depth > 256) return value;
+  if (value === null || typeof value !== 'object' || depth > MAX_WALK_DEPTH) return value;
   if (Array.isArray(value)) {
     let copy: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
@@ -74,19 +81,32 @@ export function withoutNegativeZero(value: unknown, depth = 0): unknown {
     }
     return copy ?? value;
   }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
   let copy: Record<string, unknown> | undefined;
   for (const key of Object.keys(value)) {
     const member = (value as Record<string, unknown>)[key];
     const fixed = withoutNegativeZero(member, depth + 1);
     if (fixed !== member || (fixed === 0 && Object.is(member, -0))) {
-      copy ??= Object.defineProperties({}, Object.getOwnPropertyDescriptors(value));
-      Object.defineProperty(copy, key, {
-        value: fixed,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+      copy ??= plainCopy(value as Record<string, unknown>, proto as object | null);
+      define(copy, key, fixed);
     }
   }
   return copy ?? value;
+}
+
+/** A writable copy of `value`'s own enumerable properties as data (an own `__proto__` stays own). */
+function plainCopy(value: Record<string, unknown>, proto: object | null): Record<string, unknown> {
+  const copy = Object.create(proto) as Record<string, unknown>;
+  for (const key of Object.keys(value)) define(copy, key, value[key]);
+  return copy;
+}
+
+function define(target: object, key: string, value: unknown): void {
+  Object.defineProperty(target, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
 }

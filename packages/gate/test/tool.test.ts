@@ -382,7 +382,37 @@ describe('gate.tool(): one declaration per gated tool', () => {
     const [args] = done as { amount: number; legs: { amount: number }[] }[];
     expect(Object.is(args?.amount, 0)).toBe(true);
     expect(Object.is(args?.legs[0]?.amount, 0)).toBe(true);
-    expect(Object.is(sent.amount, -0)).toBe(true); // what the caller sent is left as it was
+    // What the caller sent is left as it was.
+    expect(Object.is(sent.amount, -0)).toBe(true);
+    expect(Object.is(sent.legs[0].amount, -0)).toBe(true);
+  });
+
+  it('hands perform 0 where the schema itself makes -0 (coercion), and leaves frozen input intact', async () => {
+    const gate = new ConfirmationGate({ sealer: sealer(), store: new MemoryReplayStore() });
+    const done: unknown[] = [];
+    const tool = gate.tool({
+      name: 'transfer',
+      description: 'Move an amount.',
+      args: z.object({
+        amount: z.coerce.number(),
+        when: z
+          .string()
+          .transform((iso) => new Date(iso))
+          .optional(),
+      }),
+      form: { confirm: confirm({ title: 'Yes' }) },
+      ask: async ({ args }) => ({ message: `Transfer ${args.amount}?`, view: args }),
+      perform: async ({ args }) => {
+        done.push(args);
+        return textResult('moved');
+      },
+    });
+    const parsed = tool.parse(Object.freeze({ amount: '-0' })) as { amount: number };
+    expect(Object.is(parsed.amount, 0)).toBe(true);
+    // Only plain objects and arrays are copied: a Date the schema outputs stays a Date.
+    const out = tool.parse({ amount: '-0', when: '1970-01-01T00:00:00Z' }) as { when: unknown };
+    expect(out.when).toBeInstanceOf(Date);
+    expect(done).toEqual([]);
   });
 
   it('typeToConfirm: a mismatch is asked again saying what was typed and what is expected', async () => {
