@@ -36,9 +36,14 @@ export function respond(
   return new Response(body, { status, headers: h });
 }
 
-/** An HTML page. */
-export function html(status: number, body: string, cookies: string[] = []): Response {
-  return respond(status, body, { 'content-type': 'text/html; charset=utf-8' }, cookies);
+/** An HTML page; `headers` adds to its own (e.g. `retry-after`). */
+export function html(
+  status: number,
+  body: string,
+  cookies: string[] = [],
+  headers: Record<string, string> = {},
+): Response {
+  return respond(status, body, { 'content-type': 'text/html; charset=utf-8', ...headers }, cookies);
 }
 
 /** A JSON body (the passkey options and their refusals, read by the page's script). */

@@ -344,12 +344,7 @@ export class PasswordSignIn implements SignInHook {
       principalValue: principal,
       error,
     };
-    return respond(
-      status,
-      render('sign-in', data),
-      { 'content-type': 'text/html; charset=utf-8', ...headers },
-      [],
-    );
+    return html(status, render('sign-in', data), [], headers);
   }
 
   #notice(

@@ -74,7 +74,7 @@ export function withoutNegativeZero(value: unknown, depth = 0): unknown {
     let copy: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
       const item = withoutNegativeZero(value[i], depth + 1);
-      if (item !== value[i] || (item === 0 && Object.is(value[i], -0))) {
+      if (!Object.is(item, value[i])) {
         copy ??= value.slice();
         copy[i] = item;
       }
@@ -87,7 +87,7 @@ export function withoutNegativeZero(value: unknown, depth = 0): unknown {
   for (const key of Object.keys(value)) {
     const member = (value as Record<string, unknown>)[key];
     const fixed = withoutNegativeZero(member, depth + 1);
-    if (fixed !== member || (fixed === 0 && Object.is(member, -0))) {
+    if (!Object.is(fixed, member)) {
       copy ??= plainCopy(value as Record<string, unknown>, proto as object | null);
       define(copy, key, fixed);
     }

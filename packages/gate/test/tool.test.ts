@@ -17,6 +17,18 @@ import {
 
 const sealer = () => new TicketSealer({ keys: [{ kid: 'k1', secret: 's'.repeat(32) }] });
 
+/** A `tools/call` of alice's for `name` with `args`, declaring form elicitation; `extra` overrides. */
+const callOf = (name: string, args: unknown, extra: Partial<GateRequest> = {}): GateRequest => ({
+  principal: 'alice',
+  method: 'tools/call',
+  name,
+  arguments: args as Record<string, unknown>,
+  capabilities: { elicitation: { form: {} } },
+  inputResponses: undefined,
+  requestState: undefined,
+  ...extra,
+});
+
 interface Row {
   id: string;
   title: string;
@@ -356,16 +368,8 @@ describe('gate.tool(): one declaration per gated tool', () => {
         return textResult('moved');
       },
     });
-    const request = (args: unknown, extra: Partial<GateRequest> = {}): GateRequest => ({
-      principal: 'alice',
-      method: 'tools/call',
-      name: 'transfer',
-      arguments: args as Record<string, unknown>,
-      capabilities: { elicitation: { form: {} } },
-      inputResponses: undefined,
-      requestState: undefined,
-      ...extra,
-    });
+    const request = (args: unknown, extra: Partial<GateRequest> = {}) =>
+      callOf('transfer', args, extra);
     const shown = { amount: 0, legs: [{ amount: 0 }] };
     const asked = (await tool.handler(tool.parse(shown), request(shown))) as {
       requestState: string;
@@ -436,16 +440,8 @@ describe('gate.tool(): one declaration per gated tool', () => {
         return textResult('deleted');
       },
     });
-    const request = (extra: Partial<GateRequest> = {}): GateRequest => ({
-      principal: 'alice',
-      method: 'tools/call',
-      name: 'delete_file',
-      arguments: { path: 'notes.txt' },
-      capabilities: { elicitation: { form: {} } },
-      inputResponses: undefined,
-      requestState: undefined,
-      ...extra,
-    });
+    const request = (extra: Partial<GateRequest> = {}) =>
+      callOf('delete_file', { path: 'notes.txt' }, extra);
     const asked = (await tool.handler({ path: 'notes.txt' }, request())) as {
       requestState: string;
     };
@@ -512,16 +508,8 @@ describe('gate.tool(): facts sealed in the ticket (seal → sealed)', () => {
         return textResult('Deleted.');
       },
     });
-    const request = (extra: Partial<GateRequest> = {}): GateRequest => ({
-      principal: 'alice',
-      method: 'tools/call',
-      name: 'delete_file',
-      arguments: { path: 'a' },
-      capabilities: { elicitation: {} },
-      inputResponses: undefined,
-      requestState: undefined,
-      ...extra,
-    });
+    const request = (extra: Partial<GateRequest> = {}) =>
+      callOf('delete_file', { path: 'a' }, { capabilities: { elicitation: {} }, ...extra });
     const yes = (requestState: string) =>
       request({
         requestState,
