@@ -60,9 +60,17 @@ interface EntryRow {
   outcome: string | null;
 }
 
-/** Marks an error that came out of the caller's action, so it is rethrown unchanged. */
-class ActionFailure {
-  constructor(readonly error: unknown) {}
+/**
+ * Marks an error that came out of the caller's action, so it is rethrown
+ * unchanged. An `Error` whose message and `cause` are the action's: a driver
+ * that wraps it (a transaction that lost its connection) words the cause by
+ * its message, and would otherwise say "[object Object]".
+ */
+class ActionFailure extends Error {
+  override readonly name = 'ActionFailure';
+  constructor(readonly error: unknown) {
+    super(describeError(error), { cause: error });
+  }
 }
 
 // From the year 10000 on, toISOString writes an expanded year ("+010000-…"), whose sign PostgreSQL
@@ -273,6 +281,13 @@ function unwrap(error: unknown, advice: string): unknown {
     return new ReplayStoreUnavailableError(
       `PostgreSQL replay store lost its connection at COMMIT; the claim and the operation committed together or not at all: ${describeError(error)}`,
       { cause: error, outcomeUnknown: true },
+    );
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === '40001' || code === '40P01')
+    // Not an outage: a concurrent transaction won (REPEATABLE READ or SERIALIZABLE, or a deadlock).
+    return new ReplayStoreUnavailableError(
+      `PostgreSQL replay store's transaction conflicted with a concurrent one (SQLSTATE ${code}${code === '40001' ? ', serialization failure: the claim needs READ COMMITTED to wait for the other transaction instead' : ', deadlock'}); ${advice}: ${describeError(error)}`,
+      { cause: error },
     );
   return new ReplayStoreUnavailableError(
     `PostgreSQL replay store failed (${advice}): ${describeError(error)}`,

@@ -450,6 +450,84 @@ describe.skipIf(!reachable)('PostgresReplayStore when PostgreSQL kills the conne
     });
   }
 
+  it('under SERIALIZABLE a concurrent identical claim fails closed, worded as a conflict and not an outage', async () => {
+    const serializable = new pg.Pool({
+      connectionString: POSTGRES_URL,
+      max: 2,
+      options: `-c search_path=${schema} -c default_transaction_isolation=serializable`,
+    });
+    try {
+      const store = new PostgresReplayStore(pgPoolDriver(serializable));
+      const c = onceRequest();
+      let release: () => void = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let runs = 0;
+      const first = store.once(c, async (tx) => {
+        runs++;
+        await insertItem(tx, c.nonce);
+        await held; // the second claim arrives while this transaction is open
+        return 'inserted';
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const second = store.once(c, async () => {
+        runs++;
+        return 'again';
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      release();
+      expect(await first).toEqual({ status: 'performed', outcome: 'inserted' });
+      const error = await second.catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ReplayStoreUnavailableError);
+      expect((error as Error).message).toContain(
+        'conflicted with a concurrent one (SQLSTATE 40001',
+      );
+      expect((error as Error).message).not.toContain('replay store failed');
+      expect(runs).toBe(1);
+      // Retried, it reads the committed record.
+      expect(await store.once(c, async () => 'again')).toEqual({
+        status: 'replayed',
+        outcome: 'inserted',
+      });
+    } finally {
+      await serializable.end();
+    }
+  });
+
+  it("pg_terminate_backend during the action's own statement: rolled back, and the error names PostgreSQL's reason", async () => {
+    let armed = true;
+    const base = pool as pg.Pool;
+    const faulty = faultyPool(base, async (sql, pid, client) => {
+      if (armed && sql.trimStart().startsWith('INSERT INTO items')) {
+        armed = false;
+        const ended = new Promise((resolve) => client.once('end', resolve));
+        await terminate(pid);
+        await ended;
+      }
+    });
+    const store = new PostgresReplayStore(pgPoolDriver(faulty));
+    const c = onceRequest();
+    const error = await store
+      .once(c, async (tx) => {
+        await insertItem(tx, c.nonce);
+        return 'inserted';
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ReplayStoreUnavailableError);
+    expect((error as ReplayStoreUnavailableError).outcomeUnknown).toBeFalsy();
+    expect((error as Error).cause).toMatchObject({ code: '08006' });
+    // What the operator reads: the connection's own reason, never "[object Object]".
+    expect((error as Error).message).not.toContain('[object Object]');
+    expect((error as Error).message).toMatch(/terminat|connection/i);
+    const chain: unknown[] = [];
+    for (let e: unknown = error; e instanceof Error; e = e.cause) chain.push(e);
+    expect(chain.length).toBeGreaterThanOrEqual(3);
+    expect(armed).toBe(false);
+    expect(await itemCount(pgPoolDriver(base), c.nonce)).toBe(0);
+    expect(await replayRow(pgPoolDriver(base), c.nonce)).toBeUndefined();
+  });
+
   for (const piped of [false, true]) {
     it(`the connection breaks after COMMIT was sent, its answer lost${piped ? ' (pipelined pool)' : ''}: outcome unknown, the mutation and its outcome committed, a retry replays`, async () => {
       const proxy = new FaultProxy(POSTGRES_URL);

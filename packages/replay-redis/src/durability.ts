@@ -189,7 +189,7 @@ export async function readDurability(
 
 function unreadable(server: string, error: unknown): ReplayStoreUnavailableError {
   return new ReplayStoreUnavailableError(
-    `Redis replay store could not read the persistence settings of ${server}: ${describeError(error ?? 'no reply')}`,
+    `Redis replay store could not reach ${server} to read its persistence settings (checked before the first claim and after each reconnect): ${describeError(error ?? 'no reply')}`,
     { cause: error },
   );
 }
