@@ -18,7 +18,7 @@ import {
 } from '@mrtr/approval-page';
 import { createHttpServer, mcpErrorHandler, mcpHandler } from '@mrtr/express';
 import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
-import { ReceiptSigner, receiptIssuer } from '@mrtr/receipt';
+import { ReceiptSigner, receiptIssuer, verifyAndRun } from '@mrtr/receipt';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
 import { createMcpEndpoint } from '@mrtr/server';
 import { pgPoolDriver } from '@mrtr/sql';
@@ -84,10 +84,26 @@ const deleteRecord = gate.tool({
     return { message: `Delete record ${args.id}? This cannot be undone.`, view: args.id };
   },
   level: 'presence', // the page, signed in, and a passkey: the client's "yes" is not enough
-  async perform({ view, tx, receipt }) {
-    await tx.query('DELETE FROM records WHERE id = $1', [view]);
-    // An executor elsewhere checks `receipt` before it acts, and claims it once (a receipt is a bearer
-    // token until then): verifyAndRun of @mrtr/receipt, or verifyReceipt with a replay store.
+  async perform({ args, principal, view, tx, receipt }) {
+    // The deletion runs on the receipt, as an executor would run it: verified, and claimed once in
+    // this transaction. A receipt is a bearer token until claimed; used up here, it is refused
+    // (already_used) by any executor that claims receipts in this database's replay table.
+    await verifyAndRun(
+      receipt as string, // the gate signs one for every approval it lets run
+      {
+        keys: signer.jwks(),
+        issuer: PUBLIC_ORIGIN,
+        operation: 'tools/call:delete_record',
+        arguments: args,
+        principal,
+        minLevel: 'passkey',
+        store: replay.inTransaction(tx),
+      },
+      async (_verified, q) => {
+        await q.query('DELETE FROM records WHERE id = $1', [view]);
+        return view;
+      },
+    );
     const structured = { deleted: view, receipt };
     // The JSON in the text block too, for clients that read only `content`.
     return textResult(JSON.stringify(structured), { structuredContent: structured });

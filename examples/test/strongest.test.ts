@@ -7,7 +7,9 @@
  * published JWKS as a passkey approval of exactly this call.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { verifyReceipt } from '@mrtr/receipt';
+import { ReceiptError, verifyAndRun, verifyReceipt } from '@mrtr/receipt';
+import { PostgresReplayStore } from '@mrtr/replay-postgres';
+import { pgPoolDriver } from '@mrtr/sql';
 import {
   addVirtualAuthenticator,
   chromiumAvailable,
@@ -88,6 +90,23 @@ describe.skipIf(!reachable || !chromiumAvailable())('the strongest example (Expr
         minLevel: 'passkey',
       });
       expect(verified.kid).toBe('k1');
+      // An executor claiming it in the example's replay table: the deletion already used it.
+      let ran = 0;
+      const executor = await verifyAndRun(
+        receipt,
+        {
+          keys: jwks,
+          issuer: pageUrl.origin,
+          operation: 'tools/call:delete_record',
+          arguments: { id: 'rec-1' },
+          minLevel: 'passkey',
+          store: new PostgresReplayStore(pgPoolDriver(pool), { table: `${SCHEMA}.mrtr_replay` }),
+        },
+        async () => ++ran,
+      ).catch((e: unknown) => e);
+      expect(executor).toBeInstanceOf(ReceiptError);
+      expect((executor as ReceiptError).code).toBe('already_used');
+      expect(ran).toBe(0);
       await expect(
         verifyReceipt(receipt, {
           keys: jwks,

@@ -55,8 +55,9 @@ export interface ServiceExecutorOptions {
   issuer: string;
   /**
    * Require the level `POLICY` declares (production `delete_service`:
-   * `passkey`; `delete_volume`: `url`), so a confirmation weakened in the MCP
-   * layer is refused here too. Off for a server without an approval page,
+   * `passkey`; `delete_volume`, and `delete_service` that destroys volumes:
+   * at least `url`), so a confirmation weakened in the MCP layer is refused
+   * here too. Off for a server without an approval page,
    * which confirms everything by form. Default `false`.
    */
   enforcePolicyLevels?: boolean;
@@ -166,10 +167,11 @@ export class ServiceExecutor {
             `Service ${s.id} is not named ${target.name}.`,
           );
         await this.#authorize(q, verified, s.teamId, s.id);
-        this.#checkLevel(
-          verified,
-          POLICY.delete_service.level[s.environment === 'production' ? 'production' : 'other'],
-        );
+        const environment = s.environment === 'production' ? 'production' : 'other';
+        this.#checkLevel(verified, POLICY.delete_service.level[environment]);
+        // Destroying volumes is delete_volume's work, at its level whichever tool asks.
+        if (deleteVolumes && s.volumes.length > 0)
+          this.#checkLevel(verified, POLICY.delete_volume.level[environment]);
         if (deleteVolumes) await q.query('DELETE FROM volumes WHERE service_id = $1', [s.id]);
         await q.query('DELETE FROM services WHERE id = $1', [s.id]);
         return {
@@ -246,7 +248,9 @@ export class ServiceExecutor {
   ): Promise<T> {
     // Verified before any transaction opens (a JWKS fetch never holds one); the claim
     // and the action then run in `tx`, or in a transaction of the store's own.
-    const store: ReplayStore<Queryable> = tx ? this.#claimIn(tx) : this.#uses;
+    // Inside `tx`: under a savepoint, so a refusal after the claim (target gone, level too low)
+    // takes the claim back without aborting the caller's transaction.
+    const store: ReplayStore<Queryable> = tx ? this.#uses.inTransaction(tx) : this.#uses;
     return verifyAndRun(
       receipt as string, // undefined is refused as malformed
       {
@@ -261,27 +265,5 @@ export class ServiceExecutor {
       // Plain JSON data: the store records it as the claim's outcome.
       (verified, q) => action(verified, q) as unknown as Promise<Json>,
     ).then(({ outcome }) => outcome as unknown as T);
-  }
-
-  /**
-   * The single-use store inside transaction `q`: the claim is a row of
-   * {@link RECEIPT_USES_TABLE} written in `q`, under a savepoint, so a
-   * refusal after the claim (target gone, level too low) takes the claim
-   * back without aborting the caller's transaction.
-   */
-  #claimIn(q: Queryable): ReplayStore<Queryable> {
-    return {
-      once: async (request, action) => {
-        await q.query('SAVEPOINT mrtr_receipt_use');
-        try {
-          const result = await this.#uses.withClaim(q, request, action);
-          await q.query('RELEASE SAVEPOINT mrtr_receipt_use');
-          return result;
-        } catch (error) {
-          await q.query('ROLLBACK TO SAVEPOINT mrtr_receipt_use').catch(() => {});
-          throw error;
-        }
-      },
-    };
   }
 }

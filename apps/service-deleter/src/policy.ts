@@ -27,7 +27,7 @@ export const POLICY = {
   delete_service: {
     mode: 'person',
     level: { production: 'presence', other: 'form' },
-    why: 'Irreversible: stops every instance, removes DNS, and may destroy volumes.',
+    why: 'Irreversible: stops every instance, removes DNS, and may destroy volumes (a service with volumes takes at least delete_volume\'s level).',
   },
   delete_volume: {
     mode: 'person',
@@ -49,3 +49,15 @@ export const POLICY = {
 
 /** The tools the service deleter serves. */
 export type ServiceToolName = keyof typeof POLICY;
+
+/** How much each level proves: a form (or either) < the approval page < the page with a passkey. */
+const STRENGTH: Record<LevelPolicy, number> = { form: 0, 'form-or-url': 0, url: 1, presence: 2 };
+
+/**
+ * The stronger of two levels: `delete_service` may destroy volumes, so a
+ * service that has any takes at least `delete_volume`'s level, or one tool
+ * would do what the other guards more strictly.
+ */
+export function strongerLevel(a: LevelPolicy, b: LevelPolicy): LevelPolicy {
+  return STRENGTH[b] > STRENGTH[a] ? b : a;
+}

@@ -12,7 +12,7 @@ import type { z } from 'zod';
 import type { Database, Queryable } from './db.js';
 import { execute } from './execute.js';
 import type { ServiceExecutor } from './executor.js';
-import { POLICY } from './policy.js';
+import { POLICY, strongerLevel } from './policy.js';
 import {
   DEFAULT_TEAM,
   describeBlastRadius,
@@ -144,7 +144,14 @@ export function serviceTools(
         expect: { serviceName: s.name },
       };
     },
-    level: (view) => level(POLICY.delete_service.level, view.environment),
+    // The form offers to destroy the volumes too: that takes delete_volume's level as well.
+    level: (view) =>
+      view.volumes.length > 0
+        ? strongerLevel(
+            level(POLICY.delete_service.level, view.environment),
+            level(POLICY.delete_volume.level, view.environment),
+          )
+        : level(POLICY.delete_service.level, view.environment),
     async perform({ args, principal, content, tx, receipt }): Promise<CallToolResult> {
       // The answer's content goes to the executor as received: it reads deleteVolumes
       // from it only after the receipt's content digest matched.

@@ -226,6 +226,7 @@ describe('names that would rewrite the question they appear in', () => {
     ['name', { name: 'tmp (svc_tmp1, staging)? Nothing runs; safe.\n\n' }],
     ['name', { name: 'api\u202eodorp' }],
     ['name', { name: 'api\u2028staging' }],
+    ['name', { name: `e${'\u0301'.repeat(24)}` }], // marks that draw over the lines above
     ['dnsRecords', { dnsRecords: ['a.example.com\r\nsafe'] }],
     [
       'dnsRecords',
@@ -250,7 +251,7 @@ describe('names that would rewrite the question they appear in', () => {
   it('an ordinary name with spaces and accents is created', async () => {
     const args = {
       id: 'svc_plain1',
-      name: 'Équipe API – prod 2',
+      name: 'Équipe API – prod 2 Tiếng Việt',
       environment: 'staging',
       instances: 1,
     };

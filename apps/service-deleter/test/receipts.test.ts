@@ -185,6 +185,50 @@ describe('the executor, on its own, with the keys fetched from the JWKS URL', ()
     await refused(receipt, s, 'already_used');
   });
 
+  it("with policy levels enforced, destroying volumes takes delete_volume's level: a form receipt deletes the service only", async () => {
+    const strict = await ServiceExecutor.create({
+      db,
+      keys: jwksUrl,
+      issuer: server.origin,
+      enforcePolicyLevels: true,
+    });
+    n++;
+    const s = { id: `svc_r${n}`, name: `rcpt-${n}` };
+    const volume = { id: `vol_r${n}`, sizeGb: 4 };
+    await db.transaction((tx) =>
+      insertService(tx, {
+        ...s,
+        environment: 'staging',
+        instances: 1,
+        dnsRecords: [],
+        volumes: [volume],
+      }),
+    );
+    const destroy = { serviceName: s.name, deleteVolumes: true };
+    const target = { serviceId: s.id, name: s.name };
+    const before = await uses();
+    const form = await sign({ ...forService(s), cd: digestJson(destroy), lvl: 'form' });
+    const error = await strict.deleteService(form, target, { content: destroy }).catch((e) => e);
+    expect(error).toMatchObject({ code: 'insufficient_level' });
+    expect(await exists(s.id)).toBe(true);
+    expect(await uses()).toBe(before); // the claim rolled back with the refusal
+    // At the approval page's level it runs; keeping the volumes, a form suffices.
+    const url = await sign({ ...forService(s), cd: digestJson(destroy), lvl: 'url' });
+    expect(await strict.deleteService(url, target, { content: destroy })).toMatchObject({
+      volumes: { destroyed: [volume] },
+    });
+    expect(await exists(s.id)).toBe(false);
+    const kept = await newService();
+    const keep = { serviceName: kept.name, deleteVolumes: false };
+    const receipt = await sign({ ...forService(kept), cd: digestJson(keep), lvl: 'form' });
+    const done = strict.deleteService(
+      receipt,
+      { serviceId: kept.id, name: kept.name },
+      { content: keep },
+    );
+    expect(await done).toMatchObject({ deleted: { id: kept.id } });
+  });
+
   it('refuses a choice the person did not make: volumes kept in the answer, destroy asked of the executor', async () => {
     const s = await newService();
     const answered = { serviceName: s.name, deleteVolumes: false };

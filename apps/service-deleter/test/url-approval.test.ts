@@ -65,7 +65,7 @@ describe.skipIf(!available)('URL-mode confirmation on the approval page', () => 
     contexts.push(p.context);
     return p;
   }
-  async function newService(environment = 'production') {
+  async function newService(environment = 'production', withVolume = true) {
     n++;
     const s = { id: `svc_u${n}`, name: `web-${n}`, vol: `vol_u${n}` };
     await db.transaction((tx) =>
@@ -75,7 +75,7 @@ describe.skipIf(!available)('URL-mode confirmation on the approval page', () => 
         environment,
         instances: 2,
         dnsRecords: [],
-        volumes: [{ id: s.vol, sizeGb: 8 }],
+        volumes: withVolume ? [{ id: s.vol, sizeGb: 8 }] : [],
       }),
     );
     return s;
@@ -202,7 +202,7 @@ describe.skipIf(!available)('URL-mode confirmation on the approval page', () => 
       code: -32021,
       data: { requiredCapabilities: { elicitation: { url: {} } } },
     });
-    const staging = await newService('staging');
+    const staging = await newService('staging', false);
     const f = await callTool(
       a.url,
       ALICE,
@@ -214,5 +214,21 @@ describe.skipIf(!available)('URL-mode confirmation on the approval page', () => 
     );
     const request = Object.values(f.body.result.inputRequests as Record<string, any>)[0];
     expect(request.params.mode).toBe('form');
+  });
+
+  it("a staging service with a volume takes delete_volume's level: the form that could destroy it is not offered to a form-only client", async () => {
+    const staging = await newService('staging');
+    const args = { serviceId: staging.id, name: staging.name };
+    const f = await callTool(a.url, ALICE, 'delete_service', args, {
+      capabilities: { elicitation: { form: {} } },
+    });
+    expect(f.body.error).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { elicitation: { url: {} } } },
+    });
+    // Asked on the page instead, as delete_volume is.
+    const q = await ask(a, 'delete_service', args);
+    expect(q.url).toMatch(/\/approve\//);
+    expect(await getService(db, staging.id)).toBeDefined();
   });
 });

@@ -36,6 +36,8 @@ code {
   margin-bottom: 1rem; padding: 1rem 1.25rem; border: 1px solid var(--line); border-radius: 8px;
   background: #fafbfc;
 }
+/* Stored text a question quotes may stack combining marks; each block clips what would draw over its neighbours. */
+.message, .option, .facts dd, .field legend, .field > label:not(.option) { overflow: clip; overflow-clip-margin: .2em; }
 .message { margin: 0; font-size: 1.05rem; white-space: pre-wrap; overflow-wrap: anywhere; }
 .consequence {
   margin-bottom: 1rem; padding: 1rem 1.25rem; border: 2px solid var(--danger); border-radius: 8px;

@@ -141,6 +141,10 @@ const LINE_BREAKS = /[\t\n\v\f\r\u0085\u2028\u2029]+/g;
 const HIDDEN = /(?![\u200c\u200d])[\p{Cc}\p{Cf}]/gu;
 /** Most code points per user-perceived character a preview keeps (a family emoji has 7). */
 const MAX_UNITS_PER_CHARACTER = 16;
+/** Most combining marks in a row a preview keeps (Vietnamese stacks two, pointed Hebrew three or four). */
+const MAX_MARKS_IN_A_ROW = 4;
+const STACKED_MARKS = new RegExp(`\\p{M}{${MAX_MARKS_IN_A_ROW + 1},}`, 'u');
+const MARK = /\p{M}/u;
 
 /**
  * A text cut to at most `max` user-perceived characters (grapheme clusters,
@@ -150,20 +154,17 @@ const MAX_UNITS_PER_CHARACTER = 16;
  * characters (bidi controls, tag characters, zero-width spaces) U+FFFD, so
  * stored text (a note body, a name) shown in a question cannot add lines
  * that look like the server's, reorder what the person reads, or carry text
- * the person cannot see. Joiners inside emoji are kept, and a character is
- * cut to 16 code points (a stack of combining marks).
+ * the person cannot see. Joiners inside emoji are kept; a character is cut
+ * to 16 code points and 4 combining marks in a row, however short the text
+ * (a stack of marks draws over the lines around it).
  */
 export function preview(value: string, max: number): string {
   const clean = value.toWellFormed().replace(LINE_BREAKS, ' ').replace(HIDDEN, '\ufffd');
-  if (clean.length <= max) return clean;
+  if (clean.length <= max && !STACKED_MARKS.test(clean)) return clean;
   const parts: string[] = [];
   let units = 0;
   for (const { segment } of segmenter().segment(clean)) {
-    // One character of thousands of combining marks draws over the lines around it: cut it.
-    const kept =
-      segment.length > MAX_UNITS_PER_CHARACTER
-        ? [...segment].slice(0, MAX_UNITS_PER_CHARACTER).join('')
-        : segment;
+    const kept = oneCharacter(segment);
     parts.push(kept);
     units += kept.length;
     if (parts.length > max) break;
@@ -171,6 +172,22 @@ export function preview(value: string, max: number): string {
   if (parts.length <= max && units === clean.length) return clean;
   if (parts.length <= max) return parts.join('');
   return `${parts.slice(0, Math.max(0, max - 1)).join('')}…`;
+}
+
+/** One grapheme cluster, without code points past the 16th nor marks past the 4th in a row. */
+function oneCharacter(segment: string): string {
+  if (segment.length <= MAX_UNITS_PER_CHARACTER && !STACKED_MARKS.test(segment)) return segment;
+  let kept = '';
+  let points = 0;
+  let marks = 0;
+  for (const point of segment) {
+    if (points === MAX_UNITS_PER_CHARACTER) break;
+    marks = MARK.test(point) ? marks + 1 : 0;
+    if (marks > MAX_MARKS_IN_A_ROW) continue;
+    kept += point;
+    points++;
+  }
+  return kept;
 }
 
 let cached: Intl.Segmenter | undefined;

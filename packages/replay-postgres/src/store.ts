@@ -200,6 +200,44 @@ export class PostgresReplayStore implements ReplayStore<SqlQueryable> {
   }
 
   /**
+   * This store as a {@link ReplayStore} whose `once` claims inside `tx`, a
+   * transaction the caller holds and commits: `once(request, action)` runs
+   * {@link withClaim} under a savepoint, so a claim whose action throws (a
+   * refusal after the claim: target gone, level too low) is taken back
+   * without aborting `tx`, and the claim otherwise commits or rolls back with
+   * the caller's work. For an executor that checks a receipt inside the
+   * transaction that already performs (`verifyAndRun` of `@mrtr/receipt` in
+   * the gate's `perform`, with `tx` the gate's).
+   * @param tx the caller's open transaction; statements run on it in order.
+   * @returns a store whose `once` resolves as {@link withClaim}'s and throws
+   *   what it throws (after `ROLLBACK TO SAVEPOINT`); it has no `sweep`.
+   */
+  inTransaction(tx: SqlQueryable): ReplayStore<SqlQueryable> {
+    return {
+      once: async (request, action) => {
+        await this.#savepoint(tx, 'SAVEPOINT mrtr_claim');
+        try {
+          const result = await this.withClaim(tx, request, action);
+          await this.#savepoint(tx, 'RELEASE SAVEPOINT mrtr_claim');
+          return result;
+        } catch (error) {
+          await tx.query('ROLLBACK TO SAVEPOINT mrtr_claim').catch(() => {});
+          throw error;
+        }
+      },
+    };
+  }
+
+  /** A savepoint statement; its failure is the store's (unavailable), not the action's. */
+  async #savepoint(tx: SqlQueryable, sql: string): Promise<void> {
+    try {
+      await tx.query(sql);
+    } catch (error) {
+      throw unwrap(error, 'roll the transaction back');
+    }
+  }
+
+  /**
    * Delete every committed entry whose `expires_at` is at or before `now`
    * (milliseconds since the epoch, default the store's clock). Rows of open
    * transactions are not visible to it and stay. A `now` that is `NaN` or

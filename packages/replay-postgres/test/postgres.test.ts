@@ -197,6 +197,48 @@ for (const backend of backends) {
       expect(await itemCount(driver, c.nonce)).toBe(1);
     });
 
+    it('inTransaction: a refused action takes its claim back without aborting the caller’s transaction; a claim that runs commits with it, once', async () => {
+      const driver = backend.driver();
+      const store = new PostgresReplayStore(driver);
+      const refused = onceRequest();
+      const used = onceRequest();
+      const stale = new Error('target gone');
+      const committed = await driver.transaction(async (tx) => {
+        await insertItem(tx, 'caller-before');
+        const inner = store.inTransaction(tx);
+        await expect(
+          inner.once(refused, async (t) => {
+            await insertItem(t, refused.nonce);
+            throw stale;
+          }),
+        ).rejects.toBe(stale);
+        // The transaction still works, and the refused claim's row and write are gone.
+        const ran = await inner.once(used, async (t) => {
+          await insertItem(t, used.nonce);
+          return 'inserted';
+        });
+        await insertItem(tx, 'caller-after');
+        return ran;
+      });
+      expect(committed).toEqual({ status: 'performed', outcome: 'inserted' });
+      expect(await itemCount(driver, 'caller-before')).toBeGreaterThanOrEqual(1);
+      expect(await itemCount(driver, 'caller-after')).toBeGreaterThanOrEqual(1);
+      expect(await itemCount(driver, refused.nonce)).toBe(0);
+      expect(await replayRow(driver, refused.nonce)).toBeUndefined();
+      expect(await itemCount(driver, used.nonce)).toBe(1);
+      // Presented again, in the store's own transaction or in another caller's: never runs again.
+      let again = 0;
+      expect(await store.once(used, async () => ++again)).toEqual({
+        status: 'replayed',
+        outcome: 'inserted',
+      });
+      const inOther = await driver.transaction((tx) =>
+        store.inTransaction(tx).once({ ...used, requestDigest: 'sha256:other' }, async () => ++again),
+      );
+      expect(inOther.status).toBe('refused');
+      expect(again).toBe(0);
+    });
+
     it('once: an action that throws rolls back its own writes with the claim and is rethrown unchanged', async () => {
       const driver = backend.driver();
       const store = new PostgresReplayStore(driver);
