@@ -16,6 +16,7 @@ import {
   examplesDir,
   foreignCallerStatuses,
   malformedHostReplies,
+  oversizedReplies,
   readmeCurl,
   runWithoutSecret,
   start,
@@ -129,6 +130,12 @@ describe
         if (file === 'quickstart-sdk.ts')
           expect(nul.result).toMatchObject({ isError: true, resultType: 'complete' });
         else expect((nul.error as { code?: number } | undefined)?.code).toBe(-32602);
+        // Nor answer a body over its bound, declared or chunked, with `"id": null` (not 2026-07-28).
+        for (const [status, reply] of await oversizedReplies(server)) {
+          expect(status).toBe(413);
+          expect(reply).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 } });
+          expect(reply).not.toHaveProperty('id');
+        }
         await confirmsOneDeletion(server);
         await deletedOnceIn(pool, schema);
       } finally {

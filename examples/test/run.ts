@@ -342,6 +342,53 @@ export async function twoTokenReplies(server: Running): Promise<[number, unknown
   ]);
 }
 
+/**
+ * Round 1 with a body of 2 MiB of spaces after the JSON, once declared by
+ * `Content-Length` and once chunked without it: a body over the server's
+ * bound must be refused with 413 and a JSON-RPC error without `id`
+ * (2026-07-28 allows no `"id": null`), however it is framed.
+ * @returns `[status, the parsed reply]` of each, declared first.
+ */
+export async function oversizedReplies(server: Running): Promise<[number, unknown][]> {
+  const { headers, body } = deleteRequest(server.token, 1, {}, FORM);
+  const big = Buffer.from(body + ' '.repeat(2 * 1024 * 1024));
+  const replies: [number, unknown][] = [];
+  for (const chunked of [false, true]) {
+    replies.push(
+      await new Promise<[number, unknown]>((resolve, reject) => {
+        const sent = request(
+          server.url,
+          {
+            method: 'POST',
+            headers: chunked ? headers : { ...headers, 'content-length': String(big.length) },
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => {
+              const text = Buffer.concat(chunks).toString();
+              let parsed: unknown = text;
+              try {
+                parsed = JSON.parse(text);
+              } catch {}
+              resolve([res.statusCode ?? 0, parsed]);
+            });
+          },
+        );
+        // A server that answers before reading it all may close the socket under the upload.
+        sent.on('error', (error: NodeJS.ErrnoException) =>
+          error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error),
+        );
+        sent.setTimeout(10_000, () => sent.destroy(new Error('no answer to an oversized body')));
+        for (let at = 0; at < big.length; at += 64 * 1024)
+          sent.write(big.subarray(at, at + 64 * 1024));
+        sent.end();
+      }),
+    );
+  }
+  return replies;
+}
+
 /** Round 1 over a raw socket once per entry of `heads` (header lines, each ending in CRLF). */
 async function rawReplies(server: Running, heads: string[]): Promise<[number, unknown][]> {
   const { hostname, port, pathname } = new URL(server.url);
