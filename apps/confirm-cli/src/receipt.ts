@@ -77,6 +77,8 @@ const WHY: Partial<Record<ReceiptErrorCode, (jwks: string) => string>> = {
   wrong_type: () => 'its typ header is not mrtr-receipt+jwt: it is another kind of token',
   unknown_key: (jwks) =>
     `its key id is not in the key set at ${jwks}: signed by another issuer, or with a key since rotated out`,
+  ambiguous_key: (jwks) =>
+    `the key set at ${jwks} holds several keys under its key id, so which one signed cannot be told: the issuer must publish each key id once`,
   bad_signature: (jwks) =>
     `its signature does not verify under the key of that id at ${jwks}: it was altered after signing, or signed with another key`,
   wrong_issuer: () => 'it was issued by another issuer than --issuer',

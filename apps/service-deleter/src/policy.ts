@@ -27,7 +27,7 @@ export const POLICY = {
   delete_service: {
     mode: 'person',
     level: { production: 'presence', other: 'form' },
-    why: 'Irreversible: stops every instance, removes DNS, and may destroy volumes (a service with volumes takes at least delete_volume\'s level).',
+    why: "Irreversible: stops every instance, removes DNS, and may destroy volumes (a service with volumes takes at least delete_volume's level).",
   },
   delete_volume: {
     mode: 'person',

@@ -118,7 +118,7 @@ describe.skipIf(!postgres)('service-deleter when PostgreSQL terminates its backe
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** A new service with one volume; its ticket from round 1. */
+  /** A new staging service without volumes (confirmed by form; with one it would take the page); its ticket. */
   async function ticket() {
     const tag = randomBytes(5).toString('hex');
     const service = { id: `svc_${tag}`, name: `web-${tag}` };
@@ -126,10 +126,6 @@ describe.skipIf(!postgres)('service-deleter when PostgreSQL terminates its backe
       "INSERT INTO services (id, name, environment, instances) VALUES ($1, $2, 'staging', 2)", // staging: confirmed by form (production needs a passkey)
       [service.id, service.name],
     );
-    await data.query('INSERT INTO volumes (id, service_id, size_gb) VALUES ($1, $2, 8)', [
-      `vol_${tag}`,
-      service.id,
-    ]);
     const first = await send(server.url, service);
     expect(first.body.result?.resultType).toBe('input_required');
     return { service, requestState: first.body.result.requestState as string };

@@ -34,14 +34,24 @@ async function start(env: Record<string, string>) {
   return server;
 }
 
-/** Ask and confirm by form the deletion of api-staging (production ones go to the approval page). */
+/**
+ * Create a staging service without volumes, then ask and confirm its deletion by form
+ * (production ones, and those with volumes, go to the approval page).
+ */
 async function deleteOne(url: string) {
-  const args = { serviceId: 'svc_2d7e0', name: 'api-staging' };
+  const args = { serviceId: 'svc_main1', name: 'main-staging' };
+  const made = await callTool(url, 'tok-alice', 'create_service', {
+    id: args.serviceId,
+    name: args.name,
+    environment: 'staging',
+    instances: 1,
+  });
+  expect(made.body.result.isError).toBe(false);
   const first = await callTool(url, 'tok-alice', 'delete_service', args);
   const done = await callTool(url, 'tok-alice', 'delete_service', args, {
     requestState: first.body.result.requestState,
     inputResponses: {
-      confirm_delete: { action: 'accept', content: { serviceName: 'api-staging' } },
+      confirm_delete: { action: 'accept', content: { serviceName: args.name } },
     },
   });
   expect(done.body.result.isError).toBe(false);

@@ -12,6 +12,8 @@
  *   signed by the same key (RFC 8725 §3.11).
  * - `unknown_key`: no key in the verifier's set has this `kid` (never ours, or
  *   removed after rotation), or the key found is not an Ed25519 public key.
+ * - `ambiguous_key`: the verifier's set holds several keys under this `kid`
+ *   (a key published twice, or two keys sharing an id): none is tried.
  * - `bad_signature`: the Ed25519 signature does not verify under the key of
  *   that `kid`: altered header or payload, or signed with another key.
  * - `wrong_issuer`: authentic, but `iss` is not the expected issuer.
@@ -35,6 +37,7 @@ export type ReceiptErrorCode =
   | 'unsupported_algorithm'
   | 'wrong_type'
   | 'unknown_key'
+  | 'ambiguous_key'
   | 'bad_signature'
   | 'wrong_issuer'
   | 'not_yet_valid'
@@ -54,6 +57,8 @@ const MESSAGES: Record<ReceiptErrorCode, string> = {
   unsupported_algorithm: 'its algorithm is not EdDSA',
   wrong_type: 'its typ header is not that of an approval receipt',
   unknown_key: 'it names a key id that is not in the verification key set',
+  ambiguous_key:
+    'the verification key set holds several keys under its key id, so which one signed cannot be told: publish each key id once',
   bad_signature: 'its signature does not verify',
   wrong_issuer: 'it was issued by another issuer',
   not_yet_valid: 'it was issued in the future',

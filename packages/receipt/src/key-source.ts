@@ -142,10 +142,8 @@ export function receiptKeyResolver(source: ReceiptKeySource): JWTVerifyGetKey {
       key = await inner(header, token);
     } catch (error) {
       if (error instanceof ReceiptError) throw error;
-      if (
-        error instanceof errors.JWKSNoMatchingKey ||
-        error instanceof errors.JWKSMultipleMatchingKeys
-      )
+      if (error instanceof errors.JWKSMultipleMatchingKeys) throw new ReceiptError('ambiguous_key');
+      if (error instanceof errors.JWKSNoMatchingKey)
         throw new ReceiptError('unknown_key', { detail: known });
       throw new ReceiptError('keys_unavailable', { cause: error });
     }

@@ -126,9 +126,11 @@ describe('algorithm confusion', () => {
     await expectRefused(verifyReceipt(receipt, { ...expected, keys }), 'unknown_key');
   });
 
-  it('a JWKS with two keys under one kid: unknown_key (ambiguous), not a guess', async () => {
+  it('a JWKS with two keys under one kid, or ours twice: ambiguous_key, not a guess', async () => {
     const twin = await newKey('r1');
     const keys = { keys: [...jwks.keys, { ...(await exportJWK(twin.publicKey)), kid: 'r1' }] };
-    await expectRefused(verifyReceipt(receipt, { ...expected, keys }), 'unknown_key');
+    await expectRefused(verifyReceipt(receipt, { ...expected, keys }), 'ambiguous_key');
+    const twice = { keys: [...jwks.keys, ...jwks.keys] };
+    await expectRefused(verifyReceipt(receipt, { ...expected, keys: twice }), 'ambiguous_key');
   });
 });

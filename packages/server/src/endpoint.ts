@@ -10,12 +10,13 @@ import {
   MetaKey,
   missingRequiredMetaKeys,
   type RequestId,
+  RequestMetaSchema,
 } from '@mrtr/wire';
 import { parse as parseMediaType } from 'content-type';
 import { buildCatalog } from './catalog.js';
 import { createRequestContext, RequestAbort } from './context.js';
 import { dispatcher, quietly } from './dispatch.js';
-import { idOf, legacyRequestedVersion, requestEnvelope } from './envelope.js';
+import { envelopeProblem, idOf, legacyRequestedVersion, requestEnvelope } from './envelope.js';
 import { type HttpExchange, type HttpReply, toResponse, webExchange } from './exchange.js';
 import {
   DEFAULT_MAX_BODY_BYTES,
@@ -229,7 +230,12 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       return fail(undefined, ErrorCode.InvalidRequest, 'Invalid JSON-RPC notification');
     }
     const envelope = requestEnvelope(body);
-    if (!envelope) return fail(idOf(body), ErrorCode.InvalidRequest, 'Invalid JSON-RPC request');
+    if (!envelope)
+      return fail(
+        idOf(body),
+        ErrorCode.InvalidRequest,
+        `Invalid JSON-RPC request: ${envelopeProblem(body)}`,
+      );
     const { id, method, params } = envelope;
 
     const version = exchange.header('mcp-protocol-version');
@@ -261,6 +267,11 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       return fail(id, ErrorCode.MethodNotFound, `Method not found: ${clip(method, 64)}`);
     const nameField = MCP_NAME_FIELD[method];
     if (nameField) {
+      // Not a header mismatch: no header can match a name that is not text.
+      if (typeof params[nameField] !== 'string') {
+        const message = `Invalid params: params.${nameField} must be a string`;
+        return fail(id, ErrorCode.InvalidParams, message, { path: `params.${nameField}` }, 400);
+      }
       const header = exchange.header('mcp-name');
       const decoded = header === null ? undefined : decodeHeaderValue(header);
       if (decoded === undefined || decoded !== params[nameField]) {
@@ -287,8 +298,10 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       return fail(id, ErrorCode.InvalidParams, message, { missing }, 400);
     }
     const meta = params._meta;
-    if (!isRequestMeta(meta))
-      return fail(id, ErrorCode.InvalidParams, 'Invalid params: malformed _meta', undefined, 400);
+    if (!isRequestMeta(meta)) {
+      const where = metaProblem(meta);
+      return fail(id, ErrorCode.InvalidParams, `Invalid params: ${where}`, undefined, 400);
+    }
     if (meta[MetaKey.protocolVersion] !== version) {
       const message = 'Header mismatch: MCP-Protocol-Version does not match _meta protocolVersion';
       return fail(id, ErrorCode.HeaderMismatch, message);
@@ -330,4 +343,16 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     toResponse(await serve(webExchange(request), adapterContext));
   endpoint.serve = serve;
   return endpoint;
+}
+
+/**
+ * Which member of a malformed `_meta` is wrong and how, from the schema's
+ * first issue (only on this failure path): `_meta.<path> <message>`, each
+ * part clipped and made well-formed so the error is readable text.
+ */
+function metaProblem(meta: unknown): string {
+  const issue = RequestMetaSchema.safeParse(meta).error?.issues[0];
+  if (!issue) return '_meta is malformed';
+  const where = ['_meta', ...issue.path.map((k) => clip(wellFormed(String(k)), 64))].join('.');
+  return `${where}: ${clip(wellFormed(issue.message), 200)}`;
 }

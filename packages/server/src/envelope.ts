@@ -45,3 +45,19 @@ export function legacyRequestedVersion(
   if (typeof asked === 'string' && asked.length <= 64) return asked;
   return header === null ? 'unknown' : header.slice(0, 64);
 }
+
+/**
+ * What keeps `body` from being a `JSONRPCRequest` (see {@link requestEnvelope}),
+ * said for the client: the first member that is wrong.
+ */
+export function envelopeProblem(body: unknown): string {
+  if (body === null || typeof body !== 'object') return 'the body must be a JSON object';
+  const { jsonrpc, id, method } = body as Record<string, unknown>;
+  if (jsonrpc !== '2.0') return 'jsonrpc must be "2.0"';
+  if (typeof method !== 'string') return 'method must be a string';
+  if (typeof id === 'number' && Number.isInteger(id))
+    return 'id is an integer beyond ±(2^53 − 1), which cannot be sent back exactly: use a smaller one or a string';
+  if (typeof id !== 'string' && typeof id !== 'number') return 'id must be a string or an integer';
+  if (typeof id === 'number') return 'id must be an integer or a string, not a fraction';
+  return 'params must be an object';
+}

@@ -236,10 +236,50 @@ describe('request validation order and codes', () => {
     expect(noInfo.status).toBe(200);
   });
 
-  it('answers a malformed _meta value with -32602', async () => {
+  it('answers a malformed _meta value with -32602 naming the member', async () => {
     const bad = rpc('server/discover', {}, { ...META, 'io.modelcontextprotocol/logLevel': 'loud' });
     const r = await send(endpoint, post(bad), false);
     expect([r.status, r.body.error.code]).toEqual([400, -32602]);
+    expect(r.body.error.message).toMatch(
+      /^Invalid params: _meta\.io\.modelcontextprotocol\/logLevel: /,
+    );
+    const caps = rpc(
+      'server/discover',
+      {},
+      {
+        ...META,
+        'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: 5 } },
+      },
+    );
+    const c = await send(endpoint, post(caps), false);
+    expect(c.body.error.message).toContain(
+      '_meta.io.modelcontextprotocol/clientCapabilities.elicitation.form',
+    );
+  });
+
+  it('says what is wrong with an envelope: an id beyond the safe integers, a fraction, no method', async () => {
+    const head = { 'content-type': 'application/json', 'mcp-protocol-version': '2026-07-28' };
+    const raw = (text: string) =>
+      send(
+        endpoint,
+        new Request('http://127.0.0.1/mcp', { method: 'POST', headers: head, body: text }),
+        false,
+      );
+    const huge = await raw('{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/list"}');
+    expect([huge.status, huge.body.error.code, huge.body.id]).toEqual([400, -32600, undefined]);
+    expect(huge.body.error.message).toContain('beyond ±(2^53 − 1)');
+    const fraction = await raw('{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}');
+    expect(fraction.body.error.message).toContain('not a fraction');
+    const noMethod = await raw('{"jsonrpc":"2.0","id":1}');
+    expect(noMethod.body.error.message).toBe('Invalid JSON-RPC request: method must be a string');
+    expect(noMethod.body.id).toBe(1);
+  });
+
+  it('answers a tools/call whose name is not a string with -32602, not a header mismatch', async () => {
+    const body = rpc('tools/call', { name: 5, arguments: {} });
+    const r = await send(endpoint, post(body, { 'mcp-name': '5' }), false);
+    expect([r.status, r.body.error.code]).toEqual([400, -32602]);
+    expect(r.body.error.message).toBe('Invalid params: params.name must be a string');
   });
 
   it('answers removed and unknown methods with 404 and -32601, echoing the id', async () => {
