@@ -16,7 +16,7 @@ import {
 } from './depth.js';
 import { jsonRpcError, requestEncodingProblem, withoutInvalidId } from './http.js';
 import { principalOfAuthInfo } from './principal.js';
-import { retryFieldsRefusal } from './retry-fields.js';
+import { cursorRefusal, PAGED_METHODS, retryFieldsRefusal } from './retry-fields.js';
 
 /** Options of {@link serveBothEras}. */
 export interface BothErasOptions {
@@ -247,9 +247,14 @@ export function serveBothEras(
       // Under the modern leg's bound: a larger body is classified modern, which answers it 413.
       if (await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBytes }))
         return legacy(request, fetchOptions.authInfo);
-      // The SDK reads some malformed retry fields as absent: say what is wrong instead.
-      if (request.method === 'POST' && request.headers.get('mcp-method') === 'tools/call') {
+      // The SDK reads some malformed retry fields as absent, and a cursor of another type as its
+      // own fault (-32603): say what is wrong instead.
+      const rpcMethod = request.method === 'POST' ? request.headers.get('mcp-method') : null;
+      if (rpcMethod === 'tools/call') {
         const refusal = retryFieldsRefusal(request, await jsonWithin(request, maxBytes));
+        if (refusal) return refusal;
+      } else if (rpcMethod !== null && PAGED_METHODS.has(rpcMethod)) {
+        const refusal = cursorRefusal(request, await jsonWithin(request, maxBytes));
         if (refusal) return refusal;
       }
       // 2026-07-28 has no `"id": null`; the 2025-era leg keeps the SDK's JSON-RPC 2.0 answers.

@@ -49,3 +49,35 @@ export function retryFieldsRefusal(request: Request, body: unknown): Response | 
   };
   return Response.json({ jsonrpc: '2.0', id, error });
 }
+
+/** The 2026-07-28 methods that page their results with `params.cursor`. */
+export const PAGED_METHODS: ReadonlySet<string> = new Set([
+  'tools/list',
+  'resources/list',
+  'resources/templates/list',
+  'prompts/list',
+]);
+
+/**
+ * The `-32602` response to a 2026-07-28 list request whose `params.cursor`
+ * is present but not a string (`PaginatedRequestParams`), or `undefined` for
+ * any other. The SDK's own parse of it ends in `-32603` with the zod issues
+ * as the message: an internal error for the client's mistake.
+ */
+export function cursorRefusal(request: Request, body: unknown): Response | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const { jsonrpc, method, params, id } = body as Record<string, unknown>;
+  if (jsonrpc !== '2.0' || typeof method !== 'string' || !PAGED_METHODS.has(method))
+    return undefined;
+  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
+  if (params === null || typeof params !== 'object' || Array.isArray(params)) return undefined;
+  const { cursor } = params as Record<string, unknown>;
+  if (cursor === undefined || typeof cursor === 'string') return undefined;
+  if (request.headers.get('mcp-protocol-version') !== MODERN_REVISION) return undefined;
+  const error = {
+    code: -32602,
+    message: `Invalid ${method} params: cursor must be a string`,
+    data: { param: 'cursor', problem: 'must be a string' },
+  };
+  return Response.json({ jsonrpc: '2.0', id, error });
+}

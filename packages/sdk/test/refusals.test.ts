@@ -353,3 +353,32 @@ describe('retry fields of the wrong type on a gated 2026-07-28 call', () => {
     expect(s.records.has('r1')).toBe(false);
   });
 });
+
+describe('a list request whose cursor is not a string', () => {
+  it('is -32602 naming cursor, not the SDK’s -32603 with its parse issues; a string cursor is served', async () => {
+    const fetch = bridge();
+    const list = (cursor: unknown, method = 'tools/list') => {
+      const params = cursor === undefined ? { _meta: META } : { cursor, _meta: META };
+      return fetch(
+        modern({ jsonrpc: '2.0', id: 3, method, params }, { 'mcp-method': method, 'mcp-name': '' }),
+      );
+    };
+    for (const [cursor, method] of [
+      [5, 'tools/list'],
+      [null, 'tools/list'],
+      [{ page: 2 }, 'resources/list'],
+      [['x'], 'prompts/list'],
+    ] as const) {
+      const response = await list(cursor, method);
+      const body = await errorBody(response);
+      expect(response.status).toBe(200);
+      expect(body.id).toBe(3);
+      expect(body.error).toMatchObject({
+        code: -32602,
+        message: `Invalid ${method} params: cursor must be a string`,
+      });
+    }
+    const served = await (await list(undefined)).json();
+    expect(served.result.tools.map((t: { name: string }) => t.name)).toContain('list_records');
+  });
+});
