@@ -32,7 +32,8 @@ export function singleLineText(max: number, min = 1) {
     )
     .refine(
       // A stack of combining marks draws over the lines around it; no script needs five in a row.
-      (s) => !/\p{M}{5,}/u.test(s),
+      // Joiners between the marks (ZWJ, ZWNJ, CGJ) draw nothing and do not break the stack.
+      (s) => !/\p{M}(?:[\u034f\u200c\u200d]*\p{M}){4}/u.test(s),
       'must not stack more than 4 combining marks on one character',
     );
 }

@@ -35,6 +35,9 @@ export function pathProblem(path: string): string | undefined {
     return 'is taken literally and never URL-decoded: percent-encoding (%2e, %2f, …) is refused';
   if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(path))
     return 'contains a control or invisible formatting character';
+  // A stack of combining marks (NFC keeps what has no composed form) draws over the question's lines.
+  if (/\p{M}(?:[\u034f\u200c\u200d]*\p{M}){4}/u.test(path))
+    return 'stacks more than 4 combining marks on one character';
   if (path.normalize('NFC') !== path)
     return 'is not in Unicode NFC form: type it composed (é as one character, not e and an accent)';
   if (SLASH_LIKE.test(path)) return 'contains a character that looks like / or \\';

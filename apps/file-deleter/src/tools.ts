@@ -3,6 +3,7 @@ import { posix } from 'node:path';
 import {
   type ConfirmationGate,
   flag,
+  preview,
   StaleTargetError,
   text,
   typeToConfirm,
@@ -52,7 +53,8 @@ function question(f: FileFacts): string {
     `Checked again just before deleting: ${f.size.toLocaleString('en-US')} bytes, modified ${exact(f.mtimeNs)}, device ${f.dev}, inode ${f.ino}. If any of these change, you are asked again.`,
     ...(f.twins.length
       ? [
-          `Careful: the same folder also holds ${f.twins.join(', ')}, differing only in case or form.`,
+          // Names read from disk, never checked as an argument is: shown as previews.
+          `Careful: the same folder also holds ${f.twins.map((t) => preview(t, 255)).join(', ')}, differing only in case or form.`,
         ]
       : []),
   ].join('\n');

@@ -105,6 +105,11 @@ describe('Unicode look-alikes are refused, never normalized into another name', 
   ])('%s (%s): invisible or control characters', async (path) =>
     invalid(path, /control or invisible formatting character/));
 
+  it('a name stacking combining marks on one character is refused, joiners between them or not', async () => {
+    await invalid(`e${'\u0301'.repeat(8)}.txt`, /stacks more than 4 combining marks/);
+    await invalid(`e${'\u0301\u200d'.repeat(6)}.txt`, /control or invisible|stacks more than 4/);
+  });
+
   it('a name with a space at its end is refused (it would read as another name)', async () => {
     await invalid('notes.txt ', /starts or ends with a space/);
   });

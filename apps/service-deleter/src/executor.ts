@@ -139,7 +139,9 @@ export class ServiceExecutor {
    * @param tx a transaction to run in (the gate's): the claim and the DELETE
    *   commit with it. Absent: a transaction of its own.
    * @throws {ReceiptError} for a receipt that does not approve exactly this
-   *   (`operation_mismatch`, `arguments_mismatch`, `expired`, `already_used`, …).
+   *   (`operation_mismatch`, `arguments_mismatch`, `expired`, `already_used`, …),
+   *   or, with policy levels enforced, one confirmed below the level the
+   *   deletion needs (`insufficient_level`: production, or destroying volumes).
    * @throws {ExecutorRefusal} when the target is gone, renamed, or no longer
    *   its principal's; the claim is rolled back.
    */

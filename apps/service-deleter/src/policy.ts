@@ -59,5 +59,6 @@ const STRENGTH: Record<LevelPolicy, number> = { form: 0, 'form-or-url': 0, url: 
  * would do what the other guards more strictly.
  */
 export function strongerLevel(a: LevelPolicy, b: LevelPolicy): LevelPolicy {
+  // Equal strength (form and form-or-url prove the same: a form at least): `a` stands.
   return STRENGTH[b] > STRENGTH[a] ? b : a;
 }

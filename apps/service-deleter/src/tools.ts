@@ -121,7 +121,7 @@ export function serviceTools(
   const remove = gate.tool({
     name: 'delete_service',
     title: 'Delete a service',
-    description: `Delete a service. A person confirms by typing the service name in a form; a production service is approved instead on this server's approval page, with a passkey. ${POLICY.delete_service.why}`,
+    description: `Delete a service. A person confirms by typing the service name in a form; a service with volumes is approved instead on this server's approval page, and a production service there with a passkey. ${POLICY.delete_service.why}`,
     args: DeleteServiceArgs,
     key: 'confirm_delete',
     form: {

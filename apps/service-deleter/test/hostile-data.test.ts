@@ -227,6 +227,7 @@ describe('names that would rewrite the question they appear in', () => {
     ['name', { name: 'api\u202eodorp' }],
     ['name', { name: 'api\u2028staging' }],
     ['name', { name: `e${'\u0301'.repeat(24)}` }], // marks that draw over the lines above
+    ['name', { name: `e${'\u0301\u200d'.repeat(8)}` }], // the same, a joiner between each
     ['dnsRecords', { dnsRecords: ['a.example.com\r\nsafe'] }],
     [
       'dnsRecords',

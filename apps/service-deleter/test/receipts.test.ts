@@ -218,7 +218,17 @@ describe('the executor, on its own, with the keys fetched from the JWKS URL', ()
       volumes: { destroyed: [volume] },
     });
     expect(await exists(s.id)).toBe(false);
-    const kept = await newService();
+    n++;
+    const kept = { id: `svc_r${n}`, name: `rcpt-${n}` };
+    await db.transaction((tx) =>
+      insertService(tx, {
+        ...kept,
+        environment: 'staging',
+        instances: 1,
+        dnsRecords: [],
+        volumes: [{ id: `vol_r${n}`, sizeGb: 2 }],
+      }),
+    );
     const keep = { serviceName: kept.name, deleteVolumes: false };
     const receipt = await sign({ ...forService(kept), cd: digestJson(keep), lvl: 'form' });
     const done = strict.deleteService(
@@ -226,7 +236,10 @@ describe('the executor, on its own, with the keys fetched from the JWKS URL', ()
       { serviceId: kept.id, name: kept.name },
       { content: keep },
     );
-    expect(await done).toMatchObject({ deleted: { id: kept.id } });
+    expect(await done).toMatchObject({
+      deleted: { id: kept.id },
+      volumes: { destroyed: [], retained: [{ id: `vol_r${n}` }] },
+    });
   });
 
   it('refuses a choice the person did not make: volumes kept in the answer, destroy asked of the executor', async () => {

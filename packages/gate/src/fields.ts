@@ -143,8 +143,11 @@ const HIDDEN = /(?![\u200c\u200d])[\p{Cc}\p{Cf}]/gu;
 const MAX_UNITS_PER_CHARACTER = 16;
 /** Most combining marks in a row a preview keeps (Vietnamese stacks two, pointed Hebrew three or four). */
 const MAX_MARKS_IN_A_ROW = 4;
-const STACKED_MARKS = new RegExp(`\\p{M}{${MAX_MARKS_IN_A_ROW + 1},}`, 'u');
 const MARK = /\p{M}/u;
+/** Joiners between two marks neither end a run of marks nor count in it: they draw nothing. */
+const JOINER = /[\u034f\u200c\u200d]/u;
+/** Text a preview returns as it is when short enough: printable ASCII, one code point per character. */
+const PLAIN = /^[\x20-\x7e]*$/;
 
 /**
  * A text cut to at most `max` user-perceived characters (grapheme clusters,
@@ -154,13 +157,14 @@ const MARK = /\p{M}/u;
  * characters (bidi controls, tag characters, zero-width spaces) U+FFFD, so
  * stored text (a note body, a name) shown in a question cannot add lines
  * that look like the server's, reorder what the person reads, or carry text
- * the person cannot see. Joiners inside emoji are kept; a character is cut
- * to 16 code points and 4 combining marks in a row, however short the text
- * (a stack of marks draws over the lines around it).
+ * the person cannot see. Joiners inside emoji are kept; every character,
+ * however short the text, is cut to 16 code points and to 4 combining marks
+ * in a row (joiners between them do not end the row): a stack of marks
+ * draws over the lines around it.
  */
 export function preview(value: string, max: number): string {
   const clean = value.toWellFormed().replace(LINE_BREAKS, ' ').replace(HIDDEN, '\ufffd');
-  if (clean.length <= max && !STACKED_MARKS.test(clean)) return clean;
+  if (clean.length <= max && PLAIN.test(clean)) return clean;
   const parts: string[] = [];
   let units = 0;
   for (const { segment } of segmenter().segment(clean)) {
@@ -176,13 +180,14 @@ export function preview(value: string, max: number): string {
 
 /** One grapheme cluster, without code points past the 16th nor marks past the 4th in a row. */
 function oneCharacter(segment: string): string {
-  if (segment.length <= MAX_UNITS_PER_CHARACTER && !STACKED_MARKS.test(segment)) return segment;
+  if (segment.length === 1) return segment;
   let kept = '';
   let points = 0;
   let marks = 0;
   for (const point of segment) {
     if (points === MAX_UNITS_PER_CHARACTER) break;
-    marks = MARK.test(point) ? marks + 1 : 0;
+    if (MARK.test(point)) marks++;
+    else if (!JOINER.test(point)) marks = 0;
     if (marks > MAX_MARKS_IN_A_ROW) continue;
     kept += point;
     points++;

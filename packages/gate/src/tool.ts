@@ -21,6 +21,8 @@ import type { Confirmation, GateRequest, GateSpec, LevelPolicy } from './types.j
 
 /** Most characters of a mistyped confirmation the notice shows back (a preview, see `preview`). */
 const MAX_TYPED_SHOWN = 64;
+/** Characters of the expected text shown: a name to type, never long (a stored one is shown as a preview). */
+const MAX_EXPECTED_SHOWN = 256;
 
 const WITHOUT_ASKING = Symbol('withoutAsking');
 
@@ -232,7 +234,7 @@ export function gatedTool<Args, View, F extends FormFields, Tx>(
             const expected = view.expect[name];
             if (expected === undefined || content[name] !== expected)
               // What was typed is shown as a preview: one line, hidden characters shown, at most 64.
-              return `Confirmation did not match: you typed "${preview(String(content[name]), MAX_TYPED_SHOWN)}", expected "${expected ?? ''}". Type it exactly to confirm.`;
+              return `Confirmation did not match: you typed "${preview(String(content[name]), MAX_TYPED_SHOWN)}", expected "${preview(expected ?? '', MAX_EXPECTED_SHOWN)}". Type it exactly to confirm.`;
           }
           return undefined;
         },

@@ -139,6 +139,11 @@ describe('answers no other layer cleaned', () => {
     expect(preview(`x${'\u0301'.repeat(5_000)}`, 40)).toBe(`x${'\u0301'.repeat(4)}`);
     // However short the text: 24 marks on one letter drew over two lines of the approval page.
     expect(preview(`e${'\u0301'.repeat(24)} ok`, 40)).toBe(`e${'\u0301'.repeat(4)} ok`);
+    // Joiners between the marks do not start a new stack; nor is a short text spared the cap.
+    const joined = `e${'\u0301\u0301\u0301\u0301\u200d'.repeat(6)}`;
+    expect(preview(joined, 40)).toBe('e\u0301\u0301\u0301\u0301\u200d');
+    const flags = '\u{1f44d}' + '\u{1f3fb}'.repeat(30); // one character: a base and 30 modifiers
+    expect([...preview(flags, 40)].length).toBe(16);
     // Marks that scripts stack (decomposed Vietnamese, a keycap) are kept.
     const marked = 'Vie\u0302\u0323t 1\ufe0f\u20e3';
     expect(preview(marked, 40)).toBe(marked);

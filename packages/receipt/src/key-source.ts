@@ -126,8 +126,9 @@ function describeKeySet(source: ReceiptKeySource): string {
 
 /**
  * A jose key resolver over `source` that fails closed with a
- * {@link ReceiptError}: `unknown_key` when no key (or more than one) has the
- * receipt's `kid` or the key is not an Ed25519 public key, `keys_unavailable`
+ * {@link ReceiptError}: `unknown_key` when no key has the receipt's `kid` or
+ * the key is not an Ed25519 public key, `ambiguous_key` when more than one
+ * has it, `keys_unavailable`
  * when the resolver itself fails (network, timeout, invalid set).
  * @throws {TypeError} at once for a `source` that is not a JWKS, URL or function.
  */

@@ -104,7 +104,7 @@ function refusalOf(error: unknown): ReceiptError {
  * @param receipt the compact JWS, as received (any value is refused cleanly).
  * @returns its claims and the `kid` it verified under.
  * @throws {ReceiptError} `malformed`, `unsupported_algorithm`, `wrong_type`,
- *   `unknown_key`, `keys_unavailable`, `bad_signature`, `wrong_issuer`,
+ *   `unknown_key`, `ambiguous_key`, `keys_unavailable`, `bad_signature`, `wrong_issuer`,
  *   `not_yet_valid` or `expired`, checked in that order.
  * @throws {TypeError} for options that are not as documented.
  */

@@ -202,15 +202,23 @@ export class PostgresReplayStore implements ReplayStore<SqlQueryable> {
   /**
    * This store as a {@link ReplayStore} whose `once` claims inside `tx`, a
    * transaction the caller holds and commits: `once(request, action)` runs
-   * {@link withClaim} under a savepoint, so a claim whose action throws (a
-   * refusal after the claim: target gone, level too low) is taken back
-   * without aborting `tx`, and the claim otherwise commits or rolls back with
-   * the caller's work. For an executor that checks a receipt inside the
-   * transaction that already performs (`verifyAndRun` of `@mrtr/receipt` in
-   * the gate's `perform`, with `tx` the gate's).
+   * {@link withClaim} under the savepoint `mrtr_claim`, so a claim whose
+   * action throws (a refusal after the claim: target gone, level too low) is
+   * taken back without aborting `tx`, and the claim otherwise commits or
+   * rolls back with the caller's work. For an executor that checks a receipt
+   * inside the transaction that already performs (`verifyAndRun` of
+   * `@mrtr/receipt` in the gate's `perform`, with `tx` the gate's). Nothing
+   * else may use `tx` while `once` is pending: its statements would fall
+   * inside the savepoint and be undone with a refusal.
    * @param tx the caller's open transaction; statements run on it in order.
-   * @returns a store whose `once` resolves as {@link withClaim}'s and throws
-   *   what it throws (after `ROLLBACK TO SAVEPOINT`); it has no `sweep`.
+   * @returns a store whose `once` resolves as {@link withClaim}'s
+   *   (`performed`, `replayed`, or `refused` for a nonce already used; no
+   *   `sweep`).
+   * @throws what the action throws, unchanged, once its claim is taken back.
+   * @throws {ReplayStoreUnavailableError} when a statement of the store
+   *   fails, or when the claim cannot be taken back (`ROLLBACK TO
+   *   SAVEPOINT` failed: `tx` is unusable, roll it back; `cause` is the
+   *   action's error).
    */
   inTransaction(tx: SqlQueryable): ReplayStore<SqlQueryable> {
     return {
@@ -221,7 +229,14 @@ export class PostgresReplayStore implements ReplayStore<SqlQueryable> {
           await this.#savepoint(tx, 'RELEASE SAVEPOINT mrtr_claim');
           return result;
         } catch (error) {
-          await tx.query('ROLLBACK TO SAVEPOINT mrtr_claim').catch(() => {});
+          try {
+            await tx.query('ROLLBACK TO SAVEPOINT mrtr_claim');
+          } catch (rollback) {
+            throw new ReplayStoreUnavailableError(
+              `PostgreSQL replay store could not take its claim back (ROLLBACK TO SAVEPOINT failed: ${describeError(rollback)}); roll the transaction back`,
+              { cause: error },
+            );
+          }
           throw error;
         }
       },
@@ -324,7 +339,7 @@ function unwrap(error: unknown, advice: string): unknown {
   if (code === '40001' || code === '40P01')
     // Not an outage: a concurrent transaction won (REPEATABLE READ or SERIALIZABLE, or a deadlock).
     return new ReplayStoreUnavailableError(
-      `PostgreSQL replay store's transaction conflicted with a concurrent one (SQLSTATE ${code}${code === '40001' ? ', serialization failure: the claim needs READ COMMITTED to wait for the other transaction instead' : ', deadlock'}); ${advice}: ${describeError(error)}`,
+      `PostgreSQL replay store's transaction conflicted with a concurrent one (SQLSTATE ${code}${code === '40001' ? ', serialization failure: under READ COMMITTED a concurrent claim waits for the other transaction instead' : ', deadlock'}); ${advice}: ${describeError(error)}`,
       { cause: error },
     );
   return new ReplayStoreUnavailableError(

@@ -233,10 +233,62 @@ for (const backend of backends) {
         outcome: 'inserted',
       });
       const inOther = await driver.transaction((tx) =>
-        store.inTransaction(tx).once({ ...used, requestDigest: 'sha256:other' }, async () => ++again),
+        store
+          .inTransaction(tx)
+          .once({ ...used, requestDigest: 'sha256:other' }, async () => ++again),
       );
       expect(inOther.status).toBe('refused');
       expect(again).toBe(0);
+    });
+
+    it('inTransaction: an action whose statement failed (the transaction aborted) is taken back to the savepoint; the caller goes on', async () => {
+      const driver = backend.driver();
+      const store = new PostgresReplayStore(driver);
+      const failed = onceRequest();
+      const after = onceRequest();
+      const result = await driver.transaction(async (tx) => {
+        const inner = store.inTransaction(tx);
+        const error = await inner
+          .once(failed, async (t) => {
+            await insertItem(t, failed.nonce);
+            await t.query('SELECT 1/0');
+            return 'never';
+          })
+          .catch((e: unknown) => e);
+        expect((error as { code?: string }).code).toBe('22012'); // division_by_zero, as thrown
+        return inner.once(after, async (t) => {
+          await insertItem(t, after.nonce);
+          return 'inserted';
+        });
+      });
+      expect(result).toEqual({ status: 'performed', outcome: 'inserted' });
+      expect(await itemCount(driver, failed.nonce)).toBe(0);
+      expect(await replayRow(driver, failed.nonce)).toBeUndefined();
+      expect(await itemCount(driver, after.nonce)).toBe(1);
+    });
+
+    it("inTransaction: a claim that cannot be taken back (ROLLBACK TO SAVEPOINT fails) is the store's failure, with the action's error as cause", async () => {
+      const driver = backend.driver();
+      const store = new PostgresReplayStore(driver);
+      const c = onceRequest();
+      const stale = new Error('target gone');
+      const error = await driver
+        .transaction(async (tx) => {
+          const lossy: SqlQueryable = {
+            query: (sql, params) =>
+              sql.startsWith('ROLLBACK TO')
+                ? Promise.reject(new Error('connection lost'))
+                : tx.query(sql, params),
+          };
+          await store.inTransaction(lossy).once(c, async () => {
+            throw stale;
+          });
+        })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ReplayStoreUnavailableError);
+      expect((error as Error).message).toContain('could not take its claim back');
+      expect((error as Error).cause).toBe(stale);
+      expect(await replayRow(driver, c.nonce)).toBeUndefined(); // the caller rolled back
     });
 
     it('once: an action that throws rolls back its own writes with the claim and is rethrown unchanged', async () => {

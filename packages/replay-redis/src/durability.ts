@@ -158,7 +158,7 @@ export async function readDurability(
     throw unreadable(server, error);
   }
   const [info, config, command] = replies;
-  if (!info || info[0] || typeof info[1] !== 'string') throw unreadable(server, info?.[0]);
+  if (!info || info[0] || typeof info[1] !== 'string') throw unreadable(server, info?.[0], true);
   const fields = new Map<string, string>();
   for (const line of info[1].split(/\r?\n/)) {
     const at = line.indexOf(':');
@@ -187,9 +187,13 @@ export async function readDurability(
   };
 }
 
-function unreadable(server: string, error: unknown): ReplayStoreUnavailableError {
+/** `answered`: Redis replied, with an error (INFO refused, e.g. by an ACL), rather than not at all. */
+function unreadable(server: string, error: unknown, answered = false): ReplayStoreUnavailableError {
+  const what = answered
+    ? `Redis at ${server} refused to tell its persistence settings (INFO)`
+    : `Redis replay store could not reach ${server} to read its persistence settings`;
   return new ReplayStoreUnavailableError(
-    `Redis replay store could not reach ${server} to read its persistence settings (checked before the first claim and after each reconnect): ${describeError(error ?? 'no reply')}`,
+    `${what}, which it checks before the first claim and after each reconnect: ${describeError(error ?? 'no reply')}`,
     { cause: error },
   );
 }

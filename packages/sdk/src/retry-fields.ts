@@ -73,7 +73,14 @@ export function cursorRefusal(request: Request, body: unknown): Response | undef
   if (params === null || typeof params !== 'object' || Array.isArray(params)) return undefined;
   const { cursor } = params as Record<string, unknown>;
   if (cursor === undefined || typeof cursor === 'string') return undefined;
-  if (request.headers.get('mcp-protocol-version') !== MODERN_REVISION) return undefined;
+  // Only what the SDK would otherwise serve: its own refusals (headers, media type) come first.
+  const headers = request.headers;
+  if (
+    headers.get('mcp-method') !== method ||
+    headers.get('mcp-protocol-version') !== MODERN_REVISION ||
+    !isJsonContentType(headers.get('content-type') ?? '')
+  )
+    return undefined;
   const error = {
     code: -32602,
     message: `Invalid ${method} params: cursor must be a string`,

@@ -55,9 +55,10 @@ export function envelopeProblem(body: unknown): string {
   const { jsonrpc, id, method } = body as Record<string, unknown>;
   if (jsonrpc !== '2.0') return 'jsonrpc must be "2.0"';
   if (typeof method !== 'string') return 'method must be a string';
-  if (typeof id === 'number' && Number.isInteger(id))
+  if (typeof id === 'number' && Number.isInteger(id) && !Number.isSafeInteger(id))
     return 'id is an integer beyond ±(2^53 − 1), which cannot be sent back exactly: use a smaller one or a string';
   if (typeof id !== 'string' && typeof id !== 'number') return 'id must be a string or an integer';
-  if (typeof id === 'number') return 'id must be an integer or a string, not a fraction';
+  if (typeof id === 'number' && !Number.isInteger(id))
+    return 'id must be an integer or a string, not a fraction';
   return 'params must be an object';
 }

@@ -273,6 +273,13 @@ describe('request validation order and codes', () => {
     const noMethod = await raw('{"jsonrpc":"2.0","id":1}');
     expect(noMethod.body.error.message).toBe('Invalid JSON-RPC request: method must be a string');
     expect(noMethod.body.id).toBe(1);
+    for (const params of ['[1]', 'null', '"x"']) {
+      const r = await raw(`{"jsonrpc":"2.0","id":4,"method":"tools/list","params":${params}}`);
+      expect(r.body.error.message, params).toBe(
+        'Invalid JSON-RPC request: params must be an object',
+      );
+      expect(r.body.id).toBe(4);
+    }
   });
 
   it('answers a tools/call whose name is not a string with -32602, not a header mismatch', async () => {
