@@ -59,11 +59,11 @@ afterAll(async () => {
 });
 
 let n = 0;
-async function newService(environment = 'staging') {
+async function newService(environment = 'staging', volumes: { id: string; sizeGb: number }[] = []) {
   n++;
   const s = { id: `svc_r${n}`, name: `rcpt-${n}` };
   await db.transaction((tx) =>
-    insertService(tx, { ...s, environment, instances: 2, dnsRecords: [], volumes: [] }),
+    insertService(tx, { ...s, environment, instances: 2, dnsRecords: [], volumes }),
   );
   return s;
 }
@@ -192,18 +192,8 @@ describe('the executor, on its own, with the keys fetched from the JWKS URL', ()
       issuer: server.origin,
       enforcePolicyLevels: true,
     });
-    n++;
-    const s = { id: `svc_r${n}`, name: `rcpt-${n}` };
-    const volume = { id: `vol_r${n}`, sizeGb: 4 };
-    await db.transaction((tx) =>
-      insertService(tx, {
-        ...s,
-        environment: 'staging',
-        instances: 1,
-        dnsRecords: [],
-        volumes: [volume],
-      }),
-    );
+    const volume = { id: `vol_r${n + 1}`, sizeGb: 4 };
+    const s = await newService('staging', [volume]);
     const destroy = { serviceName: s.name, deleteVolumes: true };
     const target = { serviceId: s.id, name: s.name };
     const before = await uses();
@@ -218,17 +208,8 @@ describe('the executor, on its own, with the keys fetched from the JWKS URL', ()
       volumes: { destroyed: [volume] },
     });
     expect(await exists(s.id)).toBe(false);
-    n++;
-    const kept = { id: `svc_r${n}`, name: `rcpt-${n}` };
-    await db.transaction((tx) =>
-      insertService(tx, {
-        ...kept,
-        environment: 'staging',
-        instances: 1,
-        dnsRecords: [],
-        volumes: [{ id: `vol_r${n}`, sizeGb: 2 }],
-      }),
-    );
+    const keptVolume = { id: `vol_r${n + 1}`, sizeGb: 2 };
+    const kept = await newService('staging', [keptVolume]);
     const keep = { serviceName: kept.name, deleteVolumes: false };
     const receipt = await sign({ ...forService(kept), cd: digestJson(keep), lvl: 'form' });
     const done = strict.deleteService(
@@ -238,7 +219,7 @@ describe('the executor, on its own, with the keys fetched from the JWKS URL', ()
     );
     expect(await done).toMatchObject({
       deleted: { id: kept.id },
-      volumes: { destroyed: [], retained: [{ id: `vol_r${n}` }] },
+      volumes: { destroyed: [], retained: [keptVolume] },
     });
   });
 

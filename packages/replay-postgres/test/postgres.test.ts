@@ -491,6 +491,24 @@ describe.skipIf(!reachable)('PostgresReplayStore when PostgreSQL kills the conne
   });
 
   const terminate = (pid: number) => admin.query('SELECT pg_terminate_backend($1)', [pid]);
+  /**
+   * A pool over `base` whose backend is terminated before the first statement starting
+   * with `prefix` is sent, once node-postgres has seen the connection end; `armed()` is
+   * false once that happened.
+   */
+  function killedAt(base: pg.Pool, prefix: string) {
+    let armed = true;
+    const pool = faultyPool(base, async (sql, pid, client) => {
+      if (armed && sql.trimStart().startsWith(prefix)) {
+        armed = false;
+        const ended = new Promise((resolve) => client.once('end', resolve));
+        await terminate(pid);
+        // node-postgres has seen the connection end: what follows is never sent.
+        await ended;
+      }
+    });
+    return { pool, armed: () => armed };
+  }
 
   for (const [point, piped] of [
     ['UPDATE', false],
@@ -500,17 +518,8 @@ describe.skipIf(!reachable)('PostgresReplayStore when PostgreSQL kills the conne
   ] as const) {
     it(`pg_terminate_backend after the claim and the mutation, before ${point === 'UPDATE' ? 'the outcome is recorded' : 'COMMIT is sent'}${piped ? ' (pipelined pool)' : ''}: fails closed, nothing committed, a retry performs once`, async () => {
       const base = (piped ? pipelined : pool) as pg.Pool;
-      let armed = true;
-      const faulty = faultyPool(base, async (sql, pid, client) => {
-        if (armed && sql.trimStart().startsWith(point)) {
-          armed = false;
-          const ended = new Promise((resolve) => client.once('end', resolve));
-          await terminate(pid);
-          // node-postgres has seen the connection end: what follows is never sent.
-          await ended;
-        }
-      });
-      const store = new PostgresReplayStore(pgPoolDriver(faulty));
+      const killed = killedAt(base, point);
+      const store = new PostgresReplayStore(pgPoolDriver(killed.pool));
       const c = onceRequest();
       let runs = 0;
       const error = await store
@@ -525,7 +534,7 @@ describe.skipIf(!reachable)('PostgresReplayStore when PostgreSQL kills the conne
       expect((error as Error).cause).toBeInstanceOf(ConnectionLostError);
       expect((error as Error).cause).toMatchObject({ code: '08006' });
       expect((error as ReplayStoreUnavailableError).outcomeUnknown).toBeFalsy();
-      expect(armed).toBe(false);
+      expect(killed.armed()).toBe(false);
       expect(runs).toBe(1);
       // Nothing half-done: neither the mutation nor the claim survived.
       expect(await itemCount(pgPoolDriver(base), c.nonce)).toBe(0);
@@ -590,17 +599,9 @@ describe.skipIf(!reachable)('PostgresReplayStore when PostgreSQL kills the conne
   });
 
   it("pg_terminate_backend during the action's own statement: rolled back, and the error names PostgreSQL's reason", async () => {
-    let armed = true;
     const base = pool as pg.Pool;
-    const faulty = faultyPool(base, async (sql, pid, client) => {
-      if (armed && sql.trimStart().startsWith('INSERT INTO items')) {
-        armed = false;
-        const ended = new Promise((resolve) => client.once('end', resolve));
-        await terminate(pid);
-        await ended;
-      }
-    });
-    const store = new PostgresReplayStore(pgPoolDriver(faulty));
+    const killed = killedAt(base, 'INSERT INTO items');
+    const store = new PostgresReplayStore(pgPoolDriver(killed.pool));
     const c = onceRequest();
     const error = await store
       .once(c, async (tx) => {
@@ -617,7 +618,7 @@ describe.skipIf(!reachable)('PostgresReplayStore when PostgreSQL kills the conne
     const chain: unknown[] = [];
     for (let e: unknown = error; e instanceof Error; e = e.cause) chain.push(e);
     expect(chain.length).toBeGreaterThanOrEqual(3);
-    expect(armed).toBe(false);
+    expect(killed.armed()).toBe(false);
     expect(await itemCount(pgPoolDriver(base), c.nonce)).toBe(0);
     expect(await replayRow(pgPoolDriver(base), c.nonce)).toBeUndefined();
   });
