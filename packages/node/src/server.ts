@@ -88,7 +88,12 @@ function current(socket: Duplex): ServerResponse | null | undefined {
 function parseRefusal(error: Error & { code?: string }): string {
   const [status, reason] = CLIENT_ERROR_STATUS[error.code ?? ''] ?? [400, 'Bad Request'];
   const why = error.code ? ` (${error.code})` : '';
-  return rawRpcError(status, reason, `${reason}: the HTTP request could not be parsed${why}`);
+  // A deadline is no parse failure: the request simply did not arrive whole in time.
+  const what =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? 'the HTTP request did not arrive whole within the server’s time limit'
+      : 'the HTTP request could not be parsed';
+  return rawRpcError(status, reason, `${reason}: ${what}${why}`);
 }
 
 /**

@@ -127,6 +127,7 @@ describe('createHttpServer', () => {
         socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
       });
       expect(answer.split(' ')[1]).toBe('408');
+      expect(answer).toContain('did not arrive whole within the server’s time limit');
       // Node's default interval would let it wait until 30 s after listen; ours checks every 2 s.
       expect(Date.now() - started).toBeLessThan(
         1_000 + DEFAULT_CONNECTIONS_CHECKING_INTERVAL_MS * 4,
