@@ -8,6 +8,9 @@
 // export ALICE_PAGE_PASSWORD=$(openssl rand -base64 24)        # alice signs in to the page with it
 // MRTR_SECRET=$(openssl rand -base64 32) RECEIPT_KEY_PEM="$(cat receipt-key.pem)" \
 //   DATABASE_URL=postgres://localhost/app npx tsx strongest-express.ts
+// Then, from a client that shows URL-mode questions, e.g. this repository's `mrtr` (call the
+// page's host, localhost, not 127.0.0.1: a page on another host than the server is a warning):
+// MRTR_TOKEN=$TOKEN npx -y pnpm@12.4.2 mrtr call http://localhost:3000/mcp delete_record --arg id=rec-1
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import {
@@ -147,6 +150,6 @@ const plainErrors: ErrorRequestHandler = (error, _req, res, _next) => {
 app.use(plainErrors);
 createHttpServer(app).listen(Number(PORT), '127.0.0.1', () =>
   console.log(
-    `MCP endpoint: http://127.0.0.1:${PORT}/mcp; alice registers her passkey at ${PUBLIC_ORIGIN}/approve/passkeys`,
+    `MCP endpoint: ${PUBLIC_ORIGIN}/mcp; alice registers her passkey at ${PUBLIC_ORIGIN}/approve/passkeys`,
   ),
 );
