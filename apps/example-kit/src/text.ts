@@ -18,8 +18,9 @@ export function storableText(max: number, min = 1) {
 
 /**
  * A one-line name or label ({@link storableText}, and no control character,
- * line or paragraph separator, or bidi control, nor more than 4 combining
- * marks in a row): text that a confirmation
+ * line or paragraph separator, or format character (bidi controls, tag
+ * characters, zero-width spaces; ZWJ and ZWNJ allowed), nor more than 4
+ * combining marks in a row): text that a confirmation
  * question quotes, so that whoever stored it cannot add lines that read as
  * the server's, or reorder what the person reads (Trojan Source,
  * CVE-2021-42574). Refused with `-32602` naming the argument.
@@ -27,8 +28,10 @@ export function storableText(max: number, min = 1) {
 export function singleLineText(max: number, min = 1) {
   return storableText(max, min)
     .refine(
-      (s) => !/[\p{Cc}\p{Zl}\p{Zp}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u.test(s),
-      'must be one line without control or bidi characters',
+      // Format characters (bidi controls, tags, zero-width and annotation marks) draw nothing or
+      // reorder what is read; only the joiners emoji need are kept.
+      (s) => !/(?![\u200c\u200d])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(s),
+      'must be one line without control, bidi or other invisible format characters',
     )
     .refine(
       // A stack of combining marks draws over the lines around it; no script needs five in a row.

@@ -3,6 +3,7 @@ import {
   confirm,
   flag,
   type LevelPolicy,
+  preview,
   typeToConfirm,
   withoutAsking,
 } from '@mrtr/gate';
@@ -139,7 +140,8 @@ export function serviceTools(
           }),
         );
       return {
-        message: `Delete ${s.name} (${s.id}, ${s.environment})? ${describeDeletion(s)} It cannot be undone.`,
+        // Stored text, checked when created but quoted here as a preview all the same.
+        message: `Delete ${preview(s.name, 63)} (${s.id}, ${s.environment})? ${describeDeletion(s)} It cannot be undone.`,
         view: s,
         expect: { serviceName: s.name },
       };
@@ -200,7 +202,7 @@ export function serviceTools(
       if (!found.service) return withoutAsking(found.refused);
       const s = found.service;
       return {
-        message: `Scale ${s.name} (${s.id}, ${s.environment}) to zero? This stops ${s.instances} running instances; the service is offline until scaled up again.`,
+        message: `Scale ${preview(s.name, 63)} (${s.id}, ${s.environment}) to zero? This stops ${s.instances} running instances; the service is offline until scaled up again.`,
         view: s,
       };
     },

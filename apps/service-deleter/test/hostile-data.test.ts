@@ -228,6 +228,9 @@ describe('names that would rewrite the question they appear in', () => {
     ['name', { name: 'api\u2028staging' }],
     ['name', { name: `e${'\u0301'.repeat(24)}` }], // marks that draw over the lines above
     ['name', { name: `e${'\u0301\u200d'.repeat(8)}` }], // the same, a joiner between each
+    ['name', { name: 'api-prod\u{e0041}\u{e0042}' }], // tag characters: drawn as nothing
+    ['name', { name: '\ufff9api-prod\ufffaDELETED\ufffb' }], // interlinear annotation
+    ['name', { name: 'api\u200bprod' }], // a zero-width space
     ['dnsRecords', { dnsRecords: ['a.example.com\r\nsafe'] }],
     [
       'dnsRecords',

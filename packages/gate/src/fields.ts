@@ -186,8 +186,11 @@ function oneCharacter(segment: string): string {
   let marks = 0;
   for (const point of segment) {
     if (points === MAX_UNITS_PER_CHARACTER) break;
-    if (MARK.test(point)) marks++;
-    else if (!JOINER.test(point)) marks = 0;
+    // CGJ is itself a mark (Mn): joiners are tested first, so that none counts.
+    if (JOINER.test(point)) {
+      // neither counts nor ends the run
+    } else if (MARK.test(point)) marks++;
+    else marks = 0;
     if (marks > MAX_MARKS_IN_A_ROW) continue;
     kept += point;
     points++;

@@ -145,6 +145,9 @@ describe('answers no other layer cleaned', () => {
     const flags = '\u{1f44d}' + '\u{1f3fb}'.repeat(30); // one character: a base and 30 modifiers
     expect([...preview(flags, 40)].length).toBe(16);
     // Marks that scripts stack (decomposed Vietnamese, a keycap) are kept.
+    // CGJ, itself a mark, counts as a joiner: four marks with it between them stay whole.
+    const cgj = 'a\u0301\u034f\u0301\u034f\u0301\u034f\u0301';
+    expect(preview(cgj, 40)).toBe(cgj);
     const marked = 'Vie\u0302\u0323t 1\ufe0f\u20e3';
     expect(preview(marked, 40)).toBe(marked);
   });

@@ -8,7 +8,7 @@
  */
 
 import { isJsonContentType } from '@modelcontextprotocol/server';
-import { clip, retryFieldsProblem } from '@mrtr/wire';
+import { retryFieldsProblem, shownText } from '@mrtr/wire';
 
 /** The revision whose `tools/call` carries retry fields. */
 const MODERN_REVISION = '2026-07-28';
@@ -40,8 +40,8 @@ export function retryFieldsRefusal(request: Request, body: unknown): Response | 
     return undefined;
   const problem = retryFieldsProblem(params as Record<string, unknown>);
   if (problem === undefined) return undefined;
-  // A member name is the client's text: shown well-formed and cut, as `@mrtr/server` shows it.
-  const param = clip(problem.param.toWellFormed(), 64);
+  // A member name is the client's text: shown as `@mrtr/server` shows it (controls as U+FFFD, cut).
+  const param = shownText(problem.param, 64);
   const error = {
     code: -32602,
     message: `Invalid tools/call params: ${param} ${problem.problem}`,

@@ -10,7 +10,7 @@
  * the endpoint's creation.
  */
 
-import { clip, ErrorCode, McpError } from '@mrtr/wire';
+import { clip, ErrorCode, McpError, shownText } from '@mrtr/wire';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 
@@ -59,7 +59,8 @@ const MAX_DETAIL = 200;
 function argumentName(pointer: string, last?: unknown): string {
   const keys = pointer === '' ? [] : pointer.slice(1).split('/');
   if (last !== undefined) keys.push(String(last));
-  return keys.map((k) => clip(k.replace(/~1/g, '/').replace(/~0/g, '~'), MAX_NAME)).join('.');
+  const shown = keys.map((k) => shownText(k.replace(/~1/g, '/').replace(/~0/g, '~'), MAX_NAME));
+  return clip(shown.join('.'), 4 * MAX_NAME);
 }
 
 function invalidArguments(tool: string, argument: string, problem: string): McpError {
@@ -107,7 +108,7 @@ export function parseFailure(tool: string, error: unknown): McpError {
   if (Array.isArray(issues) && issues.length > 0) {
     const first = issues[0] as { path?: unknown; message?: unknown };
     const path = Array.isArray(first.path)
-      ? first.path.map((k) => clip(String(k), MAX_NAME)).join('.')
+      ? clip(first.path.map((k) => shownText(String(k), MAX_NAME)).join('.'), 4 * MAX_NAME)
       : '';
     const message = typeof first.message === 'string' ? first.message : 'is invalid';
     return invalidArguments(tool, path, clip(message, MAX_DETAIL));

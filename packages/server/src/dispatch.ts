@@ -6,7 +6,6 @@
  * a result that cannot be sent is an internal error, never a broken response.
  */
 import {
-  clip,
   databaseRefusal,
   ErrorCode,
   errorResponse,
@@ -14,6 +13,7 @@ import {
   MetaKey,
   type RequestId,
   serviceUnavailable,
+  shownText,
 } from '@mrtr/wire';
 import { checkInputRequired, MRTR_METHODS } from './input-required.js';
 import type { MethodHandler } from './methods.js';
@@ -199,7 +199,7 @@ export function dispatcher(
     try {
       const handler = methods.get(method);
       if (!handler)
-        throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${clip(method, 64)}`);
+        throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${shownText(method, 64)}`);
       result = handler(params, context);
       // Inside the try: reading `then` runs a getter of the handler's result, which may throw.
       thenable = isThenable(result);

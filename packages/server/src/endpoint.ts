@@ -11,6 +11,7 @@ import {
   missingRequiredMetaKeys,
   type RequestId,
   RequestMetaSchema,
+  shownText,
 } from '@mrtr/wire';
 import { parse as parseMediaType } from 'content-type';
 import { buildCatalog } from './catalog.js';
@@ -47,8 +48,6 @@ function isModern(params: Record<string, unknown>): boolean {
   const version = (meta as Record<string, unknown>)[MetaKey.protocolVersion];
   return (SUPPORTED_PROTOCOL_VERSIONS as readonly unknown[]).includes(version);
 }
-
-const wellFormed = (s: string) => (s as string & { toWellFormed(): string }).toWellFormed();
 
 function positiveInteger(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value <= 0)
@@ -264,7 +263,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       return fail(id, ErrorCode.HeaderMismatch, `Header mismatch: Mcp-Method ${why}`);
     }
     if (!methods.has(method))
-      return fail(id, ErrorCode.MethodNotFound, `Method not found: ${clip(method, 64)}`);
+      return fail(id, ErrorCode.MethodNotFound, `Method not found: ${shownText(method, 64)}`);
     const nameField = MCP_NAME_FIELD[method];
     if (nameField) {
       // Not a header mismatch: no header can match a name that is not text.
@@ -282,7 +281,9 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     const shape = inspectParams(params, maxDepth);
     if (shape) {
       // Lone surrogates of a key are shown as U+FFFD: the error itself is well-formed text.
-      const where = ['params', ...shape.path].map((k) => clip(wellFormed(k), 64)).join('.');
+      // Each key as shown (controls as U+FFFD), and the whole path bounded: a deep path of long keys
+      // would otherwise come back several kilobytes long.
+      const where = clip(['params', ...shape.path].map((k) => shownText(k, 64)).join('.'), 256);
       const message = `Invalid params: ${where} ${SHAPE_PROBLEMS[shape.problem]}`;
       return fail(
         id,
@@ -353,6 +354,6 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
 function metaProblem(meta: unknown): string {
   const issue = RequestMetaSchema.safeParse(meta).error?.issues[0];
   if (!issue) return '_meta is malformed';
-  const where = ['_meta', ...issue.path.map((k) => clip(wellFormed(String(k)), 64))].join('.');
-  return `${where}: ${clip(wellFormed(issue.message), 200)}`;
+  const where = clip(['_meta', ...issue.path.map((k) => shownText(String(k), 64))].join('.'), 256);
+  return `${where}: ${shownText(issue.message, 200)}`;
 }

@@ -9,6 +9,7 @@ import {
   ReadResourceRequestParamsSchema,
   retryFieldsProblem,
   type ServerCapabilities,
+  shownText,
 } from '@mrtr/wire';
 import { isPlainObject, parseFailure, schemaViolation } from './arguments.js';
 import { type Catalog, matchTemplate } from './catalog.js';
@@ -40,7 +41,7 @@ function invalid(message: string, data?: unknown): McpError {
  */
 function invalidParams(method: string, param: string, problem: string): McpError {
   // A member name is the client's text: a lone surrogate is shown as U+FFFD, so the error is well-formed JSON.
-  const name = clip(param.toWellFormed(), 64);
+  const name = shownText(param, 64);
   return invalid(`Invalid ${method} params: ${name ? `${name} ` : ''}${problem}`, {
     ...(name ? { param: name } : {}),
     problem,
@@ -65,7 +66,7 @@ function zodParamsProblem(
 ): McpError {
   const first = issues[0];
   if (!first) return invalid(`Invalid ${method} params`);
-  const path = first.path.map((k) => clip(String(k), 64)).join('.');
+  const path = clip(first.path.map((k) => shownText(String(k), 64)).join('.'), 256);
   return invalidParams(method, path, `is invalid (${clip(first.message.toWellFormed(), 200)})`);
 }
 
@@ -126,7 +127,7 @@ export function methodTable(
       if (!isCallToolParams(params)) throw callParamsProblem(params);
       const entry = tools.get(params.name);
       if (!entry) {
-        const name = clip(params.name, 64);
+        const name = shownText(params.name, 64);
         throw invalid(`Unknown tool: ${name}`, { name });
       }
       const tool = entry.definition;
@@ -175,14 +176,14 @@ export function methodTable(
       if (!parsed.success) throw zodParamsProblem('prompts/get', parsed.error.issues);
       const entry = prompts.get(parsed.data.name);
       if (!entry) {
-        const name = clip(parsed.data.name, 64);
+        const name = shownText(parsed.data.name, 64);
         throw invalid(`Unknown prompt: ${name}`, { name });
       }
       const args = parsed.data.arguments ?? {};
       const declared = entry.definition.arguments ?? [];
       const unknown = Object.keys(args).find((k) => !declared.some((a) => a.name === k));
       if (unknown !== undefined) {
-        const argument = clip(unknown, 64);
+        const argument = shownText(unknown, 64);
         throw invalid(
           `Invalid arguments for prompt ${entry.definition.name}: ${argument} is not a declared argument`,
           { argument },

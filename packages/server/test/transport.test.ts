@@ -1,4 +1,4 @@
-import { textResult } from '@mrtr/wire';
+import { encodeHeaderValue, textResult } from '@mrtr/wire';
 import { describe, expect, it } from 'vitest';
 import { createMcpEndpoint, DISCARD_LIMIT_BYTES, type McpEndpointOptions } from '../src/index.js';
 import { META, post, rpc, send } from './helpers.js';
@@ -257,6 +257,32 @@ describe('request validation order and codes', () => {
     );
   });
 
+  it('quotes a deep path of long keys bounded, with bidi and other format characters shown as U+FFFD', async () => {
+    let caps: Record<string, unknown> = {};
+    for (let i = 0; i < 300; i++) caps = { [`\u202e${'k'.repeat(60)}${i}`]: caps };
+    const body = rpc(
+      'server/discover',
+      {},
+      {
+        ...META,
+        'io.modelcontextprotocol/clientCapabilities': { experimental: caps },
+      },
+    );
+    const r = await send(endpoint, post(body), false);
+    expect([r.status, r.body.error.code]).toEqual([400, -32602]);
+    expect(r.body.error.message).not.toContain('\u202e');
+    expect(r.body.error.message).toContain('\ufffd');
+    expect(r.body.error.message.length).toBeLessThan(400);
+    expect(r.text.length).toBeLessThan(1200);
+    // An unknown tool's name is quoted the same way.
+    const name = '\u202eecho';
+    const call = post(rpc('tools/call', { name, arguments: {} }), {
+      'mcp-name': encodeHeaderValue(name),
+    });
+    const tool = await send(endpoint, call, false);
+    expect(tool.body.error.message).toBe('Unknown tool: \ufffdecho');
+  });
+
   it('says what is wrong with an envelope: an id beyond the safe integers, a fraction, no method', async () => {
     const head = { 'content-type': 'application/json', 'mcp-protocol-version': '2026-07-28' };
     const raw = (text: string) =>
@@ -372,7 +398,7 @@ describe('request validation order and codes', () => {
       [{ inputResponses: { k: 12345 } }, 'inputResponses.k', 'must be a JSON object'],
       [
         { inputResponses: { ok: {}, '\u0000': [] } },
-        'inputResponses.\u0000',
+        'inputResponses.\ufffd', // a control character is shown as U+FFFD
         'must be a JSON object',
       ],
       [{ inputResponses: { '\ud800x': 1 } }, 'inputResponses.\ufffdx', 'must be a JSON object'],

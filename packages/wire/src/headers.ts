@@ -174,3 +174,18 @@ export function clip(text: string, max: number): string {
   if (last >= 0xd800 && last <= 0xdbff) end -= 1;
   return `${text.slice(0, end)}…`;
 }
+
+/** Control and format characters but the two joiners emoji need (ZWNJ, ZWJ). */
+const UNSHOWN = /(?![\u200c\u200d])[\p{Cc}\p{Cf}]/gu;
+
+/**
+ * Text a client chose (a member name, a tool name, a method), as an error
+ * message quotes it: well-formed (a lone surrogate becomes U+FFFD), every
+ * control and format character (bidi overrides, tag characters, zero-width
+ * spaces; not ZWJ or ZWNJ) shown as U+FFFD, so the message cannot reorder or
+ * hide what it says, then {@link clip}ped to `max` UTF-16 code units.
+ * @returns the text as shown; `text` itself when nothing needed changing.
+ */
+export function shownText(text: string, max: number): string {
+  return clip(text.toWellFormed().replace(UNSHOWN, '\ufffd'), max);
+}
