@@ -182,10 +182,25 @@ function auditFailureMessage(performed: boolean, replayed: boolean, declined: bo
   return 'This request changed nothing: the audit trail could not be written. Retry the same request later.';
 }
 
+/**
+ * The `ReplayStoreUnavailableError` `error` is or wraps (its `cause` chain,
+ * at most 8 deep): a store of `perform`'s own that failed (an executor's
+ * receipt claim, `ReceiptError` `store_unavailable` of `@mrtr/receipt`) is
+ * an outage as the gate's store is, and its transaction rolled back with
+ * the gate's.
+ */
+function storeFailureOf(error: unknown): { outcomeUnknown?: unknown } | undefined {
+  let e = error;
+  for (let depth = 0; depth < 8 && e instanceof Error; depth++) {
+    if (e instanceof ReplayStoreUnavailableError || isNamed(e, 'ReplayStoreUnavailableError'))
+      return e as { outcomeUnknown?: unknown };
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
 function isStoreUnavailable(error: unknown): boolean {
-  return (
-    error instanceof ReplayStoreUnavailableError || isNamed(error, 'ReplayStoreUnavailableError')
-  );
+  return storeFailureOf(error) !== undefined;
 }
 
 /**
@@ -193,9 +208,7 @@ function isStoreUnavailable(error: unknown): boolean {
  * transaction, and a `completed` record written in it, may have committed.
  */
 export function isOutcomeUnknown(error: unknown): boolean {
-  return (
-    isStoreUnavailable(error) && (error as { outcomeUnknown?: unknown }).outcomeUnknown === true
-  );
+  return storeFailureOf(error)?.outcomeUnknown === true;
 }
 
 /** `error` with `cause` set (ES2022 `Error.cause`), for logs; never sent on the wire. */

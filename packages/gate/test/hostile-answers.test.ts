@@ -1,7 +1,7 @@
 import type { Json, OnceRequest, OnceResult, ReplayStore } from '@mrtr/replay';
-import { MemoryReplayStore } from '@mrtr/replay';
+import { MemoryReplayStore, ReplayStoreUnavailableError } from '@mrtr/replay';
 import { MAX_SKEW_SECONDS, TicketSealer } from '@mrtr/ticket';
-import { textResult } from '@mrtr/wire';
+import { McpError, textResult } from '@mrtr/wire';
 import { describe, expect, it } from 'vitest';
 import {
   ConfirmationGate,
@@ -350,5 +350,33 @@ describe('answers held by a prototype', () => {
     expect(result).toMatchObject({ resultType: 'complete', isError: false });
     expect(t.performed).toEqual([]);
     expect(t.events.map((e) => e.outcome)).toContain('declined');
+  });
+});
+
+describe('a store of perform’s own that fails', () => {
+  it('is told as the outage it is (-32603, "changed nothing"), not an internal error, and the ticket can be used again', async () => {
+    const t = setup();
+    const state = await t.asked();
+    // As an executor's receipt claim fails: ReceiptError store_unavailable wrapping the store's error.
+    const receiptStore = new Error('receipt refused (store_unavailable)', {
+      cause: new ReplayStoreUnavailableError('PostgreSQL replay store failed'),
+    });
+    let fail = true;
+    const spec: GateSpec<null, void> = {
+      ...t.spec,
+      perform: async () => {
+        if (fail) throw receiptStore;
+        return textResult('deleted');
+      },
+    };
+    const answer = { confirm: { action: 'accept' as const, content: { confirm: true } } };
+    const retry = () =>
+      t.gate.run(t.request({ requestState: state, inputResponses: answer }), spec);
+    const error = await retry().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpError);
+    expect(error).toMatchObject({ code: -32603 });
+    expect((error as Error).message).toMatch(/^This request changed nothing: the store/);
+    fail = false;
+    expect(await retry()).toMatchObject({ content: [{ text: 'deleted' }] });
   });
 });
