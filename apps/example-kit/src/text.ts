@@ -30,7 +30,12 @@ export function singleLineText(max: number, min = 1) {
     .refine(
       // Format characters (bidi controls, tags, zero-width and annotation marks) draw nothing or
       // reorder what is read; only the joiners emoji need are kept.
-      (s) => !/(?![\u200c\u200d])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(s),
+      // Default-ignorable code points (Hangul fillers, …) draw nothing either, as the blank braille
+      // pattern; the joiners and variation selectors emoji need are kept.
+      (s) =>
+        !/(?![\u034f\u200c\u200d\ufe00-\ufe0f])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800]/u.test(
+          s,
+        ),
       'must be one line without control, bidi or other invisible format characters',
     )
     .refine(

@@ -33,7 +33,9 @@ export function pathProblem(path: string): string | undefined {
   if (path.includes('\\')) return 'separates folders with /, never \\';
   if (/%[0-9A-Fa-f]{2}/.test(path))
     return 'is taken literally and never URL-decoded: percent-encoding (%2e, %2f, …) is refused';
-  if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(path))
+  // Default-ignorable code points (Hangul fillers, variation selectors) and the blank braille
+  // pattern draw nothing: two names would look the same.
+  if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800]/u.test(path))
     return 'contains a control or invisible formatting character';
   // A stack of combining marks (NFC keeps what has no composed form) draws over the question's lines.
   if (/\p{M}(?:[\u034f\u200c\u200d]*\p{M}){4}/u.test(path))

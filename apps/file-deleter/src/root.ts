@@ -1,7 +1,21 @@
 import { type BigIntStats, constants, promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
+import { ErrorCode, McpError } from '@mrtr/wire';
 import { at, closeAll, codeOf, DIR_FLAGS } from './fd.js';
 import { MAX_NAME_BYTES, TRASH_DIR } from './paths.js';
+
+/**
+ * The files root itself is not as the server left it (swapped, its trash not
+ * a folder, a file on another mount): nothing can be moved safely. `-32603`
+ * (HTTP 503) saying so, where a plain error would be a bare 500; thrown
+ * before anything moved, so the claim's transaction rolls back.
+ */
+export function rootBroken(what: string): McpError {
+  return new McpError(
+    ErrorCode.InternalError,
+    `This request changed nothing: ${what}. An operator must put the files root back as the server expects it.`,
+  );
+}
 
 /** What the server checked about a file: the question states it, the claim compares it. */
 export interface FileFacts {
@@ -122,7 +136,7 @@ export class FilesRoot {
     const st = await handle.stat({ bigint: true });
     if (st.dev !== this.id.dev || st.ino !== this.id.ino) {
       await handle.close();
-      throw new Error(`FILES_ROOT ${this.path} was replaced since the server started`);
+      throw rootBroken(`FILES_ROOT ${this.path} was replaced since the server started`);
     }
     return handle;
   }
@@ -130,7 +144,7 @@ export class FilesRoot {
   /** Open `.mrtr-trash` in the open root, refusing a link. */
   async openTrash(root: FileHandle): Promise<FileHandle> {
     return fsp.open(at(root.fd, TRASH_DIR), DIR_FLAGS).catch((error) => {
-      throw new Error(`${TRASH_DIR} in FILES_ROOT must be a folder (${codeOf(error)})`);
+      throw rootBroken(`${TRASH_DIR} in FILES_ROOT is not a folder (${codeOf(error)})`);
     });
   }
 

@@ -2,7 +2,7 @@ import { promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { at, closeAll, codeOf, readNoFollow, unlinkIfThere, writeNew } from './fd.js';
 import { TRASH_DIR } from './paths.js';
-import { type FileFacts, type FilesRoot, same } from './root.js';
+import { type FileFacts, type FilesRoot, rootBroken, same } from './root.js';
 
 /** What is kept beside a file moved into the trash, to put it back if its transaction rolls back. */
 interface Intent {
@@ -44,7 +44,13 @@ export async function moveToTrash(
       const intent: Intent = { path: expected.path, dev: expected.dev, ino: expected.ino };
       if (backup) intent.backup = backup;
       await writeNew(at(trash.fd, `${nonce}.json`), JSON.stringify(intent));
-      await fsp.rename(at(dir.fd, name), at(trash.fd, nonce));
+      await fsp.rename(at(dir.fd, name), at(trash.fd, nonce)).catch(async (error) => {
+        const code = codeOf(error);
+        // A bind mount of the same file system passes the walk's device check; the rename does not.
+        if (code !== 'EXDEV' && code !== 'EBUSY') throw error;
+        await fsp.unlink(at(trash.fd, `${nonce}.json`)).catch(() => {}); // nothing moved
+        throw rootBroken(`${expected.path} is a mount point or on another file system (${code})`);
+      });
       // Whatever was at the name went: check it is the file checked, else put it back.
       const moved = await fsp.lstat(at(trash.fd, nonce), { bigint: true });
       if (!moved.isFile() || !same(moved, expected)) {

@@ -16,6 +16,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { callTool } from '@mrtr/spec-schema';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../src/db.js';
 import {
@@ -27,6 +28,8 @@ import {
   KEY,
   put,
   startHarness,
+  TOKEN,
+  TOOL,
   textOf,
   trash,
 } from './harness.js';
@@ -203,5 +206,37 @@ describe('a swap in the window between the last check and the rename', () => {
     expect(exists(x.root, 'docs-old/plan.txt')).toBe(false);
     expect(trash(x.root)).toEqual([]);
     rmSync(join(x.root, 'docs'));
+  });
+});
+
+describe('the files root itself changed between the rounds', () => {
+  it('its trash replaced by a link: -32603 with HTTP 503 saying so, never a 500; nothing moved, the ticket still good', async () => {
+    const x = await started();
+    const q = await ask(x.url, 'notes.txt');
+    const trashDir = join(x.root, '.mrtr-trash');
+    renameSync(trashDir, `${trashDir}-saved`);
+    symlinkSync(join(x.root, 'elsewhere'), trashDir);
+    const r = await callTool(
+      x.url,
+      TOKEN,
+      TOOL,
+      { path: 'notes.txt' },
+      {
+        requestState: q.ticket,
+        inputResponses: confirmed('notes.txt'),
+      },
+    );
+    expect(r.status).toBe(503);
+    expect(r.body.error).toMatchObject({ code: -32603 });
+    expect(r.body.error.message).toMatch(
+      /^This request changed nothing: \.mrtr-trash in FILES_ROOT is not a folder/,
+    );
+    expect(readFileSync(join(x.root, 'notes.txt'), 'utf8')).toBe('version one');
+    expect(await rows(x)).toBe(0);
+    unlinkSync(trashDir);
+    renameSync(`${trashDir}-saved`, trashDir);
+    const done = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    expect(done.result.isError).toBe(false);
+    expect(exists(x.root, 'notes.txt')).toBe(false);
   });
 });

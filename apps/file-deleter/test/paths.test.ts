@@ -102,6 +102,8 @@ describe('Unicode look-alikes are refused, never normalized into another name', 
     ['notes\u200B.txt', 'zero-width space'],
     ['notes.txt\u0007', 'bell'],
     ['notes\u2028.txt', 'line separator'],
+    ['notes\u115f.txt', 'Hangul choseong filler'],
+    ['notes\u2800.txt', 'blank braille pattern'],
   ])('%s (%s): invisible or control characters', async (path) =>
     invalid(path, /control or invisible formatting character/));
 

@@ -231,6 +231,7 @@ describe('names that would rewrite the question they appear in', () => {
     ['name', { name: 'api-prod\u{e0041}\u{e0042}' }], // tag characters: drawn as nothing
     ['name', { name: '\ufff9api-prod\ufffaDELETED\ufffb' }], // interlinear annotation
     ['name', { name: 'api\u200bprod' }], // a zero-width space
+    ['name', { name: 'api-prod\u115f' }], // a Hangul filler: draws nothing
     ['dnsRecords', { dnsRecords: ['a.example.com\r\nsafe'] }],
     [
       'dnsRecords',

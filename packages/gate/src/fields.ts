@@ -135,10 +135,13 @@ const LINE_BREAKS = /[\t\n\v\f\r\u0085\u2028\u2029]+/g;
 /**
  * Other control characters, the bidi controls (Trojan Source, CVE-2021-42574)
  * and every other format character (tag characters a model reads and a
- * person does not see, zero-width spaces, the BOM) but the zero-width joiner
- * and non-joiner that emoji and several scripts need: shown as U+FFFD.
+ * person does not see, zero-width spaces, the BOM), every other
+ * default-ignorable code point (Hangul fillers) and the blank braille
+ * pattern, but the joiners (ZWJ, ZWNJ, CGJ) and variation selectors that
+ * emoji and several scripts need: shown as U+FFFD.
  */
-const HIDDEN = /(?![\u200c\u200d])[\p{Cc}\p{Cf}]/gu;
+const HIDDEN =
+  /(?![\u034f\u200c\u200d\ufe00-\ufe0f])[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\u2800]/gu;
 /** Most code points per user-perceived character a preview keeps (a family emoji has 7). */
 const MAX_UNITS_PER_CHARACTER = 16;
 /** Most combining marks in a row a preview keeps (Vietnamese stacks two, pointed Hebrew three or four). */

@@ -145,6 +145,11 @@ describe('answers no other layer cleaned', () => {
     const flags = '\u{1f44d}' + '\u{1f3fb}'.repeat(30); // one character: a base and 30 modifiers
     expect([...preview(flags, 40)].length).toBe(16);
     // Marks that scripts stack (decomposed Vietnamese, a keycap) are kept.
+    // Characters that draw nothing (Hangul fillers, blank braille) are shown; emoji keep theirs.
+    expect(preview('notes\u115f.txt \u2800x', 40)).toBe('notes\ufffd.txt \ufffdx');
+    expect(preview('\u2764\ufe0f \u{1f469}\u200d\u{1f4bb}', 40)).toBe(
+      '\u2764\ufe0f \u{1f469}\u200d\u{1f4bb}',
+    );
     // CGJ, itself a mark, counts as a joiner: four marks with it between them stay whole.
     const cgj = 'a\u0301\u034f\u0301\u034f\u0301\u034f\u0301';
     expect(preview(cgj, 40)).toBe(cgj);
