@@ -33,7 +33,7 @@ export function singleLineText(max: number, min = 1) {
       // Default-ignorable code points (Hangul fillers, …) draw nothing either, as the blank braille
       // pattern; the joiners and variation selectors emoji need are kept.
       (s) =>
-        !/(?![\u034f\u200c\u200d\ufe00-\ufe0f])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800]/u.test(
+        !/(?![\ufe00-\ufe0f]|\u034f|\u200c|\u200d)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800]/u.test(
           s,
         ),
       'must be one line without control, bidi or other invisible format characters',

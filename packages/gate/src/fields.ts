@@ -141,7 +141,7 @@ const LINE_BREAKS = /[\t\n\v\f\r\u0085\u2028\u2029]+/g;
  * emoji and several scripts need: shown as U+FFFD.
  */
 const HIDDEN =
-  /(?![\u034f\u200c\u200d\ufe00-\ufe0f])[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\u2800]/gu;
+  /(?![\ufe00-\ufe0f]|\u034f|\u200c|\u200d)[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\u2800]/gu;
 /** Most code points per user-perceived character a preview keeps (a family emoji has 7). */
 const MAX_UNITS_PER_CHARACTER = 16;
 /** Most combining marks in a row a preview keeps (Vietnamese stacks two, pointed Hebrew three or four). */
