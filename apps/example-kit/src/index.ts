@@ -54,4 +54,4 @@ export {
   type Served,
 } from './serve.js';
 export { type Sweep, type Sweeper, startSweeper } from './sweeper.js';
-export { singleLineText, storableText } from './text.js';
+export { singleLineText, stacksMarks, storableText } from './text.js';

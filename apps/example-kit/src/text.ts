@@ -38,10 +38,15 @@ export function singleLineText(max: number, min = 1) {
         ),
       'must be one line without control, bidi or other invisible format characters',
     )
-    .refine(
-      // A stack of combining marks draws over the lines around it; no script needs five in a row.
-      // Joiners between the marks (ZWJ, ZWNJ, CGJ) draw nothing and do not break the stack.
-      (s) => !/\p{M}(?:[\u034f\u200c\u200d]*\p{M}){4}/u.test(s),
-      'must not stack more than 4 combining marks on one character',
-    );
+    .refine((s) => !stacksMarks(s), 'must not stack more than 4 combining marks on one character');
+}
+
+/**
+ * Whether `text` stacks more than 4 combining marks on one character: a
+ * stack draws over the lines around it, and no script needs five in a row.
+ * Joiners between the marks (ZWJ, ZWNJ, CGJ) draw nothing and do not break
+ * the stack. For input checks of text a question will quote.
+ */
+export function stacksMarks(text: string): boolean {
+  return /\p{M}(?:[\u034f\u200c\u200d]*\p{M}){4}/u.test(text);
 }

@@ -1,4 +1,4 @@
-import { storableText } from '@mrtr/example-kit';
+import { stacksMarks, storableText } from '@mrtr/example-kit';
 
 /** Longest `path` argument accepted, in UTF-16 code units. */
 export const MAX_PATH_LENGTH = 1024;
@@ -38,8 +38,7 @@ export function pathProblem(path: string): string | undefined {
   if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800]/u.test(path))
     return 'contains a control or invisible formatting character';
   // A stack of combining marks (NFC keeps what has no composed form) draws over the question's lines.
-  if (/\p{M}(?:[\u034f\u200c\u200d]*\p{M}){4}/u.test(path))
-    return 'stacks more than 4 combining marks on one character';
+  if (stacksMarks(path)) return 'stacks more than 4 combining marks on one character';
   if (path.normalize('NFC') !== path)
     return 'is not in Unicode NFC form: type it composed (é as one character, not e and an accent)';
   if (SLASH_LIKE.test(path)) return 'contains a character that looks like / or \\';
