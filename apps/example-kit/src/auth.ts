@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { longEnoughPagePassword } from '@mrtr/approval-page';
 import type { Principal } from '@mrtr/server';
 
 /**
@@ -58,17 +59,10 @@ export function parsePageUsers(value: string): Map<string, string> {
   return users;
 }
 
-/**
- * Shortest page password the examples accept, characters: the page's
- * sign-in allows a principal ten attempts a minute per instance, a budget a
- * short password does not outlast.
- */
-export const MIN_PAGE_PASSWORD_LENGTH = 12;
-
-/** The first principal of `users` whose page password is shorter than {@link MIN_PAGE_PASSWORD_LENGTH}, if any. */
+/** The first principal of `users` whose page password `@mrtr/approval-page` refuses as too short, if any. */
 export function shortPagePassword(users: ReadonlyMap<string, string>): string | undefined {
   for (const [principal, password] of users)
-    if (password.length < MIN_PAGE_PASSWORD_LENGTH) return principal;
+    if (!longEnoughPagePassword(password)) return principal;
   return undefined;
 }
 

@@ -1,6 +1,6 @@
+import { MIN_PAGE_PASSWORD_LENGTH } from '@mrtr/approval-page';
 import { APPROVAL_BASE_PATH } from './approvals.js';
 import {
-  MIN_PAGE_PASSWORD_LENGTH,
   parsePageUsers,
   parseTokens,
   randomSecret,

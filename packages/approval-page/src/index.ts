@@ -75,6 +75,7 @@ export {
   type RedisCommander,
 } from './redis-store.js';
 export type { PasswordSignInOptions, SignedIn, SignInHook } from './sign-in.js';
+export { longEnoughPagePassword, MIN_PAGE_PASSWORD_LENGTH } from './sign-in.js';
 export {
   type ApprovalStore,
   ApprovalStoreUnavailableError,

@@ -37,12 +37,20 @@ export interface SignInHook {
 /** The built-in sign-in: a form for configured users, then a server-side session. */
 export interface PasswordSignInOptions {
   /**
-   * Principal → token (its password on the form). Not the bearer token the
-   * MCP client sends: whoever holds that could sign in here and approve, so
-   * an approval would prove nothing a client could not do. Tokens are
-   * compared in constant time.
+   * Principal → token (its password on the form), at least
+   * {@link MIN_PAGE_PASSWORD_LENGTH} characters (code points). Not the bearer
+   * token the MCP client sends: whoever holds that could sign in here and
+   * approve, so an approval would prove nothing a client could not do.
+   * Tokens are compared in constant time.
    */
   users: Readonly<Record<string, string>> | ReadonlyMap<string, string>;
+  /**
+   * Shortest password taken, characters (code points; default and usual
+   * value {@link MIN_PAGE_PASSWORD_LENGTH}, 12). Lower it only where the
+   * passwords are credentials with a strength of their own, such as
+   * generated tokens; a person's chosen password needs the default.
+   */
+  minPasswordLength?: number;
   /** How long a session lasts, seconds (default 1800). */
   sessionTtlSeconds?: number;
   /**
@@ -77,6 +85,27 @@ export interface SignInPage {
   now: () => number;
 }
 
+/**
+ * Shortest page password {@link PasswordSignIn} takes, in characters (code
+ * points). The password is the only factor of this sign-in (NIST SP
+ * 800-63B-4 §3.1.1.2 asks at least 15 of a password used alone; we take 12,
+ * with the attempt limit in front), and a short one does not outlast the
+ * `attempts` budget of a few instances for long.
+ */
+export const MIN_PAGE_PASSWORD_LENGTH = 12;
+
+/**
+ * Whether `password` has at least `min` code points (a lone surrogate counts
+ * as one).
+ * @param min characters, default {@link MIN_PAGE_PASSWORD_LENGTH}.
+ */
+export function longEnoughPagePassword(password: string, min = MIN_PAGE_PASSWORD_LENGTH): boolean {
+  if (password.length >= 2 * min) return true;
+  let count = 0;
+  for (const _ of password) if (++count >= min) return true;
+  return false;
+}
+
 const COOKIE_VALUE = /^[A-Za-z0-9_-]{43}$/;
 /** Counters the sign-in attempts of names that are no user share (see `attempts`). */
 const UNKNOWN_NAME_COUNTERS = 1024;
@@ -102,16 +131,28 @@ export class PasswordSignIn implements SignInHook {
   readonly #decoy = digest(randomBytes(32).toString('base64url'));
   readonly #attempts: RateLimiterMemory;
 
-  /** @throws {TypeError} for no users, an empty principal or password, a bad TTL or bad `attempts`. */
+  /**
+   * @throws {TypeError} for no users, an empty principal, a password shorter
+   *   than `minPasswordLength` characters (the message names the principal,
+   *   never the password), a bad `minPasswordLength`, TTL or `attempts`.
+   */
   constructor(options: PasswordSignInOptions, page: SignInPage) {
     const entries =
       options.users instanceof Map ? [...options.users] : Object.entries(options.users);
     if (entries.length === 0) throw new TypeError('users must name at least one principal');
-    for (const [principal, token] of entries)
+    const min = options.minPasswordLength ?? MIN_PAGE_PASSWORD_LENGTH;
+    if (!Number.isSafeInteger(min) || min < 1)
+      throw new TypeError('minPasswordLength must be a positive integer');
+    for (const [principal, token] of entries) {
       if (!isField(principal) || typeof token !== 'string' || token.length === 0)
         throw new TypeError(
           'every user needs a principal (1 to 1024 characters, no NUL) and a non-empty page password (not the MCP bearer token)',
         );
+      if (!longEnoughPagePassword(token, min))
+        throw new TypeError(
+          `the page password of principal ${JSON.stringify(principal)} is shorter than ${min} characters: give each person a long random one (e.g. openssl rand -base64 18)`,
+        );
+    }
     this.#users = new Map(entries.map(([p, t]) => [p, digest(t)]));
     this.#ttl = options.sessionTtlSeconds ?? 1800;
     if (!Number.isSafeInteger(this.#ttl) || this.#ttl <= 0)

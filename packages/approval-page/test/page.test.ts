@@ -166,6 +166,35 @@ describe('sign-in', () => {
     ).toThrow('attempts.windowSeconds must be an integer from 1 to 86400');
   });
 
+  it('refuses a page password shorter than 12 characters, counted in code points, without echoing it', () => {
+    const withUsers = (users: Record<string, string>) => () =>
+      createApprovalPage({ store: new MemoryApprovalStore(), origin: ORIGIN, signIn: { users } });
+    expect(withUsers({ alice: USERS.alice, bob: 'hunter2-abcd' })).not.toThrow(); // 12
+    let thrown: unknown;
+    try {
+      withUsers({ alice: USERS.alice, bob: 'hunter2-abc' })(); // 11
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(TypeError);
+    expect((thrown as Error).message).toContain('"bob"');
+    expect((thrown as Error).message).toContain('shorter than 12 characters');
+    expect((thrown as Error).message).not.toContain('hunter2');
+    // Six emoji are twelve UTF-16 code units but six characters.
+    expect(withUsers({ alice: '🔑🔑🔑🔑🔑🔑' })).toThrow(TypeError);
+    expect(withUsers({ alice: '🔑🔑🔑🔑🔑🔑🔑🔑🔑🔑🔑🔑' })).not.toThrow();
+    // Lowered on purpose (generated tokens), and never to nothing.
+    const withMin = (minPasswordLength: number) => () =>
+      createApprovalPage({
+        store: new MemoryApprovalStore(),
+        origin: ORIGIN,
+        signIn: { users: { bob: 'tok-bob' }, minPasswordLength },
+      });
+    expect(withMin(7)).not.toThrow();
+    expect(withMin(8)).toThrow(/shorter than 8 characters/);
+    expect(withMin(0)).toThrow('minPasswordLength must be a positive integer');
+  });
+
   it('never redirects anywhere but an approval page after sign-in', async () => {
     const { page } = setup();
     for (const target of [
