@@ -60,6 +60,7 @@ describe.skipIf(!reachable || !chromiumAvailable())('the strongest example (Expr
       await tab.getByLabel('Principal').fill('alice');
       await tab.getByLabel('Password').fill(PAGE_PASSWORD);
       await tab.getByRole('button', { name: 'Sign in' }).click();
+      await tab.getByLabel('Your page password').fill(PAGE_PASSWORD);
       await tab.getByRole('button', { name: 'Register a passkey' }).click();
       await tab.getByText('Your passkey is registered.').waitFor();
       await tab.goto(pageUrl.href);

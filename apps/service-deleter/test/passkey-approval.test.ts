@@ -50,6 +50,7 @@ describe.skipIf(!available)('production delete_service with a passkey (presence)
     await tab.getByLabel('Principal').fill('alice');
     await tab.getByLabel('Password').fill(ALICE);
     await tab.getByRole('button', { name: 'Sign in' }).click();
+    await tab.getByLabel('Your page password').fill(ALICE);
     await tab.getByRole('button', { name: 'Register a passkey' }).click();
     await tab.getByText('Your passkey is registered.').waitFor();
 

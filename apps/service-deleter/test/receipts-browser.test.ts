@@ -52,6 +52,7 @@ describe.skipIf(!available)('receipts of URL and passkey approvals', () => {
     await tab.getByLabel('Principal').fill('alice');
     await tab.getByLabel('Password').fill(ALICE);
     await tab.getByRole('button', { name: 'Sign in' }).click();
+    await tab.getByLabel('Your page password').fill(ALICE);
     await tab.getByRole('button', { name: 'Register a passkey' }).click();
     await tab.getByText('Your passkey is registered.').waitFor();
   }, 120_000);

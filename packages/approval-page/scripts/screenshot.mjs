@@ -10,7 +10,7 @@ import { addVirtualAuthenticator, launchChromium } from '@mrtr/test-services/bro
 import { createApprovalChannel, createApprovalPage, MemoryApprovalStore } from '../dist/index.js';
 
 const docs = (name) => fileURLToPath(new URL(`../../../docs/${name}`, import.meta.url));
-const users = { alice: 'alice-screenshot-token' };
+const users = { alice: 'alice-screenshot-password' };
 let listener;
 const server = createServer((req, res) => listener(req, res));
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -46,13 +46,14 @@ try {
   await addVirtualAuthenticator(cdp);
   await page.goto(url);
   await page.getByLabel('Principal').fill('alice');
-  await page.getByLabel('Token').fill(users.alice);
+  await page.getByLabel('Password').fill(users.alice);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('button', { name: 'Approve', exact: true }).waitFor();
   await page.screenshot({ path: docs('approval-page.png'), fullPage: true });
   await page.goto(
     `${origin}/approve/passkeys?return=${encodeURIComponent(new URL(presence).pathname)}`,
   );
+  await page.getByLabel('Your page password').fill(users.alice);
   await page.getByRole('button', { name: 'Register a passkey' }).click();
   await page.getByText('Your passkey is registered.').waitFor();
   await page.screenshot({ path: docs('passkey-registration.png'), fullPage: true });

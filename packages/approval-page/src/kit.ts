@@ -3,7 +3,7 @@
  * in, and the refusal pages (each says that nothing was recorded).
  */
 import { MAX_MESSAGE_LENGTH } from './rules.js';
-import type { SignedIn, SignInHook } from './sign-in.js';
+import type { PasswordSignIn, SignedIn, SignInHook } from './sign-in.js';
 import type { ApprovalStore, DecideRefusal, FinalDecision } from './store.js';
 import type { LayoutData } from './views.js';
 
@@ -37,6 +37,12 @@ export interface ViewKit {
   /** The WebAuthn relying party: its id (the origin's host) and the name shown by authenticators. */
   rp: { id: string; name: string };
   now: () => number;
+  /**
+   * The built-in sign-in's {@link PasswordSignIn.confirmPassword}: registering
+   * a passkey asks for the page password again. Absent with a `SignInHook`,
+   * whose session is all the page knows.
+   */
+  confirmPassword?: PasswordSignIn['confirmPassword'];
   /** Whether the page may make this change to the principal's passkeys (`passkeyRegistration`). */
   passkeyChange(change: PasskeyChange): Promise<boolean>;
   /** What every view's layout needs; `scripts` are same-origin paths (default none). */

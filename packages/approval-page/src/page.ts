@@ -144,6 +144,8 @@ export function createApprovalPage(options: ApprovalPageOptions): ApprovalPage {
   const rp = { id: new URL(origin).hostname, name: serviceName };
   const passkeyChange = passkeyPolicy(options.passkeyRegistration);
   const kit: ViewKit = { store, hook, origin, basePath, rp, now, layout, notice, passkeyChange };
+  if (builtIn)
+    kit.confirmPassword = (principal, password) => builtIn.confirmPassword(principal, password);
   const script = (body: string) =>
     respond(200, body, { 'content-type': 'text/javascript; charset=utf-8' });
   const only = (method: string, request: Request, handle: () => Promise<Response>) =>

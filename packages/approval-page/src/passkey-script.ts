@@ -58,6 +58,9 @@ export const PASSKEY_SCRIPT = `'use strict';
         .then(function (optionsJSON) { return ceremony({ optionsJSON: optionsJSON }); })
         .then(function (credential) {
           result.elements.namedItem(field).value = JSON.stringify(credential);
+          // The password went with the options request; the credential's POST needs none.
+          var password = result.elements.namedItem('password');
+          if (password) password.value = '';
           say('Checking your passkey…', false);
           result.submit();
         })

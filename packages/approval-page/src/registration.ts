@@ -5,7 +5,10 @@
  * - `GET <basePath>/passkeys`: the principal's passkeys and "Register a passkey";
  * - `POST <basePath>/passkeys/options`: creation options (JSON), user
  *   verification required, a discoverable credential preferred, no
- *   attestation; the challenge is kept for this sign-in session, single use;
+ *   attestation; the challenge is kept for this sign-in session, single use.
+ *   Under the built-in sign-in it needs the page password again (a wrong one
+ *   `401`, past the attempt limit `429`): a session cookie reaches every port
+ *   of its host, and one replayed from elsewhere must not bind a passkey;
  * - `POST <basePath>/passkeys`: the new credential, verified, kept with the principal;
  * - `POST <basePath>/passkeys/remove`: forget one of the principal's passkeys.
  */
@@ -14,7 +17,7 @@ import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 import { generateRegistrationOptions, verifyRegistrationResponse } from '@simplewebauthn/server';
 import { registrationKey, userHandle } from './challenge.js';
 import { csrfToken } from './csrf.js';
-import { field, html, json, seeOther } from './http.js';
+import { field, html, json, respond, seeOther } from './http.js';
 import {
   type PasskeyChange,
   type PasskeyRegistration,
@@ -120,6 +123,7 @@ export async function showPasskeys(kit: ViewKit, request: Request) {
       transports: p.transports.length > 0 ? p.transports.join(', ') : 'not reported',
     })),
     mayRegister,
+    askPassword: kit.confirmPassword !== undefined,
     mayRemove,
     // Beside a passkey just registered, "does not let" read as an error: say what is kept instead.
     closed: mayRegister ? null : passkeys.length === 0 ? CLOSED : mayRemove ? NO_MORE : KEPT,
@@ -133,17 +137,40 @@ export async function showPasskeys(kit: ViewKit, request: Request) {
   return html(200, render('passkeys', data));
 }
 
-/** `POST <basePath>/passkeys/options`: `csrf` → `{ options }` or `{ error }`. */
+/**
+ * `POST <basePath>/passkeys/options`: `csrf` (and `password`, the page
+ * password, under the built-in sign-in) → `{ options }` or `{ error }`.
+ */
 export async function registrationOptions(kit: ViewKit, request: Request) {
   const admit = await admitPasskeyPost(kit, request, REGISTRATION_LABEL, true);
   if ('response' in admit) return admit.response;
-  const { who } = admit;
+  const { who, form } = admit;
   const existing = await kit.store.listCredentials(who.principal);
   const change = { principal: who.principal, action: 'register' as const, request };
   if (!(await kit.passkeyChange({ ...change, passkeys: existing.length })))
     return json(403, { error: `${CLOSED} Nothing was registered.` });
   if (existing.length >= MAX_CREDENTIALS)
     return json(409, { error: `You have ${MAX_CREDENTIALS} passkeys; remove one first.` });
+  if (kit.confirmPassword) {
+    // The session alone is not enough: its cookie also reaches every other port of this host.
+    const confirmed = await kit.confirmPassword(who.principal, field(form, 'password') ?? '');
+    if (!confirmed.ok && confirmed.retryAfter !== undefined)
+      return respond(
+        429,
+        JSON.stringify({
+          error: `Too many password attempts for ${who.principal}. Try again in ${confirmed.retryAfter} seconds. Nothing was registered.`,
+        }),
+        {
+          'content-type': 'application/json; charset=utf-8',
+          'retry-after': String(confirmed.retryAfter),
+        },
+      );
+    if (!confirmed.ok)
+      return json(401, {
+        error:
+          'That is not your page password. Registering a passkey needs it. Nothing was registered.',
+      });
+  }
   const options = await generateRegistrationOptions({
     rpName: kit.rp.name,
     rpID: kit.rp.id,

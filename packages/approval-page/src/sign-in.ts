@@ -192,6 +192,27 @@ export class PasswordSignIn implements SignInHook {
     return { principal: session.principal, csrfSecret: session.csrfSecret };
   }
 
+  /**
+   * Ask for the principal's page password again, for a change a session alone
+   * must not make (registering a passkey): a session cookie reaches every
+   * port of its host (RFC 6265 §8.5), so whatever listens on another port of
+   * the page's host can replay it, but it does not know the password. Counted
+   * against the same `attempts` budget as a sign-in, so it is no way round
+   * the limit; a right password starts a new window, as a sign-in does.
+   * @returns `{ ok: true }`, or `{ ok: false, retryAfter }` when the budget is
+   *   spent (seconds until its window ends), or `{ ok: false }` for a wrong password.
+   */
+  async confirmPassword(
+    principal: string,
+    password: string,
+  ): Promise<{ ok: true } | { ok: false; retryAfter?: number }> {
+    const wait = await this.#attempt(principal);
+    if (wait !== undefined) return { ok: false, retryAfter: wait };
+    if (!this.#verify(principal, password)) return { ok: false };
+    await this.#attempts.delete(`user:${principal}`);
+    return { ok: true };
+  }
+
   /** `<basePath>/sign-in?return=<returnTo>`. */
   signInUrl(returnTo: string): string {
     return `${this.#page.basePath}/sign-in?return=${encodeURIComponent(returnTo)}`;

@@ -153,6 +153,11 @@ const PASSKEYS = `{{#> layout}}
   <input type="hidden" name="csrf" value="{{csrf}}">
   <input type="hidden" name="return" value="{{returnTo}}">
   <input type="hidden" name="registration" value="">
+  {{#if askPassword}}
+  <label for="password">Your page password</label>
+  <input id="password" name="password" type="password" autocomplete="current-password" required aria-describedby="password-hint">
+  <p id="password-hint" class="hint">Asked again here: a passkey lets you approve what only a person may, so your session alone cannot add one.</p>
+  {{/if}}
   <button type="button" id="passkey-register" class="button primary" data-options="{{optionsUrl}}" disabled>Register a passkey</button>
 </form>
 <noscript><p class="hint">Registering a passkey needs JavaScript on this page.</p></noscript>

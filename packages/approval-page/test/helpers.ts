@@ -20,6 +20,7 @@ export function setup(
     store?: ApprovalStore;
     origin?: string;
     passkeyRegistration?: PasskeyRegistration;
+    attempts?: { limit?: number; windowSeconds?: number };
   } = {},
 ) {
   const clock = { now: Date.now() };
@@ -31,7 +32,7 @@ export function setup(
   const page = createApprovalPage({
     store,
     origin,
-    signIn: { users: USERS },
+    signIn: { users: USERS, ...(options.attempts ? { attempts: options.attempts } : {}) },
     serviceName: 'Test deleter',
     now,
     onError: (e) => errors.push(e),

@@ -7,7 +7,12 @@ import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto'
 import { describe, expect, it } from 'vitest';
 import { csrfToken } from '../src/csrf.js';
 import { FORM_LAYOUT } from '../src/fields.js';
-import { type ApprovalStore, CONTENT_SECURITY_POLICY } from '../src/index.js';
+import {
+  type ApprovalStore,
+  CONTENT_SECURITY_POLICY,
+  createApprovalPage,
+  MemoryApprovalStore,
+} from '../src/index.js';
 import { REGISTRATION_LABEL } from '../src/registration.js';
 import {
   csrfOf,
@@ -17,6 +22,7 @@ import {
   sessionKeyOf,
   setup,
   signIn,
+  USERS,
 } from './helpers.js';
 import { credential, newRandom } from './store-contract.js';
 
@@ -68,7 +74,7 @@ describe('passkey options for an approval', () => {
 
   it('refuses without a registered passkey (409), and keeps no challenge', async () => {
     const { page, options, cookie, csrf, store, approval } = await ready();
-    const response = await page(post(options, { csrf }, { cookie }));
+    const response = await page(post(options, { csrf, password: USERS.alice }, { cookie }));
     expect(response.status).toBe(409);
     expect(await json(response)).toEqual({
       error: 'You have no passkey registered. Nothing was recorded.',
@@ -81,7 +87,7 @@ describe('passkey options for an approval', () => {
     const mine = credential();
     await store.addCredential(mine);
     await store.addCredential(credential({ principal: 'bob' }));
-    const response = await page(post(options, { csrf }, { cookie }));
+    const response = await page(post(options, { csrf, password: USERS.alice }, { cookie }));
     expect(response.status).toBe(200);
     expectSecurityHeaders(response);
     const body = (await json(response)).options as Record<string, unknown>;
@@ -92,7 +98,9 @@ describe('passkey options for an approval', () => {
       userVerification: 'required',
       allowCredentials: [{ id: mine.id, type: 'public-key', transports: ['internal'] }],
     });
-    const again = (await json(await page(post(options, { csrf }, { cookie })))).options as {
+    const again = (
+      await json(await page(post(options, { csrf, password: USERS.alice }, { cookie })))
+    ).options as {
       challenge: string;
     };
     expect(again.challenge).not.toBe(body.challenge);
@@ -106,9 +114,15 @@ describe('passkey options for an approval', () => {
     const bob = await signIn(page, 'bob');
     const bobsToken = csrfToken('x'.repeat(43), approval.id);
     const attempts: [Request, number][] = [
-      [post(options, { csrf }, { cookie, origin: 'https://evil.example' }), 403],
-      [post(options, { csrf }, { cookie, 'sec-fetch-site': 'cross-site' }), 403],
-      [post(options, { csrf }), 401],
+      [
+        post(options, { csrf, password: USERS.alice }, { cookie, origin: 'https://evil.example' }),
+        403,
+      ],
+      [
+        post(options, { csrf, password: USERS.alice }, { cookie, 'sec-fetch-site': 'cross-site' }),
+        403,
+      ],
+      [post(options, { csrf, password: USERS.alice }), 401],
       [post(options, { csrf: bobsToken }, { cookie }), 403],
       [post(options, {}, { cookie }), 403],
       // bob, signed in with a valid token of his own session for this approval id.
@@ -121,7 +135,9 @@ describe('passkey options for an approval', () => {
     }
     expect((await store.get(approval.id))?.challenge).toBeUndefined();
     await store.decide({ id: approval.id, principal: 'alice', outcome: 'denied' });
-    expect((await page(post(options, { csrf }, { cookie }))).status).toBe(409);
+    expect((await page(post(options, { csrf, password: USERS.alice }, { cookie }))).status).toBe(
+      409,
+    );
   });
 
   it('refuses answers that do not fit the question (400) and keeps no challenge', async () => {
@@ -333,6 +349,67 @@ async function onRegistrationPage(page: (request: Request) => Promise<Response>)
   return { cookie, csrf: /name="csrf" value="([^"]+)"/.exec(list)?.[1] ?? '' };
 }
 
+describe('registering needs the page password, not only the session', () => {
+  it('refuses a session cookie without the password (one replayed from another port of the host), and counts the tries', async () => {
+    const { page, store } = setup({ attempts: { limit: 3, windowSeconds: 60 } });
+    const { cookie, csrf } = await onRegistrationPage(page);
+    const listed = await (
+      await page(new Request(`${ORIGIN}/approve/passkeys`, { headers: { cookie } }))
+    ).text();
+    expect(listed).toMatch(/<input id="password" name="password" type="password"[^>]*required/);
+    const options = `${ORIGIN}/approve/passkeys/options`;
+    const none = await page(post(options, { csrf }, { cookie }));
+    expect(none.status).toBe(401);
+    expect(((await none.json()) as { error: string }).error).toContain('Nothing was registered');
+    const wrong = await page(post(options, { csrf, password: 'not-alice-password' }, { cookie }));
+    expect(wrong.status).toBe(401);
+    // The third try of the window (limit 3) still counts; the fourth is held back, right or not.
+    expect((await page(post(options, { csrf, password: 'x' }, { cookie }))).status).toBe(401);
+    const held = await page(post(options, { csrf, password: USERS.alice }, { cookie }));
+    expect(held.status).toBe(429);
+    expect(Number(held.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Nothing was started: a registration posted now finds no challenge of this session.
+    const posted = await page(
+      post(
+        `${ORIGIN}/approve/passkeys`,
+        { csrf, registration: UNVERIFIABLE_REGISTRATION },
+        { cookie },
+      ),
+    );
+    expect(posted.status).toBe(403);
+    expect(await store.listCredentials('alice')).toEqual([]);
+  });
+
+  it('gives options for the right password; a page on a SignInHook asks none', async () => {
+    const { page } = setup();
+    const { cookie, csrf } = await onRegistrationPage(page);
+    const right = await page(
+      post(`${ORIGIN}/approve/passkeys/options`, { csrf, password: USERS.alice }, { cookie }),
+    );
+    expect(right.status).toBe(200);
+    expect(((await right.json()) as { options: { challenge: string } }).options.challenge).toMatch(
+      /^[\w-]+$/,
+    );
+    // Behind a SignInHook the page knows no password: the hook's session is what it has.
+    const secret = 'hook-csrf-secret-0123456789abcdef0123';
+    const hooked = createApprovalPage({
+      store: new MemoryApprovalStore(),
+      origin: ORIGIN,
+      signIn: {
+        authenticate: () => ({ principal: 'alice', csrfSecret: secret }),
+        signInUrl: () => '/sso',
+      },
+    });
+    const shown = await (await hooked(new Request(`${ORIGIN}/approve/passkeys`))).text();
+    expect(shown).toContain('passkey-register');
+    expect(shown).not.toContain('type="password"');
+    const csrf2 = csrfToken(secret, REGISTRATION_LABEL);
+    expect((await hooked(post(`${ORIGIN}/approve/passkeys/options`, { csrf: csrf2 }))).status).toBe(
+      200,
+    );
+  });
+});
+
 describe('the registration page', () => {
   it('says why passkeys cannot work on a page served at an IP address, and not under a name', async () => {
     const onIp = setup();
@@ -407,7 +484,9 @@ describe('the registration page', () => {
     ).text();
     expect(list).toContain(mine.id.slice(0, 8));
     const csrf = /name="csrf" value="([^"]+)"/.exec(list)?.[1] ?? '';
-    const response = await page(post(`${ORIGIN}/approve/passkeys/options`, { csrf }, { cookie }));
+    const response = await page(
+      post(`${ORIGIN}/approve/passkeys/options`, { csrf, password: USERS.alice }, { cookie }),
+    );
     expect(response.status).toBe(200);
     const { options } = (await response.json()) as { options: Record<string, unknown> };
     expect(options).toMatchObject({
@@ -444,7 +523,9 @@ describe('the registration page', () => {
         key = cose,
       }: { idBytes?: number; posted?: string; key?: Buffer } = {},
     ) => {
-      const options = await page(post(`${ORIGIN}/approve/passkeys/options`, { csrf }, { cookie }));
+      const options = await page(
+        post(`${ORIGIN}/approve/passkeys/options`, { csrf, password: USERS.alice }, { cookie }),
+      );
       const { challenge } = ((await options.json()) as { options: { challenge: string } }).options;
       const id = randomBytes(idBytes);
       const authData = Buffer.concat([
@@ -559,7 +640,9 @@ describe('passkeyRegistration', () => {
     const { page, store } = setup();
     const { cookie, csrf } = await onRegistrationPage(page);
     const options = `${ORIGIN}/approve/passkeys/options`;
-    expect((await page(post(options, { csrf }, { cookie }))).status).toBe(200);
+    expect((await page(post(options, { csrf, password: USERS.alice }, { cookie }))).status).toBe(
+      200,
+    );
     const mine = credential();
     await store.addCredential(mine);
     const shown = await list(page, cookie);
@@ -568,7 +651,7 @@ describe('passkeyRegistration', () => {
     // Beside the passkey just registered, what is kept, not an error.
     expect(shown).toContain('Your passkeys stay as they are');
     expect(shown).not.toContain('does not let');
-    const refused = await page(post(options, { csrf }, { cookie }));
+    const refused = await page(post(options, { csrf, password: USERS.alice }, { cookie }));
     expect(refused.status).toBe(403);
     expect(((await json(refused)) as { error: string }).error).toContain('ask its operator');
     // The registration POST asks again: options fetched before the first passkey do not help.
@@ -599,8 +682,13 @@ describe('passkeyRegistration', () => {
     expect(await list(page, cookie)).not.toContain('passkey-register');
     const csrf = await tokenOf(store, cookie, REGISTRATION_LABEL);
     const options = `${ORIGIN}/approve/passkeys/options`;
-    expect((await page(post(options, { csrf }, { cookie }))).status).toBe(403);
-    expect((await page(post(options, { csrf }, { cookie, 'x-fresh': '1' }))).status).toBe(200);
+    expect((await page(post(options, { csrf, password: USERS.alice }, { cookie }))).status).toBe(
+      403,
+    );
+    expect(
+      (await page(post(options, { csrf, password: USERS.alice }, { cookie, 'x-fresh': '1' })))
+        .status,
+    ).toBe(200);
     const mine = credential();
     await store.addCredential(mine);
     const remove = `${ORIGIN}/approve/passkeys/remove`;
@@ -632,7 +720,9 @@ describe('passkeyRegistration', () => {
       expect(shown.status).toBe(200);
       expect(await shown.text()).toContain('ask its operator');
       const csrf = await tokenOf(store, cookie, REGISTRATION_LABEL);
-      const options = await page(post(`${ORIGIN}/approve/passkeys/options`, { csrf }, { cookie }));
+      const options = await page(
+        post(`${ORIGIN}/approve/passkeys/options`, { csrf, password: USERS.alice }, { cookie }),
+      );
       expect(options.status).toBe(403);
       expect(errors).toEqual([]);
     }

@@ -88,6 +88,7 @@ describe.skipIf(!available)('passkeys on the approval page, in Chromium', () => 
   async function register(p: Person, principal: keyof typeof USERS = 'alice') {
     await p.tab.goto(`${origin}/approve/passkeys`);
     if (new URL(p.tab.url()).pathname === '/approve/sign-in') await signIn(p.tab, principal);
+    await p.tab.getByLabel('Your page password').fill(USERS[principal]);
     await p.tab.getByRole('button', { name: 'Register a passkey' }).click();
     await p.tab.getByText('Your passkey is registered.').waitFor();
     const { credentials } = await p.cdp.send('WebAuthn.getCredentials', {
@@ -150,6 +151,7 @@ describe.skipIf(!available)('passkeys on the approval page, in Chromium', () => 
     await p.tab.getByText('you have none yet').waitFor();
     expect(await p.tab.getByRole('button', { name: /Approve/ }).count()).toBe(0);
     await p.tab.getByRole('link', { name: 'Register a passkey' }).click();
+    await p.tab.getByLabel('Your page password').fill(USERS.alice);
     await p.tab.getByRole('button', { name: 'Register a passkey' }).click();
     await p.tab.getByText('Your passkey is registered.').waitFor();
     const [credential] = await store.listCredentials('alice');
@@ -302,6 +304,7 @@ describe.skipIf(!available)('passkeys on the approval page, in Chromium', () => 
     const answered = p.tab.waitForResponse(
       (r) => r.url() === `${origin}/approve/passkeys` && r.request().method() === 'POST',
     );
+    await p.tab.getByLabel('Your page password').fill(USERS.bob);
     await p.tab.getByRole('button', { name: 'Register a passkey' }).click();
     expect((await answered).status()).toBe(303);
     await p.tab.getByText('Your passkey is registered.').waitFor();
