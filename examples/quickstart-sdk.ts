@@ -20,7 +20,7 @@ import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
 import { registerGatedTool, serveBothEras } from '@mrtr/sdk';
 import { pgPoolDriver } from '@mrtr/sql';
 import { TicketSealer } from '@mrtr/ticket';
-import { textResult } from '@mrtr/wire';
+import { shownText, textResult } from '@mrtr/wire';
 import pg from 'pg';
 import { z } from 'zod';
 
@@ -70,7 +70,7 @@ const mcp = toNodeHandler(serveBothEras(buildServer)); // 2026-07-28 per request
 const [hosts, origins] = [localhostAllowedHostnames(), localhostAllowedOrigins()]; // DNS rebinding
 /** Refuse with a JSON-RPC error body, without `id`: the request's is unknown (never `null`). */
 const refuse = (res: ServerResponse, status: number, message: string, headers = {}) => {
-  const error = { code: -32600, message };
+  const error = { code: -32600, message: shownText(message, 300) }; // the SDK quotes the header raw
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify({ jsonrpc: '2.0', error }));
 };

@@ -106,7 +106,9 @@ export async function restore(root: FilesRoot, nonce: string): Promise<boolean> 
     try {
       const back = await fsp.link(at(trash.fd, nonce), at(walk.dir.fd, walk.name)).then(
         () => true,
-        () => false,
+        // A restore that stopped between its link and its unlink (the process killed) left the
+        // file under both names: it is back already, and only the trash entry must go.
+        () => sameFile(entry, at(walk.dir.fd, walk.name)),
       );
       if (!back) return false;
       if (intent.backup) {
@@ -162,6 +164,13 @@ async function putBack(trash: FileHandle, nonce: string, dir: FileHandle, name: 
   try {
     await fsp.link(at(trash.fd, nonce), at(dir.fd, name));
   } catch (error) {
+    const entry = await fsp.lstat(at(trash.fd, nonce), { bigint: true }).catch(() => undefined);
+    // Already back under its name (an earlier put-back stopped before its unlink): only the entry goes.
+    if (entry && (await sameFile(entry, at(dir.fd, name)))) {
+      await unlinkIfThere(at(trash.fd, nonce));
+      await unlinkIfThere(at(trash.fd, `${nonce}.json`));
+      return;
+    }
     // A folder cannot be hard-linked: rename it back, only if the name is still free.
     const free = await fsp.lstat(at(dir.fd, name)).then(
       () => false,
@@ -175,4 +184,11 @@ async function putBack(trash: FileHandle, nonce: string, dir: FileHandle, name: 
   }
   await unlinkIfThere(at(trash.fd, nonce));
   await unlinkIfThere(at(trash.fd, `${nonce}.json`));
+}
+
+/** Whether the name at `path` is the very file `entry` describes (same device and inode), not one that took the name. */
+async function sameFile(entry: { dev: bigint; ino: bigint }, path: string): Promise<boolean> {
+  const there = await fsp.lstat(path, { bigint: true }).catch(() => undefined);
+  if (!there?.isFile()) return false;
+  return there.dev === entry.dev && there.ino === entry.ino;
 }

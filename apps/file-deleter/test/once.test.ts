@@ -3,7 +3,7 @@
  * the commit leaves a used ticket and a trash entry that recovery unlinks,
  * never a second delete; two instances racing one confirmation delete once.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { linkSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AuditWriter, GateAuditEvent } from '@mrtr/gate';
 import { dropSchema, POSTGRES_URL, postgresReachable } from '@mrtr/test-services';
@@ -131,6 +131,47 @@ describe('at most once, across a rollback or a crash', () => {
     expect(readFileSync(join(x.root, 'notes.txt'), 'utf8')).toBe('the notes');
     expect(trash(x.root)).toEqual([]);
     expect(await rows(x)).toEqual([]);
+  });
+
+  it('a crash inside the put-back, after its link and before its unlink: recovery sees the file is back, and it can still be deleted once', async () => {
+    const writer = failingWriter();
+    const x = await harness({
+      audit: [writer],
+      hooks: {
+        beforeSettle: async () => {
+          throw new Error('process died');
+        },
+      },
+    });
+    const q = await ask(x.url, 'notes.txt');
+    await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    const nonce = trash(x.root).find((n) => !n.endsWith('.json')) as string;
+    // What the killed restore left: the file under its name and under its trash entry.
+    linkSync(join(x.root, '.mrtr-trash', nonce), join(x.root, 'notes.txt'));
+    await startFileDeleter({
+      db: x.db,
+      root: x.root,
+      tokens: new Map(),
+      secret: randomSecret(),
+    }).then((s) => s.close());
+    expect(trash(x.root)).toEqual([]);
+    expect(statSync(join(x.root, 'notes.txt')).nlink).toBe(1);
+    expect(readFileSync(join(x.root, 'notes.txt'), 'utf8')).toBe('the notes');
+    // No longer "2 names": a fresh confirmation deletes it, and nothing in the trash brings it back.
+    const again = await startFileDeleter({
+      db: x.db,
+      root: x.root,
+      tokens: new Map([[TOKEN, 'alice']]),
+      secret: randomSecret(),
+    });
+    try {
+      const fresh = await ask(again.url, 'notes.txt');
+      const done = await answer(again.url, 'notes.txt', fresh.ticket, confirmed('notes.txt'));
+      expect(textOf(done)).toBe('Deleted notes.txt (9 B).');
+      expect(exists(x.root, 'notes.txt')).toBe(false);
+    } finally {
+      await again.close();
+    }
   });
 
   it('a rollback whose file was not put back yet: the same confirmation settles it first, then deletes once', async () => {

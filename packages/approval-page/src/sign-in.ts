@@ -86,7 +86,7 @@ export interface SignInPage {
 }
 
 /**
- * Shortest page password {@link PasswordSignIn} takes, in characters (code
+ * Shortest page password the built-in sign-in takes, in characters (code
  * points). The password is the only factor of this sign-in (NIST SP
  * 800-63B-4 §3.1.1.2 asks at least 15 of a password used alone; we take 12,
  * with the attempt limit in front), and a short one does not outlast the

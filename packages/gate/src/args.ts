@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from '@mrtr/wire';
+import { ErrorCode, McpError, shownText } from '@mrtr/wire';
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
 
 /** An argument schema: Standard Schema for validation and Standard JSON Schema for `inputSchema` (zod 4 is both). */
@@ -38,7 +38,7 @@ export function parseArgs<Args>(
   if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
     for (const name of Object.keys(raw))
       if (!declared.has(name))
-        throw invalid(name.slice(0, 64).toWellFormed(), 'is not an argument of this tool');
+        throw invalid(shownText(name, 64), 'is not an argument of this tool');
   }
   const result = declaration.args['~standard'].validate(raw);
   if (result instanceof Promise)
@@ -48,7 +48,7 @@ export function parseArgs<Args>(
     const path = (issue?.path ?? [])
       .map((p) => String(typeof p === 'object' ? p.key : p))
       .join('.');
-    throw invalid(path.slice(0, 200).toWellFormed(), issue?.message ?? 'is invalid');
+    throw invalid(shownText(path, 200), shownText(issue?.message ?? 'is invalid', 200));
   }
   // The output, not the input: a schema that coerces or transforms can make a -0 of its own.
   return withoutNegativeZero(result.value) as Args;

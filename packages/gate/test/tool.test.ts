@@ -118,6 +118,17 @@ describe('gate.tool(): one declaration per gated tool', () => {
       problem: 'is not an argument of this tool',
     });
     expect(undeclared.message.length).toBeLessThan(200);
+    // A name that would reorder, erase or break the message is quoted with U+FFFD instead.
+    const hostile = (() => {
+      try {
+        tool.parse({ title: 'Dup', '\u202e\u001b[2J\u0000\u009b\u2028\ud800': 1 });
+      } catch (e) {
+        return e;
+      }
+    })() as McpError;
+    expect(hostile.message).toBe(
+      'Invalid arguments for tool notes_delete: \ufffd\ufffd[2J\ufffd\ufffd\ufffd\ufffd: is not an argument of this tool',
+    );
     expect(() => tool.parse({ title: '' })).toThrow(/title/);
     expect(tool.parse({ title: 'Dup' })).toEqual({ title: 'Dup' });
   });

@@ -11,10 +11,12 @@ import {
 import {
   DEFAULT_MAX_BODY_DEPTH,
   jsonWithin,
-  nestedDeeperThan,
+  MAX_META_MEMBERS,
+  metaTooLarge,
   SDK_DEFAULT_MAX_BODY_BYTES,
+  scanBody,
 } from './depth.js';
-import { jsonRpcError, requestEncodingProblem, withoutInvalidId } from './http.js';
+import { jsonRpcError, requestEncodingProblem, screenedError } from './http.js';
 import { principalOfAuthInfo } from './principal.js';
 import { cursorRefusal, PAGED_METHODS, retryFieldsRefusal } from './retry-fields.js';
 
@@ -132,9 +134,13 @@ function tracked(session: Session, response: Response): Response {
  * `-32600`, as `@mrtr/server` answers it; a 2026-07-28 `tools/call` whose
  * `inputResponses` is not a JSON object of JSON objects, or whose
  * `requestState` is not a string, gets `-32602` naming the field (the SDK
- * read `null` as absent). An error to a request whose id is
- * unknown has no `id` member (2026-07-28 has no `"id": null`; the 2025-era
- * leg passes the SDK transport's own answers through as they are).
+ * read `null` as absent); a `params._meta` of more than 1,000 members and
+ * elements gets 400 with `-32600` (the SDK's check of it takes time that
+ * grows with their square). On the 2026-07-28 leg an error to a request
+ * whose id is unknown has no `id` member (2026-07-28 has no `"id": null`),
+ * and an error's message quotes what the client sent only as `shownText` of
+ * `@mrtr/wire` shows it (see `screenedError`); the 2025-era leg passes the
+ * SDK transport's own answers through as they are.
  *
  * @throws {TypeError} for a `maxSessionsPerPrincipal` or `maxBodyDepth` that is not a positive integer.
  */
@@ -234,15 +240,26 @@ export function serveBothEras(
       const unreadable = request.method === 'POST' ? requestEncodingProblem(request) : undefined;
       if (unreadable)
         return jsonRpcError(415, -32600, unreadable, { 'accept-encoding': 'identity' });
-      if (
-        request.method === 'POST' &&
-        request.body !== null &&
-        (await nestedDeeperThan(request, maxDepth, maxBytes))
-      )
+      const scan =
+        request.method === 'POST' && request.body !== null
+          ? await scanBody(request, maxDepth, maxBytes)
+          : undefined;
+      if (scan?.deeper)
         return jsonRpcError(
           400,
           -32600,
           `Invalid Request: the body is nested deeper than ${maxDepth} levels`,
+        );
+      // Parsed only when the whole body holds that many members: every request pays the scan alone.
+      if (
+        scan &&
+        scan.members > MAX_META_MEMBERS &&
+        metaTooLarge(await jsonWithin(request, maxBytes))
+      )
+        return jsonRpcError(
+          400,
+          -32600,
+          `Invalid Request: params._meta holds more than ${MAX_META_MEMBERS} members and elements`,
         );
       // Under the modern leg's bound: a larger body is classified modern, which answers it 413.
       if (await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBytes }))
@@ -258,7 +275,7 @@ export function serveBothEras(
         if (refusal) return refusal;
       }
       // 2026-07-28 has no `"id": null`; the 2025-era leg keeps the SDK's JSON-RPC 2.0 answers.
-      return withoutInvalidId(await modern.fetch(request, fetchOptions));
+      return screenedError(await modern.fetch(request, fetchOptions));
     },
     async close() {
       for (const [id, session] of [...sessions]) await drop(id, session);

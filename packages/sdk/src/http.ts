@@ -7,7 +7,7 @@
  * refused with 415, in the words of `@mrtr/server`.
  */
 import { isJsonContentType } from '@modelcontextprotocol/server';
-import { bodyEncodingProblem } from '@mrtr/wire';
+import { bodyEncodingProblem, shownText } from '@mrtr/wire';
 import { parse as parseContentType } from 'content-type';
 
 /** A JSON-RPC error response to a request whose id is unknown: no `id` member. */
@@ -40,29 +40,59 @@ export function requestEncodingProblem(request: Request): string | undefined {
   );
 }
 
-/**
- * An error response whose `id` is there but not a `RequestId`: `null`, or a
- * number that is not an integer (the SDK echoes the `1.5` of a request it
- * refuses as invalid), or not a safe one (`12345678901234567890` was parsed
- * rounded: echoed, it would name a request the client never sent).
- */
-function hasInvalidId(body: unknown): body is Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
-  const message = body as Record<string, unknown>;
-  if (message.jsonrpc !== '2.0' || message.error === undefined || !('id' in message)) return false;
-  return typeof message.id !== 'string' && !Number.isSafeInteger(message.id);
+/** Longest error message the bridge passes on, UTF-16 code units; longer ones are clipped. */
+const MAX_MESSAGE = 512;
+/** Longest string of an error's `data` passed on; `data` whose JSON is longer than {@link MAX_DATA} is dropped. */
+const MAX_DATA_STRING = 256;
+const MAX_DATA = 4096;
+
+/** Whether `id` is a `RequestId`: a string or a safe integer (not `null`, `1.5`, a rounded huge number). */
+function isRequestId(id: unknown): boolean {
+  return typeof id === 'string' || Number.isSafeInteger(id);
+}
+
+/** Every string of `value` through `shownText`, at most {@link MAX_DATA_STRING} code units each. */
+function shownStrings(value: unknown): unknown {
+  if (typeof value === 'string') return shownText(value, MAX_DATA_STRING);
+  if (Array.isArray(value)) return value.map(shownStrings);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, member] of Object.entries(value))
+    out[shownText(key, MAX_DATA_STRING)] = shownStrings(member);
+  return out;
 }
 
 /**
- * `response` as the SDK's 2026-07-28 leg gave it, except that a JSON error
- * body with `"id": null` (its refusals of a request whose id it did not read:
- * a media type other than JSON, a batch, a body that is not a JSON-RPC
- * message), or with an id that is no `RequestId`, loses the `id` member;
- * status and headers stay (but `Content-Length`, which the new body
- * changes). Only error statuses are read: the SDK answers null ids with 4xx
- * and 5xx only, and a success body (or an SSE stream) passes untouched.
+ * The error of a JSON-RPC error response as the bridge passes it on: the
+ * message through `shownText` of `@mrtr/wire` (controls, bidi and other
+ * format characters as U+FFFD, at most {@link MAX_MESSAGE} code units), the
+ * same for every string of `data`, and `data` left out when its JSON is
+ * longer than {@link MAX_DATA}: the SDK quotes header and `_meta` values a
+ * client chose as they came, at any length. `undefined` when nothing changes.
  */
-export async function withoutInvalidId(response: Response): Promise<Response> {
+function screened(error: unknown): Record<string, unknown> | undefined {
+  if (error === null || typeof error !== 'object' || Array.isArray(error)) return undefined;
+  const { message, data, ...rest } = error as Record<string, unknown>;
+  const shown = typeof message === 'string' ? shownText(message, MAX_MESSAGE) : message;
+  let kept = data === undefined ? undefined : shownStrings(data);
+  if (kept !== undefined && JSON.stringify(kept).length > MAX_DATA) kept = undefined;
+  const same = shown === message && JSON.stringify(kept) === JSON.stringify(data);
+  if (same) return undefined;
+  return { ...rest, message: shown, ...(kept !== undefined ? { data: kept } : {}) };
+}
+
+/**
+ * `response` as the SDK's 2026-07-28 leg gave it, except in a JSON error
+ * body: an `id` that is no `RequestId` (`null` in its refusals of a request
+ * whose id it did not read: a media type other than JSON, a batch, a body
+ * that is not a JSON-RPC message; `1.5`, echoed from a request it refuses;
+ * a huge number it parsed rounded) is left out, and the error is
+ * {@link screened}. Status and headers stay (but `Content-Length`, which
+ * the new body changes). Only error statuses are read: a success body (or
+ * an SSE stream) passes untouched.
+ * @returns `response` itself when nothing changes.
+ */
+export async function screenedError(response: Response): Promise<Response> {
   if (response.ok || response.body === null) return response;
   const type = response.headers.get('content-type');
   if (type === null || !isJsonContentType(type)) return response;
@@ -70,12 +100,18 @@ export async function withoutInvalidId(response: Response): Promise<Response> {
     .clone()
     .json()
     .catch(() => undefined);
-  if (!hasInvalidId(body)) return response;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return response;
+  const message = body as Record<string, unknown>;
+  if (message.jsonrpc !== '2.0' || message.error === undefined) return response;
+  const badId = 'id' in message && !isRequestId(message.id);
+  const error = screened(message.error);
+  if (!badId && error === undefined) return response;
   await response.body.cancel().catch(() => {});
-  const { id: _invalid, ...rest } = body;
+  const { id, error: original, ...rest } = message;
+  const out = { ...rest, ...(badId || !('id' in message) ? {} : { id }), error: error ?? original };
   const headers = new Headers(response.headers);
   headers.delete('content-length');
-  return new Response(JSON.stringify(rest), {
+  return new Response(JSON.stringify(out), {
     status: response.status,
     statusText: response.statusText,
     headers,

@@ -156,6 +156,65 @@ describe('an error to a request whose id is unknown omits id', () => {
     expect(body.error.code).toBe(-32020);
   });
 
+  it("quotes what a client sent in the SDK's errors with controls as U+FFFD, bounded", async () => {
+    const fetchAs = bridge();
+    // Mcp-Name as RFC 2047-style Base64 of U+202E, ESC [2J, NUL: the SDK quoted it decoded, raw.
+    const hostile = Buffer.from('\u202e\u001b[2J\u0000').toString('base64');
+    const named = await fetchAs(modern(listCall, { 'mcp-name': `=?base64?${hostile}?=` }));
+    expect(named.status).toBe(400);
+    const namedBody = await errorBody(named);
+    expect(namedBody.id).toBe(7);
+    expect(namedBody.error.code).toBe(-32020);
+    const version = '\u001b[2J\ud800\u202e\u2028';
+    const meta = await fetchAs(
+      modern({
+        ...listCall,
+        params: {
+          ...listCall.params,
+          _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': version },
+        },
+      }),
+    );
+    const long = await fetchAs(modern(listCall, { 'mcp-method': 'x'.repeat(16_000) }));
+    for (const body of [namedBody, await errorBody(meta), await errorBody(long)]) {
+      const said = JSON.stringify(body.error);
+      expect(said).not.toMatch(/\\u001b|\\u0000|\\ud800|\u202e|\u2028|\\u2028/);
+      expect(said.length).toBeLessThan(5000);
+    }
+    expect(namedBody.error.message).toContain('\ufffd\ufffd[2J\ufffd');
+  });
+
+  it('refuses a _meta of more than 1,000 members before the SDK reads it (its check grows with their square)', async () => {
+    const fetchAs = bridge();
+    const form = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, i]));
+    const list = { jsonrpc: '2.0', id: 4, method: 'tools/list', params: {} };
+    const huge = await fetchAs(
+      modern(
+        {
+          ...list,
+          params: {
+            _meta: {
+              ...META,
+              'io.modelcontextprotocol/clientCapabilities': { elicitation: { form } },
+            },
+          },
+        },
+        { 'mcp-method': 'tools/list', 'mcp-name': '' },
+      ),
+    );
+    expect(huge.status).toBe(400);
+    expect((await errorBody(huge)).error).toEqual({
+      code: -32600,
+      message: 'Invalid Request: params._meta holds more than 1000 members and elements',
+    });
+    // Many members outside _meta (arguments) are the tool's business: not refused here.
+    const args = Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`a${i}`, i]));
+    const wide = await fetchAs(
+      modern({ ...listCall, params: { ...listCall.params, arguments: args } }),
+    );
+    expect(wide.status).not.toBe(400);
+  });
+
   it("the 2025-era leg passes the SDK transport's answers through as they are (id null)", async () => {
     const fetchAs = bridge();
     const opening = await fetchAs(legacy(initialize));

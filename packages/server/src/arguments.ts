@@ -64,7 +64,7 @@ function argumentName(pointer: string, last?: unknown): string {
 }
 
 function invalidArguments(tool: string, argument: string, problem: string): McpError {
-  const message = `Invalid arguments for tool ${clip(tool, MAX_NAME)}: ${argument ? `${argument} ` : ''}${problem}`;
+  const message = `Invalid arguments for tool ${shownText(tool, MAX_NAME)}: ${argument ? `${argument} ` : ''}${problem}`;
   return new McpError(
     ErrorCode.InvalidParams,
     message,
@@ -92,7 +92,7 @@ export function schemaViolation(tool: string, error: ErrorObject | undefined): M
   return invalidArguments(
     tool,
     argumentName(error.instancePath),
-    clip(error.message ?? 'is invalid', MAX_DETAIL),
+    shownText(error.message ?? 'is invalid', MAX_DETAIL),
   );
 }
 
@@ -111,10 +111,10 @@ export function parseFailure(tool: string, error: unknown): McpError {
       ? clip(first.path.map((k) => shownText(String(k), MAX_NAME)).join('.'), 4 * MAX_NAME)
       : '';
     const message = typeof first.message === 'string' ? first.message : 'is invalid';
-    return invalidArguments(tool, path, clip(message, MAX_DETAIL));
+    return invalidArguments(tool, path, shownText(message, MAX_DETAIL));
   }
   const message = error instanceof Error ? error.message : String(error);
-  return invalidArguments(tool, '', clip(message, MAX_DETAIL));
+  return invalidArguments(tool, '', shownText(message, MAX_DETAIL));
 }
 
 /** Whether `value` is a plain JSON object (what a context's `arguments` must be). */

@@ -67,7 +67,7 @@ function tooLarge(): HttpReply {
 /** The `-32022` a request of an unsupported version gets, naming the versions that are (`basic/versioning`). */
 function unsupportedVersion(id: RequestId, requested: string, legacy: boolean): HttpReply {
   const supported: string[] = [...SUPPORTED_PROTOCOL_VERSIONS];
-  const shown = clip(requested, 64);
+  const shown = shownText(requested, 64);
   const advice = 'send each request with _meta and the MCP-Protocol-Version header';
   // An initialize that names no usable version falls back to the header, which may name one served here.
   const message = !legacy
@@ -75,7 +75,7 @@ function unsupportedVersion(id: RequestId, requested: string, legacy: boolean): 
     : supported.includes(requested)
       ? `${shown} has no initialize handshake: ${advice}, and no initialize.`
       : `Unsupported protocol version: ${shown}. This server supports ${supported.join(', ')}, which has no initialize handshake: ${advice}.`;
-  return fail(id, ErrorCode.UnsupportedProtocolVersion, message, { requested, supported });
+  return fail(id, ErrorCode.UnsupportedProtocolVersion, message, { requested: shown, supported });
 }
 
 /**
@@ -166,7 +166,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     }
     const host = exchange.host();
     if (!validHost(host)) {
-      const message = `Bad Request: Host must be one host[:port], got ${JSON.stringify(clip(host, 200))}`;
+      const message = `Bad Request: Host must be one host[:port], got ${JSON.stringify(shownText(host, 200))}`;
       return fail(undefined, ErrorCode.InvalidRequest, message, undefined, 400);
     }
     if (!hostAllowed(host)) {

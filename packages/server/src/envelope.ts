@@ -58,6 +58,9 @@ export function envelopeProblem(body: unknown): string {
   if (typeof id === 'number' && Number.isInteger(id) && !Number.isSafeInteger(id))
     return 'id is an integer beyond ±(2^53 − 1), which cannot be sent back exactly: use a smaller one or a string';
   if (typeof id !== 'string' && typeof id !== 'number') return 'id must be a string or an integer';
+  // 1e400 parses as Infinity: too large, as 2^53 is, not a fraction.
+  if (typeof id === 'number' && !Number.isFinite(id))
+    return 'id is a number beyond ±(2^53 − 1), which cannot be sent back exactly: use a smaller one or a string';
   if (typeof id === 'number' && !Number.isInteger(id))
     return 'id must be an integer or a string, not a fraction';
   return 'params must be an object';

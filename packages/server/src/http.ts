@@ -4,6 +4,8 @@
  * who may call (Host, Origin) and how much they may send.
  */
 
+import { shownText } from '@mrtr/wire';
+
 const LOOPBACK_ORIGIN = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/;
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -106,7 +108,7 @@ const ECHO_LIMIT = 200;
 /**
  * The message of the 403 for a `Host` (`setting` `'allowedHosts'`) or an
  * `Origin` (`'allowedOrigins'`) the endpoint refuses: the value received
- * (JSON-quoted, at most 200 characters) and the option that would let it in,
+ * (as `shownText` of `@mrtr/wire` shows it, at most 200 characters, JSON-quoted) and the option that would let it in,
  * with the loopback default when the option is not `configured`.
  */
 export function notAllowedMessage(
@@ -115,9 +117,7 @@ export function notAllowedMessage(
   setting: 'allowedHosts' | 'allowedOrigins',
   configured: boolean,
 ): string {
-  const shown = JSON.stringify(
-    value.length > ECHO_LIMIT ? `${value.slice(0, ECHO_LIMIT)}…` : value,
-  );
+  const shown = JSON.stringify(shownText(value, ECHO_LIMIT));
   const loopback =
     header === 'Host' ? 'localhost, 127.0.0.1, [::1]' : 'http(s)://localhost, 127.0.0.1, [::1]';
   const current = configured ? `the endpoint's ${setting}` : `${setting} (default: ${loopback})`;

@@ -67,7 +67,7 @@ function zodParamsProblem(
   const first = issues[0];
   if (!first) return invalid(`Invalid ${method} params`);
   const path = clip(first.path.map((k) => shownText(String(k), 64)).join('.'), 256);
-  return invalidParams(method, path, `is invalid (${clip(first.message.toWellFormed(), 200)})`);
+  return invalidParams(method, path, `is invalid (${shownText(first.message, 200)})`);
 }
 
 /**

@@ -283,6 +283,41 @@ describe('request validation order and codes', () => {
     expect(tool.body.error.message).toBe('Unknown tool: \ufffdecho');
   });
 
+  it('quotes a protocol version, an Origin and a Host a client chose bounded, controls and separators as U+FFFD', async () => {
+    const hostile = '\u009b31m\u202e\u001b[2J\u0000\ud800\u2028';
+    // Header values arrive as bytes, each a character up to U+00FF: C1 controls, a soft hyphen.
+    const inHeader = '\u009b31m\u001b[2J\u0085\u00ad';
+    const header = await send(
+      endpoint,
+      post(rpc('tools/list'), { 'mcp-protocol-version': `${inHeader}${'v'.repeat(16_000)}` }),
+      false,
+    );
+    expect(header.body.error.code).toBe(-32022);
+    expect(header.text.length).toBeLessThan(1000);
+    const body = await send(
+      endpoint,
+      post(
+        { jsonrpc: '2.0', id: 3, method: 'initialize', params: { protocolVersion: hostile } },
+        { 'mcp-method': 'initialize' },
+      ),
+      false,
+    );
+    expect(body.body.error.code).toBe(-32022);
+    const origin = await send(
+      endpointWith({ allowedOrigins: ['https://a.example'] }),
+      post(rpc('tools/list'), { origin: `https://${inHeader}.example` }),
+      false,
+    );
+    expect(origin.status).toBe(403);
+    for (const r of [header, body, origin]) {
+      const said = `${r.body.error.message} ${JSON.stringify(r.body.error.data ?? null)}`;
+      expect(said).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u00ad\u202e\u2028]/);
+      expect(r.body.error.message.isWellFormed()).toBe(true);
+      expect(r.body.error.message).toContain('\ufffd');
+    }
+    expect(body.body.error.data.requested).toBe('\ufffd31m\ufffd\ufffd[2J\ufffd\ufffd\ufffd');
+  });
+
   it('says what is wrong with an envelope: an id beyond the safe integers, a fraction, no method', async () => {
     const head = { 'content-type': 'application/json', 'mcp-protocol-version': '2026-07-28' };
     const raw = (text: string) =>
@@ -294,6 +329,8 @@ describe('request validation order and codes', () => {
     const huge = await raw('{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/list"}');
     expect([huge.status, huge.body.error.code, huge.body.id]).toEqual([400, -32600, undefined]);
     expect(huge.body.error.message).toContain('beyond ±(2^53 − 1)');
+    const infinite = await raw('{"jsonrpc":"2.0","id":1e400,"method":"tools/list"}');
+    expect(infinite.body.error.message).toContain('beyond ±(2^53 − 1)');
     const fraction = await raw('{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}');
     expect(fraction.body.error.message).toContain('not a fraction');
     const noMethod = await raw('{"jsonrpc":"2.0","id":1}');

@@ -175,15 +175,16 @@ export function clip(text: string, max: number): string {
   return `${text.slice(0, end)}…`;
 }
 
-/** Control and format characters but the two joiners emoji need (ZWNJ, ZWJ). */
-const UNSHOWN = /(?![\u200c\u200d])[\p{Cc}\p{Cf}]/gu;
+/** Control and format characters but the two joiners emoji need (ZWNJ, ZWJ), and the line and paragraph separators. */
+const UNSHOWN = /(?![\u200c\u200d])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 
 /**
  * Text a client chose (a member name, a tool name, a method), as an error
  * message quotes it: well-formed (a lone surrogate becomes U+FFFD), every
- * control and format character (bidi overrides, tag characters, zero-width
- * spaces; not ZWJ or ZWNJ) shown as U+FFFD, so the message cannot reorder or
- * hide what it says, then {@link clip}ped to `max` UTF-16 code units.
+ * control and format character (C0 and C1 controls, bidi overrides, tag
+ * characters, zero-width spaces; not ZWJ or ZWNJ) and U+2028 and U+2029
+ * shown as U+FFFD, so the message cannot reorder, hide or break what it
+ * says, then {@link clip}ped to `max` UTF-16 code units.
  * @returns the text as shown; `text` itself when nothing needed changing.
  */
 export function shownText(text: string, max: number): string {
