@@ -142,7 +142,7 @@ describe('answers no other layer cleaned', () => {
     // Joiners between the marks do not start a new stack; nor is a short text spared the cap.
     const joined = `e${'\u0301\u0301\u0301\u0301\u200d'.repeat(6)}`;
     expect(preview(joined, 40)).toBe('e\u0301\u0301\u0301\u0301\u200d');
-    const flags = '\u{1f44d}' + '\u{1f3fb}'.repeat(30); // one character: a base and 30 modifiers
+    const flags = `\u{1f44d}${'\u{1f3fb}'.repeat(30)}`; // one character: a base and 30 modifiers
     expect([...preview(flags, 40)].length).toBe(16);
     // Marks that scripts stack (decomposed Vietnamese, a keycap) are kept.
     // Characters that draw nothing (Hangul fillers, blank braille) are shown; emoji keep theirs.
