@@ -250,10 +250,10 @@ export function serveBothEras(
           -32600,
           `Invalid Request: the body is nested deeper than ${maxDepth} levels`,
         );
-      // Parsed only when the whole body holds that many members: every request pays the scan alone.
+      // Parsed only when the whole body holds about that many items: every request pays the scan alone.
       if (
         scan &&
-        scan.members > MAX_META_MEMBERS &&
+        scan.items > MAX_META_MEMBERS &&
         metaTooLarge(await jsonWithin(request, maxBytes))
       )
         return jsonRpcError(

@@ -26,8 +26,12 @@ class DepthScan {
   #inString = false;
   #escaped = false;
   deepest = 0;
-  /** Object members in the whole body (each `:` outside strings). */
-  members = 0;
+  /**
+   * Object members and array elements in the whole body, roughly: each `:`
+   * and `,` outside strings (at least the members and elements, less one
+   * per container; a member counts twice).
+   */
+  items = 0;
 
   /** Feed the next bytes; `true` once the depth has passed `limit` (the rest need not be read). */
   feed(bytes: Uint8Array, limit: number): boolean {
@@ -38,7 +42,7 @@ class DepthScan {
         else if (c === 0x5c) this.#escaped = true;
         else if (c === 0x22) this.#inString = false;
       } else if (c === 0x22) this.#inString = true;
-      else if (c === 0x3a) this.members++;
+      else if (c === 0x3a || c === 0x2c) this.items++;
       else if (c === 0x7b || c === 0x5b) {
         if (++this.#depth > this.deepest) {
           this.deepest = this.#depth;
@@ -50,14 +54,14 @@ class DepthScan {
   }
 }
 
-/** What {@link scanBody} found: nesting past the limit, or how many object members the body holds. */
-export type BodyScan = { deeper: true } | { deeper: false; members: number };
+/** What {@link scanBody} found: nesting past the limit, or about how many members and elements the body holds (`DepthScan.items`). */
+export type BodyScan = { deeper: true } | { deeper: false; items: number };
 
 /**
  * Whether the body of `request` nests objects and arrays deeper than
- * `limit`, and else how many object members it holds, read from a clone, at
- * most `maxBytes` bytes of it: a body declared or found larger is left to
- * the SDK, which answers it 413 under the same bound (members 0). Reading
+ * `limit`, and else about how many members and elements it holds, read from
+ * a clone, at most `maxBytes` bytes of it: a body declared or found larger
+ * is left to the SDK, which answers it 413 under the same bound (items 0). Reading
  * stops at the first level past `limit`. Text that is not JSON gets some
  * answer: the SDK parses it anyway. A body that cannot be read counts as
  * not too deep (the SDK meets the same failure).
@@ -68,7 +72,7 @@ export async function scanBody(
   maxBytes: number,
 ): Promise<BodyScan> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
-  const unread = { deeper: false, members: 0 } as const;
+  const unread = { deeper: false, items: 0 } as const;
   if (declared > maxBytes) return unread;
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   try {
@@ -78,7 +82,7 @@ export async function scanBody(
     let read = 0;
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) return { deeper: false, members: scan.members };
+      if (done) return { deeper: false, items: scan.items };
       read += value.length;
       if (read > maxBytes) return unread;
       if (scan.feed(value, limit)) return { deeper: true };

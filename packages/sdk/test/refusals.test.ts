@@ -207,6 +207,17 @@ describe('an error to a request whose id is unknown omits id', () => {
       code: -32600,
       message: 'Invalid Request: params._meta holds more than 1000 members and elements',
     });
+    // Array elements count too.
+    const elements = await fetchAs(
+      modern(
+        {
+          ...list,
+          params: { _meta: { ...META, list: Array.from({ length: 1001 }, (_, i) => i) } },
+        },
+        { 'mcp-method': 'tools/list', 'mcp-name': '' },
+      ),
+    );
+    expect(elements.status).toBe(400);
     // Many members outside _meta (arguments) are the tool's business: not refused here.
     const args = Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`a${i}`, i]));
     const wide = await fetchAs(
