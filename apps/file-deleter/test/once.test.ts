@@ -35,6 +35,27 @@ async function harness(...args: Parameters<typeof startHarness>) {
   return x;
 }
 
+/** A deletion of notes.txt rolled back (its audit write failed) by a process that died before putting the file back. */
+async function rolledBackUnsettled(): Promise<Harness> {
+  const x = await harness({
+    audit: [failingWriter()],
+    hooks: {
+      beforeSettle: async () => {
+        throw new Error('process died');
+      },
+    },
+  });
+  const q = await ask(x.url, 'notes.txt');
+  await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+  return x;
+}
+
+/** A new instance on the same database and root starts (recovering the trash first) and stops. */
+const restarted = (x: Harness) =>
+  startFileDeleter({ db: x.db, root: x.root, tokens: new Map(), secret: randomSecret() }).then(
+    (s) => s.close(),
+  );
+
 const rows = async (x: Harness) =>
   (
     await x.db.query<{ nonce: string; finished: boolean }>(
@@ -97,63 +118,28 @@ describe('at most once, across a rollback or a crash', () => {
     expect(textOf(again)).toBe('Deleted notes.txt (9 B).');
     expect(readFileSync(join(x.root, 'notes.txt'), 'utf8')).toBe('a new file');
     // A restarted instance recovers the trash before it serves.
-    await startFileDeleter({
-      db: x.db,
-      root: x.root,
-      tokens: new Map(),
-      secret: randomSecret(),
-    }).then((s) => s.close());
+    await restarted(x);
     expect(trash(x.root)).toEqual([]);
     expect(await rows(x)).toEqual([{ nonce: row?.nonce, finished: true }]);
     expect(readFileSync(join(x.root, 'notes.txt'), 'utf8')).toBe('a new file');
   });
 
   it('a crash after a rollback, before the file was put back: recovery at start restores it', async () => {
-    const writer = failingWriter();
-    const x = await harness({
-      audit: [writer],
-      hooks: {
-        beforeSettle: async () => {
-          throw new Error('process died');
-        },
-      },
-    });
-    const q = await ask(x.url, 'notes.txt');
-    await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    const x = await rolledBackUnsettled();
     expect(exists(x.root, 'notes.txt')).toBe(false);
     expect(trash(x.root)).toHaveLength(2);
-    await startFileDeleter({
-      db: x.db,
-      root: x.root,
-      tokens: new Map(),
-      secret: randomSecret(),
-    }).then((s) => s.close());
+    await restarted(x);
     expect(readFileSync(join(x.root, 'notes.txt'), 'utf8')).toBe('the notes');
     expect(trash(x.root)).toEqual([]);
     expect(await rows(x)).toEqual([]);
   });
 
   it('a crash inside the put-back, after its link and before its unlink: recovery sees the file is back, and it can still be deleted once', async () => {
-    const writer = failingWriter();
-    const x = await harness({
-      audit: [writer],
-      hooks: {
-        beforeSettle: async () => {
-          throw new Error('process died');
-        },
-      },
-    });
-    const q = await ask(x.url, 'notes.txt');
-    await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    const x = await rolledBackUnsettled();
     const nonce = trash(x.root).find((n) => !n.endsWith('.json')) as string;
     // What the killed restore left: the file under its name and under its trash entry.
     linkSync(join(x.root, '.mrtr-trash', nonce), join(x.root, 'notes.txt'));
-    await startFileDeleter({
-      db: x.db,
-      root: x.root,
-      tokens: new Map(),
-      secret: randomSecret(),
-    }).then((s) => s.close());
+    await restarted(x);
     expect(trash(x.root)).toEqual([]);
     expect(statSync(join(x.root, 'notes.txt')).nlink).toBe(1);
     expect(readFileSync(join(x.root, 'notes.txt'), 'utf8')).toBe('the notes');
