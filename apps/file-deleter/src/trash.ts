@@ -1,5 +1,6 @@
 import { promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
+import { shownText } from '@mrtr/wire';
 import { at, closeAll, codeOf, readNoFollow, unlinkIfThere, writeNew } from './fd.js';
 import { TRASH_DIR } from './paths.js';
 import { type FileFacts, type FilesRoot, rootBroken, same } from './root.js';
@@ -177,7 +178,8 @@ async function putBack(trash: FileHandle, nonce: string, dir: FileHandle, name: 
       () => true,
     );
     if (codeOf(error) !== 'EPERM' || !free) {
-      console.warn(`could not put back ${name}: it stays in ${TRASH_DIR}/${nonce}`);
+      // The name is read from disk: a log line shows it as text, not as terminal controls.
+      console.warn(`could not put back ${shownText(name, 256)}: it stays in ${TRASH_DIR}/${nonce}`);
       return;
     }
     await fsp.rename(at(trash.fd, nonce), at(dir.fd, name));

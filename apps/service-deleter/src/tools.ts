@@ -40,7 +40,8 @@ import {
 /** PostgreSQL SQLSTATE 23505 (`unique_violation`), as `pg` and PGlite report it. */
 const isUniqueViolation = (error: unknown) =>
   typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
-const notFound = (id: string) => textResult(`No service ${id}.`, { isError: true });
+// Ids and names come from the client: shown as previews (controls, bidi and hidden characters as codes).
+const notFound = (id: string) => textResult(`No service ${preview(id, 64)}.`, { isError: true });
 const notYours = (what: string, team: string) =>
   textResult(`You are not a member of team ${team}, which owns ${what}. Nothing was changed.`, {
     isError: true,
@@ -66,7 +67,8 @@ export function serviceTools(
   const authorized = async (q: Queryable, principal: string, id: string, lock = false) => {
     const s = await getService(q, id, lock);
     if (!s) return { refused: notFound(id) };
-    if (!(await isTeamMember(q, principal, s.teamId))) return { refused: notYours(id, s.teamId) };
+    if (!(await isTeamMember(q, principal, s.teamId)))
+      return { refused: notYours(preview(id, 64), s.teamId) };
     return { service: s };
   };
 
@@ -102,18 +104,18 @@ export function serviceTools(
           await insertService(tx, { ...service, teamId: team });
           return true;
         });
-        if (!made) return notYours(`services of team ${team}`, team);
+        if (!made) return notYours(`services of team ${preview(team, 64)}`, preview(team, 64));
       } catch (error) {
         // Only a unique violation means it exists; a lost database is the db's 503, not this.
         if (!isUniqueViolation(error)) throw error;
         return textResult(
-          `Could not create ${args.id}: the service or one of its volumes already exists.`,
+          `Could not create ${preview(args.id, 64)}: the service or one of its volumes already exists.`,
           {
             isError: true,
           },
         );
       }
-      return textResult(`Created ${args.name} (${args.id}).`, {
+      return textResult(`Created ${preview(args.name, 63)} (${preview(args.id, 64)}).`, {
         structuredContent: { service: args },
       });
     },
@@ -135,9 +137,12 @@ export function serviceTools(
       const s = found.service;
       if (s.name !== args.name)
         return withoutAsking(
-          textResult(`Service ${s.id} is named ${s.name}, not ${args.name}. Nothing was deleted.`, {
-            isError: true,
-          }),
+          textResult(
+            `Service ${s.id} is named ${preview(s.name, 63)}, not ${preview(args.name, 63)}. Nothing was deleted.`,
+            {
+              isError: true,
+            },
+          ),
         );
       return {
         // Stored text, checked when created but quoted here as a preview all the same.
@@ -188,7 +193,9 @@ export function serviceTools(
       );
     },
     declined: (args) =>
-      textResult(`Not deleted: deleting ${args.name} was declined. Nothing was changed.`),
+      textResult(
+        `Not deleted: deleting ${preview(args.name, 63)} was declined. Nothing was changed.`,
+      ),
   });
 
   const scaleByPerson = gate.tool({
@@ -265,9 +272,13 @@ export function serviceTools(
       if (!found.service) return found.refused;
       const s = found.service as Service;
       const id = await recordDeploy(db, s.id, args.ref, ctx.principal.id);
-      return textResult(`Deploy #${id} of ${args.ref} to ${s.name} queued.`, {
-        structuredContent: { deploy: { id, serviceId: s.id, ref: args.ref } },
-      });
+      // The ref is kept as sent (structuredContent); the text shows it as a person should read it.
+      return textResult(
+        `Deploy #${id} of ${preview(args.ref, 80)} to ${preview(s.name, 63)} queued.`,
+        {
+          structuredContent: { deploy: { id, serviceId: s.id, ref: args.ref } },
+        },
+      );
     },
   };
 
@@ -284,7 +295,10 @@ export function serviceTools(
     async ask({ args, principal, tx }) {
       const q = tx ?? db;
       const v = await getVolume(q, args.volumeId, tx !== undefined);
-      if (!v) return withoutAsking(textResult(`No volume ${args.volumeId}.`, { isError: true }));
+      if (!v)
+        return withoutAsking(
+          textResult(`No volume ${preview(args.volumeId, 64)}.`, { isError: true }),
+        );
       if (!(await isTeamMember(q, principal, v.teamId)))
         return withoutAsking(notYours(args.volumeId, v.teamId));
       return {

@@ -253,6 +253,22 @@ describe('names that would rewrite the question they appear in', () => {
     expect(await getService(db, 'svc_spoof1')).toBeUndefined();
   });
 
+  it('quotes ids, names and refs a client sent in its results as previews: no control or bidi character reaches the text', async () => {
+    const hostile = 'x\u001b[2J\u202e\u2028';
+    const texts = [
+      await call(ALICE, 'trigger_deploy', { serviceId: 'svc_8f21c', ref: `main${hostile}` }),
+      await call(ALICE, 'trigger_deploy', { serviceId: `svc_${hostile}`, ref: 'main' }),
+      await call(ALICE, 'delete_service', { serviceId: 'svc_8f21c', name: `api${hostile}` }),
+    ].map((r) => {
+      expect(r.body.error).toBeUndefined();
+      return (r.body.result?.content?.[0] as { text: string }).text;
+    });
+    for (const text of texts) {
+      expect(text).not.toMatch(/[\p{Cc}\u202e\u2028]/u);
+      expect(text).toContain('\ufffd');
+    }
+  });
+
   it('an ordinary name with spaces and accents is created', async () => {
     const args = {
       id: 'svc_plain1',

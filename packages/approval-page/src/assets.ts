@@ -109,6 +109,7 @@ a { color: #0969da; }
 .passkeys td { padding: .6rem .75rem .6rem 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
 .passkeys td:last-child, .passkeys th:last-child { padding-right: 0; text-align: right; }
 .register { margin: 1.5rem 0 0; display: grid; gap: .35rem; max-width: 24rem; }
+.register form { margin: 0; }
 .register input:not([type=hidden]) { padding: .55rem .7rem; border: 1px solid #afb8c1; border-radius: 6px; font: inherit; }
 .register label { font-weight: 600; }
 .register .hint { margin: 0 0 .5rem; }

@@ -14,8 +14,11 @@ import { dirname, join } from 'node:path';
  * form's fields (CSRF token and answers) to `data-options`, runs
  * `startAuthentication` with the options the server answers, and submits the
  * assertion in the `#passkey-form` form; on the registration page, "Register
- * a passkey" does the same with `startRegistration`. A failure is shown in
- * the `#passkey-status` element and nothing is submitted.
+ * a passkey" does the same with `startRegistration`, the page password of
+ * `#passkey-password` (outside every form, so that neither Enter nor a page
+ * without script ever posts it) added to the options request only; Enter in
+ * that field presses the button. A failure is shown in the
+ * `#passkey-status` element and nothing is submitted.
  */
 export const PASSKEY_SCRIPT = `'use strict';
 (function () {
@@ -32,10 +35,13 @@ export const PASSKEY_SCRIPT = `'use strict';
       return 'The passkey prompt was cancelled or timed out, or your passkey could not verify you. If this device has no passkey of yours, use the device you registered one on. Nothing was recorded.';
     return (error && error.message) || 'The passkey step failed. Nothing was recorded.';
   }
+  var password = document.getElementById('passkey-password');
   function options(url, form) {
+    var body = new URLSearchParams(new FormData(form));
+    if (password && form.id === 'passkey-form') body.set('password', password.value);
     return fetch(url, {
       method: 'POST',
-      body: new URLSearchParams(new FormData(form)),
+      body: body,
       credentials: 'same-origin',
       cache: 'no-store',
     }).then(function (response) {
@@ -52,14 +58,13 @@ export const PASSKEY_SCRIPT = `'use strict';
     button.disabled = false;
     button.addEventListener('click', function () {
       if (!source.reportValidity()) return;
+      if (password && source === result && !password.reportValidity()) return;
       button.disabled = true;
       say('Waiting for your passkey…', false);
       options(button.getAttribute('data-options'), source)
         .then(function (optionsJSON) { return ceremony({ optionsJSON: optionsJSON }); })
         .then(function (credential) {
           result.elements.namedItem(field).value = JSON.stringify(credential);
-          // The password went with the options request; the credential's POST needs none.
-          var password = result.elements.namedItem('password');
           if (password) password.value = '';
           say('Checking your passkey…', false);
           result.submit();
@@ -72,8 +77,15 @@ export const PASSKEY_SCRIPT = `'use strict';
   }
   wire(document.getElementById('passkey-approve'), document.querySelector('form.decide'),
     webauthn && webauthn.startAuthentication, 'assertion');
-  wire(document.getElementById('passkey-register'), document.getElementById('passkey-form'),
+  var register = document.getElementById('passkey-register');
+  wire(register, document.getElementById('passkey-form'),
     webauthn && webauthn.startRegistration, 'registration');
+  if (password && register)
+    password.addEventListener('keydown', function (event) {
+      if (event.key !== 'Enter') return;
+      event.preventDefault();
+      if (!register.disabled) register.click();
+    });
 })();
 `;
 

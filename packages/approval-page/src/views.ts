@@ -149,17 +149,19 @@ const PASSKEYS = `{{#> layout}}
 {{/if}}
 {{#if mayRegister}}
 <p id="passkey-status" class="passkey-status" role="status" aria-live="polite" hidden></p>
-<form id="passkey-form" method="post" action="{{action}}" class="register">
-  <input type="hidden" name="csrf" value="{{csrf}}">
-  <input type="hidden" name="return" value="{{returnTo}}">
-  <input type="hidden" name="registration" value="">
+<div class="register">
   {{#if askPassword}}
-  <label for="password">Your page password</label>
-  <input id="password" name="password" type="password" autocomplete="current-password" required aria-describedby="password-hint">
+  <label for="passkey-password">Your page password</label>
+  <input id="passkey-password" type="password" autocomplete="current-password" required aria-describedby="password-hint">
   <p id="password-hint" class="hint">Asked again here: a passkey lets you approve what only a person may, so your session alone cannot add one.</p>
   {{/if}}
-  <button type="button" id="passkey-register" class="button primary" data-options="{{optionsUrl}}" disabled>Register a passkey</button>
-</form>
+  <form id="passkey-form" method="post" action="{{action}}">
+    <input type="hidden" name="csrf" value="{{csrf}}">
+    <input type="hidden" name="return" value="{{returnTo}}">
+    <input type="hidden" name="registration" value="">
+    <button type="button" id="passkey-register" class="button primary" data-options="{{optionsUrl}}" disabled>Register a passkey</button>
+  </form>
+</div>
 <noscript><p class="hint">Registering a passkey needs JavaScript on this page.</p></noscript>
 {{else}}
 <p class="hint">{{closed}}</p>

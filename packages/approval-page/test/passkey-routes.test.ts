@@ -356,7 +356,11 @@ describe('registering needs the page password, not only the session', () => {
     const listed = await (
       await page(new Request(`${ORIGIN}/approve/passkeys`, { headers: { cookie } }))
     ).text();
-    expect(listed).toMatch(/<input id="password" name="password" type="password"[^>]*required/);
+    expect(listed).toMatch(/<input id="passkey-password" type="password"[^>]*required/);
+    // Outside the form that posts the credential, and with no name: Enter never posts it there.
+    const form = /<form id="passkey-form"[\s\S]*?<\/form>/.exec(listed)?.[0] ?? '';
+    expect(form).toContain('name="registration"');
+    expect(form).not.toContain('password');
     const options = `${ORIGIN}/approve/passkeys/options`;
     const none = await page(post(options, { csrf }, { cookie }));
     expect(none.status).toBe(401);

@@ -88,18 +88,27 @@ function screened(error: unknown): Record<string, unknown> | undefined {
  * that is not a JSON-RPC message; `1.5`, echoed from a request it refuses;
  * a huge number it parsed rounded) is left out, and the error is
  * {@link screened}. Status and headers stay (but `Content-Length`, which
- * the new body changes). Only error statuses are read: a success body (or
- * an SSE stream) passes untouched.
+ * the new body changes). JSON bodies of any status are read (the SDK
+ * answers some errors with 200); an SSE stream passes untouched.
  * @returns `response` itself when nothing changes.
  */
 export async function screenedError(response: Response): Promise<Response> {
-  if (response.ok || response.body === null) return response;
+  if (response.body === null) return response;
   const type = response.headers.get('content-type');
   if (type === null || !isJsonContentType(type)) return response;
-  const body: unknown = await response
+  // The SDK answers some errors (an unknown tool, a method it lacks) with 200: those are read too.
+  // A result is parsed only when its text holds an `"error"` member name anywhere.
+  const text = await response
     .clone()
-    .json()
-    .catch(() => undefined);
+    .text()
+    .catch(() => '');
+  if (response.ok && !text.includes('"error"')) return response;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return response;
+  }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return response;
   const message = body as Record<string, unknown>;
   if (message.jsonrpc !== '2.0' || message.error === undefined) return response;

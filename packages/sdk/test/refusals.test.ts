@@ -182,6 +182,18 @@ describe('an error to a request whose id is unknown omits id', () => {
       expect(said.length).toBeLessThan(5000);
     }
     expect(namedBody.error.message).toContain('\ufffd\ufffd[2J\ufffd');
+    // An unknown tool is an error the SDK answers with 200: screened as well.
+    const tool = `x\u202e\u001b[2J\u2028${'A'.repeat(3000)}`;
+    const unknown = await fetchAs(
+      modern(
+        { ...listCall, params: { ...listCall.params, name: tool } },
+        { 'mcp-name': `=?base64?${Buffer.from(tool).toString('base64')}?=` },
+      ),
+    );
+    const unknownBody = await errorBody(unknown);
+    expect(unknownBody.id).toBe(7);
+    expect(unknownBody.error.message).not.toMatch(/[\p{Cc}\u202e\u2028]/u);
+    expect(unknownBody.error.message.length).toBeLessThanOrEqual(513);
   });
 
   it('refuses a _meta of more than 1,000 members before the SDK reads it (its check grows with their square)', async () => {

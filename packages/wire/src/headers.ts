@@ -155,9 +155,9 @@ export function bodyEncodingProblem(
   coding: string | null,
 ): string | undefined {
   if (charset !== undefined && !/^utf-?8$/i.test(charset))
-    return `Content-Type charset ${clip(charset, 40)} is not supported: send UTF-8 (charset=utf-8 or none)`;
+    return `Content-Type charset ${shownText(charset, 40)} is not supported: send UTF-8 (charset=utf-8 or none)`;
   if (coding !== null && !/^\s*(identity)?\s*$/i.test(coding))
-    return `Content-Encoding ${clip(coding, 40)} is not supported: send the body uncompressed`;
+    return `Content-Encoding ${shownText(coding, 40)} is not supported: send the body uncompressed`;
   return undefined;
 }
 

@@ -137,5 +137,10 @@ describe('bodyEncodingProblem', () => {
     expect(bodyEncodingProblem(`${'x'.repeat(39)}\u{1F600}`, null)).toBe(
       `Content-Type charset ${'x'.repeat(39)}… is not supported: send UTF-8 (charset=utf-8 or none)`,
     );
+    // Header bytes arrive as characters up to U+00FF: C1 controls and a tab are shown as U+FFFD.
+    expect(bodyEncodingProblem(undefined, 'x\u009b2J\u0085\tgz')).toBe(
+      'Content-Encoding x\ufffd2J\ufffd\ufffdgz is not supported: send the body uncompressed',
+    );
+    expect(bodyEncodingProblem('\u009b31m', null)).toContain('charset \ufffd31m is');
   });
 });
