@@ -47,9 +47,14 @@ export function html(
 }
 
 /** A JSON body (the passkey options and their refusals, read by the page's script). */
-export function json(status: number, body: unknown): Response {
+export function json(
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Response {
   return respond(status, JSON.stringify(body), {
     'content-type': 'application/json; charset=utf-8',
+    ...headers,
   });
 }
 

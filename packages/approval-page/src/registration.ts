@@ -17,7 +17,7 @@ import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 import { generateRegistrationOptions, verifyRegistrationResponse } from '@simplewebauthn/server';
 import { registrationKey, userHandle } from './challenge.js';
 import { csrfToken } from './csrf.js';
-import { field, html, json, respond, seeOther } from './http.js';
+import { field, html, json, seeOther } from './http.js';
 import {
   type PasskeyChange,
   type PasskeyRegistration,
@@ -155,15 +155,12 @@ export async function registrationOptions(kit: ViewKit, request: Request) {
     // The session alone is not enough: its cookie also reaches every other port of this host.
     const confirmed = await kit.confirmPassword(who.principal, field(form, 'password') ?? '');
     if (!confirmed.ok && confirmed.retryAfter !== undefined)
-      return respond(
+      return json(
         429,
-        JSON.stringify({
-          error: `Too many password attempts for ${who.principal}. Try again in ${confirmed.retryAfter} seconds. Nothing was registered.`,
-        }),
         {
-          'content-type': 'application/json; charset=utf-8',
-          'retry-after': String(confirmed.retryAfter),
+          error: `Too many password attempts for ${who.principal}. Try again in ${confirmed.retryAfter} seconds. Nothing was registered.`,
         },
+        { 'retry-after': String(confirmed.retryAfter) },
       );
     if (!confirmed.ok)
       return json(401, {

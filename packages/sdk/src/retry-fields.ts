@@ -23,22 +23,14 @@ const MODERN_REVISION = '2026-07-28';
  * JSON). Status 200, as `@mrtr/server` answers invalid params.
  */
 export function retryFieldsRefusal(request: Request, body: unknown): Response | undefined {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
-  const { jsonrpc, method, params, id } = body as Record<string, unknown>;
-  if (jsonrpc !== '2.0' || method !== 'tools/call') return undefined;
-  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
-  if (params === null || typeof params !== 'object' || Array.isArray(params)) return undefined;
-  const { name, _meta: meta } = params as Record<string, unknown>;
+  const served = servedAsIs(request, body);
+  if (!served || served.method !== 'tools/call') return undefined;
+  const { id, params } = served;
+  const { name, _meta: meta } = params;
   if (typeof name !== 'string' || meta === null || typeof meta !== 'object' || Array.isArray(meta))
     return undefined;
-  const headers = request.headers;
-  if (
-    headers.get('mcp-name') !== name ||
-    headers.get('mcp-protocol-version') !== MODERN_REVISION ||
-    !isJsonContentType(headers.get('content-type') ?? '')
-  )
-    return undefined;
-  const problem = retryFieldsProblem(params as Record<string, unknown>);
+  if (request.headers.get('mcp-name') !== name) return undefined;
+  const problem = retryFieldsProblem(params);
   if (problem === undefined) return undefined;
   // A member name is the client's text: shown as `@mrtr/server` shows it (controls as U+FFFD, cut).
   const param = shownText(problem.param, 64);
@@ -65,26 +57,40 @@ export const PAGED_METHODS: ReadonlySet<string> = new Set([
  * as the message: an internal error for the client's mistake.
  */
 export function cursorRefusal(request: Request, body: unknown): Response | undefined {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
-  const { jsonrpc, method, params, id } = body as Record<string, unknown>;
-  if (jsonrpc !== '2.0' || typeof method !== 'string' || !PAGED_METHODS.has(method))
-    return undefined;
-  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
-  if (params === null || typeof params !== 'object' || Array.isArray(params)) return undefined;
-  const { cursor } = params as Record<string, unknown>;
-  if (cursor === undefined || typeof cursor === 'string') return undefined;
+  const served = servedAsIs(request, body);
+  if (!served || !PAGED_METHODS.has(served.method)) return undefined;
+  const { id, method, params } = served;
+  if (params.cursor === undefined || typeof params.cursor === 'string') return undefined;
   // Only what the SDK would otherwise serve: its own refusals (headers, media type) come first.
-  const headers = request.headers;
-  if (
-    headers.get('mcp-method') !== method ||
-    headers.get('mcp-protocol-version') !== MODERN_REVISION ||
-    !isJsonContentType(headers.get('content-type') ?? '')
-  )
-    return undefined;
+  if (request.headers.get('mcp-method') !== method) return undefined;
   const error = {
     code: -32602,
     message: `Invalid ${method} params: cursor must be a string`,
     data: { param: 'cursor', problem: 'must be a string' },
   };
   return Response.json({ jsonrpc: '2.0', id, error });
+}
+
+/**
+ * The parts of `body` when it is a JSON-RPC request the SDK would serve as
+ * it stands (an id that is a `RequestId`, object `params`, sent as JSON
+ * under `MCP-Protocol-Version: 2026-07-28`), else `undefined`: the SDK
+ * answers the rest itself.
+ */
+function servedAsIs(
+  request: Request,
+  body: unknown,
+): { id: string | number; method: string; params: Record<string, unknown> } | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const { jsonrpc, method, params, id } = body as Record<string, unknown>;
+  if (jsonrpc !== '2.0' || typeof method !== 'string') return undefined;
+  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
+  if (params === null || typeof params !== 'object' || Array.isArray(params)) return undefined;
+  const headers = request.headers;
+  if (
+    headers.get('mcp-protocol-version') !== MODERN_REVISION ||
+    !isJsonContentType(headers.get('content-type') ?? '')
+  )
+    return undefined;
+  return { id: id as string | number, method, params: params as Record<string, unknown> };
 }
