@@ -647,7 +647,14 @@ describe.skipIf(!reachable)('PostgresReplayStore when PostgreSQL kills the conne
       expect((error as Error).cause).toMatchObject({ code: '08007' });
       expect((error as ReplayStoreUnavailableError).outcomeUnknown).toBe(true);
       const base = (piped ? pipelined : pool) as pg.Pool;
-      expect(await itemCount(pgPoolDriver(base), c.nonce)).toBe(1);
+      // PostgreSQL runs what came before the cut on its own schedule: on a loaded
+      // host the client hears of the lost connection first, so wait up to 5 s.
+      let items = 0;
+      for (let i = 0; i < 200 && items === 0; i++) {
+        items = await itemCount(pgPoolDriver(base), c.nonce);
+        if (items === 0) await sleep(25);
+      }
+      expect(items).toBe(1);
       // The outcome was recorded in the same transaction: the same confirmation again replays it.
       const healthy = new PostgresReplayStore(pgPoolDriver(base));
       expect(await healthy.once(c, action)).toEqual({ status: 'replayed', outcome: 'inserted' });
