@@ -1,4 +1,5 @@
 import type { Database, Queryable } from './db.js';
+import { FilesFault } from './fd.js';
 import type { FileFacts, FilesRoot } from './root.js';
 import { finish, restore, trashNonces, trashNoncesOf } from './trash.js';
 
@@ -71,7 +72,8 @@ export async function recordDeletion(
  * exists) → unlink `.mrtr-trash/<nonce>`; rolled back or never committed
  * (no row) → put the file back at its path. Waits for a deletion of that
  * nonce still in flight. Idempotent.
- * @returns what was done.
+ * @returns what was done: `stuck` when the file cannot be put back (the reason is logged).
+ * @throws {FilesFault} when the file system refuses for now, or the database's error.
  */
 export async function settle(
   db: Database,
@@ -82,9 +84,10 @@ export async function settle(
     await lockNonce(tx, nonce);
     const row = await tx.query('SELECT 1 FROM file_deletions WHERE nonce = $1', [nonce]);
     if (row.rows.length === 0) {
-      if (await restore(root, nonce)) return 'restored';
+      const restored = await restore(root, nonce);
+      if (restored === true) return 'restored';
       console.warn(
-        `file-deleter: ${nonce} was not deleted but cannot be put back (its name is taken); it stays in .mrtr-trash`,
+        `file-deleter: ${nonce} was not deleted but cannot be put back: ${restored}; it stays in .mrtr-trash until an operator puts it back`,
       );
       return 'stuck';
     }
@@ -127,14 +130,28 @@ export function settleSoon(
 /**
  * Settle everything in the trash: at start (a crash may have left files
  * there) and every minute.
- * @returns the nonces settled, by outcome.
+ * @returns the nonces settled, by outcome; `later` for those the file system refused for now.
+ * @throws the database's error (the rest is left for the next try).
  */
 export async function recover(
   db: Database,
   root: FilesRoot,
-): Promise<Record<'finished' | 'restored' | 'stuck', string[]>> {
-  const done = { finished: [] as string[], restored: [] as string[], stuck: [] as string[] };
-  for (const nonce of await trashNonces(root)) done[await settle(db, root, nonce)].push(nonce);
+): Promise<Record<'finished' | 'restored' | 'stuck' | 'later', string[]>> {
+  const done = {
+    finished: [] as string[],
+    restored: [] as string[],
+    stuck: [] as string[],
+    later: [] as string[],
+  };
+  for (const nonce of await trashNonces(root)) {
+    const outcome = await settle(db, root, nonce).catch((error: unknown) => {
+      // The file system refuses this one for now: the others are still settled; the next sweep retries.
+      if (!(error instanceof FilesFault)) throw error;
+      console.warn(`file-deleter: settling ${nonce} failed, tried again later: ${error.message}`);
+      return 'later' as const;
+    });
+    done[outcome].push(nonce);
+  }
   return done;
 }
 
@@ -142,21 +159,22 @@ export async function recover(
  * Settle the unsettled deletions of the file `path` with identity
  * `dev`/`ino`, if the trash holds any: waits for one still in flight.
  * @returns `restored` when the file was put back at its path, `gone` when a
- * deletion of it committed, `none` when the trash holds nothing of it.
- * @throws when the database cannot settle it now.
+ * deletion of it committed, `stuck` when it cannot be put back (its name
+ * taken, its folder gone), `none` when the trash holds nothing of it.
+ * @throws {FilesFault} when the file system refuses for now, or the database's error.
  */
 export async function settleFile(
   db: Database,
   root: FilesRoot,
   path: string,
   identity: { dev: string; ino: string },
-): Promise<'restored' | 'gone' | 'none'> {
+): Promise<'restored' | 'gone' | 'stuck' | 'none'> {
   const nonces = await trashNoncesOf(root, path, identity.dev, identity.ino);
-  let outcome: 'restored' | 'gone' | 'none' = 'none';
+  let outcome: 'restored' | 'gone' | 'stuck' | 'none' = 'none';
   for (const nonce of nonces) {
     const done = await settle(db, root, nonce);
     if (done === 'finished') outcome = 'gone';
-    else if (done === 'restored' && outcome === 'none') outcome = 'restored';
+    else if (outcome === 'none') outcome = done;
   }
   return outcome;
 }

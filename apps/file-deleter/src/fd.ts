@@ -18,6 +18,54 @@ export const at = (fd: number, name?: string) =>
 /** The `code` of a Node.js system error (`ENOENT`, `ELOOP`, …). */
 export const codeOf = (error: unknown) => (error as NodeJS.ErrnoException)?.code;
 
+/** What an operator reads for the errors of a file system that only they can fix. */
+const WORDS: Record<string, string> = {
+  ENOSPC: 'no space is left on the file system',
+  EDQUOT: 'the disk quota is used up',
+  EROFS: 'the file system is read-only',
+  EACCES: 'the server is not allowed to',
+  EPERM: 'the server is not allowed to',
+  EMFILE: 'the server has too many files open',
+  ENFILE: 'the system has too many files open',
+  EMLINK: 'the file has too many links',
+  EIO: 'the disk reported an input/output error',
+  ENOMEM: 'the system is out of memory',
+};
+
+/**
+ * An error of the file system under the files root (full, read-only, not
+ * allowed, out of descriptors, an I/O error): the operation stopped, and
+ * nothing about the request was wrong. `message` names the step and says
+ * why in words; `cause` is Node.js's error, whose message holds internal
+ * `/proc/self/fd` paths and stays off the wire.
+ */
+export class FilesFault extends Error {
+  override readonly name = 'FilesFault';
+  /** The system error code (`ENOSPC`, `EROFS`, …). */
+  readonly code: string;
+
+  /** @param step what was being done, e.g. `moving the file aside`. */
+  constructor(step: string, cause: unknown) {
+    const code = codeOf(cause) ?? 'EIO';
+    super(`${step} failed: ${WORDS[code] ?? 'the file system refused'} (${code})`);
+    this.code = code;
+    Object.defineProperty(this, 'cause', { value: cause, enumerable: false });
+  }
+}
+
+/**
+ * `error` as a {@link FilesFault} of `step` when it is a Node.js system
+ * error (a string `code` and `syscall`); anything else (an `McpError`
+ * already worded, a bug) is returned as it is.
+ */
+export function asFilesFault(step: string, error: unknown): unknown {
+  if (error instanceof FilesFault) return error;
+  const { code, syscall } = (error ?? {}) as NodeJS.ErrnoException;
+  return typeof code === 'string' && typeof syscall === 'string'
+    ? new FilesFault(step, error)
+    : error;
+}
+
 /** Create `path` (it must not exist, not even as a link), write `text`, and flush it to disk. */
 export async function writeNew(path: string, text: string): Promise<void> {
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;

@@ -1,7 +1,7 @@
 import { type BigIntStats, constants, promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { ErrorCode, McpError } from '@mrtr/wire';
-import { at, closeAll, codeOf, DIR_FLAGS } from './fd.js';
+import { at, closeAll, codeOf, DIR_FLAGS, FilesFault } from './fd.js';
 import { MAX_NAME_BYTES, TRASH_DIR } from './paths.js';
 
 /**
@@ -16,6 +16,31 @@ export function rootBroken(what: string): McpError {
     `This request changed nothing: ${what}. An operator must put the files root back as the server expects it.`,
   );
 }
+
+/** The fault behind each error {@link filesUnavailable} made (an `McpError` subclass would not do: its `instanceof` is a brand check). */
+const faults = new WeakMap<object, FilesFault>();
+
+/**
+ * `error` worded for the client when it is a {@link FilesFault}: a
+ * `-32603` (HTTP 503) saying nothing changed, or, with `heldPath`, that the
+ * file is in the trash and not back yet (the deletion did not complete;
+ * recovery puts it back). Anything else is returned as it is.
+ */
+export function filesUnavailable(error: unknown, heldPath?: string): unknown {
+  if (!(error instanceof FilesFault)) return error;
+  const worded = new McpError(
+    ErrorCode.InternalError,
+    heldPath === undefined
+      ? `This request changed nothing: ${error.message}. Send the same request again once an operator has fixed the files root.`
+      : `This request deleted nothing, but ${error.message}, and ${heldPath} could not be put back yet from ${TRASH_DIR}: the server tries again soon and every minute. Send the same confirmation again once it is back.`,
+  );
+  faults.set(worded, error);
+  return worded;
+}
+
+/** The {@link FilesFault} that `error` (made by {@link filesUnavailable}) words, if it is one. */
+export const faultOf = (error: unknown): FilesFault | undefined =>
+  typeof error === 'object' && error !== null ? faults.get(error) : undefined;
 
 /** What the server checked about a file: the question states it, the claim compares it. */
 export interface FileFacts {
@@ -133,7 +158,11 @@ export class FilesRoot {
   /** The root, checked to be the folder opened at start (not one swapped in at its path since). */
   async #openRoot(): Promise<FileHandle> {
     const handle = await fsp.open(this.path, constants.O_RDONLY | constants.O_DIRECTORY);
-    const st = await handle.stat({ bigint: true });
+    // Closed on every way out but success: a descriptor left to the collector outlives a shortage.
+    const st = await handle.stat({ bigint: true }).catch(async (error: unknown) => {
+      await handle.close().catch(() => {});
+      throw error;
+    });
     if (st.dev !== this.id.dev || st.ino !== this.id.ino) {
       await handle.close();
       throw rootBroken(`FILES_ROOT ${this.path} was replaced since the server started`);
@@ -141,10 +170,17 @@ export class FilesRoot {
     return handle;
   }
 
-  /** Open `.mrtr-trash` in the open root, refusing a link. */
+  /**
+   * Open `.mrtr-trash` in the open root, refusing a link.
+   * @throws {McpError} (`rootBroken`) when it is missing, a link or not a folder; the
+   *   file system's own error otherwise (out of descriptors, not allowed, …).
+   */
   async openTrash(root: FileHandle): Promise<FileHandle> {
     return fsp.open(at(root.fd, TRASH_DIR), DIR_FLAGS).catch((error) => {
-      throw rootBroken(`${TRASH_DIR} in FILES_ROOT is not a folder (${codeOf(error)})`);
+      const code = codeOf(error);
+      if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP')
+        throw rootBroken(`${TRASH_DIR} in FILES_ROOT is not a folder (${code})`);
+      throw error;
     });
   }
 
@@ -153,6 +189,20 @@ export class FilesRoot {
     const parts = path.split('/');
     const name = parts.pop() as string;
     const handles = [await this.#openRoot()];
+    try {
+      return await this.#walkFrom(handles, parts, name);
+    } catch (error) {
+      // An I/O error on the way (readdir, stat): no handle outlives the walk.
+      await closeAll(handles);
+      throw error;
+    }
+  }
+
+  async #walkFrom(
+    handles: FileHandle[],
+    parts: string[],
+    name: string,
+  ): Promise<Walk | { refused: string; missing: boolean }> {
     const refuse = async (refused: string, missing = false) => {
       await closeAll(handles);
       return { refused, missing };
@@ -176,7 +226,6 @@ export class FilesRoot {
           return refuse(`${here} is a symbolic link, which is never followed`);
         if (code === 'ENOTDIR') return refuse(`${here} is not a folder`);
         if (code === 'ENOENT') return refuse(`there is no folder ${here}`, true);
-        await closeAll(handles);
         throw error;
       }
       handles.push(next);
@@ -195,7 +244,17 @@ export class FilesRoot {
       const hint = twins.length ? ` (the folder has ${twins.join(', ')})` : '';
       return { refused: `there is no file ${path}${hint}`, missing: true };
     }
-    const st = await fsp.lstat(at(dir.fd, name), { bigint: true }).catch(() => undefined);
+    const st = await fsp.lstat(at(dir.fd, name), { bigint: true }).catch((error: unknown) => {
+      if (codeOf(error) === 'ENOENT' || codeOf(error) === 'ENOTDIR') return undefined;
+      throw error;
+    });
+    // `readdir` reads a name that is not valid UTF-8 with U+FFFD in place of its bad bytes, and
+    // U+FFFD written back is other bytes: JSON text cannot name such a file.
+    if (!st && name.includes('\uFFFD'))
+      return {
+        refused: `${path} names a file whose name on disk is not valid UTF-8 (shown with U+FFFD); such a name cannot be given as text, so it is not deleted`,
+        missing: false,
+      };
     if (!st) return { refused: `there is no file ${path}`, missing: true };
     if (st.isSymbolicLink())
       return {

@@ -15,8 +15,9 @@ import { filesize } from 'filesize';
 import { z } from 'zod';
 import type { Database, Queryable } from './db.js';
 import { lockNonce, recordDeletion, settle, settleFile, settleSoon } from './deletions.js';
-import { PathArgument } from './paths.js';
-import type { FileFacts, FilesRoot } from './root.js';
+import { asFilesFault, FilesFault } from './fd.js';
+import { PathArgument, TRASH_DIR } from './paths.js';
+import { type FileFacts, type FilesRoot, faultOf, filesUnavailable } from './root.js';
 import { moveToTrash } from './trash.js';
 
 const DeleteArgs = z.strictObject({ path: PathArgument });
@@ -108,12 +109,12 @@ export function fileTools(
     },
     // Round 1, every retry, and inside the claim: look at the file again.
     async ask({ args, sealed, tx }) {
-      let found = await root.lookup(args.path);
+      let found = await lookup(args.path);
       if ('refused' in found && found.missing && isSealed(sealed) && tx === undefined) {
         // The confirmed file may sit in the trash of a deletion that has not settled (its
         // transaction stalled, then rolled back): settle it first, then look again.
-        const settled = await settleFile(db, root, args.path, sealed).catch(
-          () => 'stalled' as const,
+        const settled = await settleFile(db, root, args.path, sealed).catch((error: unknown) =>
+          error instanceof FilesFault ? error : ('stalled' as const),
         );
         if (settled === 'stalled')
           return withoutAsking(
@@ -121,7 +122,19 @@ export function fileTools(
               `${args.path} is in a deletion that has not finished settling (the database did not answer). Nothing more was deleted; try the same confirmation again in a minute.`,
             ),
           );
-        if (settled === 'restored') found = await root.lookup(args.path);
+        if (settled instanceof FilesFault)
+          return withoutAsking(
+            refused(
+              `${args.path} is in ${TRASH_DIR} after a deletion that did not complete, and could not be put back yet: ${settled.message}. Nothing was deleted; the server tries again every minute. Send the same confirmation again once it is back.`,
+            ),
+          );
+        if (settled === 'stuck')
+          return withoutAsking(
+            refused(
+              `${args.path} is in ${TRASH_DIR} after a deletion that did not complete, and cannot be put back (the server's log says why). Nothing was deleted; an operator must put it back.`,
+            ),
+          );
+        if (settled === 'restored') found = await lookup(args.path);
       }
       if ('refused' in found) {
         if (sealed !== undefined && found.missing)
@@ -153,7 +166,10 @@ export function fileTools(
       await lockNonce(tx, nonce);
       await recordDeletion(tx, nonce, f, { principal, reason: answer.reason, backup });
       moved.getStore()?.add(nonce);
-      if ((await moveToTrash(root, f, nonce, backup)) === 'changed')
+      const move = await moveToTrash(root, f, nonce, backup).catch((error: unknown) => {
+        throw filesUnavailable(asFilesFault('moving the file aside', error));
+      });
+      if (move === 'changed')
         throw new StaleTargetError(`${f.path} changed or went just before it was moved`);
       // The backup's path from the root: beside the file, in the same folder.
       const backupPath = backup && posix.join(posix.dirname(f.path), backup);
@@ -169,27 +185,47 @@ export function fileTools(
       textResult(`The question about ${args.path} was dismissed. This request deleted nothing.`),
   });
 
+  /** The file at `path`, or why not; a file system that refuses is a `-32603` that says so. */
+  const lookup = (path: string) =>
+    root.lookup(path).catch((error: unknown) => {
+      throw filesUnavailable(asFilesFault('looking at the file', error));
+    });
+
   const deleteFile: AnyToolDefinition = {
     ...remove,
     async handler(args, ctx) {
       const nonces = new Set<string>();
+      let outcome: { result: Awaited<ReturnType<typeof remove.handler>> } | { error: unknown };
       try {
-        return await moved.run(nonces, () =>
-          remove.handler(args as z.infer<typeof DeleteArgs>, ctx),
-        );
-      } finally {
-        // Committed: unlink the trash entry. Rolled back: put the file back. Waits for the claim.
-        if (nonces.size) await hooks.beforeSettle?.();
-        const report = (nonce: string) => (error: unknown) =>
+        outcome = {
+          result: await moved.run(nonces, () =>
+            remove.handler(args as z.infer<typeof DeleteArgs>, ctx),
+          ),
+        };
+      } catch (error) {
+        outcome = { error };
+      }
+      // Committed: unlink the trash entry. Rolled back: put the file back. Waits for the claim.
+      if (nonces.size) await hooks.beforeSettle?.();
+      let held = false;
+      for (const nonce of nonces) {
+        const report = (error: unknown) =>
           console.warn(
             `file-deleter: settling ${nonce} failed, tried again soon: ${String(error)}`,
           );
-        for (const nonce of nonces)
-          await settle(db, root, nonce).catch((error: unknown) => {
-            report(nonce)(error);
-            settleSoon(db, root, nonce, report(nonce));
-          });
+        const done = await settle(db, root, nonce).catch((error: unknown) => {
+          report(error);
+          settleSoon(db, root, nonce, report);
+          return 'failed' as const;
+        });
+        if (done === 'stuck' || done === 'failed') held = true;
       }
+      if ('result' in outcome) return outcome.result;
+      // The file system stopped the deletion after the move, and the file is not back yet:
+      // "changed nothing" would hide that it is not at its name.
+      const fault = faultOf(outcome.error);
+      if (held && fault) throw filesUnavailable(fault, (args as { path: string }).path);
+      throw outcome.error;
     },
   };
   return [deleteFile];

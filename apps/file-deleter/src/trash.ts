@@ -1,7 +1,7 @@
 import { promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { shownText } from '@mrtr/wire';
-import { at, closeAll, codeOf, readNoFollow, unlinkIfThere, writeNew } from './fd.js';
+import { asFilesFault, at, closeAll, codeOf, readNoFollow, unlinkIfThere, writeNew } from './fd.js';
 import { TRASH_DIR } from './paths.js';
 import { type FileFacts, type FilesRoot, rootBroken, same } from './root.js';
 
@@ -62,6 +62,7 @@ export async function moveToTrash(
         try {
           await fsp.link(at(trash.fd, nonce), at(dir.fd, backup));
         } catch (error) {
+          // The backup's name taken since the check, or no room for its link: back where it was.
           await putBack(trash, nonce, dir, name);
           if (codeOf(error) === 'EEXIST') return 'changed';
           throw error;
@@ -78,55 +79,70 @@ export async function moveToTrash(
   }
 }
 
-/** After a committed deletion: unlink `.mrtr-trash/<nonce>` and its intent (either may be gone already). */
+/**
+ * After a committed deletion: unlink `.mrtr-trash/<nonce>` and its intent (either may be gone already).
+ * @throws {FilesFault} when the file system refuses for now; a later try finishes it.
+ */
 export async function finish(root: FilesRoot, nonce: string): Promise<void> {
-  await root.inTrash(async (trash) => {
-    await unlinkIfThere(at(trash.fd, nonce));
-    await unlinkIfThere(at(trash.fd, `${nonce}.json`));
-  });
+  await root
+    .inTrash(async (trash) => {
+      await unlinkIfThere(at(trash.fd, nonce));
+      await unlinkIfThere(at(trash.fd, `${nonce}.json`));
+    })
+    .catch((error: unknown) => {
+      throw asFilesFault('emptying the trash', error);
+    });
 }
 
 /**
  * After a rolled-back deletion: put `.mrtr-trash/<nonce>` back at its path
  * (never over a file now there) and drop the backup link made for it.
- * @returns `false` when it could not be put back (it stays in the trash, with its intent).
+ * @returns `true` when it is back (or nothing was moved), else why it stays in
+ *   the trash, with its intent (its name taken, its folder gone, its intent lost).
+ * @throws {FilesFault} when the file system refuses for now (full, read-only,
+ *   out of descriptors): nothing is lost, and a later try can put it back.
  */
-export async function restore(root: FilesRoot, nonce: string): Promise<boolean> {
-  return root.inTrash(async (trash) => {
-    const text = await readNoFollow(at(trash.fd, `${nonce}.json`));
-    const entry = await fsp.lstat(at(trash.fd, nonce), { bigint: true }).catch(() => undefined);
-    if (entry === undefined) {
-      // Nothing was moved, or it was put back already: only the intent is left.
-      await unlinkIfThere(at(trash.fd, `${nonce}.json`));
-      return true;
-    }
-    if (text === undefined) return false; // where it came from is unknown: it stays
-    const intent = JSON.parse(text) as Intent;
-    const walk = await root.walk(intent.path);
-    if ('refused' in walk) return false;
-    try {
-      const back = await fsp.link(at(trash.fd, nonce), at(walk.dir.fd, walk.name)).then(
-        () => true,
-        // A restore that stopped between its link and its unlink (the process killed) left the
-        // file under both names: it is back already, and only the trash entry must go.
-        () => sameFile(entry, at(walk.dir.fd, walk.name)),
-      );
-      if (!back) return false;
-      if (intent.backup) {
-        const bak = await fsp
-          .lstat(at(walk.dir.fd, intent.backup), { bigint: true })
-          .catch(() => undefined);
-        // Only the link made for this deletion (same inode), never a file that took the name since.
-        if (bak && String(bak.ino) === intent.ino && String(bak.dev) === intent.dev)
-          await unlinkIfThere(at(walk.dir.fd, intent.backup));
+export async function restore(root: FilesRoot, nonce: string): Promise<true | string> {
+  try {
+    return await root.inTrash(async (trash) => {
+      const text = await readNoFollow(at(trash.fd, `${nonce}.json`));
+      const entry = await fsp.lstat(at(trash.fd, nonce), { bigint: true }).catch(() => undefined);
+      if (entry === undefined) {
+        // Nothing was moved, or it was put back already: only the intent is left.
+        await unlinkIfThere(at(trash.fd, `${nonce}.json`));
+        return true;
       }
-      await unlinkIfThere(at(trash.fd, nonce));
-      await unlinkIfThere(at(trash.fd, `${nonce}.json`));
-      return true;
-    } finally {
-      await closeAll(walk.handles);
-    }
-  });
+      // Where it came from is unknown: it stays.
+      if (text === undefined) return `its record ${TRASH_DIR}/${nonce}.json is missing`;
+      let intent: Intent;
+      try {
+        intent = JSON.parse(text) as Intent;
+      } catch {
+        return `its record ${TRASH_DIR}/${nonce}.json does not parse`;
+      }
+      const walk = await root.walk(intent.path);
+      if ('refused' in walk) return `its folder cannot be reached (${walk.refused})`;
+      try {
+        if ((await relink(trash, nonce, walk.dir, walk.name)) === 'taken')
+          return `its name ${shownText(intent.path, 256)} is taken by another file`;
+        if (intent.backup) {
+          const bak = await fsp
+            .lstat(at(walk.dir.fd, intent.backup), { bigint: true })
+            .catch(() => undefined);
+          // Only the link made for this deletion (same inode), never a file that took the name since.
+          if (bak && String(bak.ino) === intent.ino && String(bak.dev) === intent.dev)
+            await unlinkIfThere(at(walk.dir.fd, intent.backup));
+        }
+        await unlinkIfThere(at(trash.fd, nonce));
+        await unlinkIfThere(at(trash.fd, `${nonce}.json`));
+        return true;
+      } finally {
+        await closeAll(walk.handles);
+      }
+    });
+  } catch (error) {
+    throw asFilesFault('putting the file back', error);
+  }
 }
 
 /**
@@ -162,30 +178,54 @@ export async function trashNonces(root: FilesRoot): Promise<string[]> {
 
 /** Put a wrongly moved entry back at `name` (never over one now there); it stays in the trash if it cannot. */
 async function putBack(trash: FileHandle, nonce: string, dir: FileHandle, name: string) {
-  try {
-    await fsp.link(at(trash.fd, nonce), at(dir.fd, name));
-  } catch (error) {
-    const entry = await fsp.lstat(at(trash.fd, nonce), { bigint: true }).catch(() => undefined);
-    // Already back under its name (an earlier put-back stopped before its unlink): only the entry goes.
-    if (entry && (await sameFile(entry, at(dir.fd, name)))) {
-      await unlinkIfThere(at(trash.fd, nonce));
-      await unlinkIfThere(at(trash.fd, `${nonce}.json`));
-      return;
-    }
-    // A folder cannot be hard-linked: rename it back, only if the name is still free.
-    const free = await fsp.lstat(at(dir.fd, name)).then(
-      () => false,
-      () => true,
+  const back = await relink(trash, nonce, dir, name).catch((error: unknown) => codeOf(error));
+  if (back !== 'back') {
+    // The name is read from disk: a log line shows it as text, not as terminal controls. Recovery
+    // (`settle`, then every minute) tries again from the intent kept beside it.
+    console.warn(
+      `could not put back ${shownText(name, 256)} (${back === 'taken' ? 'its name is taken' : back}): it stays in ${TRASH_DIR}/${nonce}`,
     );
-    if (codeOf(error) !== 'EPERM' || !free) {
-      // The name is read from disk: a log line shows it as text, not as terminal controls.
-      console.warn(`could not put back ${shownText(name, 256)}: it stays in ${TRASH_DIR}/${nonce}`);
-      return;
-    }
-    await fsp.rename(at(trash.fd, nonce), at(dir.fd, name));
+    return;
   }
   await unlinkIfThere(at(trash.fd, nonce));
   await unlinkIfThere(at(trash.fd, `${nonce}.json`));
+}
+
+/**
+ * Give the trash entry `nonce` its name `name` in `dir` again, never over a
+ * file now there: a `link` (which refuses a name taken), else, when the name
+ * is free, a `rename` (a folder cannot be linked, and a full file system may
+ * have no room for one more link where a rename needs none).
+ * @returns `back` (also when it was back already: a put-back stopped between
+ *   its link and its unlink left the file under both names), or `taken` when
+ *   another file holds the name.
+ * @throws the file system's error when it can be done neither way now.
+ */
+async function relink(
+  trash: FileHandle,
+  nonce: string,
+  dir: FileHandle,
+  name: string,
+): Promise<'back' | 'taken'> {
+  const from = at(trash.fd, nonce);
+  const to = at(dir.fd, name);
+  try {
+    await fsp.link(from, to);
+    return 'back';
+  } catch (error) {
+    const entry = await fsp.lstat(from, { bigint: true }).catch(() => undefined);
+    if (entry && (await sameFile(entry, to))) return 'back';
+    const free = await fsp.lstat(to).then(
+      () => false,
+      (missing: unknown) => codeOf(missing) === 'ENOENT',
+    );
+    if (!free) {
+      if (codeOf(error) === 'EEXIST') return 'taken';
+      throw error;
+    }
+    await fsp.rename(from, to);
+    return 'back';
+  }
 }
 
 /** Whether the name at `path` is the very file `entry` describes (same device and inode), not one that took the name. */
