@@ -1,9 +1,13 @@
-import { closeSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { Writable } from 'node:stream';
 import type { AuditWriter, GateAuditEvent } from '@mrtr/gate';
 import { type DestinationStream, type Logger, pino } from 'pino';
-import { bounded, fdLines, type LineSender, streamLines } from './line-writers.js';
+import {
+  bounded,
+  type FileLines,
+  fileLines,
+  type LineSender,
+  streamLines,
+} from './line-writers.js';
 
 export { AuditDestinationBusyError } from './line-writers.js';
 
@@ -23,6 +27,13 @@ export interface JsonLinesAuditSinkOptions {
    * file path (appended, created with its directory, mode 0600), or a
    * {@link LineDestination}. A Node.js `Writable` stream is one: a line
    * counts as written when the stream's write callback comes.
+   *
+   * A regular file is looked at again before each line: renamed or removed
+   * since (log rotation), it is opened anew at the path, so no signal or
+   * restart is needed. A line a full disk cut short is cut back off the file,
+   * so every line stays a whole record. A FIFO or device path is written as
+   * it is (no `fsync`); a FIFO that no process reads fails at construction
+   * (`ENXIO`).
    */
   destination?: 'stdout' | 'stderr' | string | LineDestination;
   /**
@@ -93,13 +104,14 @@ export class JsonLinesAuditSink implements AuditWriter {
   readonly transactional = false;
   readonly #logger: Logger;
   readonly #lines: ReturnType<typeof bounded>;
-  readonly #fd: number | undefined;
+  readonly #file: FileLines | undefined;
   readonly #timeoutMs: number;
   /** The line pino handed over during the current `write` call. */
   #handed: Promise<void> | undefined;
 
   /**
-   * @throws the file system's error when the file cannot be opened (at construction, not at the first record).
+   * @throws the file system's error when the file cannot be opened (at construction, not at the
+   *   first record), e.g. `EISDIR`, or `ENXIO` for a FIFO that no process reads.
    * @throws {RangeError} for a `timeoutMs` that is not a number of milliseconds from 1 to
    *   2,147,483,647 (a longer timer fires at once).
    */
@@ -119,9 +131,8 @@ export class JsonLinesAuditSink implements AuditWriter {
     } else if (where === 'stdout' || where === 'stderr') {
       send = streamLines(where === 'stdout' ? process.stdout : process.stderr);
     } else {
-      mkdirSync(dirname(where), { recursive: true });
-      this.#fd = openSync(where, 'a', 0o600);
-      send = fdLines(this.#fd, options.fsync ?? true, timeoutMs);
+      this.#file = fileLines(where, options.fsync ?? true, timeoutMs);
+      send = this.#file.send;
     }
     this.#lines = bounded(send, {
       timeoutMs,
@@ -170,6 +181,6 @@ export class JsonLinesAuditSink implements AuditWriter {
     });
     await Promise.race([this.#lines.settled(), late]);
     clearTimeout(timer);
-    if (this.#fd !== undefined) closeSync(this.#fd);
+    this.#file?.close();
   }
 }

@@ -4,7 +4,22 @@
  * pool, or a Node.js stream (a pipe on stdout is asynchronous on POSIX), both
  * behind a bound on how long and how much may wait.
  */
-import { fsync, write } from 'node:fs';
+import {
+  close,
+  closeSync,
+  constants,
+  promises as fsp,
+  fstat,
+  fstatSync,
+  fsync,
+  ftruncate,
+  mkdirSync,
+  open as openFile,
+  openSync,
+  type Stats,
+  write,
+} from 'node:fs';
+import { dirname } from 'node:path';
 import type { Writable } from 'node:stream';
 
 /** Hands one whole line over; resolves once the destination took it, rejects when it cannot. */
@@ -12,6 +27,21 @@ export type LineSender = (line: string) => Promise<void>;
 
 const EAGAIN_RETRY_MS = 10;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const codeOf = (error: unknown) => (error as NodeJS.ErrnoException)?.code;
+
+/**
+ * Open flags of the file: appended, created, and non-blocking, so that a
+ * FIFO nobody reads fails to open (`ENXIO`) instead of blocking the process,
+ * and a full pipe is `EAGAIN` (retried) instead of a stuck thread.
+ */
+const FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK;
+
+/** `fs.fstat` of `fd`, on the thread pool. */
+function statOf(fd: number): Promise<Stats> {
+  return new Promise((resolve, reject) =>
+    fstat(fd, (error, st) => (error ? reject(error) : resolve(st))),
+  );
+}
 
 function writeSome(fd: number, bytes: Buffer, offset: number): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -21,39 +51,119 @@ function writeSome(fd: number, bytes: Buffer, offset: number): Promise<number> {
   });
 }
 
+/** The lines of a file path, and how to close what they hold open. */
+export interface FileLines {
+  send: LineSender;
+  close(): void;
+}
+
 /**
- * Lines appended to `fd` one after another (in the order given) with
- * `fs.write`, and `fs.fsync` after each when `sync`: both run on libuv's
- * thread pool, never on the event loop. A non-blocking descriptor that is
- * full (`EAGAIN`) is retried every 10 ms until `giveUpMs` after the line's
- * turn came, then the line fails; any other error fails the line at once.
- * A failed line does not stop the next one.
+ * Lines appended to the file at `path` (created with its directory, mode
+ * 0600) one after another, in the order given, with `fs.write` and, for a
+ * regular file when `sync`, `fs.fsync` after each: on libuv's thread pool,
+ * never on the event loop. A failed line does not stop the next one.
+ *
+ * For a regular file, before each line:
+ * - the path is looked at again: a file renamed or removed since it was
+ *   opened (log rotation) is closed, and the path opened anew, so no record
+ *   goes to a name that no longer reaches it;
+ * - after a line that failed half written (a full disk, a file-size limit),
+ *   the file is cut back to where that line began, so every line stays
+ *   whole; if it cannot be cut back (another writer appended since), the
+ *   next line starts on a line of its own.
+ *
+ * A pipe or device path (a FIFO, `/dev/full`) is written as it is: no
+ * `fsync` (a pipe has nothing to flush), no rotation. A full pipe
+ * (`EAGAIN`) is retried every 10 ms until `giveUpMs` after the line's turn
+ * came, then the line fails; any other error fails the line at once.
+ * @throws at once (opening): the file system's error, e.g. `EISDIR`, or
+ *   `ENXIO` for a FIFO that no process reads.
  */
-export function fdLines(fd: number, sync: boolean, giveUpMs: number): LineSender {
-  let tail: Promise<unknown> = Promise.resolve();
+export function fileLines(path: string, sync: boolean, giveUpMs: number): FileLines {
+  const described = (fd: number, st: Stats) => ({
+    fd,
+    regular: st.isFile(),
+    dev: st.dev,
+    ino: st.ino,
+  });
+  mkdirSync(dirname(path), { recursive: true });
+  const fd = openSync(path, FLAGS, 0o600);
+  let file = described(fd, fstatSync(fd));
+  /** The line before failed half written and could not be cut back. */
+  let torn = false;
+
+  /** The file at `path` now, opened again if the one held is no longer there. */
+  const current = async () => {
+    if (!file.regular) return file;
+    const there = await fsp.stat(path).catch((error: unknown) => {
+      if (codeOf(error) === 'ENOENT') return undefined;
+      throw error;
+    });
+    if (there && there.dev === file.dev && there.ino === file.ino) return file;
+    await fsp.mkdir(dirname(path), { recursive: true });
+    const fresh = await new Promise<number>((resolve, reject) =>
+      openFile(path, FLAGS, 0o600, (error, opened) => (error ? reject(error) : resolve(opened))),
+    );
+    const old = file;
+    file = described(fresh, await statOf(fresh));
+    close(old.fd, () => {});
+    torn = false;
+    return file;
+  };
+
   const send = async (line: string) => {
-    const bytes = Buffer.from(line, 'utf8');
+    const { fd, regular } = await current();
+    const bytes = Buffer.from(torn ? `\n${line}` : line, 'utf8');
+    const start = regular ? (await statOf(fd).catch(() => undefined))?.size : undefined;
     const deadline = Date.now() + giveUpMs;
     let offset = 0;
-    while (offset < bytes.length) {
-      try {
-        offset += await writeSome(fd, bytes, offset);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN' || Date.now() >= deadline)
-          throw error;
-        await sleep(EAGAIN_RETRY_MS);
+    try {
+      while (offset < bytes.length) {
+        try {
+          offset += await writeSome(fd, bytes, offset);
+        } catch (error) {
+          if (codeOf(error) !== 'EAGAIN' || Date.now() >= deadline) throw error;
+          await sleep(EAGAIN_RETRY_MS);
+        }
       }
+    } catch (error) {
+      if (offset > 0 && regular) torn = !(await cutBack(fd, start, offset));
+      throw error;
     }
-    if (sync)
+    torn = false;
+    if (sync && regular)
       await new Promise<void>((resolve, reject) =>
         fsync(fd, (error) => (error ? reject(error) : resolve())),
       );
   };
-  return (line) => {
-    const sent = tail.then(() => send(line));
-    tail = sent.catch(() => {});
-    return sent;
+  let tail: Promise<unknown> = Promise.resolve();
+  return {
+    send(line) {
+      const sent = tail.then(() => send(line));
+      tail = sent.catch(() => {});
+      return sent;
+    },
+    close() {
+      closeSync(file.fd);
+    },
   };
+}
+
+/**
+ * Cut the file open as `fd` back to `start` bytes, when it ends exactly with
+ * the `written` bytes of a failed line (no other writer appended since).
+ * @returns whether it was cut back.
+ */
+async function cutBack(fd: number, start: number | undefined, written: number): Promise<boolean> {
+  if (start === undefined) return false;
+  const size = await statOf(fd).then(
+    (st) => st.size,
+    () => undefined,
+  );
+  if (size !== start + written) return false;
+  return new Promise((resolve) => {
+    ftruncate(fd, start, (error) => resolve(!error));
+  });
 }
 
 const listened = new WeakSet<Writable>();
