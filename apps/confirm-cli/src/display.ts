@@ -6,6 +6,7 @@
  * what the person reads; zero-width characters and the BOM are invisible) and
  * line or paragraph separators are shown as visible `\u{…}` codes instead.
  */
+import { clip } from '@mrtr/wire';
 
 /**
  * The characters that never reach the terminal as they are: every control
@@ -44,6 +45,63 @@ export function visible(text: string): string {
 /** Server text that must stay on one line (a title, a label, a value): {@link visible}, with line breaks shown as `\n`. */
 export function oneLine(text: string): string {
   return visible(text).replace(/\n/g, '\\n').replace(/\t/g, ' ');
+}
+
+/** Most characters of a server's name {@link serverName} shows. */
+export const MAX_NAME_CHARS = 60;
+
+/**
+ * A server's self-reported name (`serverInfo.name` or `title`) as shown in a
+ * question's header, where it must not pose as the rest of the header: in
+ * double quotes, escaped by {@link oneLine} and with its own `"` shown as
+ * `\u{22}` (so `Bank" at https://…` cannot close the quote and name another URL),
+ * runs of spaces collapsed to one (so padding cannot push the real URL off
+ * the line), and cut to {@link MAX_NAME_CHARS} characters then `…`.
+ */
+export function serverName(name: string): string {
+  const one = oneLine(name)
+    .replace(/"/g, '\\u{22}')
+    .replace(/\p{Zs}+/gu, ' ')
+    .trim();
+  return `"${clip(one, MAX_NAME_CHARS)}"`;
+}
+
+/** Most lines of a server's message {@link shownMessage} shows. */
+export const MAX_MESSAGE_LINES = 24;
+/** Most characters of a server's message {@link shownMessage} shows. */
+export const MAX_MESSAGE_CHARS = 2000;
+
+/**
+ * A server's message (a question, what was declined) as shown: {@link visible},
+ * runs of blank lines collapsed to one, leading and trailing blank lines
+ * dropped, and at most {@link MAX_MESSAGE_LINES} lines and
+ * {@link MAX_MESSAGE_CHARS} characters, then a note `(… N more lines not
+ * shown)`. A message cannot push the header that names who asks off the
+ * screen, nor paint a header of its own below a screenful of blank lines.
+ */
+export function shownMessage(text: string): string {
+  const lines: string[] = [];
+  for (const line of visible(text).split('\n')) {
+    const blank = line.trim() === '';
+    if (blank && (lines.length === 0 || (lines.at(-1) as string).trim() === '')) continue;
+    lines.push(line);
+  }
+  while (lines.length > 0 && (lines.at(-1) as string).trim() === '') lines.pop();
+  const shown: string[] = [];
+  let chars = 0;
+  for (const line of lines) {
+    if (shown.length === MAX_MESSAGE_LINES || chars >= MAX_MESSAGE_CHARS) break;
+    shown.push(clip(line, MAX_MESSAGE_CHARS - chars));
+    chars += line.length + 1;
+  }
+  const more = lines.length - shown.length;
+  const cut = more > 0 || chars - 1 > MAX_MESSAGE_CHARS;
+  if (!cut) return shown.join('\n');
+  const note =
+    more > 0
+      ? `(… ${more} more ${more === 1 ? 'line' : 'lines'} not shown)`
+      : '(… the rest is not shown)';
+  return [...shown, note].join('\n');
 }
 
 /**

@@ -21,17 +21,11 @@
  */
 import { createRequire } from 'node:module';
 import { log } from '@clack/prompts';
-import {
-  type Answerer,
-  type ClientEvent,
-  JsonRpcError,
-  McpClient,
-  McpClientError,
-  type ToolResult,
-} from '@mrtr/client';
+import { type Answerer, type ClientEvent, McpClient } from '@mrtr/client';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { parseArgs, parseDecimal, UsageError } from './args.js';
-import { oneLine, visible } from './display.js';
+import { oneLine, shownMessage } from './display.js';
+import { explain, resultLines, toolListing } from './output.js';
 import { terminalAnswerer } from './prompter.js';
 import { type ReceiptVerifyOptions, verifyReceiptCommand } from './receipt.js';
 
@@ -72,32 +66,39 @@ function onlyModes(answerer: Answerer, modes: ElicitationMode[]): Answerer {
   };
 }
 
-/** Tell the person what the client did on its own: every decline it made, every timeout, every retry. */
-function report(event: ClientEvent): void {
-  if (event.type === 'auto-declined') {
-    const asked = event.message === undefined ? '' : `\n${visible(event.message)}\n`;
-    log.warn(
-      `The server sent a question this terminal cannot show faithfully (${oneLine(event.request.method)} ${oneLine(event.request.target)}); it was declined without asking you:${asked}\n${event.reasons.map(oneLine).join('\n')}`,
-    );
-  } else if (event.type === 'timed-out') {
-    log.warn(
-      `No answer within ${Math.round(event.afterMs / 1000)} s: the question was cancelled, and a later answer is not sent.`,
-    );
-  } else if (event.type === 'invalid-answer') {
-    log.warn('That answer was not valid and was not sent; please answer again.');
-  } else if (event.type === 'retried') {
-    log.info(`Sent ${oneLine(event.method)} again: ${oneLine(event.detail)}.`);
-  }
-}
+/** Auto-declines of one round told in full; past this many, one line says the rest were declined too. */
+const DECLINES_SHOWN_PER_ROUND = 5;
 
-function printResult(result: ToolResult): void {
-  for (const block of result.content) {
-    if (block.type === 'text' && typeof block.text === 'string') console.log(visible(block.text));
-    else console.log(`[${oneLine(block.type)}] ${oneLine(JSON.stringify(block))}`);
-  }
-  if (result.content.length === 0 && result.structuredContent !== undefined) {
-    console.log(visible(JSON.stringify(result.structuredContent, null, 2)));
-  }
+/**
+ * What tells the person what the client did on its own: every decline it
+ * made (the first {@link DECLINES_SHOWN_PER_ROUND} of a round in full, the
+ * server's message bounded by {@link shownMessage}), every timeout, every retry.
+ */
+function reporter(): (event: ClientEvent) => void {
+  const declined = new Map<number, number>();
+  return (event) => {
+    if (event.type === 'auto-declined') {
+      const count = (declined.get(event.round) ?? 0) + 1;
+      declined.set(event.round, count);
+      if (count > DECLINES_SHOWN_PER_ROUND) {
+        if (count === DECLINES_SHOWN_PER_ROUND + 1)
+          log.warn('More questions of this round were declined without asking you; not shown.');
+        return;
+      }
+      const asked = event.message === undefined ? '' : `\n${shownMessage(event.message)}\n`;
+      log.warn(
+        `The server sent a question this terminal cannot show faithfully (${oneLine(event.request.method)} ${oneLine(event.request.target)}); it was declined without asking you:${asked}\n${event.reasons.map(oneLine).join('\n')}`,
+      );
+    } else if (event.type === 'timed-out') {
+      log.warn(
+        `No answer within ${Math.round(event.afterMs / 1000)} s: the question was cancelled, and a later answer is not sent.`,
+      );
+    } else if (event.type === 'invalid-answer') {
+      log.warn('That answer was not valid and was not sent; please answer again.');
+    } else if (event.type === 'retried') {
+      log.info(`Sent ${oneLine(event.method)} again: ${oneLine(event.detail)}.`);
+    }
+  };
 }
 
 async function tools(url: string, options: Common): Promise<number> {
@@ -107,30 +108,8 @@ async function tools(url: string, options: Common): Promise<number> {
     clientInfo: { name: 'mrtr', version: VERSION },
   });
   await client.discover();
-  const { tools, rejected } = await client.listTools();
-  const server = client.server;
-  console.log(
-    `${server.name ? `${oneLine(server.name)} at ` : ''}${server.url}: ${tools.length} ${tools.length === 1 ? 'tool' : 'tools'}`,
-  );
-  for (const tool of tools) {
-    const hints = tool.annotations ?? {};
-    const flags = [
-      hints.destructiveHint ? 'destructive' : '',
-      hints.readOnlyHint ? 'read-only' : '',
-    ].filter(Boolean);
-    console.log(
-      `\n${oneLine(tool.name)}${tool.title ? `  ${oneLine(String(tool.title))}` : ''}${flags.length ? `  [${flags.join(', ')}]` : ''}`,
-    );
-    if (tool.description) console.log(`  ${oneLine(String(tool.description))}`);
-    const required = new Set(tool.inputSchema.required ?? []);
-    for (const [name, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
-      const type = (schema as { type?: unknown }).type;
-      console.log(
-        `  --arg ${oneLine(name)}=…  ${typeof type === 'string' ? type : 'any'}${required.has(name) ? ', required' : ''}`,
-      );
-    }
-  }
-  for (const r of rejected) console.log(`\n(left out ${oneLine(r.name)}: ${oneLine(r.reason)})`);
+  const list = await client.listTools();
+  console.log(toolListing(client.server, list).join('\n'));
   return 0;
 }
 
@@ -146,7 +125,7 @@ async function call(
     clientInfo: { name: 'mrtr', version: VERSION },
     answerer: onlyModes(answerer, options.elicitation),
     answerTimeoutMs: options.timeout * 1000,
-    onEvent: report,
+    onEvent: reporter(),
   });
   await client.discover();
   const { tools } = await client.listTools();
@@ -157,36 +136,9 @@ async function call(
     );
   const args = parseArgs(options.arg, tool);
   const { result } = await client.callTool(name, args, { tool });
-  printResult(result);
+  console.log(resultLines(result).join('\n'));
   if (state.personCancelled) return 130;
   return result.isError ? 1 : 0;
-}
-
-function explain(error: unknown): string {
-  const status = (error as { httpStatus?: unknown } | null)?.httpStatus;
-  if (error instanceof McpClientError && status === 401)
-    return 'The server refused the call without a valid bearer token (HTTP 401): set MRTR_TOKEN to the token the server printed at start, or pass --token <token>.';
-  if (error instanceof JsonRpcError) {
-    if (error.rpcCode === -32021) {
-      const needed = oneLine(
-        JSON.stringify(
-          (error.data as { requiredCapabilities?: unknown })?.requiredCapabilities ?? {},
-        ),
-      );
-      const why = process.stdin.isTTY
-        ? ''
-        : ' (mrtr only answers questions when run in a terminal)';
-      return `The server needs a client that can ask you questions ${needed}${why}: ${oneLine(error.message)}`;
-    }
-    if (error.rpcCode === -32022) {
-      const supported = (error.data as { supported?: unknown })?.supported;
-      return `The server does not speak protocol version 2026-07-28, the only one mrtr speaks (it supports: ${oneLine(JSON.stringify(supported ?? []))}): ${oneLine(error.message)}`;
-    }
-    return `The server answered with JSON-RPC error ${error.rpcCode}: ${oneLine(error.message)}`;
-  }
-  if (error instanceof McpClientError || error instanceof UsageError) return oneLine(error.message);
-  // Any other error's message may still quote what the server sent (a parser's excerpt, say).
-  return oneLine(error instanceof Error ? error.message : String(error));
 }
 
 const program = new Command()
@@ -312,6 +264,6 @@ program.parseAsync().catch((error: unknown) => {
     process.exitCode = error.exitCode === 0 ? 0 : 2;
     return;
   }
-  console.error(`mrtr: ${explain(error)}`);
+  console.error(`mrtr: ${explain(error, process.stdin.isTTY === true)}`);
   process.exitCode = 2;
 });

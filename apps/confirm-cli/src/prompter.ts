@@ -13,7 +13,7 @@ import {
 import type { Answerer, FormAnswer, FormQuestion, ServerIdentity, UrlQuestion } from '@mrtr/client';
 import { type FormValue, type RequestedSchema, validateFormContent } from '@mrtr/wire';
 import { parseDecimal } from './args.js';
-import { oneLine, plain, showValue, visible } from './display.js';
+import { oneLine, plain, serverName, shownMessage, showValue } from './display.js';
 
 type Field = RequestedSchema['properties'][string];
 type Content = Record<string, FormValue | undefined>;
@@ -27,9 +27,19 @@ export interface TerminalState {
   personCancelled: boolean;
 }
 
+/** The server as the header names it: its own name, bounded and quoted ({@link serverName}), then the URL mrtr was given. */
 function who(server: ServerIdentity): string {
   const name = server.title ?? server.name;
-  return name ? `"${oneLine(name)}" at ${server.url}` : server.url;
+  return name ? `${serverName(name)} (its own name) at ${server.url}` : server.url;
+}
+
+/**
+ * A menu's question with the host that asks: the message above may be long
+ * enough to scroll the header away, so the host mrtr talks to is repeated
+ * where the person chooses.
+ */
+function asking(question: string, server: ServerIdentity): string {
+  return `${question} ${styleText('dim', `(asked by ${server.host})`)}`;
 }
 
 function header(q: FormQuestion | UrlQuestion): void {
@@ -37,7 +47,7 @@ function header(q: FormQuestion | UrlQuestion): void {
   log.message(
     styleText('dim', `asked while running ${q.request.method} ${oneLine(q.request.target)}`),
   );
-  log.message(visible(q.message));
+  log.message(shownMessage(q.message));
 }
 
 function fieldLabel(name: string, field: Field, required: boolean): string {
@@ -88,7 +98,7 @@ function fieldIssue(
     { type: 'object', properties: { [name]: field }, required: required ? [name] : [] },
     value === undefined ? {} : { [name]: value },
   );
-  return check.ok ? undefined : check.issues.map((i) => i.reason).join('; ');
+  return check.ok ? undefined : oneLine(check.issues.map((i) => i.reason).join('; '));
 }
 
 async function askField(
@@ -240,7 +250,7 @@ async function answerForm(q: FormQuestion, state: TerminalState): Promise<FormAn
     );
   }
   const first = await select({
-    message: 'What would you like to do?',
+    message: asking('What would you like to do?', q.server),
     options: [
       { value: 'answer', label: 'Answer' },
       { value: 'decline', label: 'Decline', hint: 'tell the server no' },
@@ -265,7 +275,7 @@ async function answerForm(q: FormQuestion, state: TerminalState): Promise<FormAn
   for (;;) {
     review(schema, content);
     const next = await select({
-      message: 'Send these answers?',
+      message: asking('Send these answers?', q.server),
       options: [
         { value: 'send', label: 'Send' },
         { value: 'change', label: 'Change an answer' },
@@ -309,7 +319,7 @@ async function askUrl(q: UrlQuestion, state: TerminalState) {
   );
   for (const w of q.warnings) log.warn(oneLine(w));
   const v = await select({
-    message: 'Go to this URL in your browser?',
+    message: asking('Go to this URL in your browser?', q.server),
     options: [
       { value: 'accept' as const, label: 'I will open it', hint: 'mrtr shows the link to open' },
       { value: 'decline' as const, label: 'Decline', hint: 'tell the server no' },
@@ -338,21 +348,29 @@ async function openUrl(url: string) {
 
 /**
  * The person at this terminal, as an `Answerer`: every question is shown with
- * the server asking, its message verbatim, a field per property, a review
- * before sending, and decline and cancel. Ctrl-C or Esc cancels the question.
- * Only when stdin is a terminal: otherwise there is nobody to ask, and no
- * elicitation is declared.
+ * the server asking, its message (bounded by {@link shownMessage}), a field
+ * per property, a review before sending, and decline and cancel. Ctrl-C or
+ * Esc cancels the question and ends the call: the client cancels the rest of
+ * the round unasked, and every later question is answered `cancel` without
+ * being shown. Only when stdin is a terminal: otherwise there is nobody to
+ * ask, and no elicitation is declared.
  */
 export function terminalAnswerer(): { answerer: Answerer; state: TerminalState } {
   const state: TerminalState = { personCancelled: false };
   if (!process.stdin.isTTY) return { answerer: {}, state };
+  // After Ctrl-C nothing more is put to the person: a server asking again cannot keep them here.
+  const ended = { action: 'cancel' } as const;
   return {
     state,
     answerer: {
-      form: async (q) => closing(await answerForm(q, state), q.signal),
+      form: async (q) =>
+        state.personCancelled ? ended : closing(await answerForm(q, state), q.signal),
       url: {
         // The answer goes only after the browser: `open` waits for the person to come back.
-        ask: async (q) => closing(await askUrl(q, state), q.signal, 'Finish in your browser.'),
+        ask: async (q) =>
+          state.personCancelled
+            ? ended
+            : closing(await askUrl(q, state), q.signal, 'Finish in your browser.'),
         open: openUrl,
       },
     },

@@ -97,7 +97,7 @@ describe.skipIf(!hasTmux)('mrtr in a terminal', () => {
     const ws = await workspace();
     const t = deleteIn(ws.uri);
     let screen = await t.waitFor(active('What would you like to do?'));
-    expect(screen).toContain(`Question from "mrtr-notes-server" at ${server.url}`);
+    expect(screen).toContain(`Question from "mrtr-notes-server" (its own name) at ${server.url}`);
     expect(screen).toContain('asked while running tools/call notes_delete');
     expect(screen).toContain(
       `2 notes titled "Dup" are in ${ws.uri}. Choose the one to delete and confirm.`,
@@ -194,7 +194,7 @@ describe.skipIf(!hasTmux)('mrtr in a terminal', () => {
   it('lists tools', async () => {
     const t = mrtr(['tools', server.url]);
     const screen = await t.waitFor(/\[mrtr exited \d+\]/);
-    expect(screen).toMatch(/mrtr-notes-server at .*: 3 tools/);
+    expect(screen).toMatch(/"mrtr-notes-server" at .*: 3 tools/);
     expect(screen).toMatch(/notes_delete {2}Delete a note {2}\[destructive\]/);
     expect(screen).toContain('--arg workspaceUri=…  string, required');
     expect(screen).toContain('[mrtr exited 0]');

@@ -52,3 +52,56 @@ export async function askingServer(question: Record<string, unknown>) {
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}/mcp`, close: () => new Promise((r) => server.close(r)) };
 }
+
+/** What {@link rawServer} answers, as raw JSON text: values nested 20,000 deep cannot be stringified. */
+export interface RawScript {
+  /** `serverInfo.name` in `server/discover` (default `raw`). */
+  name?: string;
+  /** The `tools` array of `tools/list`, as JSON text (default one tool `t`). */
+  tools?: string;
+  /**
+   * The `tools/call` reply: `{result}` or `{error}` members as JSON text (`"result":{…}`), for the
+   * `n`th call (0-based) with these params.
+   */
+  call?(params: any, n: number): string;
+}
+
+/** A server answering from raw JSON text; `calls` records every `tools/call` params. */
+export async function rawServer(script: RawScript) {
+  const calls: any[] = [];
+  const server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c) => {
+      raw += c;
+    });
+    req.on('end', () => {
+      const { id, method, params } = JSON.parse(raw);
+      let member: string;
+      if (method === 'server/discover') {
+        member = `"result":${JSON.stringify({
+          resultType: 'complete',
+          supportedVersions: ['2026-07-28'],
+          capabilities: { tools: {} },
+          _meta: {
+            'io.modelcontextprotocol/serverInfo': { name: script.name ?? 'raw', version: '1' },
+          },
+        })}`;
+      } else if (method === 'tools/list') {
+        member = `"result":{"resultType":"complete","tools":${script.tools ?? '[{"name":"t","inputSchema":{"type":"object"}}]'}}`;
+      } else {
+        calls.push(params);
+        member = script.call?.(params, calls.length - 1) ?? '"result":{"content":[]}';
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},${member}}`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    host: `127.0.0.1:${port}`,
+    calls,
+    close: () => new Promise((r) => server.close(r)),
+  };
+}

@@ -6,7 +6,7 @@ import {
   readHeaderAnnotations,
 } from '@mrtr/wire';
 import { type AskingRequest, capabilitiesFor, type ServerIdentity } from './answerer.js';
-import { ProtocolError } from './errors.js';
+import { AbortedError, LimitError, ProtocolError, TransportError } from './errors.js';
 import type { ClientEvent } from './events.js';
 import { exchange } from './exchange.js';
 import { paramHeaders } from './headers.js';
@@ -45,6 +45,25 @@ const DEFAULT_CLIENT_INFO = {
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** Most pages {@link McpClient.listTools} reads. */
+export const MAX_LIST_PAGES = 100;
+/** Most tools (valid and rejected together) {@link McpClient.listTools} keeps across all pages. */
+export const MAX_LISTED_TOOLS = 10_000;
+/** Most bytes of responses {@link McpClient.listTools} reads across all pages: 32 MiB. */
+export const MAX_LISTING_BYTES = 32 * 1024 * 1024;
+/**
+ * Most `notification` and `ignored` events one call keeps in
+ * {@link CallOutcome.events}; later ones still reach `onEvent`, and are
+ * counted in {@link CallOutcome.droppedEvents}.
+ */
+export const MAX_KEPT_NOTIFICATIONS = 1000;
+/**
+ * Most UTF-16 code units of notification data (and ignored-message reasons)
+ * one call keeps in {@link CallOutcome.events}: 1 Mi. A notification past it
+ * is dropped as past {@link MAX_KEPT_NOTIFICATIONS}.
+ */
+export const MAX_KEPT_NOTIFICATION_CHARS = 1024 * 1024;
+
 /**
  * A stateless MCP 2026-07-28 client over Streamable HTTP that runs Multi
  * Round-Trip Requests (`basic/patterns/mrtr`) with a person answering.
@@ -66,8 +85,8 @@ export class McpClient {
 
   /**
    * @throws {TypeError} when `url` is not an absolute `http:` or `https:` URL
-   * @throws {RangeError} when `answerTimeoutMs` or `requestTimeoutMs` is not a number of
-   *   milliseconds from 1 to 2,147,483,647 (what Node's timers can wait)
+   * @throws {RangeError} when `answerTimeoutMs`, `requestTimeoutMs` or `listTimeoutMs` is not a
+   *   number of milliseconds from 1 to 2,147,483,647 (what Node's timers can wait)
    */
   constructor(options: McpClientOptions) {
     this.url = new URL(options.url);
@@ -76,6 +95,7 @@ export class McpClient {
     }
     checkTimer('answerTimeoutMs', options.answerTimeoutMs);
     checkTimer('requestTimeoutMs', options.requestTimeoutMs);
+    checkTimer('listTimeoutMs', options.listTimeoutMs);
     this.options = options;
     this.identity = { url: this.url.href, origin: this.url.origin, host: this.url.host };
   }
@@ -105,20 +125,66 @@ export class McpClient {
   }
 
   /**
-   * `tools/list`, every page (at most 100). Tools with an invalid definition
-   * (no name, no `inputSchema`, a broken `x-mcp-header`) are left out and
-   * listed in `rejected` (`basic/transports/streamable-http`, "Schema Extension").
+   * `tools/list`, every page (at most {@link MAX_LIST_PAGES}). Tools with an
+   * invalid definition (no name, no `inputSchema`, a broken `x-mcp-header`, a
+   * schema too deep to walk) are left out and listed in `rejected`
+   * (`basic/transports/streamable-http`, "Schema Extension").
+   *
+   * The listing as a whole is bounded, so a server cannot fill memory or
+   * time with pages: at most {@link MAX_LISTED_TOOLS} tools (rejected ones
+   * included), {@link MAX_LISTING_BYTES} bytes of responses, and
+   * `listTimeoutMs` (default 120 000 ms) for all pages together, besides
+   * `requestTimeoutMs` for each.
+   * @throws {LimitError} past {@link MAX_LISTED_TOOLS} or {@link MAX_LISTING_BYTES}
+   * @throws {TransportError} when the pages take longer than `listTimeoutMs`
    * @throws {McpClientError} (see {@link request})
    */
   async listTools(options: { signal?: AbortSignal } = {}): Promise<ToolList> {
     const tools: ToolInfo[] = [];
     const rejected: ToolList['rejected'] = [];
     const known = new Map<string, { tool: ToolInfo; headers: HeaderAnnotation[] }>();
+    const timeoutMs = this.options.listTimeoutMs ?? 120_000;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+    let bytes = 0;
     let cursor: string | undefined;
-    for (let page = 0; page < 100; page++) {
-      const result = await this.request('tools/list', cursor ? { cursor } : {}, options);
+    for (let page = 0; page < MAX_LIST_PAGES; page++) {
+      let result: Record<string, unknown>;
+      try {
+        result = await this.send(
+          'tools/list',
+          {
+            ...(cursor ? { cursor } : {}),
+            _meta: this.meta(capabilitiesFor(this.options.answerer), undefined),
+          },
+          {
+            signal,
+            onResponseBytes: (n) => {
+              bytes += n;
+            },
+          },
+        );
+      } catch (error) {
+        if (error instanceof AbortedError && deadline.aborted && !options.signal?.aborted)
+          throw new TransportError(
+            `tools/list did not finish within ${timeoutMs} ms (listTimeoutMs), after ${page} ${page === 1 ? 'page' : 'pages'}`,
+          );
+        throw error;
+      }
+      if (bytes > MAX_LISTING_BYTES)
+        throw new LimitError(
+          'MAX_LISTING_BYTES',
+          MAX_LISTING_BYTES,
+          `tools/list sent more than ${MAX_LISTING_BYTES} bytes over ${page + 1} pages; gave up`,
+        );
       if (!Array.isArray(result.tools))
         throw new ProtocolError('tools/list returned no tools array');
+      if (tools.length + rejected.length + result.tools.length > MAX_LISTED_TOOLS)
+        throw new LimitError(
+          'MAX_LISTED_TOOLS',
+          MAX_LISTED_TOOLS,
+          `tools/list lists more than ${MAX_LISTED_TOOLS} tools; gave up`,
+        );
       for (const tool of result.tools) {
         const name = isObject(tool) && typeof tool.name === 'string' ? tool.name : '(unnamed)';
         if (!isObject(tool) || typeof tool.name !== 'string' || !isObject(tool.inputSchema)) {
@@ -255,10 +321,12 @@ export class McpClient {
     options: {
       signal?: AbortSignal;
       headers?: Record<string, string>;
-      emit?: (event: ClientEvent) => void;
+      emit?: (event: ClientEvent, size?: number) => void;
+      onResponseBytes?: (bytes: number) => void;
     },
   ): Promise<Record<string, unknown>> {
     return exchange(method, params, {
+      ...(options.onResponseBytes ? { onResponseBytes: options.onResponseBytes } : {}),
       url: this.url,
       headers: { ...this.options.headers, ...options.headers },
       ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
@@ -282,8 +350,23 @@ export class McpClient {
     const maxRounds = options.maxRounds ?? this.options.maxRounds ?? 8;
     if (!Number.isInteger(maxRounds) || maxRounds < 1) throw new TypeError('maxRounds must be ≥ 1');
     const events: ClientEvent[] = [];
-    const emit = (event: ClientEvent) => {
-      events.push(event);
+    // Notifications come as often and as large as the server likes: only so many are kept.
+    let keptNotifications = 0;
+    let keptChars = 0;
+    let dropped = 0;
+    const emit = (event: ClientEvent, size = 0) => {
+      if (event.type === 'notification' || event.type === 'ignored') {
+        if (
+          keptNotifications >= MAX_KEPT_NOTIFICATIONS ||
+          keptChars + size > MAX_KEPT_NOTIFICATION_CHARS
+        )
+          dropped++;
+        else {
+          keptNotifications++;
+          keptChars += size;
+          events.push(event);
+        }
+      } else events.push(event);
       options.onEvent?.(event);
       this.options.onEvent?.(event);
     };
@@ -296,6 +379,7 @@ export class McpClient {
           this.send(method, params, { headers: extra, emit, ...(signal ? { signal } : {}) }),
         emit,
         events,
+        droppedEvents: () => dropped,
         answerer,
         server: this.server,
         serverUrl: this.url,

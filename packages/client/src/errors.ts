@@ -1,4 +1,19 @@
-import type { FormIssue } from '@mrtr/wire';
+import { clip, type FormIssue } from '@mrtr/wire';
+
+/**
+ * A value the server sent, as an error message or event reason quotes it: a
+ * string JSON-quoted and clipped to 100 UTF-16 code units, a number, boolean
+ * or null as JSON writes it, and only the kind of an array or object. Never
+ * throws: `JSON.stringify` or `String` of an array nested 20,000 deep recurses
+ * until the stack overflows (`RangeError`), which no server may cause.
+ */
+export function quoted(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(clip(value, 100));
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null)
+    return String(value);
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : typeof value;
+}
 
 /** Why an {@link McpClientError} was thrown; one string per failure class. */
 export type McpClientErrorCode =
@@ -7,7 +22,8 @@ export type McpClientErrorCode =
   | 'protocol'
   | 'round_limit'
   | 'invalid_answer'
-  | 'aborted';
+  | 'aborted'
+  | 'limit';
 
 /**
  * Base class of every error `@mrtr/client` throws, discriminated by
@@ -119,5 +135,24 @@ export class AbortedError extends McpClientError {
   override readonly name = 'AbortedError';
   constructor(options?: { cause?: unknown }) {
     super('aborted', 'The call was aborted.', options);
+  }
+}
+
+/**
+ * The server sent more than a client-side bound allows for one operation
+ * (e.g. `tools/list` across its pages: more than `MAX_LISTED_TOOLS` tools or
+ * `MAX_LISTING_BYTES` bytes). Nothing more was read or kept; the operation
+ * stops rather than fill memory.
+ */
+export class LimitError extends McpClientError {
+  override readonly name = 'LimitError';
+  constructor(
+    /** Which bound was passed, e.g. `MAX_LISTED_TOOLS`. */
+    readonly limit: string,
+    /** Its value, in the unit the message names (tools, bytes, …). */
+    readonly bound: number,
+    message: string,
+  ) {
+    super('limit', message);
   }
 }

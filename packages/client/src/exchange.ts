@@ -34,7 +34,13 @@ export interface ExchangeContext {
   /** A new JSON-RPC id for every POST. */
   nextId(): number;
   signal?: AbortSignal;
-  emit(event: ClientEvent): void;
+  /**
+   * Every event of the exchange; `size` (UTF-16 code units of the event's data) comes with a
+   * `notification`, so the call can bound what it keeps.
+   */
+  emit(event: ClientEvent, size?: number): void;
+  /** Called with the bytes of each response read whole (see `PostOptions.onResponseBytes`). */
+  onResponseBytes?: (bytes: number) => void;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -111,8 +117,10 @@ async function postOnce(
         headers: ctx.headers,
         signal,
         ...(ctx.fetch ? { fetch: ctx.fetch } : {}),
-        onNotification: (notification) => ctx.emit({ type: 'notification', notification }),
-        onIgnored: (reason) => ctx.emit({ type: 'ignored', reason }),
+        onNotification: (notification, size) =>
+          ctx.emit({ type: 'notification', notification }, size),
+        onIgnored: (reason) => ctx.emit({ type: 'ignored', reason }, reason.length),
+        ...(ctx.onResponseBytes ? { onResponseBytes: ctx.onResponseBytes } : {}),
       },
     );
   } catch (error) {

@@ -1,4 +1,5 @@
 import { type RequestedSchema, RequestedSchemaSchema } from '@mrtr/wire';
+import { quoted } from './errors.js';
 
 /** The outcome of {@link checkRenderable}. */
 export type Renderable = { ok: true; schema: RequestedSchema } | { ok: false; reasons: string[] };
@@ -82,7 +83,7 @@ export function checkRenderable(schema: unknown): Renderable {
       const kind = kindOf(field);
       if (!kind) {
         reasons.push(
-          `field "${name}" has type ${JSON.stringify(field.type)}, which a flat form cannot show`,
+          `field "${name}" has type ${quoted(field.type)}, which a flat form cannot show`,
         );
         continue;
       }
@@ -100,7 +101,7 @@ export function checkRenderable(schema: unknown): Renderable {
       else
         for (const r of required) {
           if (typeof r !== 'string' || !Object.hasOwn(properties, r))
-            reasons.push(`required field ${JSON.stringify(r)} is not among the properties`);
+            reasons.push(`required field ${quoted(r)} is not among the properties`);
         }
     }
   }

@@ -50,6 +50,11 @@ export {
   type CallOptions,
   type CallOutcome,
   type ContentBlock,
+  MAX_KEPT_NOTIFICATION_CHARS,
+  MAX_KEPT_NOTIFICATIONS,
+  MAX_LIST_PAGES,
+  MAX_LISTED_TOOLS,
+  MAX_LISTING_BYTES,
   McpClient,
   type McpClientOptions,
   type ToolInfo,
@@ -60,6 +65,7 @@ export {
   AbortedError,
   InvalidAnswerError,
   JsonRpcError,
+  LimitError,
   McpClientError,
   type McpClientErrorCode,
   ProtocolError,
@@ -69,6 +75,11 @@ export {
 export type { AutoDeclined, ClientEvent, QuestionContext } from './events.js';
 export { checkRenderable, type Renderable } from './form.js';
 export { paramHeaders } from './headers.js';
-export type { ElicitResponse } from './inputs.js';
-export { protocolHeaders, type ServerNotification } from './transport.js';
+export { type ElicitResponse, MAX_QUESTIONS_PER_ROUND } from './inputs.js';
+export {
+  MAX_REDIRECTS,
+  MAX_RESPONSE_BYTES,
+  protocolHeaders,
+  type ServerNotification,
+} from './transport.js';
 export { inspectUrl, type UrlFacts, type UrlInspection } from './url.js';

@@ -8,7 +8,7 @@ import type {
   UrlAnswer,
   UrlQuestion,
 } from './answerer.js';
-import { AbortedError, InvalidAnswerError, ProtocolError } from './errors.js';
+import { AbortedError, InvalidAnswerError, ProtocolError, quoted } from './errors.js';
 import type { ClientEvent, QuestionContext } from './events.js';
 import { checkRenderable } from './form.js';
 import { inspectUrl } from './url.js';
@@ -61,7 +61,12 @@ function plan(key: string, request: unknown, ctx: RoundContext): Plan {
   }
   const params = request.params;
   if (!isObject(params)) return { key, kind: 'decline', mode: 'unknown', reasons: ['no params'] };
-  const mode = params.mode === undefined ? 'form' : String(params.mode);
+  const mode =
+    params.mode === undefined
+      ? 'form'
+      : typeof params.mode === 'string'
+        ? params.mode
+        : quoted(params.mode);
   const message = typeof params.message === 'string' ? params.message : undefined;
   // What the server asked travels with the decline, so an audit record can say what was refused.
   const decline = (reason: string | string[]): Plan => ({
@@ -215,10 +220,24 @@ async function answerUrl(
 }
 
 /**
+ * Most questions of one round the client puts to a person. A round asking
+ * more is declined whole, without asking anyone (an `auto-declined` event per
+ * question): nobody reviews 5,000 forms, and answering them one by one would
+ * keep the person at the keyboard for as long as the server likes.
+ */
+export const MAX_QUESTIONS_PER_ROUND = 20;
+
+/**
  * Build the `inputResponses` for one `InputRequiredResult`: every key of
  * `inputRequests` answered, under the same key. All requests are checked
  * first, so a request the client cannot serve stops the call before anyone
  * is asked; questions are then put to the answerer one at a time.
+ *
+ * A round with more than {@link MAX_QUESTIONS_PER_ROUND} questions to show is
+ * declined whole without asking. Once one question is answered `cancel` (the
+ * person dismissed it, or it timed out), the round's remaining questions are
+ * answered `cancel` without being asked: dismissing one question dismisses
+ * the round, so a server cannot keep a person answering by asking many.
  *
  * @throws {ProtocolError} for a request that is not `elicitation/create`
  * @throws {InvalidAnswerError} when the answerer keeps returning invalid content
@@ -228,9 +247,24 @@ export async function answerInputRequests(
   inputRequests: Record<string, unknown>,
   ctx: RoundContext,
 ): Promise<Record<string, ElicitResponse>> {
-  const plans = Object.entries(inputRequests).map(([key, request]) => plan(key, request, ctx));
+  let plans = Object.entries(inputRequests).map(([key, request]) => plan(key, request, ctx));
+  const asked = plans.filter((p) => p.kind !== 'decline').length;
+  if (asked > MAX_QUESTIONS_PER_ROUND) {
+    const reason = `the round asks ${asked} questions; this client puts at most ${MAX_QUESTIONS_PER_ROUND} to a person in one round`;
+    plans = plans.map((p): Plan => {
+      if (p.kind === 'decline') return p;
+      return {
+        key: p.key,
+        kind: 'decline',
+        mode: p.kind,
+        reasons: [reason],
+        message: p.question.message,
+      };
+    });
+  }
   // Entries, not assignment: a key such as "__proto__" must stay an own key of inputResponses.
   const responses: [string, ElicitResponse][] = [];
+  let dismissed = false;
   for (const p of plans) {
     if (p.kind === 'decline') {
       ctx.emit({
@@ -241,12 +275,15 @@ export async function answerInputRequests(
         ...(p.message !== undefined ? { message: p.message } : {}),
       });
       responses.push([p.key, { action: 'decline' }]);
+    } else if (dismissed) {
+      responses.push([p.key, { action: 'cancel' }]);
     } else if (p.kind === 'form' && ctx.answerer?.form) {
       const form = ctx.answerer.form.bind(ctx.answerer);
       responses.push([p.key, await answerForm(p.key, p.question, form, ctx)]);
     } else if (p.kind === 'url' && ctx.answerer?.url) {
       responses.push([p.key, await answerUrl(p.key, p.question, ctx.answerer.url, ctx)]);
     }
+    dismissed ||= responses.at(-1)?.[1].action === 'cancel' && p.kind !== 'decline';
   }
   return Object.fromEntries(responses);
 }

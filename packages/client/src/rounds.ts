@@ -1,6 +1,6 @@
 import { ErrorCode } from '@mrtr/wire';
 import type { Answerer, AskingRequest, ServerIdentity } from './answerer.js';
-import { JsonRpcError, ProtocolError, RoundLimitError } from './errors.js';
+import { JsonRpcError, ProtocolError, quoted, RoundLimitError } from './errors.js';
 import type { AutoDeclined, ClientEvent } from './events.js';
 import { answerInputRequests } from './inputs.js';
 import type { CallOutcome, ToolResult } from './types.js';
@@ -13,7 +13,10 @@ export interface RoundsContext {
     headers: Record<string, string>,
   ): Promise<Record<string, unknown>>;
   emit(event: ClientEvent): void;
+  /** The events kept for the outcome. */
   events: ClientEvent[];
+  /** How many events were left out of {@link RoundsContext.events} so far. */
+  droppedEvents(): number;
   answerer: Answerer | undefined;
   server: ServerIdentity;
   serverUrl: URL;
@@ -93,10 +96,10 @@ export async function runRounds(
         rounds: round,
         autoDeclined,
         events: ctx.events,
+        droppedEvents: ctx.droppedEvents(),
       };
     }
-    if (type !== 'input_required')
-      throw new ProtocolError(`Unknown resultType ${JSON.stringify(type)}`);
+    if (type !== 'input_required') throw new ProtocolError(`Unknown resultType ${quoted(type)}`);
     const { inputRequests, requestState } = result;
     if (inputRequests !== undefined && !isObject(inputRequests)) {
       throw new ProtocolError('inputRequests is not an object');

@@ -1,6 +1,12 @@
-import { encodeHeaderValue, MCP_NAME_FIELD, MetaKey, PROTOCOL_VERSION } from '@mrtr/wire';
+import {
+  encodeHeaderValue,
+  MCP_NAME_FIELD,
+  MetaKey,
+  PROTOCOL_VERSION,
+  shownText,
+} from '@mrtr/wire';
 import { createParser } from 'eventsource-parser';
-import { JsonRpcError, ProtocolError, TransportError } from './errors.js';
+import { JsonRpcError, ProtocolError, quoted, TransportError } from './errors.js';
 
 /** A JSON-RPC 2.0 notification a server sent on a request's SSE stream (e.g. `notifications/progress`). */
 export interface ServerNotification {
@@ -18,10 +24,20 @@ export interface PostOptions {
   fetch?: typeof fetch;
   /** Aborts the HTTP exchange. */
   signal?: AbortSignal;
-  /** Largest response body read, in bytes (default 16 MiB). */
+  /**
+   * Most bytes read of one response, in bytes (default {@link MAX_RESPONSE_BYTES}, 16 MiB):
+   * an `application/json` body, or everything a `text/event-stream` sends up to and
+   * including its response, notifications and comments counted. An event stream is
+   * bounded as a body is, or a server could send notifications forever.
+   */
   maxResponseBytes?: number;
-  /** Called for each notification on an SSE response, before the response arrives. */
-  onNotification?: (notification: ServerNotification) => void;
+  /** Called once with the bytes of the response read (body or stream), when it was read whole. */
+  onResponseBytes?: (bytes: number) => void;
+  /**
+   * Called for each notification on an SSE response, before the response arrives, with
+   * `size`, the length of its event data in UTF-16 code units (what keeping it costs).
+   */
+  onNotification?: (notification: ServerNotification, size: number) => void;
   /** Called for each message the client ignores (a request on the stream breaks the spec). */
   onIgnored?: (reason: string) => void;
 }
@@ -35,6 +51,9 @@ export interface OutgoingRequest {
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The default of the `maxResponseBytes` of a request: 16 MiB, for a JSON body and for an event stream alike. */
+export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 /**
  * The headers Streamable HTTP requires on a POST
@@ -73,8 +92,9 @@ export function protocolHeaders(
  * @returns the `result` object of the response whose `id` equals the request's
  * @throws {JsonRpcError} on a JSON-RPC error response (any HTTP status)
  * @throws {TransportError} on a network failure, an HTTP error without a
- *   JSON-RPC body, another content type, a body over `maxResponseBytes`, or a
- *   stream that ends without the response
+ *   JSON-RPC body, another content type, a body or an event stream over
+ *   `maxResponseBytes` (the stream is closed at once), or a stream that ends
+ *   without the response
  * @throws {ProtocolError} on a response that is not JSON-RPC 2.0 or answers another id
  */
 export async function postRequest(
@@ -91,30 +111,14 @@ export async function postRequest(
     ...lowerKeys(options.headers),
     ...lowerKeys(protocolHeaders(request.method, request.params)),
   };
-  let response: Response;
-  try {
-    response = await (options.fetch ?? fetch)(options.url, {
-      method: 'POST',
-      headers,
-      body,
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
-  } catch (error) {
-    if (options.signal?.aborted) throw options.signal.reason ?? error;
-    throw new TransportError(
-      `Could not reach ${options.url.origin}: ${describe(error)}`,
-      undefined,
-      {
-        cause: error,
-      },
-    );
-  }
-  const limit = options.maxResponseBytes ?? 16 * 1024 * 1024;
+  const response = await fetchFollowing(options, headers, body);
+  const limit = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const type = (response.headers.get('content-type') ?? '').toLowerCase();
   if (type.startsWith('text/event-stream')) {
     return readStream(response, request.id, limit, options);
   }
-  const text = await readText(response, limit);
+  const { text, size } = await readText(response, limit);
+  options.onResponseBytes?.(size);
   let message: unknown;
   try {
     message = type.startsWith('application/json') || !response.ok ? JSON.parse(text) : undefined;
@@ -133,6 +137,71 @@ export async function postRequest(
   return unwrap(message, request.id, response.status);
 }
 
+/** Most same-origin redirects followed for one request. */
+export const MAX_REDIRECTS = 5;
+
+/**
+ * The POST, following only same-origin `307` and `308` redirects (at most
+ * {@link MAX_REDIRECTS}): a redirect to another origin would send the
+ * arguments, the person's answers and `requestState` to a server the person
+ * was never shown, so it is refused, naming where it pointed.
+ * @throws {TransportError} on a network failure or a redirect not followed
+ */
+async function fetchFollowing(
+  options: PostOptions,
+  headers: Record<string, string>,
+  body: string,
+): Promise<Response> {
+  let url = options.url;
+  for (let hops = 0; ; hops++) {
+    let response: Response;
+    try {
+      response = await (options.fetch ?? fetch)(url, {
+        method: 'POST',
+        headers,
+        body,
+        redirect: 'manual',
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+    } catch (error) {
+      if (options.signal?.aborted) throw options.signal.reason ?? error;
+      throw new TransportError(`Could not reach ${url.origin}: ${describe(error)}`, undefined, {
+        cause: error,
+      });
+    }
+    // A browser's fetch hides a manual redirect's target: refuse it unread.
+    if (response.type === 'opaqueredirect')
+      throw new TransportError(`The server at ${url.origin} redirected the request; not followed`);
+    const location = response.headers.get('location');
+    if (![301, 302, 303, 307, 308].includes(response.status) || location === null) return response;
+    await response.body?.cancel().catch(() => {});
+    const status = response.status;
+    let target: URL;
+    try {
+      target = new URL(location, url);
+    } catch {
+      throw new TransportError(
+        `HTTP ${status} to a Location that is not a URL: ${shownText(location, 200)}`,
+        status,
+      );
+    }
+    const where = shownText(target.href, 200);
+    if (target.origin !== options.url.origin)
+      throw new TransportError(
+        `HTTP ${status}: ${options.url.origin} redirected the request to ${where}, another origin; not followed, nothing was sent there`,
+        status,
+      );
+    if (status !== 307 && status !== 308)
+      throw new TransportError(
+        `HTTP ${status} redirect to ${where}: only 307 and 308 keep the POST; not followed`,
+        status,
+      );
+    if (hops >= MAX_REDIRECTS)
+      throw new TransportError(`More than ${MAX_REDIRECTS} redirects; stopped at ${where}`, status);
+    url = target;
+  }
+}
+
 function lowerKeys(headers: Record<string, string> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers ?? {})) out[k.toLowerCase()] = v;
@@ -147,8 +216,12 @@ function describe(error: unknown): string {
   return String(error);
 }
 
-async function readText(response: Response, limit: number): Promise<string> {
-  if (!response.body) return '';
+/** The body as text, and its size in bytes as received. @throws {TransportError} past `limit` bytes. */
+async function readText(
+  response: Response,
+  limit: number,
+): Promise<{ text: string; size: number }> {
+  if (!response.body) return { text: '', size: 0 };
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let size = 0;
@@ -163,7 +236,7 @@ async function readText(response: Response, limit: number): Promise<string> {
     }
     text += decoder.decode(value, { stream: true });
   }
-  return text + decoder.decode();
+  return { text: text + decoder.decode(), size };
 }
 
 /** Turn a JSON-RPC response object into its result, or throw its error. */
@@ -177,7 +250,7 @@ function unwrap(
     const { code, message: text, data } = message.error;
     // An error without id (or id null) answers a request the server could not read: ours.
     if (message.id !== undefined && message.id !== null && message.id !== id) {
-      throw new ProtocolError(`The response answers request ${String(message.id)}, not ${id}`);
+      throw new ProtocolError(`The response answers request ${quoted(message.id)}, not ${id}`);
     }
     if (typeof code !== 'number' || !Number.isInteger(code) || typeof text !== 'string') {
       throw new ProtocolError('The JSON-RPC error object is malformed');
@@ -185,7 +258,7 @@ function unwrap(
     throw new JsonRpcError(code, text, data, status);
   }
   if (message.id !== id) {
-    throw new ProtocolError(`The response answers request ${String(message.id)}, not ${id}`);
+    throw new ProtocolError(`The response answers request ${quoted(message.id)}, not ${id}`);
   }
   if (status < 200 || status > 299) {
     throw new TransportError(`HTTP ${status} with a JSON-RPC result`, status);
@@ -219,13 +292,17 @@ async function readStream(
       } else if ('result' in message || 'error' in message) {
         outcome = { message };
       } else if (typeof message.method === 'string' && message.id === undefined) {
-        options.onNotification?.({
-          method: message.method,
-          ...(isObject(message.params) ? { params: message.params } : {}),
-        });
+        options.onNotification?.(
+          {
+            method: message.method,
+            ...(isObject(message.params) ? { params: message.params } : {}),
+          },
+          event.data.length,
+        );
       } else {
         // Servers must not send requests on the stream (2026-07-28); answering one is not ours to do.
-        options.onIgnored?.(`ignored a ${String(message.method)} request on the response stream`);
+        // The method is quoted clipped: the reason is kept with the call's events, and must not grow with it.
+        options.onIgnored?.(`ignored a ${quoted(message.method)} request on the response stream`);
       }
     },
     onError(error) {
@@ -236,12 +313,21 @@ async function readStream(
   });
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
+  let size = 0;
   try {
     while (!outcome) {
       const { done, value } = await reader.read();
       if (done) {
         parser.feed(`${decoder.decode()}\n\n`);
         break;
+      }
+      size += value.byteLength;
+      // The whole stream, not one event: notifications without end would otherwise never stop.
+      if (size > limit) {
+        throw new TransportError(
+          `The event stream sent more than ${limit} bytes without the response`,
+          response.status,
+        );
       }
       parser.feed(decoder.decode(value, { stream: true }));
     }
@@ -252,5 +338,6 @@ async function readStream(
   if (!outcome)
     throw new TransportError('The event stream ended without a response', response.status);
   if ('error' in outcome) throw outcome.error;
+  options.onResponseBytes?.(size);
   return unwrap(outcome.message, id, response.status);
 }

@@ -49,6 +49,11 @@ export interface McpClientOptions {
   answerTimeoutMs?: number;
   /** Milliseconds one HTTP exchange may take (default 120 000). */
   requestTimeoutMs?: number;
+  /**
+   * Milliseconds all the pages of one {@link McpClient.listTools} may take together
+   * (default 120 000); past it the listing fails with `TransportError`.
+   */
+  listTimeoutMs?: number;
   /** Invalid answers to one question before the call fails with `InvalidAnswerError` (default 3). */
   maxInvalidAnswers?: number;
   /** Receives every {@link ClientEvent} as it happens. */
@@ -79,8 +84,15 @@ export interface CallOutcome<R> {
   rounds: number;
   /** Input requests the client declined without asking anyone, and why. */
   autoDeclined: AutoDeclined[];
-  /** Everything that happened, in order. */
+  /**
+   * Everything that happened, in order, but `notification` and `ignored`
+   * events past `MAX_KEPT_NOTIFICATIONS` (1000) or `MAX_KEPT_NOTIFICATION_CHARS`
+   * (1 Mi UTF-16 code units of their data) for the call: those reached
+   * `onEvent` and were not kept.
+   */
   events: ClientEvent[];
+  /** How many `notification` and `ignored` events were left out of {@link CallOutcome.events}. */
+  droppedEvents: number;
 }
 
 /** What {@link McpClient.listTools} returns. */

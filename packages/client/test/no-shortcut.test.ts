@@ -28,6 +28,15 @@ const EXPORTS: Record<string, string> = {
   RoundLimitError: 'an error class',
   InvalidAnswerError: 'an error class',
   AbortedError: 'an error class',
+  LimitError: 'an error class',
+  MAX_LIST_PAGES: 'a number',
+  MAX_LISTED_TOOLS: 'a number',
+  MAX_LISTING_BYTES: 'a number',
+  MAX_KEPT_NOTIFICATIONS: 'a number',
+  MAX_KEPT_NOTIFICATION_CHARS: 'a number',
+  MAX_QUESTIONS_PER_ROUND: 'a number',
+  MAX_RESPONSE_BYTES: 'a number',
+  MAX_REDIRECTS: 'a number',
 };
 
 /** Every method of McpClient.prototype (private ones included), and where its answers come from. */

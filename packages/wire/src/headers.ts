@@ -69,6 +69,13 @@ export interface HeaderAnnotation {
   type: 'string' | 'integer' | 'boolean';
 }
 
+/**
+ * Deepest nesting of objects and arrays {@link readHeaderAnnotations} walks
+ * in an `inputSchema` (the schema itself is depth 0); a deeper schema is
+ * refused. Real tool schemas nest a handful of levels.
+ */
+export const MAX_SCHEMA_DEPTH = 64;
+
 /** The outcome of {@link readHeaderAnnotations}. */
 export type HeaderAnnotations =
   | { ok: true; annotations: HeaderAnnotation[] }
@@ -83,7 +90,8 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
  * case-insensitively, on a property of type `string`, `integer` or `boolean`
  * reached from the root through `properties` keys only (anywhere else it is
  * not statically reachable). A client leaves a tool that breaks a rule out of
- * `tools/list`; a server refuses to declare it.
+ * `tools/list`; a server refuses to declare it. A schema nesting objects and
+ * arrays deeper than {@link MAX_SCHEMA_DEPTH} levels is refused as a whole.
  * @param inputSchema the tool's `inputSchema` (any value).
  * @returns the annotations in schema order, or `{ok: false, reason}` naming
  *   the first broken rule. Never throws.
@@ -91,40 +99,66 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 export function readHeaderAnnotations(inputSchema: unknown): HeaderAnnotations {
   const found: HeaderAnnotation[] = [];
   const problems: string[] = [];
-  // Walk every object in the schema; `path` stays defined only while every step was `properties.<key>`.
-  const walk = (node: unknown, path: string[] | undefined, trail: string) => {
+  // Every object in the schema, depth first in schema order, from a stack rather than by recursion:
+  // a schema nested 20,000 deep must be refused, not overflow the call stack.
+  // `path` stays defined only while every step was `properties.<key>`.
+  const stack: { node: unknown; path: string[] | undefined; trail: string; depth: number }[] = [
+    { node: inputSchema, path: [], trail: '', depth: 0 },
+  ];
+  while (stack.length > 0) {
+    const { node, path, trail, depth } = stack.pop() as (typeof stack)[number];
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth > MAX_SCHEMA_DEPTH)
+      return {
+        ok: false,
+        reason: `the inputSchema nests deeper than ${MAX_SCHEMA_DEPTH} levels`,
+      };
+    const children: typeof stack = [];
     if (Array.isArray(node)) {
-      for (const [i, item] of node.entries()) walk(item, undefined, `${trail}/${i}`);
-      return;
-    }
-    if (!isObject(node)) return;
-    if (Object.hasOwn(node, 'x-mcp-header')) {
-      const name = node['x-mcp-header'];
-      const type = node.type;
-      if (path === undefined || path.length === 0) {
-        problems.push(
-          `x-mcp-header at ${trail || '/'} is not on a property reached through properties (not statically reachable)`,
-        );
-      } else if (typeof name !== 'string' || !TOKEN.test(name)) {
-        problems.push(`x-mcp-header at ${trail} is not an HTTP token`);
-      } else if (type !== 'string' && type !== 'integer' && type !== 'boolean') {
-        problems.push(
-          `x-mcp-header "${name}" is on a property that is not string, integer or boolean`,
-        );
-      } else {
-        found.push({ name, path, type });
+      for (const [i, item] of node.entries())
+        children.push({ node: item, path: undefined, trail: `${trail}/${i}`, depth: depth + 1 });
+    } else {
+      const object = node as Record<string, unknown>;
+      if (Object.hasOwn(object, 'x-mcp-header')) {
+        const name = object['x-mcp-header'];
+        const type = object.type;
+        if (path === undefined || path.length === 0) {
+          problems.push(
+            `x-mcp-header at ${trail || '/'} is not on a property reached through properties (not statically reachable)`,
+          );
+        } else if (typeof name !== 'string' || !TOKEN.test(name)) {
+          problems.push(`x-mcp-header at ${trail} is not an HTTP token`);
+        } else if (type !== 'string' && type !== 'integer' && type !== 'boolean') {
+          problems.push(
+            `x-mcp-header "${name}" is on a property that is not string, integer or boolean`,
+          );
+        } else {
+          found.push({ name, path, type });
+        }
+      }
+      for (const [key, child] of Object.entries(object)) {
+        if (key === 'properties' && isObject(child) && path !== undefined) {
+          for (const [prop, schema] of Object.entries(child))
+            children.push({
+              node: schema,
+              path: [...path, prop],
+              trail: `${trail}/properties/${prop}`,
+              depth: depth + 1,
+            });
+        } else if (key !== 'x-mcp-header') {
+          children.push({
+            node: child,
+            path: undefined,
+            trail: `${trail}/${key}`,
+            depth: depth + 1,
+          });
+        }
       }
     }
-    for (const [key, child] of Object.entries(node)) {
-      if (key === 'properties' && isObject(child) && path !== undefined) {
-        for (const [prop, schema] of Object.entries(child))
-          walk(schema, [...path, prop], `${trail}/properties/${prop}`);
-      } else if (key !== 'x-mcp-header') {
-        walk(child, undefined, `${trail}/${key}`);
-      }
-    }
-  };
-  walk(inputSchema, [], '');
+    // Reversed onto the stack, so the first child is walked first: annotations stay in schema order.
+    for (let i = children.length - 1; i >= 0; i--)
+      stack.push(children[i] as (typeof stack)[number]);
+  }
   const seen = new Map<string, string>();
   for (const { name } of found) {
     const first = seen.get(name.toLowerCase());

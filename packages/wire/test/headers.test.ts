@@ -8,6 +8,7 @@ import {
   bodyEncodingProblem,
   decodeHeaderValue,
   encodeHeaderValue,
+  MAX_SCHEMA_DEPTH,
   readHeaderAnnotations,
 } from '../src/index.js';
 
@@ -89,6 +90,36 @@ describe('x-mcp-header annotations', () => {
     const r = readHeaderAnnotations(inputSchema);
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.reason).toMatch(reason);
+  });
+
+  it('refuses a schema nested 20,000 deep (or past MAX_SCHEMA_DEPTH) without throwing, and walks one at the bound', () => {
+    const nested = (depth: number, inner: unknown): unknown =>
+      JSON.parse(`${'['.repeat(depth)}${JSON.stringify(inner)}${']'.repeat(depth)}`);
+    for (const deep of [
+      nested(20_000, {}),
+      { type: 'object', properties: { a: { x: nested(MAX_SCHEMA_DEPTH, {}) } } },
+    ]) {
+      const r = readHeaderAnnotations(deep);
+      expect(r).toEqual({
+        ok: false,
+        reason: `the inputSchema nests deeper than ${MAX_SCHEMA_DEPTH} levels`,
+      });
+    }
+    // An annotation found after a deep sibling is still read, in schema order.
+    const r = readHeaderAnnotations({
+      type: 'object',
+      properties: {
+        a: { type: 'string', 'x-mcp-header': 'A', x: nested(MAX_SCHEMA_DEPTH - 4, {}) },
+        b: { type: 'string', 'x-mcp-header': 'B' },
+      },
+    });
+    expect(r).toEqual({
+      ok: true,
+      annotations: [
+        { name: 'A', path: ['a'], type: 'string' },
+        { name: 'B', path: ['b'], type: 'string' },
+      ],
+    });
   });
 });
 

@@ -1,0 +1,159 @@
+/**
+ * What `mrtr` prints of what a server sent: the tool listing, a tool's result
+ * and why a call failed. Every server-chosen string goes through
+ * {@link oneLine} or {@link visible}, and every value of any shape is shown
+ * within bounds: a server's JSON nested 20,000 deep must not crash the
+ * printing (`JSON.stringify` and `String` recurse until a `RangeError`).
+ */
+import {
+  JsonRpcError,
+  McpClientError,
+  type ServerIdentity,
+  type ToolInfo,
+  type ToolList,
+} from '@mrtr/client';
+import { clip } from '@mrtr/wire';
+import { UsageError } from './args.js';
+import { oneLine, serverName, visible } from './display.js';
+
+/** Deepest nesting of a server's JSON value {@link shownJson} writes out; deeper values show as `[…]` or `{…}`. */
+export const MAX_SHOWN_DEPTH = 16;
+
+/**
+ * A server's JSON value as text, for display after {@link visible} or
+ * {@link oneLine}: objects and arrays deeper than {@link MAX_SHOWN_DEPTH}
+ * levels are written `[…]` and `{…}`. Never throws: a value JSON cannot
+ * write (a `BigInt`, a cycle) shows as `(a value that cannot be shown)`.
+ * @param indent spaces per level, as `JSON.stringify` takes them (default none: one line).
+ */
+export function shownJson(value: unknown, indent?: number): string {
+  const depths = new WeakMap<object, number>();
+  try {
+    const text = JSON.stringify(
+      value,
+      function (this: object, _key, v: unknown) {
+        if (typeof v !== 'object' || v === null) return v;
+        const depth = (depths.get(this) ?? 0) + 1;
+        if (depth > MAX_SHOWN_DEPTH) return Array.isArray(v) ? '[…]' : '{…}';
+        depths.set(v, depth);
+        return v;
+      },
+      indent,
+    );
+    return text ?? '(nothing)';
+  } catch {
+    return '(a value that cannot be shown)';
+  }
+}
+
+/** A `typeof`-checked string the server sent, or `undefined` when it sent another kind of value. */
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' ? value : undefined;
+
+/**
+ * The lines `mrtr tools` prints: the server (its name as {@link serverName}
+ * shows it, then the URL mrtr was given), and per tool its name, title,
+ * hints, description and arguments with their types, every server-chosen
+ * string escaped by {@link oneLine}; a title, description or type that is not
+ * a string is left out (or `any`), never converted.
+ */
+export function toolListing(server: ServerIdentity, list: ToolList): string[] {
+  const { tools, rejected } = list;
+  const name = server.name === undefined ? '' : `${serverName(server.name)} at `;
+  const lines = [`${name}${server.url}: ${tools.length} ${tools.length === 1 ? 'tool' : 'tools'}`];
+  for (const tool of tools) lines.push('', ...toolLines(tool));
+  for (const r of rejected) lines.push('', `(left out ${oneLine(r.name)}: ${oneLine(r.reason)})`);
+  return lines;
+}
+
+function toolLines(tool: ToolInfo): string[] {
+  const hints: Record<string, unknown> =
+    typeof tool.annotations === 'object' && tool.annotations !== null ? tool.annotations : {};
+  const flags = [
+    hints.destructiveHint === true ? 'destructive' : '',
+    hints.readOnlyHint === true ? 'read-only' : '',
+  ].filter(Boolean);
+  const title = text(tool.title);
+  const description = text(tool.description);
+  const lines = [
+    `${oneLine(tool.name)}${title ? `  ${oneLine(title)}` : ''}${flags.length ? `  [${flags.join(', ')}]` : ''}`,
+  ];
+  if (description) lines.push(`  ${oneLine(description)}`);
+  const schema = tool.inputSchema;
+  const required = new Set(
+    Array.isArray(schema.required) ? schema.required.filter((r) => typeof r === 'string') : [],
+  );
+  const properties =
+    typeof schema.properties === 'object' && schema.properties !== null ? schema.properties : {};
+  for (const [name, property] of Object.entries(properties)) {
+    const type =
+      typeof property === 'object' && property !== null
+        ? text((property as { type?: unknown }).type)
+        : undefined;
+    lines.push(
+      `  --arg ${oneLine(name)}=…  ${type === undefined ? 'any' : oneLine(type)}${required.has(name) ? ', required' : ''}`,
+    );
+  }
+  return lines;
+}
+
+/**
+ * The lines a tool result prints: a text block's text as {@link visible}
+ * shows it, any other block as `[type] {json}` on one line (`[?]` when its
+ * type is not a string, `(a block that is not an object)` for `null` and
+ * the like), and without content blocks the `structuredContent`, indented.
+ * JSON deeper than {@link MAX_SHOWN_DEPTH} is cut ({@link shownJson}).
+ */
+export function resultLines(result: { content: unknown[]; structuredContent?: unknown }): string[] {
+  const lines: string[] = [];
+  for (const block of result.content) {
+    if (typeof block !== 'object' || block === null || Array.isArray(block)) {
+      lines.push(`[?] (a block that is not an object: ${oneLine(shownJson(block))})`);
+      continue;
+    }
+    const { type, text: body } = block as { type?: unknown; text?: unknown };
+    if (type === 'text' && typeof body === 'string') lines.push(visible(body));
+    else
+      lines.push(
+        `[${typeof type === 'string' ? oneLine(type) : '?'}] ${oneLine(shownJson(block))}`,
+      );
+  }
+  if (result.content.length === 0 && result.structuredContent !== undefined) {
+    lines.push(visible(shownJson(result.structuredContent, 2)));
+  }
+  return lines;
+}
+
+/**
+ * Why a command failed, on one line, for `mrtr: …` on stderr. Every part the
+ * server chose (the message, `data.requiredCapabilities`, `data.supported`)
+ * is escaped, and JSON is written within {@link MAX_SHOWN_DEPTH} levels and
+ * cut to 500 characters. Never throws.
+ */
+export function explain(error: unknown, interactive: boolean): string {
+  const status = (error as { httpStatus?: unknown } | null)?.httpStatus;
+  if (error instanceof McpClientError && status === 401)
+    return 'The server refused the call without a valid bearer token (HTTP 401): set MRTR_TOKEN to the token the server printed at start, or pass --token <token>.';
+  if (error instanceof JsonRpcError) {
+    const data = (typeof error.data === 'object' && error.data !== null ? error.data : {}) as {
+      requiredCapabilities?: unknown;
+      supported?: unknown;
+    };
+    if (error.rpcCode === -32021) {
+      const needed = oneLine(clipped(shownJson(data.requiredCapabilities ?? {})));
+      const why = interactive ? '' : ' (mrtr only answers questions when run in a terminal)';
+      return `The server needs a client that can ask you questions ${needed}${why}: ${oneLine(error.message)}`;
+    }
+    if (error.rpcCode === -32022) {
+      const supported = oneLine(clipped(shownJson(data.supported ?? [])));
+      return `The server does not speak protocol version 2026-07-28, the only one mrtr speaks (it supports: ${supported}): ${oneLine(error.message)}`;
+    }
+    return `The server answered with JSON-RPC error ${error.rpcCode}: ${oneLine(error.message)}`;
+  }
+  if (error instanceof McpClientError || error instanceof UsageError) return oneLine(error.message);
+  // Any other error's message may still quote what the server sent (a parser's excerpt, say).
+  return oneLine(error instanceof Error ? error.message : typeof error);
+}
+
+/** At most 500 UTF-16 code units of `json`, then `…`. */
+const clipped = (json: string) => clip(json, 500);

@@ -1,0 +1,322 @@
+/**
+ * What a hostile server can make the client hold or wait for is bounded: an
+ * event stream that never sends its response, a tools/list of endless pages,
+ * a round of thousands of questions, a schema nested 20,000 deep, a redirect
+ * to another origin.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  type ClientEvent,
+  LimitError,
+  MAX_KEPT_NOTIFICATIONS,
+  MAX_LISTED_TOOLS,
+  MAX_QUESTIONS_PER_ROUND,
+  MAX_RESPONSE_BYTES,
+  McpClient,
+  McpClientError,
+  ProtocolError,
+  TransportError,
+} from '../src/index.js';
+import { confirmSchema, done, formRequest, scriptedAnswerer, scriptedServer } from './helpers.js';
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((c) => c()));
+});
+
+/** A raw node:http server: `handle` gets the parsed JSON-RPC body and the response to write. */
+async function rawServer(
+  handle: (body: any, res: ServerResponse, req: IncomingMessage) => void,
+): Promise<{ url: string; hits: number }> {
+  const state = { url: '', hits: 0 };
+  const server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c) => {
+      raw += c;
+    });
+    req.on('end', () => {
+      state.hits++;
+      handle(raw ? JSON.parse(raw) : undefined, res, req);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closers.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  return state;
+}
+
+const json = (res: ServerResponse, id: unknown, result: unknown) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', id, result }));
+};
+
+/** Writes `event` on `res` for as long as the client reads, never the response. */
+function endless(res: ServerResponse, event: string) {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const pump = () => {
+    while (res.write(event)) if (res.destroyed) return;
+    res.once('drain', pump);
+  };
+  res.on('close', () => res.removeAllListeners('drain'));
+  pump();
+}
+
+const note = (text: string) =>
+  `data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { data: text } })}\n\n`;
+
+describe('an event stream is bounded as a body is', () => {
+  it('fails with TransportError past 16 MiB of notifications without the response, small or large', async () => {
+    for (const event of [note('x'), note('y'.repeat(4 * 1024 * 1024))]) {
+      const s = await rawServer((_body, res) => endless(res, event));
+      const seen: ClientEvent[] = [];
+      const client = new McpClient({ url: s.url, onEvent: (e) => seen.push(e) });
+      const error = await client.callTool('t').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(TransportError);
+      expect((error as Error).message).toContain(`more than ${MAX_RESPONSE_BYTES} bytes`);
+      // The stream was read up to the bound, no further.
+      const data = seen.reduce(
+        (n, e) => n + (e.type === 'notification' ? String(e.notification.params?.data).length : 0),
+        0,
+      );
+      expect(data).toBeLessThanOrEqual(MAX_RESPONSE_BYTES);
+    }
+  }, 60_000);
+
+  it('keeps at most MAX_KEPT_NOTIFICATIONS notifications in the outcome, counts the rest, and reports all', async () => {
+    const extra = 250;
+    const s = await scriptedServer((body) => ({
+      sse: [
+        ...Array.from({ length: MAX_KEPT_NOTIFICATIONS + extra }, (_, i) => note(`n${i}`)),
+        `data: ${JSON.stringify({ jsonrpc: '2.0', id: body.id, ...done() })}\n\n`,
+      ],
+    }));
+    closers.push(s.close);
+    let reported = 0;
+    const client = new McpClient({
+      url: s.url,
+      onEvent: (e) => {
+        if (e.type === 'notification') reported++;
+      },
+    });
+    const out = await client.callTool('t');
+    expect(out.result.content[0]?.text).toBe('done');
+    expect(out.events.filter((e) => e.type === 'notification')).toHaveLength(
+      MAX_KEPT_NOTIFICATIONS,
+    );
+    expect(out.droppedEvents).toBe(extra);
+    expect(reported).toBe(MAX_KEPT_NOTIFICATIONS + extra);
+  });
+
+  it('keeps at most 1 Mi characters of notification data in the outcome', async () => {
+    const s = await scriptedServer((body) => ({
+      sse: [
+        ...Array.from({ length: 8 }, () => note('z'.repeat(300 * 1024))),
+        `data: ${JSON.stringify({ jsonrpc: '2.0', id: body.id, ...done() })}\n\n`,
+      ],
+    }));
+    closers.push(s.close);
+    const out = await new McpClient({ url: s.url }).callTool('t');
+    expect(out.events.filter((e) => e.type === 'notification')).toHaveLength(3);
+    expect(out.droppedEvents).toBe(5);
+  });
+});
+
+describe('tools/list is bounded across its pages', () => {
+  const tool = (i: number) => ({ name: `t${i}`, inputSchema: { type: 'object' } });
+
+  it('fails with LimitError past MAX_LISTED_TOOLS tools over endless pages', async () => {
+    const perPage = 4000;
+    const s = await rawServer((body, res) =>
+      json(res, body.id, {
+        tools: Array.from({ length: perPage }, (_, i) => tool(i)),
+        nextCursor: 'more',
+      }),
+    );
+    const error = await new McpClient({ url: s.url }).listTools().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LimitError);
+    expect(error).toMatchObject({ code: 'limit', limit: 'MAX_LISTED_TOOLS' });
+    expect(s.hits).toBe(Math.ceil((MAX_LISTED_TOOLS + 1) / perPage));
+  });
+
+  it('fails with LimitError past 32 MiB of pages, each under the 16 MiB a page may be', async () => {
+    const big = 'd'.repeat(10 * 1024 * 1024);
+    const s = await rawServer((body, res) =>
+      json(res, body.id, {
+        tools: [{ ...tool(0), description: big }],
+        nextCursor: 'more',
+      }),
+    );
+    const error = await new McpClient({ url: s.url }).listTools().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LimitError);
+    expect(error).toMatchObject({ limit: 'MAX_LISTING_BYTES' });
+    expect(s.hits).toBe(4);
+  }, 60_000);
+
+  it('gives all pages together listTimeoutMs, not requestTimeoutMs each', async () => {
+    const s = await rawServer((body, res) => {
+      setTimeout(() => json(res, body.id, { tools: [tool(1)], nextCursor: 'more' }), 100);
+    });
+    const client = new McpClient({ url: s.url, listTimeoutMs: 450, requestTimeoutMs: 10_000 });
+    const error = await client.listTools().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransportError);
+    expect((error as Error).message).toMatch(/within 450 ms \(listTimeoutMs\), after [3-5] pages/);
+  });
+
+  it('rejects a tool whose inputSchema nests 20,000 deep, and keeps the others', async () => {
+    let deep: unknown = {};
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    const s = await rawServer((body, res) => {
+      // Written by hand: JSON.stringify of such a value overflows the stack.
+      const schema = `{"type":"object","properties":{"a":${'['.repeat(20_000)}{}${']'.repeat(20_000)}}}`;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        `{"jsonrpc":"2.0","id":${body.id},"result":{"tools":[{"name":"deep","inputSchema":${schema}},${JSON.stringify(tool(1))}]}}`,
+      );
+    });
+    const client = new McpClient({ url: s.url });
+    const list = await client.listTools();
+    expect(list.tools.map((t) => t.name)).toEqual(['t1']);
+    expect(list.rejected).toEqual([
+      { name: 'deep', reason: expect.stringContaining('nests deeper than') },
+    ]);
+    // Passed as the tool of a call, it is a ProtocolError too, never a RangeError.
+    const error = await client
+      .callTool('deep', {}, { tool: { name: 'deep', inputSchema: { type: 'object', x: deep } } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProtocolError);
+  });
+});
+
+describe('server values nested 20,000 deep end in McpClientError, never RangeError', () => {
+  it('in resultType, an elicitation mode, a field type and a response id', async () => {
+    const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+    const s = await rawServer((body, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const name = body.params.name as string;
+      const result =
+        name === 'type'
+          ? `{"resultType":${deep}}`
+          : `{"resultType":"input_required","inputRequests":{"q":{"method":"elicitation/create","params":${
+              name === 'mode'
+                ? `{"mode":${deep},"message":"m"}`
+                : `{"message":"m","requestedSchema":{"type":"object","properties":{"f":{"type":${deep}}}}}`
+            }}}}`;
+      res.end(
+        name === 'id'
+          ? `{"jsonrpc":"2.0","id":${deep},"result":{}}`
+          : `{"jsonrpc":"2.0","id":${body.id},"result":${result}}`,
+      );
+    });
+    const { answerer } = scriptedAnswerer([]);
+    const client = new McpClient({ url: s.url, answerer, maxRounds: 2 });
+    for (const name of ['type', 'id'])
+      await expect(client.callTool(name)).rejects.toBeInstanceOf(McpClientError);
+    for (const name of ['mode', 'field']) {
+      const events: ClientEvent[] = [];
+      await expect(client.callTool(name, {}, { onEvent: (e) => events.push(e) })).rejects.toThrow(
+        'after 2 rounds',
+      );
+      expect(events.find((e) => e.type === 'auto-declined')).toBeDefined();
+    }
+  });
+});
+
+describe('a round puts at most MAX_QUESTIONS_PER_ROUND questions to a person', () => {
+  const asking = (count: number) =>
+    scriptedServer((body, n) =>
+      n === 0
+        ? {
+            result: {
+              resultType: 'input_required',
+              inputRequests: Object.fromEntries(
+                Array.from({ length: count }, (_, i) => [`q${i}`, formRequest(confirmSchema)]),
+              ),
+            },
+          }
+        : done(JSON.stringify(body.params.inputResponses)),
+    );
+
+  it('declines a round of more questions whole, asking nobody', async () => {
+    const s = await asking(MAX_QUESTIONS_PER_ROUND + 1);
+    closers.push(s.close);
+    const { answerer, questions } = scriptedAnswerer([]);
+    const out = await new McpClient({ url: s.url, answerer }).callTool('t');
+    expect(questions).toHaveLength(0);
+    expect(out.autoDeclined).toHaveLength(MAX_QUESTIONS_PER_ROUND + 1);
+    expect(out.autoDeclined[0]?.reasons[0]).toContain(`at most ${MAX_QUESTIONS_PER_ROUND}`);
+    const sent = s.requests[1]?.body.params.inputResponses;
+    expect(Object.values(sent).every((r: any) => r.action === 'decline')).toBe(true);
+  });
+
+  it('asks a round of exactly that many', async () => {
+    const s = await asking(MAX_QUESTIONS_PER_ROUND);
+    closers.push(s.close);
+    const { answerer, questions } = scriptedAnswerer(
+      Array.from({ length: MAX_QUESTIONS_PER_ROUND }, () => ({ action: 'decline' as const })),
+    );
+    const out = await new McpClient({ url: s.url, answerer }).callTool('t');
+    expect(questions).toHaveLength(MAX_QUESTIONS_PER_ROUND);
+    expect(out.autoDeclined).toHaveLength(0);
+  });
+
+  it('cancels the rest of the round, unasked, once a question is cancelled or times out', async () => {
+    for (const first of ['cancel', 'timeout'] as const) {
+      const s = await asking(5);
+      closers.push(s.close);
+      const { answerer, questions } = scriptedAnswerer([
+        { action: 'decline' },
+        first === 'cancel' ? { action: 'cancel' } : () => new Promise(() => {}),
+        { action: 'decline' },
+      ]);
+      await new McpClient({ url: s.url, answerer, answerTimeoutMs: 50 }).callTool('t');
+      expect(questions).toHaveLength(2);
+      expect(s.requests[1]?.body.params.inputResponses).toEqual({
+        q0: { action: 'decline' },
+        q1: { action: 'cancel' },
+        q2: { action: 'cancel' },
+        q3: { action: 'cancel' },
+        q4: { action: 'cancel' },
+      });
+    }
+  });
+});
+
+describe('redirects', () => {
+  it('refuses a redirect to another origin, naming it; nothing reaches it', async () => {
+    const other = await rawServer((body, res) => json(res, body?.id, done().result));
+    const s = await rawServer((_body, res) => {
+      res.writeHead(307, { location: `${other.url}?from=redirect` });
+      res.end();
+    });
+    const error = await new McpClient({ url: s.url }).callTool('t', { secret: 1 }).catch((e) => e);
+    expect(error).toBeInstanceOf(TransportError);
+    expect(error).toMatchObject({ httpStatus: 307 });
+    expect((error as Error).message).toContain(`${other.url}?from=redirect`);
+    expect((error as Error).message).toContain('another origin');
+    expect(other.hits).toBe(0);
+  });
+
+  it('follows a same-origin 307 with the same POST', async () => {
+    const s = await rawServer((body, res, req) => {
+      if (req.url === '/mcp') {
+        res.writeHead(307, { location: '/mcp2' });
+        res.end();
+      } else
+        json(
+          res,
+          body.id,
+          done(`at ${req.url} got ${JSON.stringify(body.params.arguments)}`).result,
+        );
+    });
+    const out = await new McpClient({ url: s.url }).callTool('t', { a: 1 });
+    expect(out.result.content[0]?.text).toBe('at /mcp2 got {"a":1}');
+  });
+});
