@@ -133,7 +133,7 @@ describe.skipIf(!hasTmux)('mrtr and a file deleter', () => {
       },
     ]);
     expect(s.deleted).toEqual(['notes.txt']);
-  }, 60_000);
+  });
 
   it('cancels an unanswered question at --timeout and sends nothing typed after it', async () => {
     const s = await fileDeleter();
@@ -154,7 +154,7 @@ describe.skipIf(!hasTmux)('mrtr and a file deleter', () => {
     screen = t.screen();
     expect(s.received).toEqual([{ confirm: { action: 'cancel' } }]);
     expect(s.deleted).toEqual([]);
-  }, 60_000);
+  });
 
   it('declines a form it cannot draw without asking, and prints what it declined and why', async () => {
     const nested = {
@@ -171,7 +171,7 @@ describe.skipIf(!hasTmux)('mrtr and a file deleter', () => {
     expect(screen).not.toMatch(active('What would you like to do?'));
     expect(screen).toContain('Not deleted: decline');
     expect(s.received).toEqual([{ confirm: { action: 'decline' } }]);
-  }, 60_000);
+  });
 
   it('takes decimal digits only in an integer field: 0x2 is refused, 2 is sent', async () => {
     const s = await fileDeleter({
@@ -193,5 +193,5 @@ describe.skipIf(!hasTmux)('mrtr and a file deleter', () => {
     t.keys(['Enter']);
     await t.waitFor(EXITED);
     expect(s.received).toEqual([{ confirm: { action: 'accept', content: { copies: 2 } } }]);
-  }, 60_000);
+  });
 });

@@ -62,7 +62,7 @@ describe('mrtr prints what a hostile server sent, escaped and bounded', () => {
     expect(r.stdout).toContain('--arg a=…  \\u{1b}]0;PWNED\\u{7}x\\ny\\u{202e}');
     expect(r.stdout).toContain('(left out deep: the inputSchema nests deeper than 64 levels)');
     expect(r.stdout.replace(/\n/g, '')).not.toMatch(/[\p{Cc}\p{Cf}]/u);
-  }, 60_000);
+  });
 
   it('prints a result with unprintable blocks and deep content, exit as the result says', async () => {
     const s = await serve({
@@ -82,7 +82,7 @@ describe('mrtr prints what a hostile server sent, escaped and bounded', () => {
     expect(failed.status).toBe(1);
     expect(failed.stdout).toContain('"a": [');
     expect(failed.stdout).toContain('[…]');
-  }, 60_000);
+  });
 
   it('explains -32021 and -32022 with data nested 20,000 deep: exit 2, no crash', async () => {
     const s = await serve({
@@ -100,7 +100,7 @@ describe('mrtr prints what a hostile server sent, escaped and bounded', () => {
     const old = await run(['call', s.url, 't']);
     expect(old.status).toBe(2);
     expect(old.stderr).toMatch(/it supports: \[\[.*\): old\n$/);
-  }, 60_000);
+  });
 });
 
 function mrtr(args: string[]): TmuxSession {
@@ -153,7 +153,7 @@ describe.skipIf(!hasTmux)('mrtr puts a bounded round to the person', () => {
     expect(screen).toContain(`What would you like to do? (asked by ${s.host})`);
     // The 80 line breaks are one blank line: the real header stays right above the message.
     expect(screen).toMatch(/Delete\?\n[│|]\s*\n[│|]\s+Question from "Trusted Bank"/);
-  }, 60_000);
+  });
 
   it('declines a round of 5,000 questions without asking', async () => {
     const s = await serve({ call: asking(5000) });
@@ -167,7 +167,7 @@ describe.skipIf(!hasTmux)('mrtr puts a bounded round to the person', () => {
     expect(Object.values(s.calls[1].inputResponses).every((r: any) => r.action === 'decline')).toBe(
       true,
     );
-  }, 60_000);
+  });
 
   it('ends the whole call on Ctrl-C: the rest of the round and later rounds are cancelled unasked', async () => {
     const s = await serve({ call: asking(3, 2) });
@@ -184,5 +184,5 @@ describe.skipIf(!hasTmux)('mrtr puts a bounded round to the person', () => {
     };
     expect(s.calls[1].inputResponses).toEqual(cancelled);
     expect(s.calls[2].inputResponses).toEqual(cancelled);
-  }, 60_000);
+  });
 });

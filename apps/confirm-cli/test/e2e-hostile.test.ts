@@ -81,7 +81,7 @@ describe.skipIf(!hasTmux)('mrtr against a hostile server', () => {
     } finally {
       await s.close();
     }
-  }, 60_000);
+  });
 
   it('pre-fills and pre-selects nothing with invisible characters, and shows them escaped', async () => {
     const s = await askingServer({
@@ -143,5 +143,5 @@ describe.skipIf(!hasTmux)('mrtr against a hostile server', () => {
     } finally {
       await s.close();
     }
-  }, 60_000);
+  });
 });

@@ -31,7 +31,7 @@ beforeAll(async () => {
     secret: randomSecret(),
     approvalPage: false, // the terminal answers forms here; URL mode has its own test
   });
-}, 60_000);
+});
 afterEach(() => {
   for (const s of sessions.splice(0)) s.kill();
 });
@@ -96,5 +96,5 @@ describe.skipIf(!hasTmux)('mrtr deleting a service', () => {
     expect(screen).toContain('[mrtr exited 0]');
     expect(await exists('services', 'svc_8f21c')).toBe(false);
     expect(await exists('volumes', 'vol_31ab')).toBe(true);
-  }, 90_000);
+  });
 });

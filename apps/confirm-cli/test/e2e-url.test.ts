@@ -37,7 +37,7 @@ beforeAll(async () => {
     secret: randomSecret(),
   });
   browser = await launchChromium();
-}, 120_000);
+});
 afterEach(() => {
   for (const s of sessions.splice(0)) s.kill();
 });
@@ -89,5 +89,5 @@ describe.skipIf(!ready)('mrtr with the approval page', () => {
     expect(screen).toContain('Destroyed volume vol_9c4d (10 GB).');
     expect(screen).toContain('[mrtr exited 0]');
     expect(await volumeExists('vol_9c4d')).toBe(false);
-  }, 120_000);
+  });
 });

@@ -30,7 +30,7 @@ beforeAll(async () => {
     secret: randomSecret(),
   });
   setup = new McpClient({ url: server.url, headers: { Authorization: `Bearer ${TOKEN}` } });
-}, 60_000);
+});
 afterEach(() => {
   for (const s of sessions.splice(0)) s.kill();
 });
@@ -128,7 +128,7 @@ describe.skipIf(!hasTmux)('mrtr in a terminal', () => {
     expect(screen).toContain(`Deleted ${order[1]} "Dup" from ${ws.uri}.`);
     expect(screen).toContain('[mrtr exited 0]');
     expect(await remaining(ws.uri)).toEqual([order[0]]);
-  }, 90_000);
+  });
 
   it('declines: the server is told no and nothing is deleted', async () => {
     const ws = await workspace();
@@ -139,7 +139,7 @@ describe.skipIf(!hasTmux)('mrtr in a terminal', () => {
     expect(screen).toContain('Not deleted: the deletion was declined.');
     expect(screen).toContain('[mrtr exited 0]');
     expect(await remaining(ws.uri)).toEqual([...ws.ids].sort());
-  }, 60_000);
+  });
 
   it('cancels from the menu: the answer is sent, nothing is deleted, exit 0 (the result is no error)', async () => {
     const ws = await workspace();
@@ -150,7 +150,7 @@ describe.skipIf(!hasTmux)('mrtr in a terminal', () => {
     expect(screen).toContain('The question was dismissed. This request deleted nothing.');
     expect(screen).toContain('[mrtr exited 0]');
     expect(await remaining(ws.uri)).toEqual([...ws.ids].sort());
-  }, 60_000);
+  });
 
   it('cancels on Ctrl-C in the middle of the form: nothing is deleted, exit 130', async () => {
     const ws = await workspace();
@@ -163,7 +163,7 @@ describe.skipIf(!hasTmux)('mrtr in a terminal', () => {
     expect(screen).toContain('The question was dismissed. This request deleted nothing.');
     expect(screen).toContain('[mrtr exited 130]');
     expect(await remaining(ws.uri)).toEqual([...ws.ids].sort());
-  }, 60_000);
+  });
 
   it('cancels a question left unanswered past --timeout', async () => {
     const ws = await workspace();
@@ -174,7 +174,7 @@ describe.skipIf(!hasTmux)('mrtr in a terminal', () => {
     );
     expect(screen).toContain('The question was dismissed. This request deleted nothing.');
     expect(await remaining(ws.uri)).toEqual([...ws.ids].sort());
-  }, 60_000);
+  });
 
   it('exits non-zero on an isError result', async () => {
     const t = mrtr([
@@ -189,7 +189,7 @@ describe.skipIf(!hasTmux)('mrtr in a terminal', () => {
     const screen = await t.waitFor(/\[mrtr exited \d+\]/);
     expect(screen).toContain('You are not a member of a workspace notes://nowhere.');
     expect(screen).toContain('[mrtr exited 1]');
-  }, 60_000);
+  });
 
   it('lists tools', async () => {
     const t = mrtr(['tools', server.url]);
@@ -198,7 +198,7 @@ describe.skipIf(!hasTmux)('mrtr in a terminal', () => {
     expect(screen).toMatch(/notes_delete {2}Delete a note {2}\[destructive\]/);
     expect(screen).toContain('--arg workspaceUri=…  string, required');
     expect(screen).toContain('[mrtr exited 0]');
-  }, 60_000);
+  });
 });
 
 describe.skipIf(!hasTmux)('mrtr and URL-mode questions', () => {
@@ -231,7 +231,7 @@ describe.skipIf(!hasTmux)('mrtr and URL-mode questions', () => {
     } finally {
       await s.close();
     }
-  }, 60_000);
+  });
 
   it('declares only URL elicitation with --elicitation url, and refuses an unknown mode (exit 2)', async () => {
     const s = await askingServer({
@@ -255,7 +255,7 @@ describe.skipIf(!hasTmux)('mrtr and URL-mode questions', () => {
     } finally {
       await s.close();
     }
-  }, 60_000);
+  });
 });
 
 describe.skipIf(!hasTmux)('mrtr form fields', () => {
@@ -308,7 +308,7 @@ describe.skipIf(!hasTmux)('mrtr form fields', () => {
     } finally {
       await s.close();
     }
-  }, 60_000);
+  });
 });
 
 describe('mrtr without a terminal', () => {
@@ -341,5 +341,5 @@ describe('mrtr without a terminal', () => {
     );
     expect(r.stderr).toContain('mrtr only answers questions when run in a terminal');
     expect(await remaining(ws.uri)).toEqual([...ws.ids].sort());
-  }, 60_000);
+  });
 });

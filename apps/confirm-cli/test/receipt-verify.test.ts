@@ -59,7 +59,7 @@ beforeAll(async () => {
     keys: [{ kid: 'sd-1', ...keyPair }],
     issuer: server.origin,
   });
-}, 60_000);
+});
 afterAll(async () => {
   await server?.close();
   await db?.close();

@@ -30,7 +30,7 @@ beforeAll(async () => {
     { publicOrigin: PUBLIC },
   );
   port = (running.server.address() as AddressInfo).port;
-}, 60_000);
+});
 afterAll(async () => {
   await running?.close();
   await db?.close();
@@ -88,7 +88,7 @@ describe('the example approval page with page users', () => {
         })
       ).page,
     }));
-  }, 60_000);
+  });
   afterAll(async () => {
     await own?.close();
   });

@@ -223,11 +223,16 @@ describe.skipIf(!postgres)(
         }
         expect(proxy.fired.filter((t) => t === 'mrtr-approvals-migrate')).toHaveLength(2);
         const tries = lines.filter((l) => l.includes('(migrating the approval tables)'));
-        expect(tries).toHaveLength(2);
+        // One line per fault; on a loaded host a healthy retry can miss the 400 ms deadline too,
+        // and is told the same way.
+        expect(tries.length).toBeGreaterThanOrEqual(2);
         expect(tries[0]).toMatch(
           /^PostgreSQL at 127\.0\.0\.1:\d+\/\w+ \(migrating the approval tables\) is not reachable yet \(the PostgreSQL connection was lost during the transaction; it was rolled back: PostgreSQL did not answer a statement within 400 ms\); trying again in 0\.5 s$/,
         );
-        expect(tries[1]).toMatch(/is not reachable yet \(the PostgreSQL connection was lost/);
+        for (const line of tries) expect(line).toMatch(/ is not reachable yet \(the PostgreSQL /);
+        expect(
+          tries.some((l) => /is not reachable yet \(the PostgreSQL connection was lost/.test(l)),
+        ).toBe(true);
         const { rows } = await direct.query(
           'SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = $2',
           [schema, 'mrtr_approvals'],
@@ -250,8 +255,10 @@ describe.skipIf(!postgres)(
           },
           { log },
         );
-        expect(runs).toBe(2);
-        expect(warned).toHaveLength(1);
+        // Twice: the COMMIT whose answer was lost, then a run that finished (more, on a loaded
+        // host where a healthy run missed the 400 ms deadline; each told).
+        expect(runs).toBeGreaterThanOrEqual(2);
+        expect(warned).toHaveLength(runs - 1);
         expect(warned[0]).toContain(
           'lost at COMMIT; the transaction may or may not have committed',
         );

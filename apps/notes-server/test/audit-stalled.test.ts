@@ -47,67 +47,63 @@ const asked = (uri: string) =>
   );
 
 describe('notes-server with its audit trail on a stdout nobody reads', () => {
-  it(
-    'fails audited requests closed, answers the others, deletes nothing; deletes once when read again',
-    { timeout: 120_000 },
-    async () => {
-      const confirmations = [];
-      for (let i = 0; i < 3; i++) {
-        const uri = await workspaceWithNote();
-        confirmations.push({ uri, ...(await ask(server.url, TOKEN, uri)) });
-      }
-      const spare = await workspaceWithNote();
+  it('fails audited requests closed, answers the others, deletes nothing; deletes once when read again', async () => {
+    const confirmations = [];
+    for (let i = 0; i < 3; i++) {
+      const uri = await workspaceWithNote();
+      confirmations.push({ uri, ...(await ask(server.url, TOKEN, uri)) });
+    }
+    const spare = await workspaceWithNote();
 
-      // Stop reading: the pipe's buffer, then the server's own stdout buffer, fill up.
-      server.child.stdout?.pause();
-      let refused: any;
-      for (let batch = 0; batch < 100 && !refused; batch++) {
-        const bodies = await Promise.all(Array.from({ length: 20 }, () => asked(spare)));
-        for (const body of bodies) expect(body.result ?? body.error).toBeDefined();
-        refused = bodies.find((b) => b.error);
-      }
-      expect(refused?.error).toMatchObject({
+    // Stop reading: the pipe's buffer, then the server's own stdout buffer, fill up.
+    server.child.stdout?.pause();
+    let refused: any;
+    for (let batch = 0; batch < 100 && !refused; batch++) {
+      const bodies = await Promise.all(Array.from({ length: 20 }, () => asked(spare)));
+      for (const body of bodies) expect(body.result ?? body.error).toBeDefined();
+      refused = bodies.find((b) => b.error);
+    }
+    expect(refused?.error).toMatchObject({
+      code: -32603,
+      message: expect.stringMatching(AUDIT_FAILED),
+    });
+
+    // Audited requests now wait for the trail (at most the sink's timeout) or fail at once;
+    // meanwhile requests that write no record are answered, one after another.
+    let settled = 0;
+    const waiting = Array.from({ length: 5 }, () =>
+      asked(spare).finally(() => {
+        settled++;
+      }),
+    );
+    for (let i = 0; i < 5; i++) expect(await noteCount(spare)).toBe(1);
+    const settledWhileListing = settled;
+    for (const body of await Promise.all(waiting))
+      expect(body.error?.message).toMatch(AUDIT_FAILED);
+    expect(settledWhileListing).toBe(0);
+
+    // A confirmation fails closed at its `accepted` record: nothing is deleted.
+    for (const { uri, requestState, candidates } of confirmations) {
+      const body = await confirm(server.url, TOKEN, uri, requestState, candidates[0] as string);
+      expect(body.error).toMatchObject({
         code: -32603,
         message: expect.stringMatching(AUDIT_FAILED),
       });
+      expect(await noteCount(uri)).toBe(1);
+    }
 
-      // Audited requests now wait for the trail (at most the sink's timeout) or fail at once;
-      // meanwhile requests that write no record are answered, one after another.
-      let settled = 0;
-      const waiting = Array.from({ length: 5 }, () =>
-        asked(spare).finally(() => {
-          settled++;
-        }),
-      );
-      for (let i = 0; i < 5; i++) expect(await noteCount(spare)).toBe(1);
-      const settledWhileListing = settled;
-      for (const body of await Promise.all(waiting))
-        expect(body.error?.message).toMatch(AUDIT_FAILED);
-      expect(settledWhileListing).toBe(0);
-
-      // A confirmation fails closed at its `accepted` record: nothing is deleted.
-      for (const { uri, requestState, candidates } of confirmations) {
-        const body = await confirm(server.url, TOKEN, uri, requestState, candidates[0] as string);
-        expect(body.error).toMatchObject({
-          code: -32603,
-          message: expect.stringMatching(AUDIT_FAILED),
-        });
-        expect(await noteCount(uri)).toBe(1);
+    // Read again: the trail drains and the same confirmations delete, once each.
+    server.child.stdout?.resume();
+    for (const { uri, requestState, candidates } of confirmations) {
+      let body: any;
+      for (let attempt = 0; attempt < 50; attempt++) {
+        body = await confirm(server.url, TOKEN, uri, requestState, candidates[0] as string);
+        if (body.result) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
       }
-
-      // Read again: the trail drains and the same confirmations delete, once each.
-      server.child.stdout?.resume();
-      for (const { uri, requestState, candidates } of confirmations) {
-        let body: any;
-        for (let attempt = 0; attempt < 50; attempt++) {
-          body = await confirm(server.url, TOKEN, uri, requestState, candidates[0] as string);
-          if (body.result) break;
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-        expect(body.result).toMatchObject({ isError: false });
-        expect(await noteCount(uri)).toBe(0);
-      }
-      expect(server.child.exitCode).toBeNull();
-    },
-  );
+      expect(body.result).toMatchObject({ isError: false });
+      expect(await noteCount(uri)).toBe(0);
+    }
+    expect(server.child.exitCode).toBeNull();
+  });
 });

@@ -86,5 +86,5 @@ describe.skipIf(!postgres)('notes-server when PostgreSQL stops answering', () =>
       expect(await notesLeft(data, uri)).toHaveLength(ids.length - 1);
     }
     expect(server.child.exitCode).toBeNull();
-  }, 60_000);
+  });
 });

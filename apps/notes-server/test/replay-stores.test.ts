@@ -154,72 +154,64 @@ for (const setup of setups) {
       return opened;
     };
 
-    it(
-      '50 concurrent presentations of one confirmation on two instances delete exactly one note; a re-issue replays',
-      { timeout: 60_000 },
-      async () => {
-        const { a, b, db } = await servers();
-        const { uri, ids } = await seedWorkspace(db, 'alice');
-        const { requestState, candidates } = await ask(a.url, TOKEN, uri);
-        expect([...candidates].sort()).toEqual([...ids].sort());
-        const chosen = candidates[1] as string;
+    it('50 concurrent presentations of one confirmation on two instances delete exactly one note; a re-issue replays', async () => {
+      const { a, b, db } = await servers();
+      const { uri, ids } = await seedWorkspace(db, 'alice');
+      const { requestState, candidates } = await ask(a.url, TOKEN, uri);
+      expect([...candidates].sort()).toEqual([...ids].sort());
+      const chosen = candidates[1] as string;
 
-        const bodies = await Promise.all(
-          Array.from({ length: 50 }, (_, i) =>
-            confirm(i % 2 ? a.url : b.url, TOKEN, uri, requestState, chosen),
-          ),
-        );
-        expect(await notesLeft(db, uri)).toEqual(ids.filter((id) => id !== chosen).sort());
+      const bodies = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          confirm(i % 2 ? a.url : b.url, TOKEN, uri, requestState, chosen),
+        ),
+      );
+      expect(await notesLeft(db, uri)).toEqual(ids.filter((id) => id !== chosen).sort());
 
-        expect(bodies.filter((body) => body.error !== undefined)).toEqual([]);
-        const deleted = bodies.filter(
-          (body) => body.result.structuredContent?.deleted?.id === chosen,
-        );
-        const performed = deleted[0].result;
-        expect(performed).toMatchObject({ resultType: 'complete', isError: false });
-        // Every copy is the recorded outcome, or (stores that do not wait) told the first is still running.
-        for (const body of bodies) {
-          if (setup.waits || body.result.structuredContent) expect(body.result).toEqual(performed);
-          else expect(body.result.content[0].text).toBe(IN_PROGRESS);
-        }
-        if (setup.waits) expect(deleted).toHaveLength(50);
+      expect(bodies.filter((body) => body.error !== undefined)).toEqual([]);
+      const deleted = bodies.filter(
+        (body) => body.result.structuredContent?.deleted?.id === chosen,
+      );
+      const performed = deleted[0].result;
+      expect(performed).toMatchObject({ resultType: 'complete', isError: false });
+      // Every copy is the recorded outcome, or (stores that do not wait) told the first is still running.
+      for (const body of bodies) {
+        if (setup.waits || body.result.structuredContent) expect(body.result).toEqual(performed);
+        else expect(body.result.content[0].text).toBe(IN_PROGRESS);
+      }
+      if (setup.waits) expect(deleted).toHaveLength(50);
 
-        // After completion: the identical confirmation gets the recorded outcome on either instance.
-        for (const url of [a.url, b.url]) {
-          const again = await confirm(url, TOKEN, uri, requestState, chosen);
-          expect(again.result).toEqual(performed);
-        }
-        expect(await notesLeft(db, uri)).toHaveLength(2);
-      },
-    );
+      // After completion: the identical confirmation gets the recorded outcome on either instance.
+      for (const url of [a.url, b.url]) {
+        const again = await confirm(url, TOKEN, uri, requestState, chosen);
+        expect(again.result).toEqual(performed);
+      }
+      expect(await notesLeft(db, uri)).toHaveLength(2);
+    });
 
-    it(
-      '50 concurrent presentations carrying different answers delete exactly one note; the other answers are refused',
-      { timeout: 60_000 },
-      async () => {
-        const { a, b, db } = await servers();
-        const { uri, ids } = await seedWorkspace(db, 'alice');
-        const { requestState, candidates } = await ask(b.url, TOKEN, uri);
-        const bodies = await Promise.all(
-          Array.from({ length: 50 }, (_, i) =>
-            confirm(i % 2 ? a.url : b.url, TOKEN, uri, requestState, candidates[i % 3] as string),
-          ),
-        );
-        const left = await notesLeft(db, uri);
-        expect(left).toHaveLength(2);
-        const gone = ids.find((id) => !left.includes(id)) as string;
-        for (const body of bodies) {
-          const deletedId = body.result.structuredContent?.deleted?.id;
-          if (deletedId !== undefined) expect(deletedId).toBe(gone);
-          else expect([USED, IN_PROGRESS]).toContain(body.result.content[0].text);
-        }
-        // Presenting a losing answer after completion is still refused and deletes nothing.
-        const loser = candidates.find((id) => id !== gone) as string;
-        expect((await confirm(a.url, TOKEN, uri, requestState, loser)).result.content[0].text).toBe(
-          USED,
-        );
-        expect(await notesLeft(db, uri)).toEqual(left);
-      },
-    );
+    it('50 concurrent presentations carrying different answers delete exactly one note; the other answers are refused', async () => {
+      const { a, b, db } = await servers();
+      const { uri, ids } = await seedWorkspace(db, 'alice');
+      const { requestState, candidates } = await ask(b.url, TOKEN, uri);
+      const bodies = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          confirm(i % 2 ? a.url : b.url, TOKEN, uri, requestState, candidates[i % 3] as string),
+        ),
+      );
+      const left = await notesLeft(db, uri);
+      expect(left).toHaveLength(2);
+      const gone = ids.find((id) => !left.includes(id)) as string;
+      for (const body of bodies) {
+        const deletedId = body.result.structuredContent?.deleted?.id;
+        if (deletedId !== undefined) expect(deletedId).toBe(gone);
+        else expect([USED, IN_PROGRESS]).toContain(body.result.content[0].text);
+      }
+      // Presenting a losing answer after completion is still refused and deletes nothing.
+      const loser = candidates.find((id) => id !== gone) as string;
+      expect((await confirm(a.url, TOKEN, uri, requestState, loser)).result.content[0].text).toBe(
+        USED,
+      );
+      expect(await notesLeft(db, uri)).toEqual(left);
+    });
   });
 }

@@ -39,7 +39,7 @@ describe.skipIf(!available)('a lost replay record (Redis restarted empty)', () =
       store,
       approvalPage: false,
     });
-  }, 120_000);
+  });
   afterAll(async () => {
     await server?.close();
     await store?.close();

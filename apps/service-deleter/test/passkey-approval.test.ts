@@ -30,7 +30,7 @@ describe.skipIf(!available)('production delete_service with a passkey (presence)
   beforeAll(async () => {
     running = await startPasskeyBrowser(ALICE, events);
     ({ db, server, tab } = running);
-  }, 120_000);
+  });
   afterAll(() => running?.close());
 
   it('registers a passkey, approves with it, and the retry deletes the service once', async () => {

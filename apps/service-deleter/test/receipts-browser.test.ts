@@ -55,7 +55,7 @@ describe.skipIf(!available)('receipts of URL and passkey approvals', () => {
     await tab.getByLabel('Your page password').fill(ALICE);
     await tab.getByRole('button', { name: 'Register a passkey' }).click();
     await tab.getByText('Your passkey is registered.').waitFor();
-  }, 120_000);
+  });
   afterAll(() => running?.close());
 
   /** Ask on the page, approve with `button`, retry; the completed record's receipt, verified with jose. */

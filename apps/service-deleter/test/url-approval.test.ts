@@ -51,7 +51,7 @@ describe.skipIf(!available)('URL-mode confirmation on the approval page', () => 
     // Two instances behind one public origin, as behind a load balancer: A serves the page.
     b = await startServiceDeleter({ db, tokens, secret, pageUsers, publicOrigin: a.origin });
     browser = await launchChromium();
-  }, 120_000);
+  });
   afterAll(async () => {
     for (const c of contexts) await c.close();
     await browser?.close();

@@ -7,7 +7,7 @@ import { pgPoolDriver } from '@mrtr/sql';
 import { dropSchema, poolInSchema, postgresReachable } from '@mrtr/test-services';
 import type pg from 'pg';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   createApprovalChannel,
   createApprovalPage,
@@ -20,7 +20,6 @@ import { USERS } from './helpers.js';
 import { approval } from './store-contract.js';
 
 const available = chromiumAvailable();
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A browser context with its console errors, page errors and requests recorded. */
 async function person(browser: Browser) {
@@ -58,6 +57,12 @@ describe.skipIf(!available)('the approval page in Chromium', () => {
   let channel: ApprovalChannel;
   const contexts: BrowserContext[] = [];
 
+  /** How far the clock of this block's store, channel and page is ahead of `Date.now()`, ms. */
+  const clock = { skewMs: 0 };
+  afterEach(() => {
+    clock.skewMs = 0;
+  });
+
   async function open(overrides: Partial<PendingApproval> = {}) {
     const a = approval(overrides);
     return { approval: a, url: await channel.open(a) };
@@ -72,14 +77,17 @@ describe.skipIf(!available)('the approval page in Chromium', () => {
     browser = await launchChromium();
     site = await serve();
     evil = await serve();
-    const store = new MemoryApprovalStore();
-    channel = createApprovalChannel({ store, origin: site.origin });
+    // One clock for the store, the channel and the page, which a test may move forward.
+    const now = () => Date.now() + clock.skewMs;
+    const store = new MemoryApprovalStore({ now });
+    channel = createApprovalChannel({ store, origin: site.origin, now });
     site.use(
       createApprovalPage({
         store,
         origin: site.origin,
         signIn: { users: USERS },
         serviceName: 'Service deleter',
+        now,
       }),
     );
   });
@@ -263,10 +271,12 @@ describe.skipIf(!available)('the approval page in Chromium', () => {
   });
 
   it('a decision after expiry is refused (410) and records nothing', async () => {
-    const { url, approval: a } = await open({ expiresAt: Date.now() + 4000 });
+    const { url, approval: a } = await open({ expiresAt: Date.now() + 60_000 });
     const { tab } = await newPerson();
     await reach(tab, url);
-    await sleep(Math.max(0, a.expiresAt - Date.now() + 100));
+    // The page is shown with its Approve button; then its time runs out before the click
+    // (moving the clock, not sleeping: sign-in and page load must not eat the window).
+    clock.skewMs = a.expiresAt - Date.now() + 1000;
     const answered = tab.waitForResponse((r) => r.url() === url && r.request().method() === 'POST');
     await tab.getByRole('button', { name: 'Approve' }).click();
     expect((await answered).status()).toBe(410);
@@ -274,6 +284,7 @@ describe.skipIf(!available)('the approval page in Chromium', () => {
       1,
     );
     expect(await channel.decision(a.id, a)).toEqual({ status: 'unknown' });
+    clock.skewMs = 0;
   });
 
   it('a presence approval says a passkey is required, has no Approve button and refuses a POSTed approve', async () => {

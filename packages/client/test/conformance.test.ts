@@ -19,7 +19,7 @@ const recordingFetch: typeof fetch = async (input, init) => {
 
 beforeAll(async () => {
   server = await startConformanceServer();
-}, 60_000);
+});
 afterAll(async () => {
   await server?.close();
 });

@@ -88,7 +88,7 @@ describe('an event stream is bounded as a body is', () => {
       );
       expect(data).toBeLessThanOrEqual(MAX_RESPONSE_BYTES);
     }
-  }, 60_000);
+  });
 
   it('keeps at most MAX_KEPT_NOTIFICATIONS notifications in the outcome, counts the rest, and reports all', async () => {
     const extra = 250;
@@ -158,7 +158,7 @@ describe('tools/list is bounded across its pages', () => {
     expect(error).toBeInstanceOf(LimitError);
     expect(error).toMatchObject({ limit: 'MAX_LISTING_BYTES' });
     expect(s.hits).toBe(4);
-  }, 60_000);
+  });
 
   it('gives all pages together listTimeoutMs, not requestTimeoutMs each', async () => {
     const s = await rawServer((body, res) => {

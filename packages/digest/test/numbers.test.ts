@@ -93,7 +93,7 @@ function significantDigits(text: string): string {
 
 const CORPUS = corpus();
 
-describe(`number serialization corpus (${CORPUS.length} doubles)`, { timeout: 60_000 }, () => {
+describe(`number serialization corpus (${CORPUS.length} doubles)`, () => {
   it('has at least 1,000 distinct values', () => {
     const distinct = new Set(CORPUS.map((n) => toBits(n)));
     expect(distinct.size).toBeGreaterThanOrEqual(1000);

@@ -81,7 +81,7 @@ beforeAll(async () => {
     await migrateReplayTable(b.driver());
     await b.driver().query('CREATE TABLE IF NOT EXISTS items (nonce text NOT NULL)');
   }
-}, 60_000);
+});
 
 afterAll(async () => {
   await pool?.end();
@@ -101,7 +101,7 @@ describe('migrateReplayTable and options', () => {
     expect(() => new PostgresReplayStore(driver, { table: 'no spaces' })).toThrow(TypeError);
   });
 
-  it('is idempotent on PGlite', { timeout: 30_000 }, async () => {
+  it('is idempotent on PGlite', async () => {
     const db = await PGlite.create();
     const driver = pgliteDriver(db);
     await migrateReplayTable(driver);
@@ -113,31 +113,24 @@ describe('migrateReplayTable and options', () => {
     await db.close();
   });
 
-  it.skipIf(!reachable)(
-    'is safe to run concurrently from five pools on one server',
-    { timeout: 30_000 },
-    async () => {
-      const fresh = `${schema}_mig`;
-      const pools: pg.Pool[] = [];
-      for (let i = 0; i < 5; i++) pools.push(await poolInSchema(fresh, 1));
-      try {
-        await Promise.all(pools.map((p) => migrateReplayTable(pgPoolDriver(p))));
-        const { rows } = await (pools[0] as pg.Pool).query<{ indexname: string }>(
-          'SELECT indexname FROM pg_indexes WHERE schemaname = $1 ORDER BY indexname',
-          [fresh],
-        );
-        expect(rows.map((r) => r.indexname)).toEqual([
-          'mrtr_replay_expires_at',
-          'mrtr_replay_pkey',
-        ]);
-      } finally {
-        for (const p of pools) await p.end();
-        await dropSchema(fresh);
-      }
-    },
-  );
+  it.skipIf(!reachable)('is safe to run concurrently from five pools on one server', async () => {
+    const fresh = `${schema}_mig`;
+    const pools: pg.Pool[] = [];
+    for (let i = 0; i < 5; i++) pools.push(await poolInSchema(fresh, 1));
+    try {
+      await Promise.all(pools.map((p) => migrateReplayTable(pgPoolDriver(p))));
+      const { rows } = await (pools[0] as pg.Pool).query<{ indexname: string }>(
+        'SELECT indexname FROM pg_indexes WHERE schemaname = $1 ORDER BY indexname',
+        [fresh],
+      );
+      expect(rows.map((r) => r.indexname)).toEqual(['mrtr_replay_expires_at', 'mrtr_replay_pkey']);
+    } finally {
+      for (const p of pools) await p.end();
+      await dropSchema(fresh);
+    }
+  });
 
-  it('uses a schema-qualified custom table', { timeout: 30_000 }, async () => {
+  it('uses a schema-qualified custom table', async () => {
     const db = await PGlite.create();
     const driver = pgliteDriver(db);
     await db.query('CREATE SCHEMA ops');
@@ -329,12 +322,17 @@ for (const backend of backends) {
         release = resolve;
       });
       const boom = new Error('first attempt failed');
+      let entered!: () => void;
+      const claimed = new Promise<void>((resolve) => {
+        entered = resolve;
+      });
       const first = a.once(c, async (tx) => {
         await insertItem(tx, c.nonce);
+        entered(); // the claim row is written; the transaction stays open
         await held;
         throw boom;
       });
-      await sleep(50);
+      await claimed; // not sleep(50): under load the second claim could land first
       const second = b.once(c, async (tx) => {
         await insertItem(tx, c.nonce);
         return 'second';
@@ -558,7 +556,10 @@ describe.skipIf(!reachable)('PostgresReplayStore when PostgreSQL kills the conne
       connectionString: POSTGRES_URL,
       max: 2,
       options: `-c search_path=${schema} -c default_transaction_isolation=serializable`,
+      application_name: `replay_serializable_${process.pid}`,
     });
+    const admin = new pg.Client({ connectionString: POSTGRES_URL });
+    await admin.connect();
     try {
       const store = new PostgresReplayStore(pgPoolDriver(serializable));
       const c = onceRequest();
@@ -567,18 +568,32 @@ describe.skipIf(!reachable)('PostgresReplayStore when PostgreSQL kills the conne
         release = resolve;
       });
       let runs = 0;
+      let entered!: () => void;
+      const claimed = new Promise<void>((resolve) => {
+        entered = resolve;
+      });
       const first = store.once(c, async (tx) => {
         runs++;
         await insertItem(tx, c.nonce);
+        entered();
         await held; // the second claim arrives while this transaction is open
         return 'inserted';
       });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await claimed; // the first claim is in, its transaction open
       const second = store.once(c, async () => {
         runs++;
         return 'again';
       });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Release only once the second claim waits on the first one's row (not after a fixed 100 ms:
+      // its new connection alone can take longer on a loaded host).
+      for (let i = 0; i < 1000; i++) {
+        const { rows } = await admin.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
+          [`replay_serializable_${process.pid}`],
+        );
+        if (rows[0]?.n === 1) break;
+        await sleep(10);
+      }
       release();
       expect(await first).toEqual({ status: 'performed', outcome: 'inserted' });
       const error = await second.catch((e: unknown) => e);
@@ -594,6 +609,7 @@ describe.skipIf(!reachable)('PostgresReplayStore when PostgreSQL kills the conne
         outcome: 'inserted',
       });
     } finally {
+      await admin.end();
       await serializable.end();
     }
   });

@@ -49,18 +49,21 @@ describe('README quick start', () => {
         TOKEN: token,
         MRTR_SECRET: randomBytes(32).toString('base64'),
       },
-      stdio: ['ignore', 'inherit', 'inherit'],
+      stdio: ['ignore', 'pipe', 'inherit'],
     });
     const url = new URL(`http://127.0.0.1:${port}/mcp`);
-    for (let i = 0; ; i++) {
-      const up = await fetch(url, { method: 'POST' }).then(
-        (r) => r.status === 401,
-        () => false,
-      );
-      if (up) break;
-      if (i > 200) throw new Error('the quick start did not start listening');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    // Wait for its own "MCP endpoint:" line (tsx compiling the example took > 10 s under load),
+    // and fail at once if it exits first (e.g. the probed port was taken meanwhile).
+    const started = child;
+    await new Promise<void>((resolve, reject) => {
+      let out = '';
+      started.stdout?.on('data', (d) => {
+        out += d;
+        if (out.includes(`MCP endpoint: ${url}`)) resolve();
+      });
+      started.once('exit', (code) => reject(new Error(`the quick start exited ${code}: ${out}`)));
+    });
+    expect((await fetch(url, { method: 'POST' })).status).toBe(401);
     for (const [era, id] of [
       ['modern', 'rec-1'],
       ['legacy', 'rec-2'],

@@ -183,7 +183,7 @@ describe.skipIf(!reachable)('pgPoolDriver when PostgreSQL stops answering', () =
     const pool = new pg.Pool({
       connectionString: POSTGRES_URL,
       max: 1,
-      connectionTimeoutMillis: 50,
+      connectionTimeoutMillis: 1_000, // also bounds the connect of `held` below: 50 ms was missed under load
     });
     const driver = pgPoolDriver(pool, { timeoutMs: 5_000 });
     const held = await pool.connect();

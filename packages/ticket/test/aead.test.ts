@@ -72,7 +72,7 @@ describe.each([
   });
 });
 
-describe('the sodium, native and noble implementations', { timeout: 60_000 }, () => {
+describe('the sodium, native and noble implementations', () => {
   it('tickets use libsodium once it is ready (OpenSSL until then: the same bytes, below)', async () => {
     await aeadReady;
     expect(aead().name).toBe('sodium');

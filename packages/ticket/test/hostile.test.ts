@@ -36,7 +36,7 @@ function typed(result: TicketOpenResult, candidate: string): boolean {
 }
 
 // Tens of thousands of opens each: generous time when a whole monorepo tests on two shared cores.
-const HEAVY = { timeout: 120_000 };
+const HEAVY = { timeout: 180_000 };
 
 describe('every small change of a valid ticket is refused', HEAVY, () => {
   it('every single-character replacement, at every position, by 75 characters', () => {
