@@ -66,9 +66,19 @@ interface ApprovalRow {
 export class PostgresApprovalStore implements ApprovalStore {
   readonly #driver: SqlDriver;
   readonly #now: () => number;
+  /** Whether `now` was given: then sweeps go by it alone (tests of expiry), else never past the database's clock. */
+  readonly #clockGiven: boolean;
   readonly #passkeys: PostgresPasskeyRecords;
   readonly #sql: Record<
-    'open' | 'get' | 'decide' | 'challenge' | 'sweep' | 'putS' | 'getS' | 'delS',
+    | 'open'
+    | 'get'
+    | 'decide'
+    | 'challenge'
+    | 'sweep'
+    | 'sweepUpToDatabaseNow'
+    | 'putS'
+    | 'getS'
+    | 'delS',
     string
   >;
 
@@ -79,10 +89,13 @@ export class PostgresApprovalStore implements ApprovalStore {
     const s = tables.sessions.sql;
     this.#driver = driver;
     this.#now = options.now ?? Date.now;
+    this.#clockGiven = options.now !== undefined;
     this.#passkeys = new PostgresPasskeyRecords((sql, p) => this.#run(sql, p), tables, this.#now);
-    const gone = [a, s, tables.registrations.sql].map(
-      (t, i) => `d${i} AS (DELETE FROM ${t} WHERE expires_at <= $1::timestamptz RETURNING 1)`,
-    );
+    const sweep = (until: string) =>
+      `WITH ${[a, s, tables.registrations.sql]
+        .map((t, i) => `d${i} AS (DELETE FROM ${t} WHERE expires_at <= ${until} RETURNING 1)`)
+        .join(', ')} SELECT (SELECT count(*) FROM d0) + (SELECT count(*) FROM d1)
+        + (SELECT count(*) FROM d2) AS removed`;
     this.#sql = {
       open: `INSERT INTO ${a} (id, approval, expires_at) VALUES ($1, $2, $3::timestamptz)
         ON CONFLICT (id) DO NOTHING RETURNING 1 AS opened`,
@@ -92,8 +105,8 @@ export class PostgresApprovalStore implements ApprovalStore {
         AND ($4::text IS NULL OR challenge = $4::text) RETURNING 1 AS decided`,
       challenge: `UPDATE ${a} SET challenge = $2
         WHERE id = $1 AND decision IS NULL AND expires_at > $3::timestamptz RETURNING 1 AS set`,
-      sweep: `WITH ${gone.join(', ')} SELECT (SELECT count(*) FROM d0) + (SELECT count(*) FROM d1)
-        + (SELECT count(*) FROM d2) AS removed`,
+      sweep: sweep('$1::timestamptz'),
+      sweepUpToDatabaseNow: sweep('LEAST($1::timestamptz, now())'),
       putS: `INSERT INTO ${s} (key, session, expires_at) VALUES ($1, $2, $3::timestamptz)`,
       getS: `SELECT session FROM ${s} WHERE key = $1 AND expires_at > $2::timestamptz`,
       delS: `DELETE FROM ${s} WHERE key = $1`,
@@ -156,9 +169,17 @@ export class PostgresApprovalStore implements ApprovalStore {
     return { status: 'refused', reason: 'refused' in after ? after.refused : 'decided' };
   }
 
-  /** See {@link ApprovalStore.sweep}: approvals, sessions and registrations, in one statement. */
-  async sweep(now: number = this.#now()): Promise<number> {
-    const { rows } = await this.#run<{ removed: number | string }>(this.#sql.sweep, [iso(now)]);
+  /**
+   * See {@link ApprovalStore.sweep}: approvals, sessions and registrations, in one statement.
+   * Without `now`, never later than the database's `now()` unless the store was given a clock:
+   * every instance sweeps these tables, and one whose clock runs ahead would otherwise delete
+   * approvals and sessions still live on the others.
+   */
+  async sweep(now?: number): Promise<number> {
+    const sql = now === undefined && !this.#clockGiven ? 'sweepUpToDatabaseNow' : 'sweep';
+    const { rows } = await this.#run<{ removed: number | string }>(this.#sql[sql], [
+      iso(now ?? this.#now()),
+    ]);
     return Number(rows[0]?.removed ?? 0);
   }
 

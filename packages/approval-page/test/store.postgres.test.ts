@@ -2,7 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { pgliteDriver, pgPoolDriver } from '@mrtr/sql';
 import { dropSchema, poolInSchema, postgresReachable } from '@mrtr/test-services';
 import type pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import {
   ApprovalStoreUnavailableError,
   migrateApprovalTables,
@@ -82,5 +82,33 @@ describe('PostgresApprovalStore configuration and failures', () => {
     await expect(
       store.decide({ id: approval().id, principal: 'alice', outcome: 'denied' }),
     ).rejects.toBeInstanceOf(ApprovalStoreUnavailableError);
+  });
+});
+
+describe.skipIf(!reachable)('PostgresApprovalStore.sweep and a clock that runs ahead', () => {
+  it('an instance seven minutes ahead sweeps no approval still live by the database clock; an explicit time is obeyed', async () => {
+    const pool = await poolInSchema(schema, 2);
+    try {
+      const driver = pgPoolDriver(pool);
+      await migrateApprovalTables(driver);
+      const store = new PostgresApprovalStore(driver);
+      const a = approval({ expiresAt: Date.now() + 60_000 });
+      await store.open(a);
+      vi.useFakeTimers({ toFake: ['Date'] });
+      try {
+        vi.setSystemTime(Date.now() + 420_000);
+        // Another instance, started on that clock (a store reads `Date.now` at construction).
+        const ahead = new PostgresApprovalStore(driver);
+        await ahead.sweep();
+      } finally {
+        vi.useRealTimers();
+      }
+      expect((await store.get(a.id))?.approval.id).toBe(a.id);
+      // Asked to sweep as of a later time, it does.
+      await store.sweep(Date.now() + 120_000);
+      expect(await store.get(a.id)).toBeUndefined();
+    } finally {
+      await pool.end();
+    }
   });
 });

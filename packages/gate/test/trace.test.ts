@@ -195,7 +195,9 @@ describe('round spans', () => {
   it('refused rounds are errors: a broken ticket (no link: it did not open), a used nonce', async () => {
     const t = setup();
     const a = (await t.gate.run(t.request(CLIENT_1), t.spec)) as { requestState: string };
-    const broken = `${a.requestState.slice(0, -2)}${a.requestState.endsWith('AA') ? 'BB' : 'AA'}`;
+    // The second-to-last character: all six of its bits are data whatever the length, so the
+    // ticket stays canonical base64url and fails its MAC (the last one's low bits may be padding).
+    const broken = `${a.requestState.slice(0, -2)}${a.requestState.at(-2) === 'A' ? 'B' : 'A'}${a.requestState.at(-1)}`;
     await expect(t.answer(broken, { action: 'decline' })).rejects.toMatchObject({ code: -32602 });
     await t.answer(a.requestState, { action: 'decline' });
     await t.answer(a.requestState, { action: 'accept', content: { serviceName: 'api-prod' } });

@@ -105,7 +105,16 @@ const iso = (ms: number) => new Date(ms).toISOString().replace(/^\+/, '');
 export class PostgresReplayStore implements ReplayStore<SqlQueryable> {
   readonly #driver: SqlDriver;
   readonly #now: () => number;
-  readonly #sql: { claim: string; takeover: string; read: string; record: string; sweep: string };
+  /** Whether `now` was given: then sweeps go by it alone (tests of expiry), else never past the database's clock. */
+  readonly #clockGiven: boolean;
+  readonly #sql: {
+    claim: string;
+    takeover: string;
+    read: string;
+    record: string;
+    sweep: string;
+    sweepUpToDatabaseNow: string;
+  };
   /** The table of the entries, as configured (`name` or `schema.name`). */
   readonly table: string;
 
@@ -118,6 +127,7 @@ export class PostgresReplayStore implements ReplayStore<SqlQueryable> {
     const t = sqlTableName(this.table).sql;
     this.#driver = driver;
     this.#now = options.now ?? Date.now;
+    this.#clockGiven = options.now !== undefined;
     this.#sql = {
       claim: `INSERT INTO ${t} (nonce, request_digest, expires_at)
         VALUES ($1, $2, $3::timestamptz) ON CONFLICT (nonce) DO NOTHING RETURNING 1 AS claimed`,
@@ -131,6 +141,9 @@ export class PostgresReplayStore implements ReplayStore<SqlQueryable> {
       read: `SELECT request_digest, outcome FROM ${t} WHERE nonce = $1`,
       record: `UPDATE ${t} SET outcome = $2 WHERE nonce = $1`,
       sweep: `WITH gone AS (DELETE FROM ${t} WHERE expires_at <= $1::timestamptz RETURNING 1)
+        SELECT count(*)::int AS removed FROM gone`,
+      sweepUpToDatabaseNow: `WITH gone AS (DELETE FROM ${t}
+          WHERE expires_at <= LEAST($1::timestamptz, now()) RETURNING 1)
         SELECT count(*)::int AS removed FROM gone`,
     };
   }
@@ -254,17 +267,23 @@ export class PostgresReplayStore implements ReplayStore<SqlQueryable> {
 
   /**
    * Delete every committed entry whose `expires_at` is at or before `now`
-   * (milliseconds since the epoch, default the store's clock). Rows of open
-   * transactions are not visible to it and stay. A `now` that is `NaN` or
-   * before 0 deletes nothing.
+   * (milliseconds since the epoch). Without `now`, the store's clock, and
+   * never later than the database's `now()` unless the store was given a
+   * clock (`now` option): every instance sweeps one table, and one whose clock
+   * runs ahead would otherwise delete the records of confirmations still
+   * valid on the others. Rows of open transactions are not visible to it and
+   * stay. A `now` that is `NaN` or before 0 deletes nothing.
    * @returns how many rows were deleted.
    * @throws the driver's error when PostgreSQL fails.
    */
-  async sweep(now: number = this.#now()): Promise<number> {
+  async sweep(now?: number): Promise<number> {
+    const at = now ?? this.#now();
     // No entry expires before 0 (nor is any time past a broken clock's reading); none after MAX_EXPIRES_AT.
-    if (!(now >= 0)) return 0;
-    const until = iso(Math.min(now, MAX_EXPIRES_AT));
-    const { rows } = await this.#driver.query<{ removed: number }>(this.#sql.sweep, [until]);
+    if (!(at >= 0)) return 0;
+    const until = iso(Math.min(at, MAX_EXPIRES_AT));
+    const sql =
+      now === undefined && !this.#clockGiven ? this.#sql.sweepUpToDatabaseNow : this.#sql.sweep;
+    const { rows } = await this.#driver.query<{ removed: number }>(sql, [until]);
     return Number(rows[0]?.removed ?? 0);
   }
 
