@@ -101,9 +101,10 @@ export interface ApprovalChannel {
    * the client declined); a denied, unknown or differently bound one is left
    * as it is. Afterwards {@link ApprovalChannel.decision} reads `denied`.
    *
-   * Optional. The gate awaits it after the decline is recorded and ignores
-   * its errors: the decline stands either way, and an approval left open
-   * only lets the page record a decision that nothing acts on.
+   * Optional. The gate awaits it after the decline is recorded: the decline
+   * stands either way. A rejection is retried in the background (after 1, 2,
+   * 4, 8, 16 and 32 s), since an approval left open lets the page record a
+   * decision that nothing acts on; so it must be idempotent.
    */
   withdraw?(id: string, binding: ApprovalBinding): Promise<void>;
 }

@@ -208,6 +208,24 @@ describe('URL mode', () => {
     expect(t.channel.withdrawn).toHaveLength(1);
   });
 
+  it('a withdrawal the channel failed is tried again in the background until it lands', async () => {
+    const t = setup();
+    const asked = (await t.call()) as unknown as Asked;
+    const id = asked.inputRequests.confirm.params.url.split('/').at(-1) as string;
+    t.channel.withdrawFails = true;
+    const declined = await t.call({
+      requestState: asked.requestState,
+      inputResponses: { confirm: { action: 'decline' } },
+    });
+    expect(declined).toMatchObject({ isError: false });
+    expect(t.channel.withdrawn).toEqual([]);
+    // The store is back: the retry after 1 s closes the approval, so the page cannot record it.
+    t.channel.withdrawFails = false;
+    for (let i = 0; i < 30 && t.channel.withdrawn.length === 0; i++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(t.channel.withdrawn).toEqual([[id, expect.objectContaining({ principal: 'alice' })]]);
+  });
+
   it('a decision status the gate does not know (an older channel passing "withdrawn" on) runs nothing', async () => {
     const t = setup();
     const asked = (await t.call()) as unknown as Asked;
