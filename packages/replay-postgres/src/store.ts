@@ -114,6 +114,7 @@ export class PostgresReplayStore implements ReplayStore<SqlQueryable> {
     record: string;
     sweep: string;
     sweepUpToDatabaseNow: string;
+    settled: string;
   };
   /** The table of the entries, as configured (`name` or `schema.name`). */
   readonly table: string;
@@ -139,6 +140,8 @@ export class PostgresReplayStore implements ReplayStore<SqlQueryable> {
         WHERE r.expires_at <= $4::timestamptz
         RETURNING 1 AS claimed`,
       read: `SELECT request_digest, outcome FROM ${t} WHERE nonce = $1`,
+      settled: `SELECT request_digest, outcome FROM ${t}
+        WHERE nonce = $1 AND outcome IS NOT NULL AND expires_at > $2::timestamptz`,
       record: `UPDATE ${t} SET outcome = $2 WHERE nonce = $1`,
       sweep: `WITH gone AS (DELETE FROM ${t} WHERE expires_at <= $1::timestamptz RETURNING 1)
         SELECT count(*)::int AS removed FROM gone`,
@@ -263,6 +266,30 @@ export class PostgresReplayStore implements ReplayStore<SqlQueryable> {
     } catch (error) {
       throw unwrap(error, 'roll the transaction back');
     }
+  }
+
+  /**
+   * See {@link ReplayStore.recorded}: the committed, unexpired entry of the
+   * nonce, read with a plain `SELECT` (READ COMMITTED: an open claim is
+   * neither waited for nor seen).
+   * @throws {TypeError} for a malformed request.
+   * @throws {ReplayStoreUnavailableError} when PostgreSQL fails.
+   */
+  async recorded<T extends Json>(request: OnceRequest): Promise<OnceResult<T> | undefined> {
+    assertOnceRequest(request);
+    let row: EntryRow | undefined;
+    try {
+      const { rows } = await this.#driver.query<EntryRow>(this.#sql.settled, [
+        request.nonce,
+        iso(this.#now()),
+      ]);
+      row = rows[0];
+    } catch (error) {
+      throw unwrap(error, 'nothing was changed');
+    }
+    if (!row || row.outcome === null) return undefined;
+    if (row.request_digest !== request.requestDigest) return { status: 'refused', reason: 'used' };
+    return { status: 'replayed', outcome: JSON.parse(row.outcome) as T };
   }
 
   /**

@@ -18,7 +18,9 @@ export interface RedisReplayStoreOptions {
    * A claim whose process died mid-action (or whose `SET` reached Redis only
    * after its release) blocks the nonce for that whole life, normally the
    * ticket's: Redis alone cannot tell whether the action ran, so identical
-   * re-sends get `in_progress` until then rather than a second run.
+   * re-sends get `in_progress` until then rather than a second run. In front
+   * of a ledger (`LedgerReplayStore` of `@mrtr/replay`), an outcome the
+   * ledger committed is replayed instead.
    */
   claimLeaseMs?: number;
   /**

@@ -92,6 +92,19 @@ export interface ReplayStore<Tx = void> {
     action: (tx: Tx) => Promise<T>,
   ): Promise<OnceResult<T>>;
   /**
+   * What a settled, unexpired entry of `request.nonce` recorded, read
+   * without claiming, locking or waiting: `replayed` with the outcome for an
+   * identical request, `refused` / `used` for another `requestDigest`;
+   * `undefined` when there is none (never claimed, an action still running,
+   * or forgotten). Optional: {@link LedgerReplayStore} asks its ledger this
+   * when the front store answers `in_progress`, so that a front claim left by
+   * a process that died after the ledger committed still gives the recorded
+   * outcome.
+   * @throws {TypeError} when `request` is malformed.
+   * @throws {ReplayStoreUnavailableError} when the store cannot be read.
+   */
+  recorded?<T extends Json>(request: OnceRequest): Promise<OnceResult<T> | undefined>;
+  /**
    * Delete settled entries whose `expiresAt` is at or before `now`
    * (milliseconds since the epoch, default the store's clock). Optional:
    * stores whose backend expires entries by itself (Redis) need none. A

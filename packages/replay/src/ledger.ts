@@ -23,11 +23,13 @@ class LedgerRefused {
  * that did not happen.
  *
  * A front claim whose process died after the ledger committed, before the
- * front recorded the outcome, answers `in_progress` until it expires (with
- * `RedisReplayStore`, the ticket's expiry): the ledger holds the outcome but
- * is not asked, so that presentations while an action runs never wait on the
- * database. Nothing runs twice; the client learns the result from the
- * ledger's record, the audit trail, not from a retry.
+ * front recorded the outcome, would answer `in_progress` until it expires
+ * (with `RedisReplayStore`, the ticket's expiry). So when the front store
+ * answers `in_progress`, the ledger is read (its `recorded`, without
+ * claiming or waiting): an outcome it committed is `replayed` (or `used`
+ * for another answer). A front claim whose process died before the ledger
+ * committed still answers `in_progress` until it expires: nothing ran, and
+ * presentations while an action runs never wait on the database.
  *
  * `Tx` is the ledger's transaction: the action always gets it.
  */
@@ -59,6 +61,12 @@ export class LedgerReplayStore<Tx> implements ReplayStore<Tx> {
       });
       // `performed` in front: the ledger ran the action now, or replayed what it ran before.
       if (outer.status === 'performed' && inner !== undefined) return inner;
+      if (outer.status === 'refused' && outer.reason === 'in_progress' && this.ledger.recorded) {
+        // A front claim whose process died after the ledger committed stays `in_progress` until
+        // it expires; the ledger knows the outcome. Read only: a claim still running is not waited for.
+        const settled = await this.ledger.recorded<T>(request).catch(() => undefined);
+        if (settled !== undefined) return settled;
+      }
       return outer;
     } catch (error) {
       if (error instanceof LedgerRefused) return error.result;

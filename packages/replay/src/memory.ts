@@ -186,6 +186,21 @@ export class MemoryReplayStore implements ReplayStore<void> {
   }
 
   /**
+   * See {@link ReplayStore.recorded}: the settled, unexpired entry of the nonce, if any.
+   * @throws {TypeError} for a malformed request.
+   */
+  async recorded<T extends Json>(request: OnceRequest): Promise<OnceResult<T> | undefined> {
+    assertOnceRequest(request);
+    const kept = this.#entries.get(request.nonce);
+    if (typeof kept !== 'string') return undefined; // none, or its action still runs
+    const settled = parseRecord(kept);
+    if (settled.expiresAt <= this.#now()) return undefined;
+    if (settled.digest !== compactDigest(request.requestDigest) || settled.outcome === '')
+      return { status: 'refused', reason: 'used' };
+    return { status: 'replayed', outcome: JSON.parse(settled.outcome) as T };
+  }
+
+  /**
    * Forget completed entries whose `expiresAt` is at or before `now`
    * (milliseconds since the epoch). Entries whose action still runs stay.
    * @returns how many entries were removed.

@@ -77,3 +77,79 @@ describe('LedgerReplayStore when the front store forgets', () => {
     });
   });
 });
+
+describe('LedgerReplayStore when a front claim outlived its process', () => {
+  /** A front store holding a claim of `request` whose action never ends: a process that died mid-claim. */
+  async function frontWithDeadClaim(request: OnceRequest) {
+    const front = new MemoryReplayStore();
+    void front.once(request, () => new Promise<never>(() => {}));
+    expect(await front.once(request, async () => 'probe')).toEqual({
+      status: 'refused',
+      reason: 'in_progress',
+    });
+    return front;
+  }
+
+  it('the ledger committed before the process died: a re-send gets the recorded outcome, not in_progress', async () => {
+    const request = onceRequest({ nonce: 'n-dead-after-commit' });
+    const ledger = new MemoryReplayStore();
+    await ledger.once(request, async () => ({ deleted: 'svc_1' }));
+    const store = new LedgerReplayStore(await frontWithDeadClaim(request), ledger);
+    let ran = false;
+    const action = async () => {
+      ran = true;
+      return { deleted: 'again' };
+    };
+    expect(await store.once(request, action)).toEqual({
+      status: 'replayed',
+      outcome: { deleted: 'svc_1' },
+    });
+    expect(ran).toBe(false);
+  });
+
+  it('the process died before the ledger committed: still in_progress, nothing runs', async () => {
+    const request = onceRequest({ nonce: 'n-dead-before-commit' });
+    const ledger = new MemoryReplayStore();
+    const store = new LedgerReplayStore(await frontWithDeadClaim(request), ledger);
+    let ran = false;
+    expect(
+      await store.once(request, async () => {
+        ran = true;
+        return 'ran';
+      }),
+    ).toEqual({ status: 'refused', reason: 'in_progress' });
+    expect(ran).toBe(false);
+    expect(await ledger.recorded(request)).toBeUndefined();
+  });
+
+  it('a ledger that cannot be read leaves the answer in_progress', async () => {
+    const request = onceRequest({ nonce: 'n-ledger-down' });
+    const ledger = new MemoryReplayStore();
+    ledger.recorded = async () => {
+      throw new Error('ledger unreachable');
+    };
+    const store = new LedgerReplayStore(await frontWithDeadClaim(request), ledger);
+    expect(await store.once(request, async () => 'ran')).toEqual({
+      status: 'refused',
+      reason: 'in_progress',
+    });
+  });
+});
+
+describe('MemoryReplayStore.recorded', () => {
+  it('reads a settled entry without claiming: replayed for the same answer, used for another, nothing otherwise', async () => {
+    const store = new MemoryReplayStore();
+    const request = onceRequest({ nonce: 'n-read' });
+    expect(await store.recorded(request)).toBeUndefined();
+    await store.once(request, async () => 'done');
+    expect(await store.recorded(request)).toEqual({ status: 'replayed', outcome: 'done' });
+    expect(await store.recorded({ ...request, requestDigest: 'sha256:other' })).toEqual({
+      status: 'refused',
+      reason: 'used',
+    });
+    const expired = onceRequest({ nonce: 'n-expired', expiresAt: Date.now() - 1 });
+    await store.once(expired, async () => 'done');
+    expect(await store.recorded(expired)).toBeUndefined();
+    await expect(store.recorded({ ...request, nonce: '' })).rejects.toThrow(TypeError);
+  });
+});
