@@ -67,6 +67,21 @@ const answered = (x: Harness, ticket: string, keepBackup?: boolean) =>
     { requestState: ticket, inputResponses: confirmed('notes.txt', keepBackup) },
   );
 
+/**
+ * A disk with no room for a link or a rename back: every `link` fails with
+ * `ENOSPC`, and every `rename` after the first (the move into the trash).
+ */
+function noWayBack() {
+  const realRename = fsp.rename;
+  let movedAside = false;
+  vi.spyOn(fsp, 'link').mockRejectedValue(systemError('ENOSPC', 'link'));
+  vi.spyOn(fsp, 'rename').mockImplementation(async (from, to) => {
+    if (movedAside) throw systemError('ENOSPC', 'rename');
+    movedAside = true;
+    return realRename(from, to);
+  });
+}
+
 const rows = async () => (await db.query('SELECT nonce FROM file_deletions')).rows.length;
 /** How many descriptors this process holds open on folder `dir`. */
 const openOn = (dir: string) =>
@@ -136,16 +151,8 @@ describe('the file system refuses after the file was moved aside', () => {
   it('neither a link nor a rename back can be made: 503 says the file is held in the trash; a re-send says so too; once the disk allows, the same confirmation deletes it once', async () => {
     const x = await started();
     const q = await ask(x.url, 'notes.txt');
-    const realRename = fsp.rename;
-    let movedAside = false;
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-    vi.spyOn(fsp, 'link').mockRejectedValue(systemError('ENOSPC', 'link'));
-    // The first rename (into the trash) passes; every rename back fails.
-    vi.spyOn(fsp, 'rename').mockImplementation(async (from, to) => {
-      if (movedAside) throw systemError('ENOSPC', 'rename');
-      movedAside = true;
-      return realRename(from, to);
-    });
+    noWayBack();
     const r = await answered(x, q.ticket, true);
     expect(r.status).toBe(503);
     expect(r.body.error.message).toBe(
@@ -178,18 +185,11 @@ describe('the file system refuses after the file was moved aside', () => {
   it('a file that cannot go back because another took its name is told as such, never as removed', async () => {
     const x = await started();
     const q = await ask(x.url, 'notes.txt');
-    const realRename = fsp.rename;
-    let movedAside = false;
     const lines: string[] = [];
     vi.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => {
       lines.push(args.map(String).join(' '));
     });
-    vi.spyOn(fsp, 'link').mockRejectedValue(systemError('ENOSPC', 'link'));
-    vi.spyOn(fsp, 'rename').mockImplementation(async (from, to) => {
-      if (movedAside) throw systemError('ENOSPC', 'rename');
-      movedAside = true;
-      return realRename(from, to);
-    });
+    noWayBack();
     expect((await answered(x, q.ticket, true)).status).toBe(503);
     vi.mocked(fsp.link).mockRestore();
     vi.mocked(fsp.rename).mockRestore();
