@@ -18,7 +18,7 @@ import { lockNonce, recordDeletion, settle, settleFile, settleSoon } from './del
 import { asFilesFault, FilesFault } from './fd.js';
 import { PathArgument, TRASH_DIR } from './paths.js';
 import { type FileFacts, type FilesRoot, faultOf, filesUnavailable } from './root.js';
-import { moveToTrash } from './trash.js';
+import { moveToTrash, trashNoncesOf } from './trash.js';
 
 const DeleteArgs = z.strictObject({ path: PathArgument });
 
@@ -144,12 +144,21 @@ export function fileTools(
         return withoutAsking(refused(`Not deleted: ${found.refused}.`));
       }
       const f = found.found;
-      if (isSealed(sealed) && (sealed.dev !== f.dev || sealed.ino !== f.ino))
+      if (isSealed(sealed) && (sealed.dev !== f.dev || sealed.ino !== f.ino)) {
+        // The confirmed file may be in the trash, kept from its name by the file there now.
+        const held = await trashNoncesOf(root, args.path, sealed.dev, sealed.ino).catch(() => []);
+        if (held.length > 0)
+          return withoutAsking(
+            refused(
+              `${args.path} now names another file, and the file you confirmed is in ${TRASH_DIR} after a deletion that did not complete: it cannot go back under its name while another file holds it. Nothing was deleted; an operator must put it back.`,
+            ),
+          );
         return withoutAsking(
           refused(
             `${args.path} was replaced by another file since you were asked, so it is not the file you confirmed. Nothing was deleted; call delete_file again to be asked about the file there now.`,
           ),
         );
+      }
       return {
         message: question(f),
         view: f,

@@ -108,8 +108,9 @@ export async function restore(root: FilesRoot, nonce: string): Promise<true | st
       const text = await readNoFollow(at(trash.fd, `${nonce}.json`));
       const entry = await fsp.lstat(at(trash.fd, nonce), { bigint: true }).catch(() => undefined);
       if (entry === undefined) {
-        // Nothing was moved, or it was put back already: only the intent is left.
-        await unlinkIfThere(at(trash.fd, `${nonce}.json`));
+        // Nothing was moved, or it was put back already: only the intent is left. One that cannot
+        // be removed now (a read-only file system) holds no file; the next recovery removes it.
+        await unlinkIfThere(at(trash.fd, `${nonce}.json`)).catch(() => {});
         return true;
       }
       // Where it came from is unknown: it stays.

@@ -199,11 +199,33 @@ describe('the file system refuses after the file was moved aside', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     const again = await answered(x, q.ticket, true);
     expect(again.body.result.isError).toBe(true);
-    expect(again.body.result.content[0].text).not.toMatch(/removed since you were asked/);
+    expect(again.body.result.content[0].text).toBe(
+      'notes.txt now names another file, and the file you confirmed is in .mrtr-trash after a deletion that did not complete: it cannot go back under its name while another file holds it. Nothing was deleted; an operator must put it back.',
+    );
     expect(readFileSync(`${x.root}/notes.txt`, 'utf8')).toBe('a new file under the old name');
     expect(lines.join('\n')).toMatch(
       /cannot be put back: its name notes\.txt is taken by another file/,
     );
+    expect(await rows()).toBe(0);
+  });
+});
+
+describe('a read-only files root', () => {
+  it('the intent cannot be written, nor anything unlinked (EROFS): 503 says nothing changed, not that the file is held', async () => {
+    const x = await started();
+    const q = await ask(x.url, 'notes.txt');
+    const realOpen = fsp.open;
+    vi.spyOn(fsp, 'open').mockImplementation(((path: string, ...rest: unknown[]) =>
+      String(path).endsWith('.json')
+        ? Promise.reject(systemError('EROFS', 'open'))
+        : realOpen(path, ...(rest as []))) as typeof fsp.open);
+    vi.spyOn(fsp, 'unlink').mockRejectedValue(systemError('EROFS', 'unlink'));
+    const r = await answered(x, q.ticket);
+    expect(r.status).toBe(503);
+    expect(r.body.error.message).toBe(
+      'This request changed nothing: moving the file aside failed: the file system is read-only (EROFS). Send the same request again once an operator has fixed the files root.',
+    );
+    expect(readFileSync(`${x.root}/notes.txt`, 'utf8')).toBe('the notes');
     expect(await rows()).toBe(0);
   });
 });
