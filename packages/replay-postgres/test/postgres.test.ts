@@ -580,10 +580,13 @@ describe.skipIf(!reachable)('PostgresReplayStore when PostgreSQL kills the conne
         return 'inserted';
       });
       await claimed; // the first claim is in, its transaction open
-      const second = store.once(c, async () => {
-        runs++;
-        return 'again';
-      });
+      // Its failure is caught at once: it may reject while `first` is still being awaited below.
+      const second = store
+        .once(c, async () => {
+          runs++;
+          return 'again';
+        })
+        .catch((e: unknown) => e);
       // Release only once the second claim waits on the first one's row (not after a fixed 100 ms:
       // its new connection alone can take longer on a loaded host).
       for (let i = 0; i < 1000; i++) {
@@ -596,7 +599,7 @@ describe.skipIf(!reachable)('PostgresReplayStore when PostgreSQL kills the conne
       }
       release();
       expect(await first).toEqual({ status: 'performed', outcome: 'inserted' });
-      const error = await second.catch((e: unknown) => e);
+      const error = await second;
       expect(error).toBeInstanceOf(ReplayStoreUnavailableError);
       expect((error as Error).message).toContain(
         'conflicted with a concurrent one (SQLSTATE 40001',
