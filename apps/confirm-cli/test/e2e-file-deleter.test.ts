@@ -5,10 +5,9 @@
  * received is recorded, so each test can show what was (not) sent.
  */
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { listenJsonRpc } from './servers.js';
 import { TmuxSession, tmuxAvailable } from './tmux.js';
 
 const MAIN = join(import.meta.dirname, '../dist/main.js');
@@ -37,58 +36,48 @@ afterEach(async () => {
 async function fileDeleter(schema: Record<string, unknown> = deleteConfirmation) {
   const received: unknown[] = [];
   const deleted: string[] = [];
-  const server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => {
-      raw += c;
+  const server = await listenJsonRpc(({ id, method, params }) => {
+    const text = (t: string) => ({
+      resultType: 'complete',
+      content: [{ type: 'text', text: t }],
     });
-    req.on('end', () => {
-      const { id, method, params } = JSON.parse(raw);
-      const text = (t: string) => ({
+    let result: Record<string, unknown>;
+    if (method === 'server/discover') {
+      result = {
         resultType: 'complete',
-        content: [{ type: 'text', text: t }],
-      });
-      let result: Record<string, unknown>;
-      if (method === 'server/discover') {
-        result = {
-          resultType: 'complete',
-          supportedVersions: ['2026-07-28'],
-          capabilities: { tools: {} },
-        };
-      } else if (method === 'tools/list') {
-        const inputSchema = { type: 'object', properties: { path: { type: 'string' } } };
-        result = { resultType: 'complete', tools: [{ name: 'delete_file', inputSchema }] };
-      } else if (!params.inputResponses) {
-        const message = `Confirm deletion of ${params.arguments.path} (2.3 KB, modified 2026-10-05 14:30)`;
-        result = {
-          resultType: 'input_required',
-          inputRequests: {
-            confirm: {
-              method: 'elicitation/create',
-              params: { mode: 'form', message, requestedSchema: schema },
-            },
+        supportedVersions: ['2026-07-28'],
+        capabilities: { tools: {} },
+      };
+    } else if (method === 'tools/list') {
+      const inputSchema = { type: 'object', properties: { path: { type: 'string' } } };
+      result = { resultType: 'complete', tools: [{ name: 'delete_file', inputSchema }] };
+    } else if (!params.inputResponses) {
+      const message = `Confirm deletion of ${params.arguments.path} (2.3 KB, modified 2026-10-05 14:30)`;
+      result = {
+        resultType: 'input_required',
+        inputRequests: {
+          confirm: {
+            method: 'elicitation/create',
+            params: { mode: 'form', message, requestedSchema: schema },
           },
-          requestState: 'ticket',
-        };
-      } else {
-        const answer = params.inputResponses.confirm;
-        received.push(params.inputResponses);
-        if (answer?.action !== 'accept') result = text(`Not deleted: ${answer?.action}`);
-        else if (answer.content.confirm_name !== params.arguments.path)
-          result = text('Not deleted: the typed path does not match');
-        else {
-          deleted.push(params.arguments.path);
-          result = text(`Deleted ${params.arguments.path} (${JSON.stringify(answer.content)})`);
-        }
+        },
+        requestState: 'ticket',
+      };
+    } else {
+      const answer = params.inputResponses.confirm;
+      received.push(params.inputResponses);
+      if (answer?.action !== 'accept') result = text(`Not deleted: ${answer?.action}`);
+      else if (answer.content.confirm_name !== params.arguments.path)
+        result = text('Not deleted: the typed path does not match');
+      else {
+        deleted.push(params.arguments.path);
+        result = text(`Deleted ${params.arguments.path} (${JSON.stringify(answer.content)})`);
       }
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ jsonrpc: '2.0', id, result }));
-    });
+    }
+    return JSON.stringify({ jsonrpc: '2.0', id, result });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(() => new Promise((r) => server.close(r)));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/mcp`, received, deleted };
+  closers.push(server.close);
+  return { url: server.url, received, deleted };
 }
 
 function mrtr(args: string[]): TmuxSession {

@@ -5,52 +5,71 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** A JSON-RPC request as the scripted servers read it. */
+type Incoming = { id: unknown; method: string; params: any };
+
 /**
- * A server whose one tool, `ask`, returns `question` (an elicitation/create params object)
- * under key `q`, then answers with the inputResponses it received.
+ * Listen on a free port of 127.0.0.1 and answer every POST with the JSON text
+ * `reply` makes of the request: the body reading and the listening the
+ * scripted servers share.
  */
-export async function askingServer(question: Record<string, unknown>) {
+export async function listenJsonRpc(reply: (message: Incoming) => string) {
   const server = createServer((req, res) => {
     let raw = '';
     req.on('data', (c) => {
       raw += c;
     });
     req.on('end', () => {
-      const { id, method, params } = JSON.parse(raw);
-      let result: Record<string, unknown>;
-      if (method === 'server/discover') {
-        result = {
-          resultType: 'complete',
-          supportedVersions: ['2026-07-28'],
-          capabilities: { tools: {} },
-          ttlMs: 0,
-          cacheScope: 'private',
-        };
-      } else if (method === 'tools/list') {
-        result = {
-          resultType: 'complete',
-          tools: [{ name: 'ask', inputSchema: { type: 'object' } }],
-          ttlMs: 0,
-          cacheScope: 'private',
-        };
-      } else if (!params.inputResponses) {
-        result = {
-          resultType: 'input_required',
-          inputRequests: { q: { method: 'elicitation/create', params: question } },
-          requestState: 'st',
-        };
-      } else {
-        const declared = params._meta?.['io.modelcontextprotocol/clientCapabilities']?.elicitation;
-        const text = `got ${JSON.stringify(params.inputResponses)} with ${params.requestState}, declared ${JSON.stringify(declared)}`;
-        result = { resultType: 'complete', content: [{ type: 'text', text }] };
-      }
+      const body = reply(JSON.parse(raw) as Incoming);
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ jsonrpc: '2.0', id, result }));
+      res.end(body);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/mcp`, close: () => new Promise((r) => server.close(r)) };
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    host: `127.0.0.1:${port}`,
+    close: () => new Promise((r) => server.close(r)),
+  };
+}
+
+/**
+ * A server whose one tool, `ask`, returns `question` (an elicitation/create params object)
+ * under key `q`, then answers with the inputResponses it received.
+ */
+export async function askingServer(question: Record<string, unknown>) {
+  const { url, close } = await listenJsonRpc(({ id, method, params }) => {
+    let result: Record<string, unknown>;
+    if (method === 'server/discover') {
+      result = {
+        resultType: 'complete',
+        supportedVersions: ['2026-07-28'],
+        capabilities: { tools: {} },
+        ttlMs: 0,
+        cacheScope: 'private',
+      };
+    } else if (method === 'tools/list') {
+      result = {
+        resultType: 'complete',
+        tools: [{ name: 'ask', inputSchema: { type: 'object' } }],
+        ttlMs: 0,
+        cacheScope: 'private',
+      };
+    } else if (!params.inputResponses) {
+      result = {
+        resultType: 'input_required',
+        inputRequests: { q: { method: 'elicitation/create', params: question } },
+        requestState: 'st',
+      };
+    } else {
+      const declared = params._meta?.['io.modelcontextprotocol/clientCapabilities']?.elicitation;
+      const text = `got ${JSON.stringify(params.inputResponses)} with ${params.requestState}, declared ${JSON.stringify(declared)}`;
+      result = { resultType: 'complete', content: [{ type: 'text', text }] };
+    }
+    return JSON.stringify({ jsonrpc: '2.0', id, result });
+  });
+  return { url, close };
 }
 
 /** What {@link rawServer} answers, as raw JSON text: values nested 20,000 deep cannot be stringified. */
@@ -69,39 +88,24 @@ export interface RawScript {
 /** A server answering from raw JSON text; `calls` records every `tools/call` params. */
 export async function rawServer(script: RawScript) {
   const calls: any[] = [];
-  const server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => {
-      raw += c;
-    });
-    req.on('end', () => {
-      const { id, method, params } = JSON.parse(raw);
-      let member: string;
-      if (method === 'server/discover') {
-        member = `"result":${JSON.stringify({
-          resultType: 'complete',
-          supportedVersions: ['2026-07-28'],
-          capabilities: { tools: {} },
-          _meta: {
-            'io.modelcontextprotocol/serverInfo': { name: script.name ?? 'raw', version: '1' },
-          },
-        })}`;
-      } else if (method === 'tools/list') {
-        member = `"result":{"resultType":"complete","tools":${script.tools ?? '[{"name":"t","inputSchema":{"type":"object"}}]'}}`;
-      } else {
-        calls.push(params);
-        member = script.call?.(params, calls.length - 1) ?? '"result":{"content":[]}';
-      }
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},${member}}`);
-    });
+  const listening = await listenJsonRpc(({ id, method, params }) => {
+    let member: string;
+    if (method === 'server/discover') {
+      member = `"result":${JSON.stringify({
+        resultType: 'complete',
+        supportedVersions: ['2026-07-28'],
+        capabilities: { tools: {} },
+        _meta: {
+          'io.modelcontextprotocol/serverInfo': { name: script.name ?? 'raw', version: '1' },
+        },
+      })}`;
+    } else if (method === 'tools/list') {
+      member = `"result":{"resultType":"complete","tools":${script.tools ?? '[{"name":"t","inputSchema":{"type":"object"}}]'}}`;
+    } else {
+      calls.push(params);
+      member = script.call?.(params, calls.length - 1) ?? '"result":{"content":[]}';
+    }
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},${member}}`;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    host: `127.0.0.1:${port}`,
-    calls,
-    close: () => new Promise((r) => server.close(r)),
-  };
+  return { ...listening, calls };
 }

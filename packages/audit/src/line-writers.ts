@@ -92,29 +92,33 @@ export function fileLines(path: string, sync: boolean, giveUpMs: number): FileLi
   /** The line before failed half written and could not be cut back. */
   let torn = false;
 
-  /** The file at `path` now, opened again if the one held is no longer there. */
-  const current = async () => {
+  /**
+   * The file at `path` now, opened again if the one held is no longer there,
+   * and its size before this line (one `stat` of the path serves both).
+   */
+  const current = async (): Promise<{ fd: number; regular: boolean; start?: number }> => {
     if (!file.regular) return file;
     const there = await fsp.stat(path).catch((error: unknown) => {
       if (codeOf(error) === 'ENOENT') return undefined;
       throw error;
     });
-    if (there && there.dev === file.dev && there.ino === file.ino) return file;
+    if (there && there.dev === file.dev && there.ino === file.ino)
+      return { ...file, start: there.size };
     await fsp.mkdir(dirname(path), { recursive: true });
     const fresh = await new Promise<number>((resolve, reject) =>
       openFile(path, FLAGS, 0o600, (error, opened) => (error ? reject(error) : resolve(opened))),
     );
     const old = file;
-    file = described(fresh, await statOf(fresh));
+    const st = await statOf(fresh);
+    file = described(fresh, st);
     close(old.fd, () => {});
     torn = false;
-    return file;
+    return { ...file, start: st.size };
   };
 
   const send = async (line: string) => {
-    const { fd, regular } = await current();
+    const { fd, regular, start } = await current();
     const bytes = Buffer.from(torn ? `\n${line}` : line, 'utf8');
-    const start = regular ? (await statOf(fd).catch(() => undefined))?.size : undefined;
     const deadline = Date.now() + giveUpMs;
     let offset = 0;
     try {
