@@ -18,7 +18,12 @@ import {
 } from './depth.js';
 import { jsonRpcError, requestEncodingProblem, screenedError } from './http.js';
 import { principalOfAuthInfo } from './principal.js';
-import { cursorRefusal, PAGED_METHODS, retryFieldsRefusal } from './retry-fields.js';
+import {
+  cursorRefusal,
+  legacyCursorRefusal,
+  PAGED_METHODS,
+  retryFieldsRefusal,
+} from './retry-fields.js';
 
 /** Options of {@link serveBothEras}. */
 export interface BothErasOptions {
@@ -134,7 +139,10 @@ function tracked(session: Session, response: Response): Response {
  * `-32600`, as `@mrtr/server` answers it; a 2026-07-28 `tools/call` whose
  * `inputResponses` is not a JSON object of JSON objects, or whose
  * `requestState` is not a string, gets `-32602` naming the field (the SDK
- * read `null` as absent); a `params._meta` of more than 1,000 members and
+ * read `null` as absent); a list request (`tools/list`, `prompts/list`,
+ * `resources/list`, `resources/templates/list`) whose `params.cursor` is
+ * present but not a string gets `-32602` with its id, on either leg (the
+ * SDK answered `-32603` with its parse issues); a `params._meta` of more than 1,000 members and
  * elements gets 400 with `-32600` (the SDK's check of it takes time that
  * grows with their square). On the 2026-07-28 leg an error to a request
  * whose id is unknown has no `id` member (2026-07-28 has no `"id": null`),
@@ -196,6 +204,11 @@ export function serveBothEras(
       if (!session || session.owner !== principalOfAuthInfo(authInfo))
         return jsonRpcError(404, -32001, 'Session not found');
       session.lastSeen = now();
+      // A cursor of another type: the SDK's session reads it as its own fault (-32603), as on 2026-07-28.
+      if (request.method === 'POST') {
+        const refusal = legacyCursorRefusal(request, await jsonWithin(request, maxBytes));
+        if (refusal) return refusal;
+      }
       session.busy++;
       return tracked(session, await session.transport.handleRequest(request, handle));
     }

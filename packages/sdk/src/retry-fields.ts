@@ -7,7 +7,7 @@
  * body; the wording is `@mrtr/server`'s.
  */
 
-import { isJsonContentType } from '@modelcontextprotocol/server';
+import { isJsonContentType, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import { retryFieldsProblem, shownText } from '@mrtr/wire';
 
 /** The revision whose `tools/call` carries retry fields. */
@@ -58,11 +58,42 @@ export const PAGED_METHODS: ReadonlySet<string> = new Set([
  */
 export function cursorRefusal(request: Request, body: unknown): Response | undefined {
   const served = servedAsIs(request, body);
-  if (!served || !PAGED_METHODS.has(served.method)) return undefined;
-  const { id, method, params } = served;
-  if (params.cursor === undefined || typeof params.cursor === 'string') return undefined;
+  if (!served) return undefined;
   // Only what the SDK would otherwise serve: its own refusals (headers, media type) come first.
-  if (request.headers.get('mcp-method') !== method) return undefined;
+  if (request.headers.get('mcp-method') !== served.method) return undefined;
+  return badCursor(served);
+}
+
+/**
+ * The `-32602` response to a list request on a 2025-era session whose
+ * `params.cursor` is present but not a string (`PaginatedRequestParams` of
+ * 2025-11-25 and earlier types it as a string too), with the request's id,
+ * or `undefined` for any other. The caller has already matched the session
+ * to its owner; the SDK transport's own refusals (an `Accept` without both
+ * JSON and SSE, a media type other than JSON, an `MCP-Protocol-Version` it
+ * does not support, a batch) are left to it. Without this the SDK's session
+ * answers `-32603` with the zod issues as the message, as on 2026-07-28.
+ */
+export function legacyCursorRefusal(request: Request, body: unknown): Response | undefined {
+  const served = jsonRpcRequestOf(body);
+  if (!served) return undefined;
+  const headers = request.headers;
+  const accept = headers.get('accept') ?? '';
+  const version = headers.get('mcp-protocol-version');
+  if (
+    !accept.includes('application/json') ||
+    !accept.includes('text/event-stream') ||
+    !isJsonContentType(headers.get('content-type') ?? '') ||
+    (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version))
+  )
+    return undefined;
+  return badCursor(served);
+}
+
+/** The `-32602` of a paged request whose cursor is present and not a string, else `undefined`. */
+function badCursor({ id, method, params }: JsonRpcRequest): Response | undefined {
+  if (!PAGED_METHODS.has(method)) return undefined;
+  if (params.cursor === undefined || typeof params.cursor === 'string') return undefined;
   const error = {
     code: -32602,
     message: `Invalid ${method} params: cursor must be a string`,
@@ -71,26 +102,40 @@ export function cursorRefusal(request: Request, body: unknown): Response | undef
   return Response.json({ jsonrpc: '2.0', id, error });
 }
 
+interface JsonRpcRequest {
+  id: string | number;
+  method: string;
+  params: Record<string, unknown>;
+}
+
+/**
+ * The parts of `body` when it is one JSON-RPC 2.0 request (not a batch) with
+ * an id that is a `RequestId` (a string or a safe integer) and object
+ * `params`, else `undefined`.
+ */
+function jsonRpcRequestOf(body: unknown): JsonRpcRequest | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const { jsonrpc, method, params, id } = body as Record<string, unknown>;
+  if (jsonrpc !== '2.0' || typeof method !== 'string') return undefined;
+  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
+  if (params === null || typeof params !== 'object' || Array.isArray(params)) return undefined;
+  return { id: id as string | number, method, params: params as Record<string, unknown> };
+}
+
 /**
  * The parts of `body` when it is a JSON-RPC request the SDK would serve as
  * it stands (an id that is a `RequestId`, object `params`, sent as JSON
  * under `MCP-Protocol-Version: 2026-07-28`), else `undefined`: the SDK
  * answers the rest itself.
  */
-function servedAsIs(
-  request: Request,
-  body: unknown,
-): { id: string | number; method: string; params: Record<string, unknown> } | undefined {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
-  const { jsonrpc, method, params, id } = body as Record<string, unknown>;
-  if (jsonrpc !== '2.0' || typeof method !== 'string') return undefined;
-  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
-  if (params === null || typeof params !== 'object' || Array.isArray(params)) return undefined;
+function servedAsIs(request: Request, body: unknown): JsonRpcRequest | undefined {
+  const served = jsonRpcRequestOf(body);
+  if (!served) return undefined;
   const headers = request.headers;
   if (
     headers.get('mcp-protocol-version') !== MODERN_REVISION ||
     !isJsonContentType(headers.get('content-type') ?? '')
   )
     return undefined;
-  return { id: id as string | number, method, params: params as Record<string, unknown> };
+  return served;
 }

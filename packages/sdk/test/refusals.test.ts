@@ -463,4 +463,55 @@ describe('a list request whose cursor is not a string', () => {
     const served = await (await list(undefined)).json();
     expect(served.result.tools.map((t: { name: string }) => t.name)).toContain('list_records');
   });
+
+  it('is the same -32602, id echoed, on a 2025-era session (the SDK answered -32603 with its zod issues)', async () => {
+    const fetch = bridge();
+    const opening = await fetch(legacy(initialize));
+    expect(opening.status).toBe(200);
+    await opening.body?.cancel();
+    const session = opening.headers.get('mcp-session-id') as string;
+    const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
+    expect((await fetch(legacy(initialized, {}, session))).status).toBe(202);
+    /** The one JSON-RPC message of a 2025-era answer, sent as JSON or as one SSE event. */
+    const messageOf = async (response: Response) => {
+      const text = await response.text();
+      const json = text.startsWith('{') ? text : (/^data: (\{.*)$/m.exec(text)?.[1] ?? '{}');
+      return JSON.parse(json) as Record<string, unknown> & {
+        error?: { code: number; message: string; data?: unknown };
+        result?: Record<string, unknown>;
+      };
+    };
+    const list = (id: number | string, method: string, params: Record<string, unknown>) =>
+      fetch(legacy({ jsonrpc: '2.0', id, method, params }, {}, session));
+    for (const [id, cursor, method] of [
+      [3, 5, 'tools/list'],
+      ['page-2', null, 'tools/list'],
+      [4, { page: 2 }, 'resources/list'],
+      [5, ['x'], 'prompts/list'],
+      [6, true, 'resources/templates/list'],
+    ] as const) {
+      const response = await list(id, method, { cursor });
+      expect(response.status).toBe(200);
+      const body = await messageOf(response);
+      assertValidMessage(body);
+      expect(body.id).toBe(id);
+      expect(body.error).toEqual({
+        code: -32602,
+        message: `Invalid ${method} params: cursor must be a string`,
+        data: { param: 'cursor', problem: 'must be a string' },
+      });
+    }
+    // A string cursor, or none, is still the SDK's to serve on the session.
+    const served = await messageOf(await list(7, 'tools/list', {}));
+    expect(served.id).toBe(7);
+    expect((served.result?.tools as { name: string }[]).map((t) => t.name)).toContain(
+      'list_records',
+    );
+    // Refusals the SDK makes on other grounds come first: a wrong session is still its 404.
+    const stranger = await fetch(
+      legacy({ jsonrpc: '2.0', id: 8, method: 'tools/list', params: { cursor: 5 } }, {}, 'nope'),
+    );
+    expect(stranger.status).toBe(404);
+    await stranger.body?.cancel();
+  });
 });
