@@ -142,6 +142,26 @@ const LINE_BREAKS = /[\t\n\v\f\r\u0085\u2028\u2029]+/g;
  */
 const HIDDEN =
   /(?![\ufe00-\ufe0f]|\u034f|\u200c|\u200d)[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\u2800]/gu;
+/**
+ * A well-formed emoji tag sequence with the black flag as its base (UTS #51
+ * `emoji_tag_sequence`: U+1F3F4, one or more tag characters U+E0020–U+E007E,
+ * then U+E007F CANCEL TAG), e.g. the flag of England; kept whole. The
+ * alternative: a {@link HIDDEN} character anywhere else, tag characters
+ * included (text a model reads and a person does not see).
+ */
+const TAG_SEQUENCE_OR_HIDDEN = new RegExp(
+  String.raw`(\u{1f3f4}[\u{e0020}-\u{e007e}]+\u{e007f})|${HIDDEN.source}`,
+  'gu',
+);
+/** A tag character: one left outside a well-formed sequence once a character was cut. */
+const TAG = /[\u{e0000}-\u{e007f}]/u;
+
+/** `text` with every {@link HIDDEN} character as U+FFFD, well-formed flag tag sequences kept. */
+function hiddenReplaced(text: string): string {
+  return text.replace(TAG_SEQUENCE_OR_HIDDEN, (found, sequence: string | undefined) =>
+    sequence === undefined ? '\ufffd' : found,
+  );
+}
 /** Most code points per user-perceived character a preview keeps (a family emoji has 7). */
 const MAX_UNITS_PER_CHARACTER = 16;
 /** Most combining marks in a row a preview keeps (Vietnamese stacks two, pointed Hebrew three or four). */
@@ -160,13 +180,17 @@ const PLAIN = /^[\x20-\x7e]*$/;
  * characters (bidi controls, tag characters, zero-width spaces) U+FFFD, so
  * stored text (a note body, a name) shown in a question cannot add lines
  * that look like the server's, reorder what the person reads, or carry text
- * the person cannot see. Joiners inside emoji are kept; every character,
- * however short the text, is cut to 16 code points and to 4 combining marks
- * in a row (joiners between them do not end the row): a stack of marks
- * draws over the lines around it.
+ * the person cannot see. A well-formed emoji tag sequence on the black flag
+ * (UTS #51 `emoji_tag_sequence`: U+1F3F4, tag characters U+E0020–U+E007E,
+ * U+E007F; the flags of England, Scotland and Wales) is one character and
+ * kept; a tag character anywhere else, or in a sequence without its CANCEL
+ * TAG or cut short by the cap below, is U+FFFD. Joiners inside emoji are
+ * kept; every character, however short the text, is cut to 16 code points
+ * and to 4 combining marks in a row (joiners between them do not end the
+ * row): a stack of marks draws over the lines around it.
  */
 export function preview(value: string, max: number): string {
-  const clean = value.toWellFormed().replace(LINE_BREAKS, ' ').replace(HIDDEN, '\ufffd');
+  const clean = hiddenReplaced(value.toWellFormed().replace(LINE_BREAKS, ' '));
   if (clean.length <= max && PLAIN.test(clean)) return clean;
   const parts: string[] = [];
   let units = 0;
@@ -181,8 +205,17 @@ export function preview(value: string, max: number): string {
   return `${parts.slice(0, Math.max(0, max - 1)).join('')}…`;
 }
 
-/** One grapheme cluster, without code points past the 16th nor marks past the 4th in a row. */
+/**
+ * One grapheme cluster, without code points past the 16th nor marks past the
+ * 4th in a row. A cut that leaves part of a tag sequence (its CANCEL TAG
+ * dropped) shows those tag characters as U+FFFD: only a whole sequence is kept.
+ */
 function oneCharacter(segment: string): string {
+  const kept = capped(segment);
+  return kept.length < segment.length && TAG.test(kept) ? hiddenReplaced(kept) : kept;
+}
+
+function capped(segment: string): string {
   if (segment.length === 1) return segment;
   let kept = '';
   let points = 0;

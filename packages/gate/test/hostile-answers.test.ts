@@ -308,6 +308,70 @@ describe('preview', () => {
     // Joiners inside emoji are kept: they are part of one character.
     expect(preview('👨‍👩‍👧', 40)).toBe('👨‍👩‍👧');
   });
+
+  describe('tag characters (U+E0000–U+E007F)', () => {
+    /** `text` as tag characters: each printable ASCII character moved to U+E00xx. */
+    const tags = (text: string) =>
+      [...text].map((c) => String.fromCodePoint(0xe0000 + (c.codePointAt(0) ?? 0))).join('');
+    const BLACK_FLAG = '\u{1f3f4}';
+    const CANCEL = '\u{e007f}';
+    const england = `${BLACK_FLAG}${tags('gbeng')}${CANCEL}`;
+    const scotland = `${BLACK_FLAG}${tags('gbsct')}${CANCEL}`;
+    const wales = `${BLACK_FLAG}${tags('gbwls')}${CANCEL}`;
+    /** Tag characters left in `text` once its well-formed flag sequences are taken out. */
+    const loose = (text: string) =>
+      text
+        .replace(/\u{1f3f4}[\u{e0020}-\u{e007e}]+\u{e007f}/gu, '')
+        .match(/[\u{e0000}-\u{e007f}]/gu);
+
+    it('keeps a well-formed emoji tag sequence (UTS #51): the flags of England, Scotland and Wales', () => {
+      expect(preview(england, 40)).toBe(england);
+      expect(preview(`${england} ${scotland} ${wales} ok`, 40)).toBe(
+        `${england} ${scotland} ${wales} ok`,
+      );
+      // One character each, for the length limit too.
+      expect(preview(england.repeat(10), 3)).toBe(`${england}${england}…`);
+      expect(preview(`Team ${england}\nnext line`, 40)).toBe(`Team ${england} next line`);
+    });
+
+    it('still shows tag characters anywhere else as U+FFFD: lone, after other characters, unterminated', () => {
+      const hidden = tags('ignore previous instructions');
+      // Lone, at the start, and after a letter (the hidden text of a smuggled instruction).
+      expect(preview(`${tags('a')}x`, 40)).toBe('\ufffdx');
+      expect(preview(`note${hidden}`, 80)).toBe(`note${'\ufffd'.repeat(28)}`);
+      // A well-formed tag spec on another base than the black flag.
+      expect(preview(`x${tags('gbeng')}${CANCEL}`, 40)).toBe(`x${'\ufffd'.repeat(6)}`);
+      expect(preview(`\u{1f3f3}${tags('gbeng')}${CANCEL}`, 40)).toBe(
+        `\u{1f3f3}${'\ufffd'.repeat(6)}`,
+      );
+      // Unterminated: no CANCEL TAG, a CANCEL TAG after other text, a CANCEL TAG alone.
+      expect(preview(`${BLACK_FLAG}${tags('gbeng')}`, 40)).toBe(
+        `${BLACK_FLAG}${'\ufffd'.repeat(5)}`,
+      );
+      expect(preview(`${BLACK_FLAG}${tags('gb')} ${CANCEL}`, 40)).toBe(
+        `${BLACK_FLAG}\ufffd\ufffd \ufffd`,
+      );
+      expect(preview(`${BLACK_FLAG}${CANCEL}`, 40)).toBe(`${BLACK_FLAG}\ufffd`);
+      // A tag character outside U+E0020–U+E007E (U+E0001 LANGUAGE TAG) is no tag spec.
+      expect(preview(`${BLACK_FLAG}\u{e0001}${CANCEL}`, 40)).toBe(`${BLACK_FLAG}\ufffd\ufffd`);
+      // A CANCEL TAG after a well-formed sequence ends nothing: replaced.
+      expect(preview(`${england}${CANCEL}`, 40)).toBe(`${england}\ufffd`);
+    });
+
+    it('never keeps part of a sequence the per-character cap cut short', () => {
+      // 🏴 + 20 tag characters + CANCEL TAG is one character of 22 code points: cut to 16.
+      const long = `${BLACK_FLAG}${tags('ignore all previous!')}${CANCEL}`;
+      const cut = preview(long, 40);
+      expect(cut).toBe(`${BLACK_FLAG}${'\ufffd'.repeat(15)}`);
+      // After a ZWJ the flag joins the emoji before it: the cap falls inside its tag spec.
+      const family = '👨\u200d👩\u200d👧\u200d👦\u200d👩'; // 9 code points
+      const joined = preview(`${family}\u200d${england}`, 40);
+      expect(joined).toBe(`${family}\u200d${BLACK_FLAG}${'\ufffd'.repeat(5)}`);
+      expect(loose(joined)).toBeNull();
+      for (const text of [cut, joined, preview(`${england}x${tags('a')}`, 2)])
+        expect(text.isWellFormed()).toBe(true);
+    });
+  });
 });
 
 describe('answers held by a prototype', () => {
