@@ -41,6 +41,14 @@ import {
 const isUniqueViolation = (error: unknown) =>
   typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
 // Ids and names come from the client: shown as previews (controls, bidi and hidden characters as codes).
+/**
+ * A stored service name as text for a person reads it: a one-line
+ * {@link preview} of at most 63 characters. `create_service` checks names,
+ * but rows written before that check (or by other tools) can hold line
+ * breaks, bidi overrides or hidden characters; data (`structuredContent`)
+ * keeps the name as stored.
+ */
+const shownName = (name: string) => preview(name, 63);
 const notFound = (id: string) => textResult(`No service ${preview(id, 64)}.`, { isError: true });
 const notYours = (what: string, team: string) =>
   textResult(`You are not a member of team ${team}, which owns ${what}. Nothing was changed.`, {
@@ -82,7 +90,7 @@ export function serviceTools(
       const services = await listServices(db, ctx.principal.id);
       return textResult(
         services
-          .map((s) => `${s.id}  ${s.name} (${s.environment}): ${describeBlastRadius(s)}`)
+          .map((s) => `${s.id}  ${shownName(s.name)} (${s.environment}): ${describeBlastRadius(s)}`)
           .join('\n') || '(no services)',
         { structuredContent: { services } },
       );
@@ -138,7 +146,7 @@ export function serviceTools(
       if (s.name !== args.name)
         return withoutAsking(
           textResult(
-            `Service ${s.id} is named ${preview(s.name, 63)}, not ${preview(args.name, 63)}. Nothing was deleted.`,
+            `Service ${s.id} is named ${shownName(s.name)}, not ${preview(args.name, 63)}. Nothing was deleted.`,
             {
               isError: true,
             },
@@ -146,7 +154,7 @@ export function serviceTools(
         );
       return {
         // Stored text, checked when created but quoted here as a preview all the same.
-        message: `Delete ${preview(s.name, 63)} (${s.id}, ${s.environment})? ${describeDeletion(s)} It cannot be undone.`,
+        message: `Delete ${shownName(s.name)} (${s.id}, ${s.environment})? ${describeDeletion(s)} It cannot be undone.`,
         view: s,
         expect: { serviceName: s.name },
       };
@@ -176,7 +184,7 @@ export function serviceTools(
             ? ` Volumes retained: ${list(volumes.retained)}.`
             : '';
       return textResult(
-        `Deleted ${s.name} (${s.id}): ${s.instances} ${s.instances === 1 ? 'instance' : 'instances'} stopped, DNS ${s.dnsRecords.join(', ') || 'none'} removed.${kept}`,
+        `Deleted ${shownName(s.name)} (${s.id}): ${s.instances} ${s.instances === 1 ? 'instance' : 'instances'} stopped, DNS ${s.dnsRecords.join(', ') || 'none'} removed.${kept}`,
         {
           structuredContent: {
             deleted: {
@@ -209,14 +217,14 @@ export function serviceTools(
       if (!found.service) return withoutAsking(found.refused);
       const s = found.service;
       return {
-        message: `Scale ${preview(s.name, 63)} (${s.id}, ${s.environment}) to zero? This stops ${s.instances} running instances; the service is offline until scaled up again.`,
+        message: `Scale ${shownName(s.name)} (${s.id}, ${s.environment}) to zero? This stops ${s.instances} running instances; the service is offline until scaled up again.`,
         view: s,
       };
     },
     async perform({ view: s, tx }) {
       await scaleToZero(tx, s.id);
       return textResult(
-        `Scaled ${s.name} (${s.id}) from ${s.instances} to 0 instances, confirmed by a person.`,
+        `Scaled ${shownName(s.name)} (${s.id}) from ${s.instances} to 0 instances, confirmed by a person.`,
         {
           structuredContent: {
             scaled: { id: s.id, from: s.instances, to: 0 },
@@ -249,7 +257,7 @@ export function serviceTools(
         }
         await scaleToZero(q, s.id);
         return textResult(
-          `Scaled ${s.name} (${s.id}) from ${s.instances} to 0 instances. Confirmed by the caller's "${POLICY.scale_to_zero.argument}" argument, not by a person.`,
+          `Scaled ${shownName(s.name)} (${s.id}) from ${s.instances} to 0 instances. Confirmed by the caller's "${POLICY.scale_to_zero.argument}" argument, not by a person.`,
           {
             structuredContent: {
               scaled: { id: s.id, from: s.instances, to: 0 },
@@ -274,7 +282,7 @@ export function serviceTools(
       const id = await recordDeploy(db, s.id, args.ref, ctx.principal.id);
       // The ref is kept as sent (structuredContent); the text shows it as a person should read it.
       return textResult(
-        `Deploy #${id} of ${preview(args.ref, 80)} to ${preview(s.name, 63)} queued.`,
+        `Deploy #${id} of ${preview(args.ref, 80)} to ${shownName(s.name)} queued.`,
         {
           structuredContent: { deploy: { id, serviceId: s.id, ref: args.ref } },
         },
