@@ -143,14 +143,17 @@ const LINE_BREAKS = /[\t\n\v\f\r\u0085\u2028\u2029]+/g;
 const HIDDEN =
   /(?![\ufe00-\ufe0f]|\u034f|\u200c|\u200d)[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\u2800]/gu;
 /**
- * A well-formed emoji tag sequence with the black flag as its base (UTS #51
- * `emoji_tag_sequence`: U+1F3F4, one or more tag characters U+E0020–U+E007E,
- * then U+E007F CANCEL TAG), e.g. the flag of England; kept whole. The
- * alternative: a {@link HIDDEN} character anywhere else, tag characters
- * included (text a model reads and a person does not see).
+ * An emoji tag sequence with the black flag as its base that can name a
+ * subdivision flag (UTS #51 `emoji_tag_sequence`: U+1F3F4, a tag spec, then
+ * U+E007F CANCEL TAG; the spec of a valid one is a CLDR subdivision code,
+ * 3 to 6 lower-case letters and digits, as tag characters), e.g. the flag of
+ * England; kept whole. A spec of other tag characters (capitals, spaces,
+ * punctuation) or longer could carry a sentence a model reads and a person
+ * does not see: not kept. The alternative: a {@link HIDDEN} character
+ * anywhere else, tag characters included.
  */
 const TAG_SEQUENCE_OR_HIDDEN = new RegExp(
-  String.raw`(\u{1f3f4}[\u{e0020}-\u{e007e}]+\u{e007f})|${HIDDEN.source}`,
+  String.raw`(\u{1f3f4}[\u{e0030}-\u{e0039}\u{e0061}-\u{e007a}]{3,6}\u{e007f})|${HIDDEN.source}`,
   'gu',
 );
 /** A tag character: one left outside a well-formed sequence once a character was cut. */
@@ -180,11 +183,12 @@ const PLAIN = /^[\x20-\x7e]*$/;
  * characters (bidi controls, tag characters, zero-width spaces) U+FFFD, so
  * stored text (a note body, a name) shown in a question cannot add lines
  * that look like the server's, reorder what the person reads, or carry text
- * the person cannot see. A well-formed emoji tag sequence on the black flag
- * (UTS #51 `emoji_tag_sequence`: U+1F3F4, tag characters U+E0020–U+E007E,
- * U+E007F; the flags of England, Scotland and Wales) is one character and
- * kept; a tag character anywhere else, or in a sequence without its CANCEL
- * TAG or cut short by the cap below, is U+FFFD. Joiners inside emoji are
+ * the person cannot see. An emoji tag sequence on the black flag that can
+ * name a subdivision (UTS #51 `emoji_tag_sequence`: U+1F3F4, 3 to 6 tag
+ * characters of lower-case letters and digits, U+E007F; the flags of
+ * England, Scotland and Wales) is one character and kept; a tag character
+ * anywhere else, or in a sequence with other tags, without its CANCEL TAG or
+ * cut short by the cap below, is U+FFFD. Joiners inside emoji are
  * kept; every character, however short the text, is cut to 16 code points
  * and to 4 combining marks in a row (joiners between them do not end the
  * row): a stack of marks draws over the lines around it.

@@ -321,7 +321,7 @@ describe('preview', () => {
     /** Tag characters left in `text` once its well-formed flag sequences are taken out. */
     const loose = (text: string) =>
       text
-        .replace(/\u{1f3f4}[\u{e0020}-\u{e007e}]+\u{e007f}/gu, '')
+        .replace(/\u{1f3f4}[\u{e0030}-\u{e0039}\u{e0061}-\u{e007a}]{3,6}\u{e007f}/gu, '')
         .match(/[\u{e0000}-\u{e007f}]/gu);
 
     it('keeps a well-formed emoji tag sequence (UTS #51): the flags of England, Scotland and Wales', () => {
@@ -356,13 +356,23 @@ describe('preview', () => {
       expect(preview(`${BLACK_FLAG}\u{e0001}${CANCEL}`, 40)).toBe(`${BLACK_FLAG}\ufffd\ufffd`);
       // A CANCEL TAG after a well-formed sequence ends nothing: replaced.
       expect(preview(`${england}${CANCEL}`, 40)).toBe(`${england}\ufffd`);
+      // A tag spec no subdivision code has: capitals, a space, punctuation, too short or too long.
+      // Kept, any of them would carry hidden text behind a flag.
+      for (const spec of ['GBENG', 'gb eng', 'gb-en', 'gb', 'ignoreall', 'abcdefg']) {
+        const text = `${BLACK_FLAG}${tags(spec)}${CANCEL}`;
+        expect(preview(text, 40)).toBe(`${BLACK_FLAG}${'\ufffd'.repeat(spec.length + 1)}`);
+      }
+      // Lower-case letters and digits, as subdivision codes are (California, Tokyo): kept.
+      const california = `${BLACK_FLAG}${tags('usca')}${CANCEL}`;
+      const tokyo = `${BLACK_FLAG}${tags('jp13')}${CANCEL}`;
+      expect(preview(`${california}${tokyo}`, 40)).toBe(`${california}${tokyo}`);
     });
 
     it('never keeps part of a sequence the per-character cap cut short', () => {
-      // 🏴 + 20 tag characters + CANCEL TAG is one character of 22 code points: cut to 16.
+      // 🏴 + 20 tag characters + CANCEL TAG: no subdivision's spec, every tag replaced.
       const long = `${BLACK_FLAG}${tags('ignore all previous!')}${CANCEL}`;
       const cut = preview(long, 40);
-      expect(cut).toBe(`${BLACK_FLAG}${'\ufffd'.repeat(15)}`);
+      expect(cut).toBe(`${BLACK_FLAG}${'\ufffd'.repeat(21)}`);
       // After a ZWJ the flag joins the emoji before it: the cap falls inside its tag spec.
       const family = '👨\u200d👩\u200d👧\u200d👦\u200d👩'; // 9 code points
       const joined = preview(`${family}\u200d${england}`, 40);
