@@ -236,7 +236,7 @@ describe('exact routing, as the README shows', () => {
     const base = await listen(createHttpServer(app));
     expect((await answer(`${base}/mcp`, LIST)).status).toBe(200);
     expect((await answer(`${base}/mcp?x=1`, LIST)).status).toBe(200);
-    for (const path of ['/mcp/', '/MCP', '/Mcp', '/mcp//']) {
+    for (const path of ['/mcp/', '/MCP', '/Mcp', '/mcp//', '/%6dcp', '/mcp;x', '//mcp']) {
       const got = await answer(base + path, LIST);
       expect(got.status, path).toBe(404);
       expect(JSON.parse(got.body).error.code, path).toBe(-32600);
@@ -247,5 +247,12 @@ describe('exact routing, as the README shows', () => {
     const base = bases['without a body parser (the quick start)'];
     for (const path of ['/mcp/', '/MCP'])
       expect((await answer(base + path, LIST)).status).toBe(200);
+  });
+
+  it('even by default Express matches the path as sent: /%6dcp, /mcp;x and //mcp are not /mcp', async () => {
+    // Express decodes route parameters, never the path it matches, and keeps `;` and an empty segment.
+    const base = bases['without a body parser (the quick start)'];
+    for (const path of ['/%6dcp', '/%6Dcp', '/mcp;x', '//mcp'])
+      expect((await answer(base + path, LIST)).status, path).toBe(404);
   });
 });

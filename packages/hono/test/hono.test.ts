@@ -143,3 +143,68 @@ describe('requestErrorHandler on @hono/node-server', () => {
     assertValidMessage(json);
   });
 });
+
+describe('which paths reach the handler (Hono routes them; the README shows how to make them exact)', () => {
+  const PATHS = ['/MCP', '/mcp/', '/%6dcp', '/mcp;x', '//mcp'];
+  const endpoint = createMcpEndpoint({ serverInfo: { name: 't', version: '1' }, tools: [] });
+  const list = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/list',
+    params: {
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    },
+  });
+  const listHeaders = {
+    'content-type': 'application/json',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': 'tools/list',
+  };
+
+  /** `app` on @hono/node-server: each of `paths` as sent (fetch keeps all five) → status and body. */
+  async function statuses(app: Hono, paths: string[]): Promise<Record<string, [number, string]>> {
+    const own = createServer(getRequestListener(app.fetch));
+    await new Promise<void>((resolve) => own.listen(0, '127.0.0.1', resolve));
+    try {
+      const at = `http://127.0.0.1:${(own.address() as AddressInfo).port}`;
+      const out: Record<string, [number, string]> = {};
+      for (const path of paths) {
+        const res = await fetch(at + path, { method: 'POST', headers: listHeaders, body: list });
+        out[path] = [res.status, await res.text()];
+      }
+      return out;
+    } finally {
+      await new Promise<void>((r) => own.close(() => r()));
+    }
+  }
+
+  it('by default Hono decodes percent-escapes before it matches: /%6dcp reaches a route on /mcp', async () => {
+    const app = new Hono();
+    app.all('/mcp', mcpHandler(endpoint, { principal: () => ({ id: 'alice' }) }));
+    const got = await statuses(app, ['/mcp', ...PATHS]);
+    expect(got['/mcp']?.[0]).toBe(200);
+    expect(got['/%6dcp']?.[0]).toBe(200);
+    // Case-sensitive and strict by default: the others are Hono's own 404.
+    for (const path of ['/MCP', '/mcp/', '/mcp;x', '//mcp']) expect(got[path]?.[0], path).toBe(404);
+  });
+
+  it("with the README's getPath and notFound, only /mcp is the endpoint and the rest get a JSON-RPC 404", async () => {
+    // As the README shows it.
+    const app = new Hono({ getPath: (req) => new URL(req.url).pathname });
+    app.notFound((c) => {
+      const error = { code: -32600, message: 'Not Found: no MCP endpoint at this path' };
+      return c.json({ jsonrpc: '2.0', error }, 404);
+    });
+    app.all('/mcp', mcpHandler(endpoint, { principal: () => ({ id: 'alice' }) }));
+    const got = await statuses(app, ['/mcp', '/mcp?x=1', ...PATHS]);
+    expect(got['/mcp']?.[0]).toBe(200);
+    expect(got['/mcp?x=1']?.[0]).toBe(200);
+    for (const path of PATHS) {
+      expect(got[path]?.[0], path).toBe(404);
+      expect(JSON.parse(got[path]?.[1] ?? '').error.code, path).toBe(-32600);
+    }
+  });
+});
