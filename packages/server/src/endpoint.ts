@@ -89,7 +89,8 @@ function unsupportedVersion(id: RequestId, requested: string, legacy: boolean): 
  * (`-32600`, 400, RFC 9112 §3.2); `Host` and `Origin` allowed (403); a body no larger than
  * `maxBodyBytes` (413, before parsing); a principal from the adapter or
  * `authenticate` (401); `Content-Type: application/json` (415); JSON (`-32700`,
- * 400); one JSON-RPC request (`-32600`, 400; a valid notification gets 202);
+ * 400); one JSON-RPC request, with no `result` or `error` member (JSON-RPC 2.0
+ * §4; `-32600`, 400, keeping a valid `id`; a valid notification gets 202);
  * no `initialize` of the handshake era (2025-11-25 and before: no `_meta`
  * naming a served version; `-32022` naming the supported versions, 400, with
  * or without headers; a modern `initialize` is an unknown method below);

@@ -16,7 +16,10 @@ export function idOf(body: unknown): RequestId | undefined {
 /**
  * The members of a `JSONRPCRequest` (`JSONRPCRequestSchema` of `@mrtr/wire`:
  * `jsonrpc` "2.0", an integer or string `id`, a string `method`, `params` an
- * object when present), or `undefined` when the body is not one.
+ * object when present, and neither `result` nor `error`), or `undefined`
+ * when the body is not one. JSON-RPC 2.0 §4 makes a request of `jsonrpc`,
+ * `method`, `params` and `id`; a `result` or `error` member makes a
+ * response (§5), which is no request whatever else it holds.
  */
 export function requestEnvelope(
   body: unknown,
@@ -24,6 +27,8 @@ export function requestEnvelope(
   if (body === null || typeof body !== 'object') return undefined;
   const { jsonrpc, id, method, params } = body as Record<string, unknown>;
   if (jsonrpc !== '2.0' || typeof method !== 'string') return undefined;
+  // Two `in` tests: Object.prototype has neither member, so they find only the body's own.
+  if ('result' in body || 'error' in body) return undefined;
   // A safe integer, as zod's int(): a larger id would not survive the round trip to the client.
   if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id)))
     return undefined;
@@ -48,12 +53,16 @@ export function legacyRequestedVersion(
 
 /**
  * What keeps `body` from being a `JSONRPCRequest` (see {@link requestEnvelope}),
- * said for the client: the first member that is wrong.
+ * said for the client: the first member that is wrong (`jsonrpc`, then a
+ * `result` or `error` member, then `method`, `id`, `params`).
  */
 export function envelopeProblem(body: unknown): string {
   if (body === null || typeof body !== 'object') return 'the body must be a JSON object';
   const { jsonrpc, id, method } = body as Record<string, unknown>;
   if (jsonrpc !== '2.0') return 'jsonrpc must be "2.0"';
+  for (const member of ['result', 'error'])
+    if (member in body)
+      return `a request has no ${member} member (JSON-RPC 2.0 §4): with one it is a response, which a client does not send`;
   if (typeof method !== 'string') return 'method must be a string';
   if (typeof id === 'number' && Number.isInteger(id) && !Number.isSafeInteger(id))
     return 'id is an integer beyond ±(2^53 − 1), which cannot be sent back exactly: use a smaller one or a string';

@@ -345,6 +345,37 @@ describe('request validation order and codes', () => {
     }
   });
 
+  it('refuses a request that also carries result or error (a response, JSON-RPC 2.0 §4): -32600 naming it, id kept', async () => {
+    const head = {
+      'content-type': 'application/json',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/list',
+    };
+    const raw = (text: string) =>
+      send(
+        endpoint,
+        new Request('http://127.0.0.1/mcp', { method: 'POST', headers: head, body: text }),
+        false,
+      );
+    const list = `"jsonrpc":"2.0","id":1,"method":"tools/list","params":${JSON.stringify(rpc('tools/list').params)}`;
+    expect((await raw(`{${list}}`)).status).toBe(200); // the same request without them is served
+    for (const [member, value] of [
+      ['result', '{}'],
+      ['error', '{"code":-32603,"message":"x"}'],
+      ['result', 'null'],
+    ]) {
+      const r = await raw(`{${list},"${member}":${value}}`);
+      expect([r.status, r.body.id, r.body.error.code], member).toEqual([400, 1, -32600]);
+      expect(r.body.error.message).toBe(
+        `Invalid JSON-RPC request: a request has no ${member} member (JSON-RPC 2.0 §4): with one it is a response, which a client does not send`,
+      );
+    }
+    // An id no response can carry is not echoed, as for the other envelope problems.
+    const badId = await raw('{"jsonrpc":"2.0","id":1.5,"method":"tools/list","result":{}}');
+    expect([badId.body.id, badId.body.error.code]).toEqual([undefined, -32600]);
+    expect(badId.body.error.message).toContain('no result member');
+  });
+
   it('answers a tools/call whose name is not a string with -32602, not a header mismatch', async () => {
     const body = rpc('tools/call', { name: 5, arguments: {} });
     const r = await send(endpoint, post(body, { 'mcp-name': '5' }), false);
