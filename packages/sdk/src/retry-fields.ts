@@ -20,7 +20,12 @@ const MODERN_REVISION = '2026-07-28';
  * which it answers itself (a notification, an id that is no `RequestId`, a
  * `jsonrpc` other than `2.0`, no `_meta` or `name`, an `Mcp-Name` or
  * `MCP-Protocol-Version` header that does not match, a media type other than
- * JSON). Status 200, as `@mrtr/server` answers invalid params.
+ * JSON). Status 200, as `@mrtr/server` answers invalid params, with the
+ * same `error.data`: `{ path, param, problem }`, `path` the member dotted
+ * from the request (`params.inputResponses.confirm`) as every `-32602` of
+ * `@mrtr/server` names it, `param` the same without `params.` (what this
+ * bridge sent alone before; kept for clients that read it), `problem` the
+ * rule it breaks (`must be a JSON object`, `must be a string`).
  */
 export function retryFieldsRefusal(request: Request, body: unknown): Response | undefined {
   const served = servedAsIs(request, body);
@@ -37,7 +42,7 @@ export function retryFieldsRefusal(request: Request, body: unknown): Response | 
   const error = {
     code: -32602,
     message: `Invalid tools/call params: ${param} ${problem.problem}`,
-    data: { param, problem: problem.problem },
+    data: { path: `params.${param}`, param, problem: problem.problem },
   };
   return Response.json({ jsonrpc: '2.0', id, error });
 }
@@ -54,7 +59,9 @@ export const PAGED_METHODS: ReadonlySet<string> = new Set([
  * The `-32602` response to a 2026-07-28 list request whose `params.cursor`
  * is present but not a string (`PaginatedRequestParams`), or `undefined` for
  * any other. The SDK's own parse of it ends in `-32603` with the zod issues
- * as the message: an internal error for the client's mistake.
+ * as the message: an internal error for the client's mistake. `error.data`
+ * is `{ path: 'params.cursor', param: 'cursor', problem: 'must be a string' }`
+ * (see {@link retryFieldsRefusal} for its members).
  */
 export function cursorRefusal(request: Request, body: unknown): Response | undefined {
   const served = servedAsIs(request, body);
@@ -67,8 +74,8 @@ export function cursorRefusal(request: Request, body: unknown): Response | undef
 /**
  * The `-32602` response to a list request on a 2025-era session whose
  * `params.cursor` is present but not a string (`PaginatedRequestParams` of
- * 2025-11-25 and earlier types it as a string too), with the request's id,
- * or `undefined` for any other. The caller has already matched the session
+ * 2025-11-25 and earlier types it as a string too), with the request's id
+ * and the `error.data` of {@link cursorRefusal}, or `undefined` for any other. The caller has already matched the session
  * to its owner; the SDK transport's own refusals (an `Accept` without both
  * JSON and SSE, a media type other than JSON, an `MCP-Protocol-Version` it
  * does not support, a batch) are left to it. Without this the SDK's session
@@ -97,7 +104,7 @@ function badCursor({ id, method, params }: JsonRpcRequest): Response | undefined
   const error = {
     code: -32602,
     message: `Invalid ${method} params: cursor must be a string`,
-    data: { param: 'cursor', problem: 'must be a string' },
+    data: { path: 'params.cursor', param: 'cursor', problem: 'must be a string' },
   };
   return Response.json({ jsonrpc: '2.0', id, error });
 }

@@ -378,21 +378,26 @@ describe('retry fields of the wrong type on a gated 2026-07-28 call', () => {
       const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '{}');
       return JSON.parse(json) as {
         result?: Record<string, unknown>;
-        error?: { code: number; message: string };
+        error?: { code: number; message: string; data?: unknown };
       };
     };
     const requestState = (await call({})).result?.requestState as string;
     expect(typeof requestState).toBe('string');
     const cases: [Record<string, unknown>, string][] = [
-      [{ inputResponses: null }, 'inputResponses must be a JSON object'],
-      [{ inputResponses: [] }, 'inputResponses must be a JSON object'],
-      [{ inputResponses: { confirm: null } }, 'inputResponses.confirm must be a JSON object'],
-      [{ inputResponses: { confirm: 'accept' } }, 'inputResponses.confirm must be a JSON object'],
+      [{ inputResponses: null }, 'inputResponses'],
+      [{ inputResponses: [] }, 'inputResponses'],
+      [{ inputResponses: { confirm: null } }, 'inputResponses.confirm'],
+      [{ inputResponses: { confirm: 'accept' } }, 'inputResponses.confirm'],
     ];
-    for (const [fields, message] of cases) {
+    for (const [fields, param] of cases) {
       const r = await call({ requestState, ...fields });
-      expect(r.error?.code, message).toBe(-32602);
-      expect(r.error?.message).toBe(`Invalid tools/call params: ${message}`);
+      const problem = 'must be a JSON object';
+      // The data of @mrtr/server's endpoint: `path` dotted from params, `param` kept.
+      expect(r.error, param).toEqual({
+        code: -32602,
+        message: `Invalid tools/call params: ${param} ${problem}`,
+        data: { path: `params.${param}`, param, problem },
+      });
     }
     // A retry with malformed answers in an envelope the SDK would serve.
     const envelope = {
@@ -455,9 +460,10 @@ describe('a list request whose cursor is not a string', () => {
       const body = await errorBody(response);
       expect(response.status).toBe(200);
       expect(body.id).toBe(3);
-      expect(body.error).toMatchObject({
+      expect(body.error).toEqual({
         code: -32602,
         message: `Invalid ${method} params: cursor must be a string`,
+        data: { path: 'params.cursor', param: 'cursor', problem: 'must be a string' },
       });
     }
     const served = await (await list(undefined)).json();
@@ -498,7 +504,8 @@ describe('a list request whose cursor is not a string', () => {
       expect(body.error).toEqual({
         code: -32602,
         message: `Invalid ${method} params: cursor must be a string`,
-        data: { param: 'cursor', problem: 'must be a string' },
+        // `path` as @mrtr/server's endpoint names a member; `param` kept for clients that read it.
+        data: { path: 'params.cursor', param: 'cursor', problem: 'must be a string' },
       });
     }
     // A string cursor, or none, is still the SDK's to serve on the session.

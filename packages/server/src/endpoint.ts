@@ -100,11 +100,21 @@ function unsupportedVersion(id: RequestId, requested: string, legacy: boolean): 
  * `params.name`/`params.uri`, Base64 sentinel decoded (`-32020`); `params`
  * no deeper than `maxDepth`, its strings well-formed Unicode and those of
  * `_meta` free of U+0000 (`-32602`, 400); `_meta` with
- * `protocolVersion` and `clientCapabilities` (`-32602`, 400) whose version
+ * `protocolVersion` and `clientCapabilities` (`-32602`, 400, `data.missing`)
+ * and of `RequestMetaSchema`'s shape (`-32602`, 400) whose version
  * equals the header (`-32020`); `Mcp-Param-*` headers equal to annotated
  * tool arguments (`-32020`); for `tools/call`, the principal within
  * `rateLimit` (429 with `Retry-After`, `RATE_LIMITED`), then the arguments
  * valid against the tool's `inputSchema` and `parse` (`-32602` naming the argument).
+ *
+ * The `-32602` of these checks on `params` (a name that is no string,
+ * depth, Unicode, U+0000, numbers, `_meta`, the retry fields, an unknown
+ * `cursor`) have `data: { path, problem? }`: `path` the member dotted from
+ * the request (`params.name`, `params._meta.io.modelcontextprotocol/logLevel`,
+ * `params.inputResponses.confirm`), `problem` the rule it breaks when one is
+ * known. Those of the retry fields and other method params keep `param`
+ * (`path` without `params.`) for clients that read it; tool arguments are
+ * named by `data.argument`.
  *
  * Every result gets `resultType` (default `"complete"`) and
  * `_meta["io.modelcontextprotocol/serverInfo"]`; cacheable results get
@@ -297,12 +307,21 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     const missing = missingRequiredMetaKeys(params._meta);
     if (missing.length > 0) {
       const message = `Invalid params: _meta lacks ${missing.join(' and ')}`;
-      return fail(id, ErrorCode.InvalidParams, message, { missing }, 400);
+      return fail(id, ErrorCode.InvalidParams, message, { path: 'params._meta', missing }, 400);
     }
     const meta = params._meta;
     if (!isRequestMeta(meta)) {
-      const where = metaProblem(meta);
-      return fail(id, ErrorCode.InvalidParams, `Invalid params: ${where}`, undefined, 400);
+      const { where, path, problem } = metaProblem(meta);
+      if (problem === undefined)
+        return fail(
+          id,
+          ErrorCode.InvalidParams,
+          `Invalid params: ${where} is malformed`,
+          { path },
+          400,
+        );
+      const message = `Invalid params: ${where}: ${problem}`;
+      return fail(id, ErrorCode.InvalidParams, message, { path, problem }, 400);
     }
     if (meta[MetaKey.protocolVersion] !== version) {
       const message = 'Header mismatch: MCP-Protocol-Version does not match _meta protocolVersion';
@@ -349,12 +368,16 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
 
 /**
  * Which member of a malformed `_meta` is wrong and how, from the schema's
- * first issue (only on this failure path): `_meta.<path> <message>`, each
- * part clipped and made well-formed so the error is readable text.
+ * first issue (only on this failure path): `where`, `_meta.<key>…` dotted
+ * for the message, `path`, the same from `params` (`params._meta.<key>…`)
+ * for `data.path`, and `problem`, the schema's message (absent when it gave
+ * no issue), each clipped and made well-formed so the error is readable text.
  */
-function metaProblem(meta: unknown): string {
+function metaProblem(meta: unknown): { where: string; path: string; problem?: string } {
   const issue = RequestMetaSchema.safeParse(meta).error?.issues[0];
-  if (!issue) return '_meta is malformed';
-  const where = clip(['_meta', ...issue.path.map((k) => shownText(String(k), 64))].join('.'), 256);
-  return `${where}: ${shownText(issue.message, 200)}`;
+  if (!issue) return { where: '_meta', path: 'params._meta' };
+  const keys = ['_meta', ...issue.path.map((k) => shownText(String(k), 64))];
+  const where = clip(keys.join('.'), 256);
+  const path = clip(['params', ...keys].join('.'), 256);
+  return { where, path, problem: shownText(issue.message, 200) };
 }

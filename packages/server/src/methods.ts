@@ -37,12 +37,17 @@ function invalid(message: string, data?: unknown): McpError {
 /**
  * The `-32602` for params of `method` that do not have the spec's shape:
  * names the first member at fault and the rule it breaks, never its value,
- * so a client can tell which part of its request to fix.
+ * so a client can tell which part of its request to fix. `data` is
+ * `{ path, param?, problem }`: `path` dotted from the request's `params`
+ * (`params.inputResponses.confirm`), as every `-32602` of the endpoint
+ * names its member; `param`, the same without `params.`, is kept for
+ * clients that read it.
  */
 function invalidParams(method: string, param: string, problem: string): McpError {
   // A member name is the client's text: a lone surrogate is shown as U+FFFD, so the error is well-formed JSON.
   const name = shownText(param, 64);
   return invalid(`Invalid ${method} params: ${name ? `${name} ` : ''}${problem}`, {
+    path: name ? `params.${name}` : 'params',
     ...(name ? { param: name } : {}),
     problem,
   });
@@ -72,10 +77,12 @@ function zodParamsProblem(
 
 /**
  * Every list is one page: a `cursor` can only be one this server never
- * issued (`server/utilities/pagination`: an invalid cursor is `-32602`).
+ * issued (`server/utilities/pagination`: an invalid cursor is `-32602`,
+ * with `data: { path: 'params.cursor' }`).
  */
 function onePage(params: Record<string, unknown>): void {
-  if (params.cursor !== undefined) throw invalid('Invalid params: unknown cursor');
+  if (params.cursor !== undefined)
+    throw invalid('Invalid params: unknown cursor', { path: 'params.cursor' });
 }
 
 /**

@@ -230,7 +230,7 @@ describe('request validation order and codes', () => {
       };
       const r = await send(endpoint, post(body), false);
       expect([r.status, r.body.id, r.body.error.code]).toEqual([400, 9, -32602]);
-      expect(r.body.error.data).toEqual({ missing });
+      expect(r.body.error.data).toEqual({ path: 'params._meta', missing });
     }
     const noInfo = await send(endpoint, post(rpc('server/discover', {}, { ...META })));
     expect(noInfo.status).toBe(200);
@@ -243,6 +243,14 @@ describe('request validation order and codes', () => {
     expect(r.body.error.message).toMatch(
       /^Invalid params: _meta\.io\.modelcontextprotocol\/logLevel: /,
     );
+    // data names the member dotted from params, as every other -32602 of the endpoint does.
+    expect(r.body.error.data).toEqual({
+      path: 'params._meta.io.modelcontextprotocol/logLevel',
+      problem: r.body.error.message.slice(
+        'Invalid params: _meta.io.modelcontextprotocol/logLevel: '.length,
+      ),
+    });
+    expect(r.body.error.data.problem).not.toBe('');
     const caps = rpc(
       'server/discover',
       {},
@@ -254,6 +262,9 @@ describe('request validation order and codes', () => {
     const c = await send(endpoint, post(caps), false);
     expect(c.body.error.message).toContain(
       '_meta.io.modelcontextprotocol/clientCapabilities.elicitation.form',
+    );
+    expect(c.body.error.data.path).toBe(
+      'params._meta.io.modelcontextprotocol/clientCapabilities.elicitation.form',
     );
   });
 
@@ -478,7 +489,7 @@ describe('request validation order and codes', () => {
       expect(r.body.error, JSON.stringify(extra)).toEqual({
         code: -32602,
         message: `Invalid tools/call params: ${param} ${problem}`,
-        data: { param, problem },
+        data: { path: `params.${param}`, param, problem },
       });
     }
   });
@@ -501,7 +512,17 @@ describe('request validation order and codes', () => {
         new RegExp(`^Invalid prompts/get params: ${param} is invalid \\(`),
       );
       expect(r.body.error.data.param).toBe(param);
+      expect(r.body.error.data.path).toBe(`params.${param}`);
     }
+  });
+
+  it('names an unknown cursor in data.path (-32602), as the other params problems', async () => {
+    const r = await send(endpoint, post(rpc('tools/list', { cursor: 'page-2' })), false);
+    expect(r.body.error).toEqual({
+      code: -32602,
+      message: 'Invalid params: unknown cursor',
+      data: { path: 'params.cursor' },
+    });
   });
 });
 
