@@ -234,7 +234,14 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     if (Array.isArray(body))
       return fail(undefined, ErrorCode.InvalidRequest, 'Batch requests are not supported');
     if (body && typeof body === 'object' && !('id' in body) && 'method' in body) {
-      // A notification: accepted with 202 and no body, or refused with 400.
+      // A notification: accepted with 202 and no body, or refused with 400. The schema lets
+      // other members through; a `result` or `error` makes a response (JSON-RPC 2.0 §5), as for a request.
+      if ('result' in body || 'error' in body)
+        return fail(
+          undefined,
+          ErrorCode.InvalidRequest,
+          'Invalid JSON-RPC notification: a notification has no result or error member (JSON-RPC 2.0 §4.1)',
+        );
       if (JSONRPCNotificationSchema.safeParse(body).success)
         return { status: 202, headers: {}, body: null };
       return fail(undefined, ErrorCode.InvalidRequest, 'Invalid JSON-RPC notification');

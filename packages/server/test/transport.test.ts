@@ -461,6 +461,13 @@ describe('request validation order and codes', () => {
     expect([ok.status, await ok.text()]).toEqual([202, '']);
     const bad = await send(endpoint, post({ jsonrpc: '2.0', method: 7 }), false);
     expect([bad.status, bad.body.error.code]).toEqual([400, -32600]);
+    // With a result or an error it is no notification (JSON-RPC 2.0 §4.1), as a request is none.
+    for (const extra of [{ result: {} }, { error: { code: -32603, message: 'x' } }]) {
+      const both = { jsonrpc: '2.0', method: 'notifications/cancelled', params: {}, ...extra };
+      const r = await send(endpoint, post(both), false);
+      expect([r.status, r.body.error.code]).toEqual([400, -32600]);
+      expect(r.body.error.message).toContain('a notification has no result or error member');
+    }
   });
 
   it('refuses a batch and a JSON-RPC response posted by a client with -32600', async () => {
