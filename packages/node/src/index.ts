@@ -77,7 +77,11 @@ export interface NodeHandlerOptions {
  * directly (`McpEndpoint.serve`): no web `Request` or `Response` is built
  * unless `authenticate` or a handler asks for `request` beyond its headers.
  * Any other request, and every request with `webStandard` or to an endpoint
- * without `serve`, goes through `@hono/node-server`'s conversion. A request the
+ * without `serve`, goes through `@hono/node-server`'s conversion. On either
+ * path only a request-target whose path is `path` exactly as sent is served
+ * (query aside): `/a/../mcp`, `/%6dcp` and `/mcp/` get 404 with `-32600`, as
+ * any other path, so a proxy in front that allows `/mcp` by its exact path
+ * lets the same requests through. A request the
  * conversion refuses (no or an invalid `Host`, a backslash in the path), and
  * one whose absolute-form target names another host than `Host`
  * (`absoluteTargetProblem` of `@mrtr/server`), gets 400 with JSON-RPC
@@ -106,13 +110,9 @@ export function toNodeHandler(
       // Only this path sees an absolute-form target: the direct one takes `/path` targets alone.
       const absolute = absoluteTargetProblem(incoming.url ?? '', incoming.headers.host);
       if (absolute) return rpcResponse(400, -32600, absolute);
-      if (path !== false) {
-        // The raw request-target equal to the path (query aside) needs no URL parse: the common case.
-        const target = incoming.url;
-        const direct = target === path || target?.startsWith(`${path}?`);
-        if (!direct && new URL(request.url).pathname !== path)
-          return rpcResponse(404, -32600, 'Not Found: no MCP endpoint at this path');
-      }
+      // The path as sent, not as a URL parser normalizes it (`/a/../mcp`): the same paths as the direct path.
+      if (path !== false && pathOfTarget(incoming.url ?? '') !== path)
+        return rpcResponse(404, -32600, 'Not Found: no MCP endpoint at this path');
       const principal = principalOf ? await principalOf(incoming) : undefined;
       return endpoint(request, principal ? { principal } : {});
     },
@@ -151,6 +151,23 @@ export function toNodeHandler(
       else res.destroy();
     }
   };
+}
+
+const SCHEME_AND_AUTHORITY = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
+
+/**
+ * The path of a request-target exactly as sent (RFC 9112 §3.2): of the
+ * origin form up to `?`, of the absolute form after its authority (`/` when
+ * none). Dot segments and percent-escapes are left as they are, so a
+ * target such as `/a/../mcp` or `/%6dcp` is not the endpoint's path: a proxy
+ * in front that allows `/mcp` by its exact path allows the same requests.
+ */
+function pathOfTarget(target: string): string {
+  const authority = SCHEME_AND_AUTHORITY.exec(target);
+  const rest = authority ? target.slice(authority[0].length) : target;
+  const query = rest.indexOf('?');
+  const path = query === -1 ? rest : rest.slice(0, query);
+  return authority && path === '' ? '/' : path;
 }
 
 /** A JSON-RPC error of this adapter as a reply of the direct path. */

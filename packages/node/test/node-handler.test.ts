@@ -118,4 +118,35 @@ describe('toNodeHandler', () => {
     expect((await call('/api/mcpx')).status).toBe(404);
     expect((await call('/api/mcp/extra')).status).toBe(404);
   });
+
+  it('serves the path only as sent: dot segments, escapes, a trailing slash or another case are other paths (404)', async () => {
+    const { port } = new URL(base);
+    // fetch would normalize the target: written raw on a socket.
+    const statusOf = (target: string) =>
+      new Promise<string>((resolve, reject) => {
+        const text = JSON.stringify(body);
+        const socket = connect({ port: Number(port), host: '127.0.0.1' }, () =>
+          socket.write(
+            `POST ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: whoami\r\nX-User: dave\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+          ),
+        );
+        socket.once('data', (c) => {
+          resolve((c.toString('latin1').split('\r\n')[0] as string).split(' ')[1] as string);
+          socket.destroy();
+        });
+        socket.on('error', reject);
+      });
+    expect(await statusOf('/api/mcp')).toBe('200');
+    expect(await statusOf(`http://127.0.0.1:${port}/api/mcp?x=1`)).toBe('200');
+    for (const target of [
+      '/api/x/../mcp',
+      '/api/./mcp',
+      '/api/%6dcp',
+      '/api/mcp/',
+      '/API/mcp',
+      '//api/mcp',
+      `http://127.0.0.1:${port}/api/x/../mcp`,
+    ])
+      expect(await statusOf(target), target).toBe('404');
+  });
 });
