@@ -6,7 +6,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { getRequestListener } from '@hono/node-server';
 import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
-import { mcpHandler, requestErrorHandler } from '@mrtr/hono';
+import { mcpHandler, pathAsSent, requestErrorHandler } from '@mrtr/hono';
 import { createHttpServer } from '@mrtr/node';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
 import { createMcpEndpoint } from '@mrtr/server';
@@ -69,7 +69,8 @@ const bearerAuth: MiddlewareHandler<Env> = async (c, next) => {
   c.set('principal', ok ? { id: 'alice' } : undefined);
   await next();
 };
-const app = new Hono<Env>();
+// Routes match the path as sent: /%6dcp and /a/../mcp are not /mcp (see the README of @mrtr/hono).
+const app = new Hono<Env>({ getPath: pathAsSent });
 app.use('/mcp', bearerAuth);
 app.all('/mcp', mcpHandler<Env>(endpoint, { principal: (c) => c.get('principal') }));
 // What Node, or @hono/node-server before the app, would refuse with an empty body gets a JSON-RPC one.

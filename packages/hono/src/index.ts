@@ -22,7 +22,7 @@
  * @module @mrtr/hono
  * @packageDocumentation
  */
-import { absoluteTargetProblem, type McpEndpoint, type Principal } from '@mrtr/server';
+import { absoluteTargetProblem, type McpEndpoint, type Principal, targetPath } from '@mrtr/server';
 import type { Context, Env, Handler } from 'hono';
 
 /** Options of {@link mcpHandler}. */
@@ -117,6 +117,33 @@ export function requestErrorHandler(
     onError(error);
     return rpcError(500, -32603, 'Internal error');
   };
+}
+
+/**
+ * A Hono `getPath` (`new Hono({ getPath: pathAsSent })`) that routes on the
+ * path of the request-target exactly as the client sent it, so that
+ * `app.all('/mcp', …)` serves `/mcp` (query aside) and nothing else, as
+ * `@mrtr/node` does: by default Hono decodes percent-escapes before it
+ * matches (`/%6dcp` is `/mcp`), and the URL `@hono/node-server` builds has
+ * dot segments resolved (`/a/../mcp`, `/a/%2e%2e/mcp` are `/mcp`). A reverse
+ * proxy in front that allows `/mcp` by its exact path then lets through the
+ * same requests the app serves.
+ *
+ * On Node (`@hono/node-server`, whose bindings carry the `IncomingMessage`
+ * as `env.incoming`) the path is read from `incoming.url`
+ * ({@link targetPath} of `@mrtr/server`); elsewhere (Bun, Deno, Workers) the
+ * runtime gives only the parsed `Request.url`, whose path keeps its escapes
+ * but has dot segments resolved already. Every route of the app is matched
+ * against this path; route parameters (`c.req.param()`) are still decoded.
+ * @param request the request Hono routes.
+ * @param options Hono's routing options; `env` the app's bindings.
+ * @returns the path to route on, without the query.
+ */
+export function pathAsSent(request: Request, options?: { env?: unknown }): string {
+  const incoming = (options?.env as { incoming?: { url?: unknown } } | undefined)?.incoming;
+  const target = incoming?.url;
+  if (typeof target === 'string' && target !== '') return targetPath(target);
+  return new URL(request.url).pathname;
 }
 
 /** A JSON-RPC error without an id (`basic/index`: the id could not be read). */

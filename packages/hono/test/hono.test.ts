@@ -1,11 +1,11 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { createMcpEndpoint, type Principal } from '@mrtr/server';
 import { assertValidMessage } from '@mrtr/spec-schema';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mcpHandler, requestErrorHandler } from '../src/index.js';
+import { mcpHandler, pathAsSent, requestErrorHandler } from '../src/index.js';
 
 let server: Server;
 let base: string;
@@ -144,8 +144,9 @@ describe('requestErrorHandler on @hono/node-server', () => {
   });
 });
 
-describe('which paths reach the handler (Hono routes them; the README shows how to make them exact)', () => {
+describe('which paths reach the handler (Hono routes them; pathAsSent makes them exact)', () => {
   const PATHS = ['/MCP', '/mcp/', '/%6dcp', '/mcp;x', '//mcp'];
+  const DOT_SEGMENTS = ['/a/../mcp', '/./mcp', '/a/%2e%2e/mcp', '/%2e%2e/mcp'];
   const endpoint = createMcpEndpoint({ serverInfo: { name: 't', version: '1' }, tools: [] });
   const list = JSON.stringify({
     jsonrpc: '2.0',
@@ -164,47 +165,79 @@ describe('which paths reach the handler (Hono routes them; the README shows how 
     'mcp-method': 'tools/list',
   };
 
-  /** `app` on @hono/node-server: each of `paths` as sent (fetch keeps all five) → status and body. */
-  async function statuses(app: Hono, paths: string[]): Promise<Record<string, [number, string]>> {
+  /**
+   * `app` on @hono/node-server: each of `targets` sent as it is (node:http
+   * does not resolve dot segments, as fetch would) → status and body.
+   */
+  async function statuses(app: Hono, targets: string[]): Promise<Record<string, [number, string]>> {
     const own = createServer(getRequestListener(app.fetch));
     await new Promise<void>((resolve) => own.listen(0, '127.0.0.1', resolve));
+    const { port } = own.address() as AddressInfo;
+    const post = (path: string) =>
+      new Promise<[number, string]>((resolve, reject) => {
+        const req = httpRequest({
+          host: '127.0.0.1',
+          port,
+          path,
+          method: 'POST',
+          headers: listHeaders,
+        });
+        req.on('response', (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk) => {
+            text += chunk;
+          });
+          res.on('end', () => resolve([res.statusCode ?? 0, text]));
+        });
+        req.on('error', reject);
+        req.end(list);
+      });
     try {
-      const at = `http://127.0.0.1:${(own.address() as AddressInfo).port}`;
       const out: Record<string, [number, string]> = {};
-      for (const path of paths) {
-        const res = await fetch(at + path, { method: 'POST', headers: listHeaders, body: list });
-        out[path] = [res.status, await res.text()];
-      }
+      for (const target of targets) out[target] = await post(target);
       return out;
     } finally {
       await new Promise<void>((r) => own.close(() => r()));
     }
   }
 
-  it('by default Hono decodes percent-escapes before it matches: /%6dcp reaches a route on /mcp', async () => {
+  it('by default Hono decodes escapes and @hono/node-server resolves dot segments: /%6dcp and /a/../mcp reach /mcp', async () => {
     const app = new Hono();
     app.all('/mcp', mcpHandler(endpoint, { principal: () => ({ id: 'alice' }) }));
-    const got = await statuses(app, ['/mcp', ...PATHS]);
+    const got = await statuses(app, ['/mcp', ...PATHS, ...DOT_SEGMENTS]);
     expect(got['/mcp']?.[0]).toBe(200);
-    expect(got['/%6dcp']?.[0]).toBe(200);
+    for (const path of ['/%6dcp', ...DOT_SEGMENTS]) expect(got[path]?.[0], path).toBe(200);
     // Case-sensitive and strict by default: the others are Hono's own 404.
     for (const path of ['/MCP', '/mcp/', '/mcp;x', '//mcp']) expect(got[path]?.[0], path).toBe(404);
   });
 
-  it("with the README's getPath and notFound, only /mcp is the endpoint and the rest get a JSON-RPC 404", async () => {
+  it("with pathAsSent and the README's notFound, only /mcp is the endpoint and the rest get a JSON-RPC 404", async () => {
     // As the README shows it.
-    const app = new Hono({ getPath: (req) => new URL(req.url).pathname });
+    const app = new Hono({ getPath: pathAsSent });
     app.notFound((c) => {
       const error = { code: -32600, message: 'Not Found: no MCP endpoint at this path' };
       return c.json({ jsonrpc: '2.0', error }, 404);
     });
     app.all('/mcp', mcpHandler(endpoint, { principal: () => ({ id: 'alice' }) }));
-    const got = await statuses(app, ['/mcp', '/mcp?x=1', ...PATHS]);
+    const got = await statuses(app, ['/mcp', '/mcp?x=1', ...PATHS, ...DOT_SEGMENTS]);
     expect(got['/mcp']?.[0]).toBe(200);
     expect(got['/mcp?x=1']?.[0]).toBe(200);
-    for (const path of PATHS) {
+    for (const path of [...PATHS, ...DOT_SEGMENTS]) {
       expect(got[path]?.[0], path).toBe(404);
       expect(JSON.parse(got[path]?.[1] ?? '').error.code, path).toBe(-32600);
     }
+  });
+
+  it('pathAsSent reads the absolute form after its authority, and the parsed URL where no IncomingMessage is bound', () => {
+    const request = new Request('http://127.0.0.1/mcp?x=1');
+    expect(
+      pathAsSent(request, { env: { incoming: { url: 'http://127.0.0.1/a/../mcp?x=1' } } }),
+    ).toBe('/a/../mcp');
+    expect(pathAsSent(request, { env: { incoming: { url: 'http://127.0.0.1' } } })).toBe('/');
+    expect(pathAsSent(request, { env: { incoming: { url: '/%6dcp?q' } } })).toBe('/%6dcp');
+    // Bun, Deno, Workers: the Request alone (escapes kept, dot segments already resolved by the runtime).
+    expect(pathAsSent(new Request('http://127.0.0.1/%6dcp'))).toBe('/%6dcp');
+    expect(pathAsSent(request, { env: {} })).toBe('/mcp');
   });
 });

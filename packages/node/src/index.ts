@@ -26,6 +26,7 @@ import {
   type HttpReply,
   type McpEndpoint,
   type Principal,
+  targetPath,
 } from '@mrtr/server';
 import { directlyServable, nodeExchange, writeReply } from './direct.js';
 import { JSON_TYPE, rpcError, rpcResponse } from './json-rpc.js';
@@ -111,7 +112,7 @@ export function toNodeHandler(
       const absolute = absoluteTargetProblem(incoming.url ?? '', incoming.headers.host);
       if (absolute) return rpcResponse(400, -32600, absolute);
       // The path as sent, not as a URL parser normalizes it (`/a/../mcp`): the same paths as the direct path.
-      if (path !== false && pathOfTarget(incoming.url ?? '') !== path)
+      if (path !== false && targetPath(incoming.url ?? '') !== path)
         return rpcResponse(404, -32600, 'Not Found: no MCP endpoint at this path');
       const principal = principalOf ? await principalOf(incoming) : undefined;
       return endpoint(request, principal ? { principal } : {});
@@ -151,23 +152,6 @@ export function toNodeHandler(
       else res.destroy();
     }
   };
-}
-
-const SCHEME_AND_AUTHORITY = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
-
-/**
- * The path of a request-target exactly as sent (RFC 9112 §3.2): of the
- * origin form up to `?`, of the absolute form after its authority (`/` when
- * none). Dot segments and percent-escapes are left as they are, so a
- * target such as `/a/../mcp` or `/%6dcp` is not the endpoint's path: a proxy
- * in front that allows `/mcp` by its exact path allows the same requests.
- */
-function pathOfTarget(target: string): string {
-  const authority = SCHEME_AND_AUTHORITY.exec(target);
-  const rest = authority ? target.slice(authority[0].length) : target;
-  const query = rest.indexOf('?');
-  const path = query === -1 ? rest : rest.slice(0, query);
-  return authority && path === '' ? '/' : path;
 }
 
 /** A JSON-RPC error of this adapter as a reply of the direct path. */

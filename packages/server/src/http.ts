@@ -54,6 +54,28 @@ export function validHost(host: string): boolean {
   return verdict;
 }
 
+const SCHEME_AND_AUTHORITY = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
+
+/**
+ * The path of a request-target exactly as received (RFC 9112 §3.2): of the
+ * origin form (`/mcp?x=1`) up to `?`, of the absolute form
+ * (`http://host/mcp`) after its authority (`/` when it has no path).
+ * Nothing is resolved or decoded: `/a/../mcp`, `/./mcp` and `/%6dcp` are
+ * not `/mcp`, whereas a URL parser makes the first two `/mcp`. An adapter
+ * that routes on this path serves the same requests as a reverse proxy in
+ * front that allows `/mcp` by its exact path. For adapters that see the raw
+ * request-target (`IncomingMessage.url` on `node:http`).
+ * @param target the request-target as received.
+ * @returns the path, possibly empty (the asterisk form `*` is returned as is).
+ */
+export function targetPath(target: string): string {
+  const authority = SCHEME_AND_AUTHORITY.exec(target);
+  const rest = authority ? target.slice(authority[0].length) : target;
+  const query = rest.indexOf('?');
+  const path = query === -1 ? rest : rest.slice(0, query);
+  return authority && path === '' ? '/' : path;
+}
+
 /**
  * Why a request whose request-target is in absolute form
  * (`http://host/path`, RFC 9112 §3.2.2) is refused, or `undefined` for any

@@ -37,6 +37,7 @@ export {
   DEFAULT_MAX_BODY_BYTES,
   DISCARD_LIMIT_BYTES,
   DISCARD_TIMEOUT_MS,
+  targetPath,
   validHost,
 } from './http.js';
 export { MRTR_METHODS } from './input-required.js';
