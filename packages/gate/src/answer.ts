@@ -14,7 +14,8 @@ import { askAfresh, askAgain, contextOf } from './ask.js';
 import { canonicalOrUndefined, fromChannel, refusal } from './errors.js';
 import { preview } from './fields.js';
 import { type Asked, allows, asked, type Flow, modeFor, policyOf } from './flow.js';
-import { acceptedAnswerText, decline, perform, replayOf } from './perform.js';
+import { acceptedAnswerText, decline, perform, replayOf, usedRefusal } from './perform.js';
+import type { AskAgainReason } from './reasons.js';
 import { readTicketData } from './sealed.js';
 import type { FormContent } from './types.js';
 
@@ -39,8 +40,10 @@ export async function answer<View, Tx>(
     round.setAnswer(action, action === 'accept' ? ownMember(raw, 'content') : undefined);
 
   if (action === 'cancel') {
-    // Nothing is read: a cancel never touches the replay store, so it cannot know whether this
-    // confirmation was carried out by an earlier request; the text speaks of this request only.
+    // A cancel claims nothing. Where the store can be read without a claim, a ticket an earlier
+    // request used is told as used, not as a confirmation the person may still give.
+    const used = await usedRefusal(flow, claims);
+    if (used) return used;
     const result =
       spec.cancelled?.(undefined) ?? textResult('Cancelled. This request changed nothing.');
     await round.emit({ outcome: 'cancelled', ...round.known(), isError: !!result.isError });
@@ -85,8 +88,9 @@ export async function answer<View, Tx>(
   // The same question again needs this request to declare its mode too.
   modeFor(flow, mode);
   if (action === undefined)
-    return askAgain(
+    return askAgainUnlessUsed(
       flow,
+      claims,
       live,
       'no_answer',
       'No valid answer was received; please answer the question.',
@@ -94,6 +98,21 @@ export async function answer<View, Tx>(
     );
   if (claims.approvalId !== undefined) return approved(flow, claims, live, claims.approvalId);
   return accepted(flow, claims, live, ownMember(raw, 'content'));
+}
+
+/**
+ * {@link askAgain} with this ticket, unless the replay store says it was
+ * used already ({@link usedRefusal}): then that refusal.
+ */
+async function askAgainUnlessUsed<View, Tx>(
+  flow: Flow<View, Tx>,
+  claims: TicketClaims,
+  live: Asked<View>,
+  reason: AskAgainReason,
+  notice: string | undefined,
+  approvalId?: string,
+): Promise<CallToolResult | InputRequiredResult> {
+  return (await usedRefusal(flow, claims)) ?? askAgain(flow, live, reason, notice, approvalId);
 }
 
 /** A form `accept`: schema, text, candidates, rules, consent; then the claim. */
@@ -105,18 +124,30 @@ async function accepted<View, Tx>(
 ): Promise<CallToolResult | InputRequiredResult> {
   const { spec } = flow;
   const invalid = (detail: string) =>
-    askAgain(flow, live, 'invalid_content', `The answer was not valid: ${detail}.`);
+    askAgainUnlessUsed(
+      flow,
+      claims,
+      live,
+      'invalid_content',
+      `The answer was not valid: ${detail}.`,
+    );
   const valid = validateFormContent(live.schema, content);
   if (!valid.ok) return invalid(issuesText(valid.issues));
   const canonical = canonicalOrUndefined(valid.value);
   if (canonical === undefined) return invalid('it holds text that is not valid Unicode');
   const values = valid.value as FormContent;
   const chosen = candidateError(spec.candidateField, values, live.context.candidates);
-  if (chosen) return askAgain(flow, live, 'not_a_candidate', chosen);
+  if (chosen) return askAgainUnlessUsed(flow, claims, live, 'not_a_candidate', chosen);
   const notice = spec.check?.(values, live.context);
   // Cut: a check that quotes the answer would otherwise send back, and record, whatever was typed.
   if (notice !== undefined)
-    return askAgain(flow, live, 'check_failed', clip(notice, MAX_CHECK_NOTICE - 1));
+    return askAgainUnlessUsed(
+      flow,
+      claims,
+      live,
+      'check_failed',
+      clip(notice, MAX_CHECK_NOTICE - 1),
+    );
   if (spec.consents(values, live.context) !== true) return decline(flow, claims, live);
   return perform(flow, claims, live, values, canonical, { level: 'form' });
 }
@@ -133,8 +164,9 @@ async function approved<View, Tx>(
     throw new TypeError('a URL-mode ticket reached a gate without an approvals channel');
   const decision = await decisionOf(approvals, flow, claims, approvalId);
   const pending = () =>
-    askAgain(
+    askAgainUnlessUsed(
       flow,
+      claims,
       live,
       'approval_pending',
       'Nothing was decided on the approval page yet: open the link, sign in, and approve or deny; then answer again.',

@@ -59,6 +59,42 @@ export async function replayOf<View, Tx>(
   );
 }
 
+/** An answer text no answer has (each is an object): its digest matches no recorded request. */
+const NO_ANSWER = 'null';
+
+/**
+ * A refusal (`nonce_used`, or `nonce_in_progress`, audited as `refused`)
+ * when the replay store already holds a settled use of this ticket (a
+ * decline, or an outcome), read without claiming through
+ * `ReplayStore.recorded`; `undefined` when it holds none, when the store has
+ * no `recorded` (`RedisReplayStore`), or when it cannot be read: the claim
+ * decides once an answer comes. Asked before the same question is put again
+ * with the same ticket and before a cancel is answered: a used ticket takes
+ * no answer, so asking would only turn a spent confirmation into a prompt.
+ */
+export async function usedRefusal<View, Tx>(
+  flow: Flow<View, Tx>,
+  claims: TicketClaims,
+): Promise<CallToolResult | undefined> {
+  const store = flow.parts.store;
+  if (!store.recorded) return undefined;
+  let result: OnceResult<Json> | undefined;
+  try {
+    result = await store.recorded<Json>(onceRequestOf(flow, claims, NO_ANSWER));
+  } catch {
+    return undefined;
+  }
+  if (result?.status !== 'refused') return undefined;
+  return settle(
+    flow,
+    result,
+    'completed',
+    undefined,
+    undefined,
+    claims.approvalId ? 'url' : 'form',
+  );
+}
+
 /**
  * Claim the ticket's nonce and, inside the claim, read the target again
  * (`prepare(tx)`), check it still gives the question the person answered,

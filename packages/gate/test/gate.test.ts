@@ -12,13 +12,16 @@ import {
 
 const secret = 'a'.repeat(32);
 
-function setup(overrides: Partial<GateSpec<{ name: string }, void>> = {}) {
+function setup(
+  overrides: Partial<GateSpec<{ name: string }, void>> = {},
+  store: MemoryReplayStore = new MemoryReplayStore(),
+) {
   const events: GateAuditEvent[] = [];
   const performed: string[] = [];
   let stale = false;
   const gate = new ConfirmationGate({
     sealer: new TicketSealer({ keys: [{ kid: 'k1', secret }] }),
-    store: new MemoryReplayStore(),
+    store,
     audit: (e) => {
       events.push(e);
     },
@@ -469,5 +472,86 @@ describe('ConfirmationGate', () => {
       await expect(askAndAccept(t)).rejects.toMatchObject({ code: 'non_finite_number' });
       expect(t.performed).toEqual([]);
     });
+  });
+});
+
+describe('a ticket used already is not put to the person again', () => {
+  const USED = 'This confirmation was already used; this request changed nothing.';
+  const textOf = (r: unknown) => (r as { content?: { text?: string }[] }).content?.[0]?.text ?? '';
+
+  /** Round 1, then `settle` with its ticket; returns the ticket and a sender of more answers on it. */
+  async function spent(
+    t: ReturnType<typeof setup>,
+    settle: Record<string, unknown>,
+  ): Promise<(inputResponses: Record<string, unknown>) => Promise<unknown>> {
+    const first = await t.gate.run(t.request(), t.spec);
+    const requestState = (first as { requestState: string }).requestState;
+    const send = (inputResponses: Record<string, unknown>) =>
+      t.gate.run(t.request({ requestState, inputResponses }), t.spec);
+    await send(settle);
+    return send;
+  }
+
+  it('after a decline: a missing, invalid or mistyped answer and a cancel are told the ticket was used, not asked again', async () => {
+    const t = setup();
+    const send = await spent(t, { confirm_delete: { action: 'decline' } });
+    for (const inputResponses of [
+      {},
+      answer({}),
+      answer({ id: 'zz', serviceName: 'api-prod' }),
+      answer({ id: 'b', serviceName: 'wrong' }),
+      { confirm_delete: { action: 'cancel' } },
+    ]) {
+      const r = await send(inputResponses);
+      expect((r as { resultType?: string }).resultType, JSON.stringify(inputResponses)).not.toBe(
+        'input_required',
+      );
+      expect(textOf(r)).toContain(USED);
+      expect((r as { isError?: boolean }).isError).toBe(true);
+    }
+    expect(t.performed).toEqual([]);
+    expect(t.events.filter((e) => e.reason === 'nonce_used')).toHaveLength(5);
+    expect(t.events.some((e) => e.outcome === 'asked_again')).toBe(false);
+  });
+
+  it('after the confirmation was carried out: the same, and the recorded result is still replayed to an identical re-send', async () => {
+    const t = setup();
+    const done = answer({ id: 'b', serviceName: 'api-prod' });
+    const send = await spent(t, done);
+    expect(t.performed).toEqual(['b']);
+    expect(textOf(await send(answer({ id: 'b', serviceName: 'wrong' })))).toContain(USED);
+    expect(textOf(await send({ confirm_delete: { action: 'cancel' } }))).toContain(USED);
+    expect(textOf(await send(done))).toBe('deleted b');
+    expect(t.performed).toEqual(['b']);
+  });
+
+  it('an unused ticket is asked again and a cancel changes nothing, as before', async () => {
+    const t = setup();
+    const first = await t.gate.run(t.request(), t.spec);
+    const requestState = (first as { requestState: string }).requestState;
+    const again = await t.gate.run(
+      t.request({ requestState, inputResponses: answer({ id: 'b', serviceName: 'wrong' }) }),
+      t.spec,
+    );
+    expect(again).toMatchObject({ resultType: 'input_required', requestState });
+    const cancelled = await t.gate.run(
+      t.request({ requestState, inputResponses: { confirm_delete: { action: 'cancel' } } }),
+      t.spec,
+    );
+    expect(textOf(cancelled)).toBe('Cancelled. This request changed nothing.');
+  });
+
+  it('a store without recorded, or one that cannot be read, asks again as before; the claim still refuses a second use', async () => {
+    for (const recorded of [undefined, async () => Promise.reject(new Error('store down'))]) {
+      const store = new MemoryReplayStore();
+      (store as { recorded?: unknown }).recorded = recorded;
+      const t = setup({}, store);
+      const send = await spent(t, { confirm_delete: { action: 'decline' } });
+      expect(await send(answer({ id: 'b', serviceName: 'wrong' }))).toMatchObject({
+        resultType: 'input_required',
+      });
+      expect(textOf(await send(answer({ id: 'b', serviceName: 'api-prod' })))).toContain(USED);
+      expect(t.performed).toEqual([]);
+    }
   });
 });

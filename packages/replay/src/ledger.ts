@@ -75,6 +75,17 @@ export class LedgerReplayStore<Tx> implements ReplayStore<Tx> {
   }
 
   /**
+   * See {@link ReplayStore.recorded}: the ledger's settled entry of the nonce
+   * (the record that commits with the mutation), read without claiming;
+   * `undefined` when it has none or the ledger has no `recorded`.
+   * @throws {TypeError} when `request` is malformed.
+   * @throws {ReplayStoreUnavailableError} when the ledger cannot be read.
+   */
+  async recorded<T extends Json>(request: OnceRequest): Promise<OnceResult<T> | undefined> {
+    return this.ledger.recorded ? this.ledger.recorded<T>(request) : undefined;
+  }
+
+  /**
    * Sweep both stores (those that sweep) of entries whose `expiresAt` is at or before `now`.
    * @returns how many entries were removed in all.
    */

@@ -136,6 +136,26 @@ describe('LedgerReplayStore when a front claim outlived its process', () => {
   });
 });
 
+describe('LedgerReplayStore.recorded', () => {
+  it("reads the ledger's record, not the front store's; undefined when the ledger has no recorded", async () => {
+    const request = onceRequest({ nonce: 'n-ledger-recorded' });
+    const ledger = new MemoryReplayStore();
+    const front = new MemoryReplayStore();
+    const store = new LedgerReplayStore(front, ledger);
+    expect(await store.recorded(request)).toBeUndefined();
+    await ledger.once(request, async () => 'done');
+    // The front store never saw it (a Redis that forgot): the ledger's record answers.
+    expect(await store.recorded(request)).toEqual({ status: 'replayed', outcome: 'done' });
+    expect(await store.recorded({ ...request, requestDigest: 'sha256:other' })).toEqual({
+      status: 'refused',
+      reason: 'used',
+    });
+    const blind = new MemoryReplayStore();
+    (blind as { recorded?: unknown }).recorded = undefined;
+    expect(await new LedgerReplayStore(front, blind).recorded(request)).toBeUndefined();
+  });
+});
+
 describe('MemoryReplayStore.recorded', () => {
   it('reads a settled entry without claiming: replayed for the same answer, used for another, nothing otherwise', async () => {
     const store = new MemoryReplayStore();
