@@ -184,7 +184,7 @@ export function serviceTools(
             ? ` Volumes retained: ${list(volumes.retained)}.`
             : '';
       return textResult(
-        `Deleted ${shownName(s.name)} (${s.id}): ${s.instances} ${s.instances === 1 ? 'instance' : 'instances'} stopped, DNS ${s.dnsRecords.join(', ') || 'none'} removed.${kept}`,
+        `Deleted ${shownName(s.name)} (${s.id}): ${s.instances} ${s.instances === 1 ? 'instance' : 'instances'} stopped, ${s.dnsRecords.length === 0 ? 'no DNS records to remove' : `DNS ${s.dnsRecords.join(', ')} removed`}.${kept}`,
         {
           structuredContent: {
             deleted: {
@@ -217,7 +217,7 @@ export function serviceTools(
       if (!found.service) return withoutAsking(found.refused);
       const s = found.service;
       return {
-        message: `Scale ${shownName(s.name)} (${s.id}, ${s.environment}) to zero? This stops ${s.instances} running instances; the service is offline until scaled up again.`,
+        message: `Scale ${shownName(s.name)} (${s.id}, ${s.environment}) to zero? This stops ${s.instances} running ${s.instances === 1 ? 'instance' : 'instances'}; the service is offline until scaled up again.`,
         view: s,
       };
     },
@@ -250,8 +250,12 @@ export function serviceTools(
         if (!found.service) return found.refused;
         const s = found.service as Service;
         if (args.confirm !== s.name) {
+          const given =
+            args.confirm === undefined
+              ? ''
+              : ` The ${POLICY.scale_to_zero.argument} given is not the name of ${s.id}.`;
           return textResult(
-            `scale_to_zero needs a confirmation. This client cannot show a form, so pass ${POLICY.scale_to_zero.argument}: "<the service name>" to confirm. Nothing was changed.`,
+            `scale_to_zero needs a confirmation.${given} This client cannot show a form, so pass ${POLICY.scale_to_zero.argument}: "<the service name>" to confirm. Nothing was changed.`,
             { isError: true },
           );
         }

@@ -217,6 +217,7 @@ describe('the declared policy', () => {
       { capabilities: {} },
     );
     expect(refused.body.result).toMatchObject({ isError: true });
+    expect(refused.body.result.content[0].text).not.toMatch(/given is not the name/);
     expect(await instances(svc.id)).toBe(3);
     const wrongName = await callTool(
       url,
@@ -226,6 +227,10 @@ describe('the declared policy', () => {
       { capabilities: {} },
     );
     expect(wrongName.body.result.isError).toBe(true);
+    // Told that the name given did not match, not only how to confirm.
+    expect(wrongName.body.result.content[0].text).toContain(
+      `The confirm given is not the name of ${svc.id}.`,
+    );
     expect(await instances(svc.id)).toBe(3);
     const ok = await callTool(
       url,

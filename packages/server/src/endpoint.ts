@@ -277,7 +277,12 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       return unsupportedVersion(id, version, false);
     const methodHeader = exchange.header('mcp-method');
     if (methodHeader !== method) {
-      const why = methodHeader === null ? 'is required' : 'does not match the body method';
+      const why =
+        methodHeader === null
+          ? 'is required'
+          : sentTwice(methodHeader, (part) => part === method)
+            ? 'must be sent once'
+            : 'does not match the body method';
       return fail(id, ErrorCode.HeaderMismatch, `Header mismatch: Mcp-Method ${why}`);
     }
     if (!methods.has(method))
@@ -292,7 +297,12 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       const header = exchange.header('mcp-name');
       const decoded = header === null ? undefined : decodeHeaderValue(header);
       if (decoded === undefined || decoded !== params[nameField]) {
-        const why = header === null ? 'is required' : `does not match params.${nameField}`;
+        const why =
+          header === null
+            ? 'is required'
+            : sentTwice(header, (part) => decodeHeaderValue(part) === params[nameField])
+              ? 'must be sent once'
+              : `does not match params.${nameField}`;
         return fail(id, ErrorCode.HeaderMismatch, `Header mismatch: Mcp-Name ${why}`);
       }
     }
@@ -371,6 +381,16 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     toResponse(await serve(webExchange(request), adapterContext));
   endpoint.serve = serve;
   return endpoint;
+}
+
+/**
+ * Whether a header value that did not match is that header sent more than
+ * once: HTTP joins repeated fields with `, ` (RFC 9110 §5.3), so `a, a`
+ * arrives for two fields of `a`. True when one of its comma-separated parts
+ * matches on its own (only on this failure path).
+ */
+function sentTwice(value: string, matches: (part: string) => boolean): boolean {
+  return value.includes(',') && value.split(/ *, */).some(matches);
 }
 
 /**

@@ -283,6 +283,21 @@ describe('createMcpEndpoint', () => {
       post(call('echo'), { 'mcp-name': `=?base64?${Buffer.from('echo').toString('base64')}?=` }),
     );
     expect(encoded.status).toBe(200);
+    // Sent twice with the right value (joined as `a, a`): said so, not called a mismatch.
+    for (const [header, twice] of [
+      ['mcp-method', 'tools/call, tools/call'],
+      ['mcp-name', 'echo, echo'],
+      ['mcp-name', `echo,=?base64?${Buffer.from('echo').toString('base64')}?=`],
+    ] as const) {
+      const r = await send(post(call('echo'), { [header]: twice }));
+      expect([r.status, r.body.error.code], twice).toEqual([400, -32020]);
+      expect(r.body.error.message).toMatch(
+        /^Header mismatch: Mcp-(Method|Name) must be sent once$/,
+      );
+    }
+    // Two different values, neither right: a mismatch as before.
+    const other = await send(post(call('echo'), { 'mcp-name': 'asks, asks' }));
+    expect(other.body.error.message).toBe('Header mismatch: Mcp-Name does not match params.name');
   });
 
   it('answers an unknown method with 404 and -32601, an unknown tool with -32602', async () => {

@@ -130,6 +130,9 @@ function multiOptions(field: PrimitiveSchemaDefinition): string[] | undefined {
 function checkString(field: PrimitiveSchemaDefinition, v: string): string | undefined {
   const options = enumOptions(field);
   if (options) return options.includes(v) ? undefined : 'is not one of the offered choices';
+  // PostgreSQL text, C strings and log lines cannot keep U+0000: a record of the answer would say
+  // something else than the answer (a NUL made U+FFFD), so the person is asked again instead.
+  if (v.includes('\u0000')) return 'must not contain U+0000 (NUL)';
   if (!('minLength' in field) && !('format' in field) && !('maxLength' in field)) return undefined;
   const s = field as z.infer<typeof StringSchemaSchema>;
   const length = [...v].length;
@@ -188,7 +191,8 @@ function checkField(field: PrimitiveSchemaDefinition, v: unknown): string | unde
  * Validate `ElicitResult.content` of an `accept` against the form's
  * `requestedSchema`, as the server must do whatever the client claims to have
  * checked. Every required field must be present; no field outside the
- * schema is allowed (a client adding fields is answering another question).
+ * schema is allowed (a client adding fields is answering another question);
+ * free text must not hold U+0000, which no text record keeps as sent.
  *
  * @param schema the `requestedSchema` that was sent
  * @param content the `content` received; anything, including `undefined`

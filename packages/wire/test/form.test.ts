@@ -62,6 +62,20 @@ describe('validateFormContent: string fields', () => {
     }
   });
 
+  it('rejects free text holding U+0000, with or without other constraints, naming the field', () => {
+    for (const [field, note] of [
+      [{ type: 'string' }, 'bad\u0000reason'],
+      [{ type: 'string', maxLength: 50 }, '\u0000'],
+      [{ type: 'string', format: 'email' }, 'a\u0000@b.example'],
+    ] as const) {
+      const result = validateFormContent(form({ note: field }), { note });
+      expect(failing(result)).toEqual(['note']);
+      expect(reasonFor(result, 'note')).toBe('must not contain U+0000 (NUL)');
+    }
+    // Other control characters are text a record keeps: accepted.
+    expectOk(validateFormContent(form({ note: { type: 'string' } }), { note: 'a\u0001\tb' }));
+  });
+
   it('accepts any string when no constraint is given', () => {
     expectOk(validateFormContent(form({ note: { type: 'string' } }), { note: '' }));
     expectOk(
