@@ -70,6 +70,10 @@ export async function answer<View, Tx>(
       const replayed = await alreadyDone(flow, claims, raw);
       if (replayed) return replayed;
     }
+    // Used by an earlier request (an answer without its content, or none): said so, rather than
+    // "removed since you were asked" or a fresh question after a decline.
+    const used = await usedRefusal(flow, claims);
+    if (used) return used;
   }
   if (!context || !live) {
     await round.emit({ outcome: 'refused', reason: 'target_unavailable', ...round.known() });

@@ -525,6 +525,29 @@ describe('a ticket used already is not put to the person again', () => {
     expect(t.performed).toEqual(['b']);
   });
 
+  it('the target gone or changed since: a used ticket is told used, not "removed since" nor asked afresh', async () => {
+    let name: string | undefined = 'api-prod';
+    const t = setup({
+      prepare: async () =>
+        name === undefined
+          ? { result: textResult('api-prod was removed since you were asked.') }
+          : { candidates: ['a', 'b'], view: { name } },
+    });
+    // Carried out, then gone: an accept without its content cannot be replayed, but is told used.
+    const send = await spent(t, answer({ id: 'b', serviceName: 'api-prod' }));
+    name = undefined;
+    expect(textOf(await send({ confirm_delete: { action: 'accept' } }))).toContain(USED);
+    expect(textOf(await send({}))).toContain(USED);
+    // Declined, then changed (another question now): a missing answer is told used, not asked afresh.
+    name = 'api-prod';
+    const declined = await spent(t, { confirm_delete: { action: 'decline' } });
+    name = 'api-prod-renamed';
+    const r = await declined({});
+    expect((r as { resultType?: string }).resultType).not.toBe('input_required');
+    expect(textOf(r)).toContain(USED);
+    expect(t.performed).toEqual(['b']);
+  });
+
   it('an unused ticket is asked again and a cancel changes nothing, as before', async () => {
     const t = setup();
     const first = await t.gate.run(t.request(), t.spec);

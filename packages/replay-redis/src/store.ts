@@ -32,6 +32,13 @@ import {
   withTimeout,
 } from './timeout.js';
 
+/** What a reply is, for an error message: its type and, for a number, its value; never a payload. */
+function describeReply(reply: unknown): string {
+  if (Array.isArray(reply)) return `an array of ${reply.length}`;
+  if (typeof reply === 'number') return `the integer ${reply}`;
+  return Buffer.isBuffer(reply) ? 'bytes' : `a ${typeof reply}`;
+}
+
 /**
  * The {@link ReplayStore} contract on Redis, shared by every server instance
  * that points at the same Redis.
@@ -237,7 +244,15 @@ export class RedisReplayStore implements ReplayStore<void> {
         { cause: error },
       );
     }
-    if (previous !== null) return settled(previous, request.requestDigest);
+    if (typeof previous === 'string') return settled(previous, request.requestDigest);
+    if (previous !== null) {
+      // `SET … GET` answers a string or nil: anything else is no answer about this key (a proxy
+      // or a client library out of step). The SET may have been applied: delete it when Redis answers.
+      this.#pending.add(token, ['EVAL', RELEASE.lua, '1', key, held], until);
+      throw new ReplayStoreUnavailableError(
+        `Redis replay store: the claim got a reply that is neither a value nor nil (${describeReply(previous)}); the operation did not run`,
+      );
+    }
     const short = wait && shortfall(wait, acks);
     if (short) {
       await this.#release(token, key, held, until);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ReplayStoreUnavailableError } from '@mrtr/replay';
 import { deleteKeys, FaultProxy, inspector, REDIS_URL, redisReachable } from '@mrtr/test-services';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FAIL_FAST_REDIS_OPTIONS, RedisReplayStore } from '../src/index.js';
 
 const reachable = await redisReachable();
@@ -137,6 +137,32 @@ describe.skipIf(!reachable)('RedisReplayStore against the real Redis', () => {
     let runs = 0;
     expect(await store.once(c, async () => ++runs)).toEqual({ status: 'refused', reason: 'used' });
     expect(runs).toBe(0);
+  });
+
+  it('a claim answered by neither a value nor nil (a proxy out of step) fails closed as unavailable, not as used, and the claim is released', async () => {
+    const c = onceRequest();
+    const client = store.client;
+    const real = client.call.bind(client) as (...a: unknown[]) => Promise<unknown>;
+    let runs = 0;
+    for (const odd of [['x'], 1]) {
+      (client as unknown as { call: unknown }).call = async (...a: unknown[]) => {
+        const reply = await real(...a);
+        return a[0] === 'SET' && a.includes('GET') ? odd : reply;
+      };
+      try {
+        const error = await store.once(c, async () => ++runs).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(ReplayStoreUnavailableError);
+        expect((error as Error).message).toMatch(/neither a value nor nil.*did not run/);
+      } finally {
+        (client as unknown as { call: unknown }).call = real;
+      }
+      expect(runs).toBe(0);
+      // The SET did land: its release is sent once Redis answers, and then the nonce is free.
+      await vi.waitFor(async () => expect(await look.exists(prefix + c.nonce)).toBe(0), {
+        timeout: 10_000,
+      });
+    }
+    expect(await store.once(c, async () => ++runs)).toEqual({ status: 'performed', outcome: 1 });
   });
 
   it('Redis unreachable at claim time: fails closed before the action, claims nothing, and a later retry performs', async () => {
