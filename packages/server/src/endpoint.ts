@@ -302,7 +302,9 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
             ? 'is required'
             : sentTwice(header, (part) => decodeHeaderValue(part) === params[nameField])
               ? 'must be sent once'
-              : `does not match params.${nameField}`;
+              : decoded === undefined
+                ? 'is not a valid value: =?base64?…?= must hold canonical Base64 of UTF-8 text, and a plain value visible ASCII'
+                : `does not match params.${nameField}`;
         return fail(id, ErrorCode.HeaderMismatch, `Header mismatch: Mcp-Name ${why}`);
       }
     }

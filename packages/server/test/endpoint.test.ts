@@ -295,6 +295,15 @@ describe('createMcpEndpoint', () => {
         /^Header mismatch: Mcp-(Method|Name) must be sent once$/,
       );
     }
+    // A sentinel whose Base64 is not canonical, or not UTF-8: said so, not called a mismatch.
+    for (const bad of [
+      '=?base64?ZWNobw?=',
+      `=?base64?${Buffer.from([0xff, 0xfe]).toString('base64')}?=`,
+    ]) {
+      const r = await send(post(call('echo'), { 'mcp-name': bad }));
+      expect([r.status, r.body.error.code], bad).toEqual([400, -32020]);
+      expect(r.body.error.message).toMatch(/^Header mismatch: Mcp-Name is not a valid value: /);
+    }
     // Two different values, neither right: a mismatch as before.
     const other = await send(post(call('echo'), { 'mcp-name': 'asks, asks' }));
     expect(other.body.error.message).toBe('Header mismatch: Mcp-Name does not match params.name');
