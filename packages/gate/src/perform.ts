@@ -49,6 +49,15 @@ export async function replayOf<View, Tx>(
     if (error instanceof NotRecorded) return undefined;
     throw error;
   }
+  return settleLookUp(flow, claims, result);
+}
+
+/** The store's verdict on a look-up that ran nothing (a replay probe, a read), audited and answered. */
+function settleLookUp<View, Tx>(
+  flow: Flow<View, Tx>,
+  claims: TicketClaims,
+  result: OnceResult<Json>,
+): Promise<CallToolResult> {
   return settle(
     flow,
     result,
@@ -63,7 +72,7 @@ export async function replayOf<View, Tx>(
 const NO_ANSWER = 'null';
 
 /**
- * A refusal (`nonce_used`, or `nonce_in_progress`, audited as `refused`)
+ * The refusal a second use gets (`nonce_used`, audited as `refused`)
  * when the replay store already holds a settled use of this ticket (a
  * decline, or an outcome), read without claiming through
  * `ReplayStore.recorded`; `undefined` when it holds none, when the store has
@@ -85,14 +94,7 @@ export async function usedRefusal<View, Tx>(
     return undefined;
   }
   if (result?.status !== 'refused') return undefined;
-  return settle(
-    flow,
-    result,
-    'completed',
-    undefined,
-    undefined,
-    claims.approvalId ? 'url' : 'form',
-  );
+  return settleLookUp(flow, claims, result);
 }
 
 /**
