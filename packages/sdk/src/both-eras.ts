@@ -20,7 +20,7 @@ import { jsonRpcError, requestEncodingProblem, screenedError } from './http.js';
 import { principalOfAuthInfo } from './principal.js';
 import {
   cursorRefusal,
-  legacyCursorRefusal,
+  legacyParamsRefusal,
   PAGED_METHODS,
   retryFieldsRefusal,
 } from './retry-fields.js';
@@ -136,7 +136,11 @@ function tracked(session: Session, response: Response): Response {
  * A request body nested deeper than `maxBodyDepth` gets HTTP 400 with
  * `-32600` before the SDK reads it; a JSON body in a charset other than
  * UTF-8, or under a `Content-Encoding` other than `identity`, gets 415 with
- * `-32600`, as `@mrtr/server` answers it; a 2026-07-28 `tools/call` whose
+ * `-32600`, as `@mrtr/server` answers it; a `tools/call` whose
+ * `params.arguments` is present but not a JSON object gets `-32602`
+ * "Invalid tools/call params: arguments must be a JSON object" with its id,
+ * on either leg (the SDK answered `-32602` with its zod issues as the
+ * message); a 2026-07-28 `tools/call` whose
  * `inputResponses` is not a JSON object of JSON objects, or whose
  * `requestState` is not a string, gets `-32602` naming the field (the SDK
  * read `null` as absent); a list request (`tools/list`, `prompts/list`,
@@ -204,9 +208,9 @@ export function serveBothEras(
       if (!session || session.owner !== principalOfAuthInfo(authInfo))
         return jsonRpcError(404, -32001, 'Session not found');
       session.lastSeen = now();
-      // A cursor of another type: the SDK's session reads it as its own fault (-32603), as on 2026-07-28.
+      // Arguments or a cursor of another type: the SDK's session answers its zod issues, as on 2026-07-28.
       if (request.method === 'POST') {
-        const refusal = legacyCursorRefusal(request, await jsonWithin(request, maxBytes));
+        const refusal = legacyParamsRefusal(request, await jsonWithin(request, maxBytes));
         if (refusal) return refusal;
       }
       session.busy++;
@@ -277,8 +281,8 @@ export function serveBothEras(
       // Under the modern leg's bound: a larger body is classified modern, which answers it 413.
       if (await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBytes }))
         return legacy(request, fetchOptions.authInfo);
-      // The SDK reads some malformed retry fields as absent, and a cursor of another type as its
-      // own fault (-32603): say what is wrong instead.
+      // The SDK reads some malformed retry fields as absent, dumps its zod issues for arguments that
+      // are no object, and reads a cursor of another type as its own fault (-32603): say what is wrong.
       const rpcMethod = request.method === 'POST' ? request.headers.get('mcp-method') : null;
       if (rpcMethod === 'tools/call') {
         const refusal = retryFieldsRefusal(request, await jsonWithin(request, maxBytes));

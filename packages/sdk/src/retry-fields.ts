@@ -1,10 +1,14 @@
 /**
- * The retry fields of a `tools/call` as MCP 2026-07-28 `CallToolRequest`
- * types them: `inputResponses` a JSON object of JSON objects, `requestState`
- * a string. The SDK reads some malformed values (`null`) as absent, which
- * would ask the question again instead of saying what is wrong, and takes
- * both out of `params` before any handler sees them, so the check reads the
- * body; the wording is `@mrtr/server`'s.
+ * The params of a `tools/call` and of list requests as MCP types them,
+ * checked before the SDK reads them: `arguments` a JSON object when present
+ * (`CallToolRequestParams`, every revision), the 2026-07-28 retry fields
+ * (`inputResponses` a JSON object of JSON objects, `requestState` a
+ * string), a list request's `cursor` a string. The SDK reads some malformed
+ * values (`null` retry fields) as absent, which would ask the question again
+ * instead of saying what is wrong, answers others with its raw zod issues as
+ * the message (`arguments`), or as its own fault (`-32603`, `cursor`); it
+ * takes the retry fields out of `params` before any handler sees them, so
+ * the checks read the body. The wording is `@mrtr/server`'s.
  */
 
 import { isJsonContentType, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
@@ -14,9 +18,11 @@ import { retryFieldsProblem, shownText } from '@mrtr/wire';
 const MODERN_REVISION = '2026-07-28';
 
 /**
- * The `-32602` response to a 2026-07-28 `tools/call` request whose retry
- * fields are malformed, or `undefined` for any other: not JSON, another
- * method, well-formed fields, or a request the SDK refuses on other grounds,
+ * The `-32602` response to a 2026-07-28 `tools/call` request whose
+ * `params.arguments` is present but not a JSON object (`[1]`, `null`, `"x"`,
+ * `5`), or whose retry fields are malformed, or `undefined` for any other:
+ * not JSON, another method, well-formed params (an absent `arguments`
+ * included), or a request the SDK refuses on other grounds,
  * which it answers itself (a notification, an id that is no `RequestId`, a
  * `jsonrpc` other than `2.0`, no `_meta` or `name`, an `Mcp-Name` or
  * `MCP-Protocol-Version` header that does not match, a media type other than
@@ -25,7 +31,11 @@ const MODERN_REVISION = '2026-07-28';
  * from the request (`params.inputResponses.confirm`) as every `-32602` of
  * `@mrtr/server` names it, `param` the same without `params.` (what this
  * bridge sent alone before; kept for clients that read it), `problem` the
- * rule it breaks (`must be a JSON object`, `must be a string`).
+ * rule it breaks (`must be a JSON object`, `must be a string`). `arguments`
+ * is checked first, as `@mrtr/server` checks it: message "Invalid tools/call
+ * params: arguments must be a JSON object", `data` `{ path:
+ * 'params.arguments', param: 'arguments', problem: 'must be a JSON object' }`
+ * (the SDK answered `-32602` with its zod issues as the message).
  */
 export function retryFieldsRefusal(request: Request, body: unknown): Response | undefined {
   const served = servedAsIs(request, body);
@@ -35,7 +45,24 @@ export function retryFieldsRefusal(request: Request, body: unknown): Response | 
   if (typeof name !== 'string' || meta === null || typeof meta !== 'object' || Array.isArray(meta))
     return undefined;
   if (request.headers.get('mcp-name') !== name) return undefined;
-  const problem = retryFieldsProblem(params);
+  return invalidCallParams(id, argumentsProblem(params) ?? retryFieldsProblem(params));
+}
+
+/** `arguments` present and not a JSON object (`CallToolRequestParams.arguments`), else `undefined`. */
+function argumentsProblem(
+  params: Record<string, unknown>,
+): { param: 'arguments'; problem: 'must be a JSON object' } | undefined {
+  const args = params.arguments;
+  if (args === undefined || (args !== null && typeof args === 'object' && !Array.isArray(args)))
+    return undefined;
+  return { param: 'arguments', problem: 'must be a JSON object' };
+}
+
+/** The `-32602` of a `tools/call` whose `problem.param` breaks `problem.problem`, with `id`; none without a problem. */
+function invalidCallParams(
+  id: string | number,
+  problem: { param: string; problem: string } | undefined,
+): Response | undefined {
   if (problem === undefined) return undefined;
   // A member name is the client's text: shown as `@mrtr/server` shows it (controls as U+FFFD, cut).
   const param = shownText(problem.param, 64);
@@ -72,16 +99,26 @@ export function cursorRefusal(request: Request, body: unknown): Response | undef
 }
 
 /**
- * The `-32602` response to a list request on a 2025-era session whose
- * `params.cursor` is present but not a string (`PaginatedRequestParams` of
- * 2025-11-25 and earlier types it as a string too), with the request's id
- * and the `error.data` of {@link cursorRefusal}, or `undefined` for any other. The caller has already matched the session
- * to its owner; the SDK transport's own refusals (an `Accept` without both
- * JSON and SSE, a media type other than JSON, an `MCP-Protocol-Version` it
- * does not support, a batch) are left to it. Without this the SDK's session
- * answers `-32603` with the zod issues as the message, as on 2026-07-28.
+ * The `-32602` response to a request on a 2025-era session whose params
+ * break a rule every revision shares, with the request's id, or `undefined`
+ * for any other:
+ *
+ * - a `tools/call` whose `params.arguments` is present but not a JSON object
+ *   (`CallToolRequestParams` of 2025-11-25 and earlier types it as one):
+ *   the `error` of {@link retryFieldsRefusal} for `arguments`. The SDK's
+ *   session answered `-32602` with its zod issues as the message. Its retry
+ *   fields are not read here: on a session they are refused whatever their
+ *   type (`retry_fields_on_session`, by the router).
+ * - a list request whose `params.cursor` is present but not a string
+ *   (`PaginatedRequestParams`): the `error` of {@link cursorRefusal}. The
+ *   SDK's session answered `-32603` with its zod issues as the message.
+ *
+ * The caller has already matched the session to its owner; the SDK
+ * transport's own refusals (an `Accept` without both JSON and SSE, a media
+ * type other than JSON, an `MCP-Protocol-Version` it does not support, a
+ * batch) are left to it.
  */
-export function legacyCursorRefusal(request: Request, body: unknown): Response | undefined {
+export function legacyParamsRefusal(request: Request, body: unknown): Response | undefined {
   const served = jsonRpcRequestOf(body);
   if (!served) return undefined;
   const headers = request.headers;
@@ -94,6 +131,8 @@ export function legacyCursorRefusal(request: Request, body: unknown): Response |
     (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version))
   )
     return undefined;
+  if (served.method === 'tools/call')
+    return invalidCallParams(served.id, argumentsProblem(served.params));
   return badCursor(served);
 }
 

@@ -522,3 +522,73 @@ describe('a list request whose cursor is not a string', () => {
     await stranger.body?.cancel();
   });
 });
+
+describe('tools/call arguments that are not a JSON object', () => {
+  const ARGS: unknown[] = [[1], null, 'x', 5, true];
+  const expected = {
+    code: -32602,
+    message: 'Invalid tools/call params: arguments must be a JSON object',
+    data: { path: 'params.arguments', param: 'arguments', problem: 'must be a JSON object' },
+  };
+
+  it('are -32602 naming arguments on 2026-07-28, as @mrtr/server says it (the SDK dumped its zod issues)', async () => {
+    const fetch = bridge();
+    for (const [name, args] of ARGS.flatMap((a) => [
+      ['list_records', a],
+      ['delete_record', a],
+    ])) {
+      const response = await fetch(
+        modern(
+          { ...listCall, params: { ...listCall.params, name, arguments: args } },
+          { 'mcp-name': name as string },
+        ),
+      );
+      expect(response.status, JSON.stringify(args)).toBe(200);
+      const body = await errorBody(response);
+      expect(body.id).toBe(7);
+      expect(body.error, `${name} ${JSON.stringify(args)}`).toEqual(expected);
+    }
+    // An absent `arguments` is still served (the tool has no required ones).
+    const { arguments: _none, ...noArgs } = listCall.params;
+    const served = await (await fetch(modern({ ...listCall, params: noArgs }))).json();
+    expect(served.result?.content?.[0]?.text).toBe('r1');
+  });
+
+  it('are the same -32602, id echoed, on a 2025-era session', async () => {
+    const fetch = bridge();
+    const opening = await fetch(legacy(initialize));
+    expect(opening.status).toBe(200);
+    await opening.body?.cancel();
+    const session = opening.headers.get('mcp-session-id') as string;
+    const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
+    expect((await fetch(legacy(initialized, {}, session))).status).toBe(202);
+    const messageOf = async (response: Response) => {
+      const text = await response.text();
+      const json = text.startsWith('{') ? text : (/^data: (\{.*)$/m.exec(text)?.[1] ?? '{}');
+      return JSON.parse(json) as Record<string, unknown> & { result?: Record<string, unknown> };
+    };
+    let id = 10;
+    for (const args of ARGS) {
+      id++;
+      const call = {
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'list_records', arguments: args },
+      };
+      const response = await fetch(legacy(call, {}, session));
+      expect(response.status).toBe(200);
+      const body = await messageOf(response);
+      assertValidMessage(body);
+      expect(body.id).toBe(id);
+      expect(body.error, JSON.stringify(args)).toEqual(expected);
+    }
+    // Absent or an object: still the SDK's to serve.
+    for (const params of [{ name: 'list_records' }, { name: 'list_records', arguments: {} }]) {
+      const served = await messageOf(
+        await fetch(legacy({ jsonrpc: '2.0', id: 30, method: 'tools/call', params }, {}, session)),
+      );
+      expect(served.result?.content).toEqual([{ type: 'text', text: 'r1' }]);
+    }
+  });
+});
