@@ -3,6 +3,7 @@ import {
   type CreateMcpHandlerOptions,
   createMcpHandler,
   isInitializeRequest,
+  isJSONRPCResponse,
   isLegacyRequest,
   type McpRequestContext,
   type McpServer,
@@ -24,6 +25,9 @@ import {
   PAGED_METHODS,
   retryFieldsRefusal,
 } from './retry-fields.js';
+
+/** The revision without `initialize` or sessions (`MCP-Protocol-Version`). */
+const MODERN_REVISION = '2026-07-28';
 
 /** Options of {@link serveBothEras}. */
 export interface BothErasOptions {
@@ -119,7 +123,12 @@ function tracked(session: Session, response: Response): Response {
  * A session belongs to the principal of its `initialize`
  * ({@link principalOfAuthInfo}); the same session id with another principal,
  * an unknown id or a closed one gets HTTP 404 (the client starts a new
- * session). No Origin or Host validation happens here: put the SDK's
+ * session). A request without `Mcp-Session-Id` that names
+ * `MCP-Protocol-Version: 2026-07-28` but that the SDK classifies as 2025-era
+ * traffic (a `GET`, `PUT`, `DELETE`, `OPTIONS`; a `POST` of a JSON-RPC
+ * response) gets `@mrtr/server`'s answer (405 with `Allow: POST`; 400
+ * `-32600` "a request has no result member"), not the 2025-era "send
+ * initialize first": 2026-07-28 has neither. No Origin or Host validation happens here: put the SDK's
  * `originValidationResponse` / `hostHeaderValidationResponse` in front.
  *
  * @example
@@ -220,6 +229,9 @@ export function serveBothEras(
     // A body that is not JSON is a parse error (JSON-RPC 2.0 §5.1), whatever else is missing.
     if (request.method === 'POST' && body === undefined)
       return jsonRpcError(400, -32700, 'Parse error: body is not valid JSON');
+    // Sent as 2026-07-28, which has neither initialize nor sessions: no 2025-era advice.
+    const modernRefusal = notServedOnModern(request, body);
+    if (modernRefusal) return modernRefusal;
     if (!isInitializeRequest(body))
       return jsonRpcError(
         400,
@@ -302,6 +314,40 @@ export function serveBothEras(
       return sessions.size;
     },
   };
+}
+
+/**
+ * The answer to a request that names 2026-07-28 in `MCP-Protocol-Version`,
+ * carries no `Mcp-Session-Id`, and that the SDK classifies as 2025-era
+ * traffic all the same, or `undefined` for any other (a 2025-era `GET`
+ * stream or `DELETE` carries its session id and never gets here). The
+ * words are `@mrtr/server`'s (its endpoint on `@mrtr/node`), not a
+ * session's: 2026-07-28 has no `initialize` and no session
+ * (`basic/transports/streamable-http`: a client sends each message as a
+ * `POST`).
+ *
+ * - any HTTP method but `POST` (`GET`, `PUT`, `DELETE`, `OPTIONS`, …): 405
+ *   with `Allow: POST` and `-32600` "Method not allowed: use POST", no `id`.
+ * - a `POST` whose body is a JSON-RPC response (a `result` or `error`
+ *   member, JSON-RPC 2.0 §5): 400 with `-32600` "Invalid JSON-RPC request:
+ *   a request has no result member (JSON-RPC 2.0 §4): with one it is a
+ *   response, which a client does not send" (`error` for an error
+ *   response), with the body's `id` when it is a `RequestId` (a string or a
+ *   safe integer), else without one.
+ */
+function notServedOnModern(request: Request, body: unknown): Response | undefined {
+  if (request.headers.get('mcp-protocol-version') !== MODERN_REVISION) return undefined;
+  if (request.method !== 'POST')
+    return jsonRpcError(405, -32600, 'Method not allowed: use POST', { allow: 'POST' });
+  if (!isJSONRPCResponse(body)) return undefined;
+  const member = 'result' in body ? 'result' : 'error';
+  const id: unknown = body.id;
+  const error = {
+    code: -32600,
+    message: `Invalid JSON-RPC request: a request has no ${member} member (JSON-RPC 2.0 §4): with one it is a response, which a client does not send`,
+  };
+  const readable = typeof id === 'string' || Number.isSafeInteger(id);
+  return Response.json({ jsonrpc: '2.0', ...(readable ? { id } : {}), error }, { status: 400 });
 }
 
 /** The JSON body of `request` (read from a clone), or `undefined` when it is not JSON. */

@@ -592,3 +592,88 @@ describe('tools/call arguments that are not a JSON object', () => {
     }
   });
 });
+
+describe('a 2026-07-28 request the SDK classifies as 2025-era traffic', () => {
+  const modernHeaders = {
+    authorization: `Bearer ${TOKENS.alice}`,
+    'mcp-protocol-version': '2026-07-28',
+    accept: 'application/json, text/event-stream',
+  };
+
+  it('that is not a POST gets 405, Allow: POST, as @mrtr/node answers it (not "send initialize first")', async () => {
+    const fetch = bridge();
+    for (const method of ['GET', 'PUT', 'DELETE', 'OPTIONS', 'PATCH']) {
+      const response = await fetch(new Request(URL_, { method, headers: modernHeaders }));
+      expect(response.status, method).toBe(405);
+      expect(response.headers.get('allow')).toBe('POST');
+      const body = await errorBody(response);
+      expect(body).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32600, message: 'Method not allowed: use POST' },
+      });
+    }
+  });
+
+  it('that posts a JSON-RPC response gets -32600 saying a request has no result member, id kept', async () => {
+    const fetch = bridge();
+    const post = (body: unknown) =>
+      fetch(
+        new Request(URL_, {
+          method: 'POST',
+          headers: { ...modernHeaders, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }),
+      );
+    const cases: [unknown, 'result' | 'error', unknown][] = [
+      [{ jsonrpc: '2.0', id: 1, result: {} }, 'result', 1],
+      [{ jsonrpc: '2.0', id: 'a', result: { content: [] } }, 'result', 'a'],
+      [{ jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'x' } }, 'error', 2],
+      [{ jsonrpc: '2.0', error: { code: -32700, message: 'x' } }, 'error', undefined],
+    ];
+    for (const [sent, member, id] of cases) {
+      const response = await post(sent);
+      expect(response.status, JSON.stringify(sent)).toBe(400);
+      const body = await errorBody(response);
+      expect(body.id).toBe(id);
+      expect('id' in body).toBe(id !== undefined);
+      expect(body.error).toEqual({
+        code: -32600,
+        message: `Invalid JSON-RPC request: a request has no ${member} member (JSON-RPC 2.0 §4): with one it is a response, which a client does not send`,
+      });
+    }
+  });
+
+  it('leaves 2025-era traffic as it was: a stream and an end on a session, advice without one', async () => {
+    const fetch = bridge();
+    const opening = await fetch(legacy(initialize));
+    await opening.body?.cancel();
+    const session = opening.headers.get('mcp-session-id') as string;
+    const legacyHeaders = {
+      authorization: `Bearer ${TOKENS.alice}`,
+      'mcp-protocol-version': '2025-11-25',
+      'mcp-session-id': session,
+    };
+    const stream = await fetch(
+      new Request(URL_, {
+        method: 'GET',
+        headers: { ...legacyHeaders, accept: 'text/event-stream' },
+      }),
+    );
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toContain('text/event-stream');
+    await stream.body?.cancel();
+    const end = await fetch(new Request(URL_, { method: 'DELETE', headers: legacyHeaders }));
+    expect(end.status).toBe(200);
+    const gone = await fetch(new Request(URL_, { method: 'DELETE', headers: legacyHeaders }));
+    expect(gone.status).toBe(404);
+    await gone.body?.cancel();
+    // No 2026-07-28 header, no session: the 2025-era advice, as before.
+    const bare = await fetch(
+      new Request(URL_, { method: 'GET', headers: { authorization: `Bearer ${TOKENS.alice}` } }),
+    );
+    expect(bare.status).toBe(400);
+    expect((await errorBody(bare)).error.message).toBe(
+      'Bad Request: no valid Mcp-Session-Id; send initialize first',
+    );
+  });
+});
