@@ -17,7 +17,7 @@ import {
   SDK_DEFAULT_MAX_BODY_BYTES,
   scanBody,
 } from './depth.js';
-import { jsonRpcError, requestEncodingProblem, screenedError } from './http.js';
+import { jsonRpcError, requestEncodingProblem, requestIdOf, screenedError } from './http.js';
 import { principalOfAuthInfo } from './principal.js';
 import {
   cursorRefusal,
@@ -157,11 +157,14 @@ function tracked(session: Session, response: Response): Response {
  * present but not a string gets `-32602` with its id, on either leg (the
  * SDK answered `-32603` with its parse issues); a `params._meta` of more than 1,000 members and
  * elements gets 400 with `-32600` (the SDK's check of it takes time that
- * grows with their square). On the 2026-07-28 leg an error to a request
- * whose id is unknown has no `id` member (2026-07-28 has no `"id": null`),
- * and an error's message quotes what the client sent only as `shownText` of
- * `@mrtr/wire` shows it (see `screenedError`); the 2025-era leg passes the
- * SDK transport's own answers through as they are.
+ * grows with their square). An error carries the request's id, or no `id`
+ * member when there is none to read (2026-07-28 has no `"id": null`): on
+ * either leg the SDK's JSON error answers lose an `id` that is no
+ * `RequestId`, and on a 2025-era session its transport's `"id": null` to a
+ * request it could read (an unsupported `MCP-Protocol-Version`, an `Accept`
+ * without both JSON and SSE, a second `initialize`) becomes that request's
+ * id; an error's message quotes what the client sent only as `shownText` of
+ * `@mrtr/wire` shows it (see `screenedError`).
  *
  * @throws {TypeError} for a `maxSessionsPerPrincipal` or `maxBodyDepth` that is not a positive integer.
  */
@@ -217,13 +220,14 @@ export function serveBothEras(
       if (!session || session.owner !== principalOfAuthInfo(authInfo))
         return jsonRpcError(404, -32001, 'Session not found');
       session.lastSeen = now();
+      const body = request.method === 'POST' ? await jsonWithin(request, maxBytes) : undefined;
       // Arguments or a cursor of another type: the SDK's session answers its zod issues, as on 2026-07-28.
-      if (request.method === 'POST') {
-        const refusal = legacyParamsRefusal(request, await jsonWithin(request, maxBytes));
-        if (refusal) return refusal;
-      }
+      const refusal = body === undefined ? undefined : legacyParamsRefusal(request, body);
+      if (refusal) return refusal;
       session.busy++;
-      return tracked(session, await session.transport.handleRequest(request, handle));
+      const answer = await session.transport.handleRequest(request, handle);
+      // The transport's refusals say `"id": null` even to a request whose id it could read.
+      return tracked(session, await screenedError(answer, requestIdOf(request, body)));
     }
     const body = request.method === 'POST' ? await bodyOf(request) : undefined;
     // A body that is not JSON is a parse error (JSON-RPC 2.0 §5.1), whatever else is missing.
@@ -258,7 +262,8 @@ export function serveBothEras(
       }),
     };
     await server.connect(session.transport);
-    return session.transport.handleRequest(request, handle);
+    const answer = await session.transport.handleRequest(request, handle);
+    return screenedError(answer, requestIdOf(request, body));
   }
 
   return {
@@ -303,7 +308,7 @@ export function serveBothEras(
         const refusal = cursorRefusal(request, await jsonWithin(request, maxBytes));
         if (refusal) return refusal;
       }
-      // 2026-07-28 has no `"id": null`; the 2025-era leg keeps the SDK's JSON-RPC 2.0 answers.
+      // 2026-07-28 has no `"id": null`.
       return screenedError(await modern.fetch(request, fetchOptions));
     },
     async close() {

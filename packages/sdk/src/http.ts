@@ -40,6 +40,28 @@ export function requestEncodingProblem(request: Request): string | undefined {
   );
 }
 
+/**
+ * The `id` of `body` when it is one JSON-RPC 2.0 request (JSON-RPC 2.0 §4:
+ * `jsonrpc` "2.0", a string `method`, `params` an object when present, no
+ * `result` or `error` member) whose id is a `RequestId` (a string or a safe
+ * integer), sent as JSON (`request`'s Content-Type); else `undefined`: a
+ * notification, a response, a batch, a body that is not JSON or was sent as
+ * another media type (which the SDK refuses unread, as `@mrtr/server` does).
+ */
+export function requestIdOf(request: Request, body: unknown): string | number | undefined {
+  if (!isJsonContentType(request.headers.get('content-type') ?? '')) return undefined;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const { jsonrpc, method, params, id } = body as Record<string, unknown>;
+  if (jsonrpc !== '2.0' || typeof method !== 'string' || 'result' in body || 'error' in body)
+    return undefined;
+  if (
+    params !== undefined &&
+    (params === null || typeof params !== 'object' || Array.isArray(params))
+  )
+    return undefined;
+  return typeof id === 'string' || Number.isSafeInteger(id) ? (id as string | number) : undefined;
+}
+
 /** Longest error message the bridge passes on, UTF-16 code units; longer ones are clipped. */
 const MAX_MESSAGE = 512;
 /** Longest string of an error's `data` passed on; `data` whose JSON is longer than {@link MAX_DATA} is dropped. */
@@ -82,17 +104,28 @@ function screened(error: unknown): Record<string, unknown> | undefined {
 }
 
 /**
- * `response` as the SDK's 2026-07-28 leg gave it, except in a JSON error
- * body: an `id` that is no `RequestId` (`null` in its refusals of a request
- * whose id it did not read: a media type other than JSON, a batch, a body
- * that is not a JSON-RPC message; `1.5`, echoed from a request it refuses;
- * a huge number it parsed rounded) is left out, and the error is
- * {@link screened}. Status and headers stay (but `Content-Length`, which
- * the new body changes). JSON bodies of any status are read (the SDK
+ * `response` as the SDK gave it, except in a JSON error body: an `id` that
+ * is no `RequestId` (`null` in its refusals of a request whose id it did not
+ * read: on the 2026-07-28 leg a media type other than JSON, a batch, a body
+ * that is not a JSON-RPC message; on a 2025-era session the transport's
+ * refusals of an unsupported `MCP-Protocol-Version`, an `Accept` without
+ * both JSON and SSE, a second `initialize`; `1.5`, echoed from a request it
+ * refuses; a huge number it parsed rounded) becomes `requestId`, the id of
+ * the request as sent (see {@link requestIdOf}), or is left out when there
+ * is none: never `"id": null` (2026-07-28 `JSONRPCErrorResponse.id` is an
+ * optional `RequestId`; JSON-RPC 2.0 §5 allows `null` only for an id that
+ * could not be read, and then an error without `id` says the same). The
+ * error is {@link screened}. Status and headers stay (but `Content-Length`,
+ * which the new body changes). JSON bodies of any status are read (the SDK
  * answers some errors with 200); an SSE stream passes untouched.
+ * @param requestId the `id` of the request `response` answers, when its body is one JSON-RPC
+ *   request sent as JSON; `undefined` when unknown
  * @returns `response` itself when nothing changes.
  */
-export async function screenedError(response: Response): Promise<Response> {
+export async function screenedError(
+  response: Response,
+  requestId?: string | number,
+): Promise<Response> {
   if (response.body === null) return response;
   const type = response.headers.get('content-type');
   if (type === null || !isJsonContentType(type)) return response;
@@ -117,7 +150,8 @@ export async function screenedError(response: Response): Promise<Response> {
   if (!badId && error === undefined) return response;
   await response.body.cancel().catch(() => {});
   const { id, error: original, ...rest } = message;
-  const out = { ...rest, ...(badId || !('id' in message) ? {} : { id }), error: error ?? original };
+  const kept = badId ? requestId : 'id' in message ? id : undefined;
+  const out = { ...rest, ...(kept === undefined ? {} : { id: kept }), error: error ?? original };
   const headers = new Headers(response.headers);
   headers.delete('content-length');
   return new Response(JSON.stringify(out), {

@@ -238,16 +238,67 @@ describe('an error to a request whose id is unknown omits id', () => {
     expect(wide.status).not.toBe(400);
   });
 
-  it("the 2025-era leg passes the SDK transport's answers through as they are (id null)", async () => {
+  it("the 2025-era session's transport refusals carry the request's id, else no id (never null)", async () => {
     const fetchAs = bridge();
     const opening = await fetchAs(legacy(initialize));
     expect(opening.status).toBe(200);
     await opening.body?.cancel();
     const session = opening.headers.get('mcp-session-id') as string;
-    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
-    const wrongType = await fetchAs(legacy(list, { 'content-type': 'text/plain' }, session));
-    expect(wrongType.status).toBe(415);
-    expect(await wrongType.json()).toMatchObject({ jsonrpc: '2.0', id: null });
+    const list = { jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} };
+    // A valid request, sent as JSON: its id, whatever the transport refuses it for.
+    const withId: [string, Request, number, number][] = [
+      ['version', legacy(list, { 'mcp-protocol-version': '1999-01-01' }, session), 400, -32000],
+      ['accept', legacy(list, { accept: 'application/json' }, session), 406, -32000],
+      ['initialize again', legacy({ ...initialize, id: 7 }, {}, session), 400, -32600],
+    ];
+    for (const [name, request, status, code] of withId) {
+      const response = await fetchAs(request);
+      expect(response.status, name).toBe(status);
+      const body = await errorBody(response);
+      expect(body.id, name).toBe(7);
+      expect(body.error.code, name).toBe(code);
+    }
+    const quoted = await errorBody(
+      await fetchAs(legacy(list, { 'mcp-protocol-version': '1999-01-01' }, session)),
+    );
+    expect(quoted.error.message).toMatch(/^Bad Request: Unsupported protocol version: 1999-01-01/);
+    // No request whose id could be read: no `id` member at all.
+    const notification = { jsonrpc: '2.0', method: 'notifications/initialized' };
+    const withoutId: [string, Request][] = [
+      ['another media type', legacy(list, { 'content-type': 'text/plain' }, session)],
+      ['not JSON', legacy('{', {}, session)],
+      ['a notification', legacy(notification, { 'mcp-protocol-version': '1999-01-01' }, session)],
+      [
+        'a response',
+        legacy(
+          { jsonrpc: '2.0', id: 4, result: {} },
+          { 'mcp-protocol-version': '1999-01-01' },
+          session,
+        ),
+      ],
+      [
+        'an id that is no RequestId',
+        legacy({ ...list, id: null }, { 'mcp-protocol-version': '1999-01-01' }, session),
+      ],
+    ];
+    for (const [name, request] of withoutId) {
+      const response = await fetchAs(request);
+      expect(response.status, name).toBeGreaterThanOrEqual(400);
+      const body = await errorBody(response);
+      expect(body, name).not.toHaveProperty('id');
+    }
+    const stream = await fetchAs(
+      new Request(URL_, {
+        headers: {
+          authorization: `Bearer ${TOKENS.alice}`,
+          accept: 'text/event-stream',
+          'mcp-session-id': session,
+          'mcp-protocol-version': '1999-01-01',
+        },
+      }),
+    );
+    expect(stream.status).toBe(400);
+    expect(await errorBody(stream)).not.toHaveProperty('id');
   });
 });
 
