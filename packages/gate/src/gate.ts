@@ -191,6 +191,22 @@ export class ConfirmationGate<Tx = void> {
   }
 
   /**
+   * How long a ticket this gate mints can still be answered, in
+   * milliseconds counted from the moment it is minted: its sealer's
+   * `ttlSeconds` plus `maxSkewSeconds`, times 1000 (330 000 with the
+   * `TicketSealer` defaults). A ticket minted at instant `t` opens until at
+   * least `t` plus this, and at most one second longer
+   * (`TicketSealer.acceptedUntil`: `exp` is whole seconds); an answer after
+   * that is refused `-32602` `ticket_expired`. Whatever holds a person's
+   * question open for the gate (the `@mrtr/sdk` bridge on a 2025-era
+   * session) should wait no longer than this.
+   */
+  get ticketAcceptanceMs(): number {
+    const { sealer } = this.#parts;
+    return (sealer.ttlSeconds + sealer.maxSkewSeconds) * 1000;
+  }
+
+  /**
    * Run one round of the gated operation `spec` for `request`.
    * @returns an `InputRequiredResult` (ask, ask again) or a complete `CallToolResult`.
    * @throws {McpError} `-32021`, `-32602` or `-32603` as described on the class.

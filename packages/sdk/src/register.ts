@@ -1,4 +1,5 @@
 import {
+  type CallToolResult,
   type McpServer,
   ProtocolError,
   ProtocolErrorCode,
@@ -48,7 +49,13 @@ export interface GatedToolOptions {
  *   `elicitation/create` request on the open call and re-enters the tool with
  *   the answer; the ticket stays on the server. The checks are the same:
  *   principal, arguments, single use in the gate's replay store, decline and
- *   cancel. Needs a sessionful transport (see {@link serveBothEras}).
+ *   cancel. Needs a sessionful transport (see {@link serveBothEras}). The
+ *   question stays open no longer than the ticket can be answered
+ *   (`gate.ticketAcceptanceMs`: the sealer's ttl plus its skew, 330 s by
+ *   default; the shim's `roundTimeoutMs` when sooner): then it is withdrawn
+ *   and the call ends with a complete, non-error result saying the
+ *   confirmation expired and nothing was changed, the same as for an
+ *   answer that comes after the ticket expired (not the gate's `-32602`).
  *
  * Refusals reach the client as JSON-RPC errors: `-32021` (no form
  * elicitation declared: this request's `_meta`, or the session's
@@ -95,6 +102,8 @@ export function registerGatedTool<Args, View, F extends FormFields, Tx>(
       throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
     },
   );
+  // How long the gate's tickets can be answered: a 2025-era question is withdrawn no later.
+  const answerableMs = gate.ticketAcceptanceMs;
   routeGatedTool(server, tool.name, {
     registered,
     serve: (request, ctx, call) =>
@@ -104,7 +113,9 @@ export function registerGatedTool<Args, View, F extends FormFields, Tx>(
         call,
         principalOf,
         report,
+        answerableMs,
       }),
+    expired: () => expiredResult(tool.name),
   });
   return registered;
 }
@@ -118,14 +129,42 @@ interface ServeInput {
   call: GatedCall;
   principalOf: PrincipalOf;
   report: (error: unknown) => void;
+  /** `ConfirmationGate.ticketAcceptanceMs`: how long a ticket can be answered once minted, ms. */
+  answerableMs: number;
+}
+
+/**
+ * What a 2025-era call answers when its confirmation expired: the ticket
+ * could no longer be answered when the wait ended, or when the person's
+ * answer arrived. A complete, non-error result (nothing was changed, as
+ * after a cancel), never the gate's `-32602` "requestState rejected
+ * (expired)": the 2025-era client never saw a `requestState`, and a late
+ * answer is no invalid parameter.
+ */
+function expiredResult(name: string): CallToolResult {
+  const text = `The confirmation expired before it was answered: nothing was changed. Call ${name} again to be asked again.`;
+  return { content: [{ type: 'text', text }], isError: false };
+}
+
+/** Whether `error` is the gate's refusal of a ticket that has expired (`data.reason` `ticket_expired`). */
+function isTicketExpired(error: ProtocolError): boolean {
+  const data: unknown = error.data;
+  return (
+    error.code === ProtocolErrorCode.InvalidParams &&
+    typeof data === 'object' &&
+    data !== null &&
+    (data as { reason?: unknown }).reason === 'ticket_expired'
+  );
 }
 
 /** One round of a gated tool on `server`, in its era. */
 async function serveGated<Args>(
   server: McpServer,
   tool: GatedTool<Args>,
-  { rawArgs, ctx, call, principalOf, report }: ServeInput,
+  { rawArgs, ctx, call, principalOf, report, answerableMs }: ServeInput,
 ): Promise<SdkToolResult> {
+  // An answer came (or this is the first round): nothing is waiting while the tool runs.
+  call.answered();
   let args: Args;
   try {
     args = tool.parse(rawArgs);
@@ -154,10 +193,15 @@ async function serveGated<Args>(
     requestState: state,
   });
   let result: Awaited<ReturnType<GatedTool<Args>['handler']>>;
+  // No later than the gate mints a ticket in this round: its end is counted from here.
+  const started = Date.now();
   try {
     result = await tool.handler(args, request);
   } catch (error) {
     const refusal = toProtocolError(error, report);
+    // A 2025-era answer that came after the ticket (ours, never the client's) expired.
+    if (era === 'legacy' && state !== undefined && isTicketExpired(refusal))
+      return expiredResult(tool.name);
     if (era === 'legacy' && refusal.code === MISSING_CAPABILITY)
       // The gate's message points at this request's _meta; a 2025-era client declares at initialize.
       throw new ProtocolError(
@@ -170,7 +214,11 @@ async function serveGated<Args>(
   if (result.resultType === 'input_required' && era === 'legacy') {
     // The SDK's shim fulfils the question on the open call and re-enters in process: the
     // ticket stays here (see GatedCall) instead of passing through your verify hook.
+    // A new ticket can be answered for answerableMs; one asked again keeps its end.
+    if (result.requestState !== call.requestState || call.answerBy === undefined)
+      call.answerBy = started + answerableMs;
     call.requestState = result.requestState;
+    call.waitUntil(call.answerBy);
     const { requestState: _kept, ...asking } = result;
     return toSdkResult(asking);
   }

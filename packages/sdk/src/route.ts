@@ -48,6 +48,19 @@ export interface GatedRoute {
     ctx: ServerContext,
     call: GatedCall,
   ): Promise<CallToolResult | InputRequiredResult>;
+  /**
+   * The complete result of a 2025-era call whose question was withdrawn
+   * because its ticket could no longer be answered (see {@link GatedCall}).
+   */
+  expired(): CallToolResult;
+}
+
+/** Why the bridge stopped waiting for a person's answer: the reason the withdrawn question carries. */
+class ConfirmationExpired extends Error {
+  override name = 'ConfirmationExpired';
+  constructor() {
+    super('The confirmation expired before it was answered; nothing was changed');
+  }
 }
 
 /**
@@ -56,12 +69,80 @@ export interface GatedRoute {
  * the wire; on a 2025-era connection, where the SDK re-enters the handler in
  * process after each `elicitation/create`, it is the last ticket the gate
  * minted in this call, which never leaves the server.
+ *
+ * On a 2025-era connection the call also bounds the SDK shim's wait for
+ * the person's answer: `signal` (given to the shim as the request's signal,
+ * and aborted when the request's own is) is aborted once the ticket being
+ * answered can no longer be answered ({@link GatedCall.waitUntil}), which
+ * withdraws the `elicitation/create` (the SDK sends
+ * `notifications/cancelled`) and ends the call as {@link GatedCall.expired}.
+ * The shim's own `roundTimeoutMs` still applies when it is sooner.
  */
 export class GatedCall {
+  /** The signal the SDK's shim waits on: the request's own, plus the ticket's end (2025-era only). */
+  readonly signal: AbortSignal | undefined;
+  /** When the wait for the current ticket's answer ends, milliseconds since the epoch (2025-era only). */
+  answerBy: number | undefined;
+  readonly #wait: AbortController | undefined;
+  readonly #outer: AbortSignal | undefined;
+  #unlink: (() => void) | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #expired = false;
+
+  /**
+   * @param outer the request's signal, on a 2025-era connection only: the call then keeps a
+   *   signal of its own, aborted with it, that {@link GatedCall.waitUntil} can end sooner.
+   */
   constructor(
     readonly route: GatedRoute,
     public requestState: unknown,
-  ) {}
+    outer?: AbortSignal,
+  ) {
+    this.#outer = outer;
+    if (!outer) return;
+    const wait = new AbortController();
+    this.#wait = wait;
+    this.signal = wait.signal;
+    if (outer.aborted) wait.abort(outer.reason);
+    else {
+      const follow = () => wait.abort(outer.reason);
+      outer.addEventListener('abort', follow, { once: true });
+      this.#unlink = () => outer.removeEventListener('abort', follow);
+    }
+  }
+
+  /**
+   * Wait for the person's answer until `deadline` (milliseconds since the
+   * epoch, on `Date.now`'s clock): then the question is withdrawn. Replaces
+   * an earlier deadline; does nothing on a 2026-07-28 call (no wait here).
+   */
+  waitUntil(deadline: number): void {
+    if (!this.#wait) return;
+    this.answered();
+    const expire = () => {
+      this.#expired = true;
+      this.#wait?.abort(new ConfirmationExpired());
+    };
+    this.#timer = setTimeout(expire, Math.max(0, deadline - Date.now()));
+  }
+
+  /** An answer came (the tool runs again): no deadline until it asks again. */
+  answered(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** Whether the wait ended because the ticket could no longer be answered (not a cancelled request). */
+  get expired(): boolean {
+    return this.#expired && !this.#outer?.aborted;
+  }
+
+  /** The call is over: no timer, no listener left behind. */
+  dispose(): void {
+    this.answered();
+    this.#unlink?.();
+    this.#unlink = undefined;
+  }
 }
 
 const GATED_CALL = Symbol('@mrtr/sdk gated call');
@@ -129,13 +210,24 @@ function installRouter(server: McpServer): Router {
         'requestState and inputResponses belong to protocol 2026-07-28; on this 2025-era session the server asks through elicitation/create',
         { reason: 'retry_fields_on_session' },
       );
-    const call = new GatedCall(route, requestState);
-    // The seam sees no requestState, so no verify hook runs on the gate's ticket.
+    const legacy = eraOf(server) === 'legacy';
+    const call = new GatedCall(route, requestState, legacy ? ctx.mcpReq.signal : undefined);
+    // The seam sees no requestState, so no verify hook runs on the gate's ticket; on a 2025-era
+    // connection the shim waits on the call's signal, which ends when the ticket does.
     const mcpReq = Object.assign(
       { ...ctx.mcpReq, requestState: NO_REQUEST_STATE },
+      call.signal ? { signal: call.signal } : {},
       { [GATED_CALL]: call },
     );
-    return gatedToolsCall(request, { ...ctx, mcpReq });
+    try {
+      return await gatedToolsCall(request, { ...ctx, mcpReq });
+    } catch (error) {
+      // The shim rethrows what ended its wait when the request's signal is aborted.
+      if (call.expired) return route.expired();
+      throw error;
+    } finally {
+      call.dispose();
+    }
   };
   routers.set(server, router);
   return router;

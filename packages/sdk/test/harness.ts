@@ -18,10 +18,11 @@ import {
   inputRequired,
   inputResponse,
   McpServer,
+  type ServerOptions,
 } from '@modelcontextprotocol/server';
 import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
 import { MemoryReplayStore } from '@mrtr/replay';
-import { TicketSealer } from '@mrtr/ticket';
+import { TicketSealer, type TicketSealerOptions } from '@mrtr/ticket';
 import { textResult } from '@mrtr/wire';
 import { z } from 'zod';
 import { type BothErasHandler, registerGatedTool, serveBothEras } from '../src/index.js';
@@ -42,10 +43,16 @@ export function shared(ids: string[] = []): Shared {
   };
 }
 
+/** What {@link instance} may change: the ticket sealer's options, the `McpServer`'s. */
+export interface InstanceOptions {
+  ticket?: Omit<TicketSealerOptions, 'keys'>;
+  server?: ServerOptions;
+}
+
 /** One server instance: the factory both eras build their `McpServer`s with. */
-export function instance(s: Shared, audit: unknown[] = []) {
+export function instance(s: Shared, audit: unknown[] = [], options: InstanceOptions = {}) {
   const gate = new ConfirmationGate({
-    sealer: new TicketSealer({ keys: [{ kid: 'k1', secret: s.secret }] }),
+    sealer: new TicketSealer({ ...options.ticket, keys: [{ kid: 'k1', secret: s.secret }] }),
     store: s.store,
     audit: (event) => {
       audit.push(event);
@@ -58,7 +65,7 @@ export function instance(s: Shared, audit: unknown[] = []) {
   const factory = () => {
     const server = new McpServer(
       { name: 'records', version: '1.0.0' },
-      { requestState: { verify: codec.verify } },
+      { ...options.server, requestState: { verify: codec.verify } },
     );
     server.registerTool(
       'list_records',
