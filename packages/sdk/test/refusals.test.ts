@@ -68,6 +68,27 @@ function bridge(options: BothErasOptions = {}) {
   return (request: Request) => h.fetch(request, { authInfo: authInfoOf(request) });
 }
 
+/** The one JSON-RPC message of a 2025-era answer, sent as JSON or as one SSE event. */
+async function messageOf(response: Response) {
+  const text = await response.text();
+  const json = text.startsWith('{') ? text : (/^data: (\{.*)$/m.exec(text)?.[1] ?? '{}');
+  return JSON.parse(json) as Record<string, unknown> & {
+    error?: { code: number; message: string; data?: unknown };
+    result?: Record<string, unknown>;
+  };
+}
+
+/** A 2025-era session opened on `fetch` (initialize, then initialized): its id. */
+async function openedSession(fetch: (request: Request) => Promise<Response>): Promise<string> {
+  const opening = await fetch(legacy(initialize));
+  expect(opening.status).toBe(200);
+  await opening.body?.cancel();
+  const session = opening.headers.get('mcp-session-id') as string;
+  const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
+  expect((await fetch(legacy(initialized, {}, session))).status).toBe(202);
+  return session;
+}
+
 /** The body of an error response, checked against the 2026-07-28 schema. */
 async function errorBody(response: Response) {
   const body = (await response.json()) as Record<string, unknown> & {
@@ -523,21 +544,7 @@ describe('a list request whose cursor is not a string', () => {
 
   it('is the same -32602, id echoed, on a 2025-era session (the SDK answered -32603 with its zod issues)', async () => {
     const fetch = bridge();
-    const opening = await fetch(legacy(initialize));
-    expect(opening.status).toBe(200);
-    await opening.body?.cancel();
-    const session = opening.headers.get('mcp-session-id') as string;
-    const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
-    expect((await fetch(legacy(initialized, {}, session))).status).toBe(202);
-    /** The one JSON-RPC message of a 2025-era answer, sent as JSON or as one SSE event. */
-    const messageOf = async (response: Response) => {
-      const text = await response.text();
-      const json = text.startsWith('{') ? text : (/^data: (\{.*)$/m.exec(text)?.[1] ?? '{}');
-      return JSON.parse(json) as Record<string, unknown> & {
-        error?: { code: number; message: string; data?: unknown };
-        result?: Record<string, unknown>;
-      };
-    };
+    const session = await openedSession(fetch);
     const list = (id: number | string, method: string, params: Record<string, unknown>) =>
       fetch(legacy({ jsonrpc: '2.0', id, method, params }, {}, session));
     for (const [id, cursor, method] of [
@@ -607,17 +614,7 @@ describe('tools/call arguments that are not a JSON object', () => {
 
   it('are the same -32602, id echoed, on a 2025-era session', async () => {
     const fetch = bridge();
-    const opening = await fetch(legacy(initialize));
-    expect(opening.status).toBe(200);
-    await opening.body?.cancel();
-    const session = opening.headers.get('mcp-session-id') as string;
-    const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
-    expect((await fetch(legacy(initialized, {}, session))).status).toBe(202);
-    const messageOf = async (response: Response) => {
-      const text = await response.text();
-      const json = text.startsWith('{') ? text : (/^data: (\{.*)$/m.exec(text)?.[1] ?? '{}');
-      return JSON.parse(json) as Record<string, unknown> & { result?: Record<string, unknown> };
-    };
+    const session = await openedSession(fetch);
     let id = 10;
     for (const args of ARGS) {
       id++;
