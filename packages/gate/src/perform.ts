@@ -76,7 +76,7 @@ const NO_ANSWER = 'null';
  * when the replay store already holds a settled use of this ticket (a
  * decline, or an outcome), read without claiming through
  * `ReplayStore.recorded`; `undefined` when it holds none, when the store has
- * no `recorded` (`RedisReplayStore`), or when it cannot be read: the claim
+ * no `recorded` (a store of the application's own), or when it cannot be read: the claim
  * decides once an answer comes. Asked before the same question is put again
  * with the same ticket and before a cancel is answered: a used ticket takes
  * no answer, so asking would only turn a spent confirmation into a prompt.

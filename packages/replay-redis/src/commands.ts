@@ -53,6 +53,23 @@ export function shortfall(wait: Command, reply: unknown): string | undefined {
   return `${wait[0]} counted ${got} of ${asked} replicas within ${waitaof ? wait[3] : wait[2]} ms`;
 }
 
+/** Whether `value` is a claim this store wrote whose outcome is not recorded yet (`{d, t}`, no `o`). */
+export function isRunningClaim(value: string): boolean {
+  let entry: unknown;
+  try {
+    entry = JSON.parse(value);
+  } catch {
+    return false;
+  }
+  return (
+    typeof entry === 'object' &&
+    entry !== null &&
+    !Array.isArray(entry) &&
+    typeof (entry as { t?: unknown }).t === 'string' &&
+    !('o' in entry)
+  );
+}
+
 /** What the value a nonce holds in Redis means for a claim with `requestDigest`. */
 export function settled<T>(previous: unknown, requestDigest: string): OnceResult<T> {
   let entry: Partial<{ d: unknown; t: unknown; o: unknown }> | undefined;

@@ -8,7 +8,7 @@ import {
   ReplayStoreUnavailableError,
 } from '@mrtr/replay';
 import { type Cluster, Redis, type RedisOptions } from 'ioredis';
-import { RECORD, RELEASE, settled, shortfall, waitCommand } from './commands.js';
+import { isRunningClaim, RECORD, RELEASE, settled, shortfall, waitCommand } from './commands.js';
 import { Connection } from './connection.js';
 import {
   durabilityProblems,
@@ -300,6 +300,42 @@ export class RedisReplayStore implements ReplayStore<void> {
       this.#o.onRecordError(error, request.nonce);
     }
     return { status: 'performed', outcome };
+  }
+
+  /**
+   * See {@link ReplayStore.recorded}: one `GET` of the nonce's key, no claim,
+   * no lock, no wait. `replayed` with the outcome for an identical request
+   * and `refused` / `used` for another `requestDigest`, once an outcome is
+   * recorded; `undefined` for no key, or a claim whose action still runs (or
+   * whose outcome never reached Redis). A value the store did not write is
+   * `used`, as `once` reads it. The gate asks this before it puts a
+   * question again with a ticket, so that a spent ticket is told so on
+   * every instance.
+   * @throws {TypeError} for a malformed request (nothing sent).
+   * @throws {ReplayStoreUnavailableError} when Redis does not answer within `timeoutMs`, or answers neither a value nor nil.
+   */
+  async recorded<T extends Json>(request: OnceRequest): Promise<OnceResult<T> | undefined> {
+    assertOnceRequest(request);
+    if (this.#c.unsettled) await this.#c.settle();
+    let value: unknown;
+    try {
+      [value] = await this.#c.exec(['GET', this.#o.prefix + request.nonce]);
+    } catch (error) {
+      throw new ReplayStoreUnavailableError(
+        `Redis replay store unavailable: ${describeError(error)}`,
+        { cause: error },
+      );
+    }
+    if (value === null) return undefined;
+    if (typeof value !== 'string')
+      throw new ReplayStoreUnavailableError(
+        `Redis replay store: the read got a reply that is neither a value nor nil (${describeReply(value)})`,
+      );
+    // A claim whose action runs holds the nonce but has recorded nothing yet, whoever asks.
+    if (isRunningClaim(value)) return undefined;
+    const result = settled<T>(value, request.requestDigest);
+    // Anything else without an outcome is no entry of this store's: spent, as `once` would never run it.
+    return result.status === 'refused' ? { status: 'refused', reason: 'used' } : result;
   }
 
   /** Stop listening to the client and retrying, and quit the client when the store created it. Idempotent. */

@@ -132,6 +132,18 @@ export const NOTES_SCENARIOS: Scenario[] = [
         true,
       );
       expect(textOf(late)).toMatch(/already used/);
+      // Nor is the spent ticket asked again, or answered as a cancel, on either instance: every
+      // store tells the gate that the nonce is used.
+      for (const url of h.urls) {
+        for (const inputResponses of [
+          undefined,
+          { [KEY]: { action: 'accept' } },
+          { [KEY]: { action: 'cancel' } },
+        ]) {
+          const spent = completed(await answer(h, uri, requestState, inputResponses, url), true);
+          expect(textOf(spent)).toMatch(/already used/);
+        }
+      }
       expect(await left(h.db, uri)).toEqual(ids);
     },
   },
