@@ -5,6 +5,7 @@ import {
   DEFAULT_PG_TIMEOUT_MS,
   isConnectionError,
   isOutcomeUnknown,
+  NoConnectionError,
   pgliteDriver,
   pgPoolDriver,
   type SqlDriver,
@@ -65,7 +66,11 @@ function databaseUnavailable(error: unknown, ran: Ran): unknown {
   if (!isConnectionError(error)) return error;
   const why = timedOut(error)
     ? 'the database did not answer in time'
-    : 'the connection to the database was lost';
+    : error instanceof NoConnectionError
+      ? error.code === '08004'
+        ? 'the database refused the connection'
+        : 'the database could not be reached'
+      : 'the connection to the database was lost';
   const message = isOutcomeUnknown(error)
     ? `While committing, ${why}: the change may or may not have been made. Check before retrying.`
     : ran.transaction || neverSent(error) || isRead(ran.sql)
@@ -120,6 +125,7 @@ const AT_CONNECT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
  */
 function neverSent(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
+  if (error instanceof NoConnectionError) return true;
   if (NO_CONNECTION.some((said) => said.test(error.message))) return true;
   const { code, syscall } = error as { code?: unknown; syscall?: unknown };
   return (

@@ -43,8 +43,10 @@ const UNKNOWN_LOST =
   'The connection to the database was lost: the change may or may not have been made. Check before retrying.';
 const NOTHING_LATE =
   'This request changed nothing: the database did not answer in time. Retry the request.';
-const NOTHING_LOST =
-  'This request changed nothing: the connection to the database was lost. Retry the request.';
+const NOTHING_UNREACHABLE =
+  'This request changed nothing: the database could not be reached. Retry the request.';
+const NOTHING_REFUSED =
+  'This request changed nothing: the database refused the connection. Retry the request.';
 
 /** What `work` rejected with (fails the test when it resolves). */
 async function rejection(work: Promise<unknown>): Promise<Error> {
@@ -169,8 +171,8 @@ describe.skipIf(!postgres)(
         await new Promise((resolve) => setTimeout(resolve, 200));
         try {
           const error = await rejection(db.query('INSERT INTO deploys (ref) VALUES ($1)', ['v4']));
-          expect(error.message).toBe(NOTHING_LOST);
-          expect((error.cause as { code?: string }).code).toBe('ECONNREFUSED');
+          expect(error.message).toBe(NOTHING_UNREACHABLE);
+          expect(error.cause).toMatchObject({ code: '08001', cause: { code: 'ECONNREFUSED' } });
         } finally {
           await proxy.start();
         }
@@ -282,6 +284,56 @@ describe.skipIf(!postgres)(
         expect(runs).toBe(1);
         expect(warned).toEqual([]);
       });
+    });
+  },
+);
+
+describe.skipIf(!postgres)(
+  'the database of the example servers, when PostgreSQL refuses connections',
+  () => {
+    // A database of the test's own, closed the way an operator closes one (ALLOW_CONNECTIONS false,
+    // then its sessions ended): each new session is answered FATAL 55000.
+    const name = `mrtr_kit_closed_${randomBytes(4).toString('hex')}`;
+    let admin: pg.Client;
+    let db: Database;
+    beforeAll(async () => {
+      admin = new pg.Client({ connectionString: POSTGRES_URL });
+      admin.on('error', () => {});
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${name}`);
+      const url = new URL(POSTGRES_URL);
+      url.pathname = `/${name}`;
+      db = await openDatabase(url.href, { timeoutMs: 2000 });
+      await db.query('CREATE TABLE deploys (id serial PRIMARY KEY, ref text NOT NULL)');
+      await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+      await admin.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1',
+        [name],
+      );
+    });
+    afterAll(async () => {
+      await db?.close().catch(() => {});
+      await admin?.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin?.end();
+    });
+
+    it.each([
+      ['a write on its own', (d: Database) => d.query("INSERT INTO deploys (ref) VALUES ('v1')")],
+      ['a read', (d: Database) => d.query('SELECT count(*) FROM deploys')],
+      [
+        'a transaction',
+        (d: Database) => d.transaction((tx) => tx.query("INSERT INTO deploys (ref) VALUES ('v2')")),
+      ],
+    ])('%s: changed nothing, as an outage (-32603), not a failed statement', async (_, work) => {
+      // The pool may still hold a client whose session the termination ended: the first try can
+      // meet that one ("connection lost"), the next ones meet the closed database.
+      let error = await rejection(work(db));
+      for (let i = 0; i < 3 && !/refused/.test(error.message); i++)
+        error = await rejection(work(db));
+      expect(error).toBeInstanceOf(McpError);
+      expect((error as McpError).code).toBe(-32603);
+      expect(error.message).toBe(NOTHING_REFUSED);
+      expect((error.cause as { code?: string }).code).toBe('08004');
     });
   },
 );

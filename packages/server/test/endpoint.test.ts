@@ -504,6 +504,31 @@ describe('createMcpEndpoint', () => {
       ['28000, no such role', pgError('28000'), unreachable],
       ['28P01, wrong password', pgError('28P01'), unreachable],
       ['3D000, no such database', pgError('3D000'), unreachable],
+      // Any other FATAL ends the session, or refuses to start one: a database closed to
+      // connections, no CONNECT privilege, an idle transaction's timeout.
+      ['55000, not accepting connections', pgError('55000'), unreachable],
+      ['42501 at the start of a session', pgError('42501'), unreachable],
+      ['25P03, idle in transaction too long', pgError('25P03'), unreachable],
+      [
+        'a PANIC',
+        Object.assign(new Error('secret'), { code: 'XX000', severity: 'PANIC' }),
+        unreachable,
+      ],
+      [
+        '55000 from a server in Russian',
+        Object.assign(new Error('secret'), {
+          code: '55000',
+          severity: 'ВАЖНО',
+          file: 'postinit.c',
+        }),
+        unreachable,
+      ],
+      // @mrtr/sql's NoConnectionError: the pool could not open a session at all.
+      [
+        'no connection (08004)',
+        Object.assign(new Error('refused: secret'), { code: '08004' }),
+        unreachable,
+      ],
       // A server set to another language words the severity in it; the routine stays.
       [
         '3D000 from a server in Russian',
@@ -585,6 +610,8 @@ describe('createMcpEndpoint', () => {
       new Error('connect ECONNREFUSED 127.0.0.1:5432'),
       Object.assign(new Error('x'), { code: '42601', severity: 'ERROR' }),
       Object.assign(new Error('x'), { code: '57000', severity: 'ERROR' }),
+      // 55000 of a statement (currval before nextval): its own error, not an outage.
+      Object.assign(new Error('x'), { code: '55000', severity: 'ERROR', routine: 'currval_oid' }),
       Object.assign(new Error('x'), { code: '40002', severity: 'ERROR' }),
       Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), // no syscall: a tool's own
       { code: 'ECONNREFUSED', syscall: 'connect' }, // not an Error

@@ -59,20 +59,74 @@ export class ConnectionLostError extends Error {
   }
 }
 
+/** The brand every {@link NoConnectionError} carries, shared by every copy of this package. */
+const NO_CONNECTION = Symbol.for('@mrtr/sql/NoConnectionError');
+
 /**
- * Whether `error` says the connection to PostgreSQL is gone rather than that a
- * statement failed: a {@link ConnectionLostError}, a server error whose
- * SQLSTATE ends the session (`57P01` from `pg_terminate_backend`, `57P02` to
- * `57P05`, class `08`), node-postgres's "Connection terminated…" /
- * "… not queryable", or a socket error (`ECONNRESET`, `ECONNREFUSED`,
- * `EPIPE`, `ETIMEDOUT`, `EHOSTUNREACH`). Follows `cause` chains.
+ * Thrown by `pgPoolDriver` when the pool could not open a connection for a
+ * statement or a transaction, for any reason other than its deadline: no
+ * statement was sent, so nothing of it ran. The pool's own error is the
+ * `cause`. `code` is the SQLSTATE of SQL's class `08` that says who refused:
+ * - `08004` (sqlserver_rejected_establishment_of_sqlconnection): PostgreSQL
+ *   answered the start of the session with an error of its own, e.g.
+ *   `55000` "database … is not currently accepting connections", `53300`
+ *   too many connections, `3D000` no such database, `28P01` a wrong password,
+ *   `57P03` starting up or shutting down;
+ * - `08001` (sqlclient_unable_to_establish_sqlconnection): anything else (a
+ *   socket refused or reset, a name that does not resolve, TLS, a pool
+ *   already ended).
+ *
+ * {@link isConnectionError} is true of it: a server that cannot be reached is
+ * an outage, not a failed statement. `instanceof` tests a brand, as for
+ * {@link ConnectionLostError}.
+ */
+export class NoConnectionError extends Error {
+  override readonly name = 'NoConnectionError';
+  constructor(
+    readonly code: '08001' | '08004',
+    options: { cause: unknown },
+  ) {
+    super(
+      code === '08004'
+        ? `PostgreSQL refused the connection: ${describe(options.cause)}`
+        : `no connection to PostgreSQL could be made: ${describe(options.cause)}`,
+      options,
+    );
+    Object.defineProperty(this, NO_CONNECTION, { value: true });
+  }
+
+  /** Brand check behind `instanceof`: any object carrying the brand, from any copy of this package. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && NO_CONNECTION in value;
+  }
+}
+
+/**
+ * Severities of a PostgreSQL error that end the session (§55.8, "FATAL:
+ * reports an error that caused the current session to abort"). node-postgres
+ * gives the localized severity (field `S`): a server whose messages are not
+ * in English is recognised by its SQLSTATE and, at connection time, by
+ * {@link NoConnectionError}.
+ */
+const SESSION_ENDING_SEVERITY = new Set(['FATAL', 'PANIC']);
+
+/**
+ * Whether `error` says the connection to PostgreSQL is gone, or could not be
+ * made, rather than that a statement failed: a {@link ConnectionLostError}
+ * or {@link NoConnectionError}, a server error whose SQLSTATE ends the
+ * session (`57P01` from `pg_terminate_backend`, `57P02` to `57P05`, class
+ * `08`) or whose severity is `FATAL` or `PANIC`, node-postgres's
+ * "Connection terminated…" / "… not queryable", or a socket error
+ * (`ECONNRESET`, `ECONNREFUSED`, `EPIPE`, `ETIMEDOUT`, `EHOSTUNREACH`).
+ * Follows `cause` chains.
  */
 export function isConnectionError(error: unknown): boolean {
   for (const e of causeChain(error)) {
-    if (e instanceof ConnectionLostError) return true;
-    const code = (e as { code?: unknown }).code;
+    if (e instanceof ConnectionLostError || e instanceof NoConnectionError) return true;
+    const { code, severity } = e as { code?: unknown; severity?: unknown };
     if (typeof code === 'string' && (SESSION_ENDED.test(code) || SOCKET_CODES.has(code)))
       return true;
+    if (typeof severity === 'string' && SESSION_ENDING_SEVERITY.has(severity)) return true;
     if (CLIENT_SIDE.test(e.message)) return true;
   }
   return false;

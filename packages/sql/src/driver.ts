@@ -3,7 +3,7 @@
  * and its two adapters: a `pg.Pool` (node-postgres) and PGlite (embedded
  * PostgreSQL in WASM).
  */
-import { ConnectionLostError, isConnectionError } from './connection.js';
+import { ConnectionLostError, isConnectionError, NoConnectionError } from './connection.js';
 
 /** The rows one statement returned, as objects keyed by column name. */
 export interface SqlResult<R> {
@@ -200,10 +200,17 @@ function neverSent(error: unknown): boolean {
 /** What pg-pool rejects with when no client came free within its `connectionTimeoutMillis`. */
 const POOL_TIMEOUT = /^timeout exceeded when trying to connect$/;
 
+/** Whether `error` is PostgreSQL's own answer (it carries a SQLSTATE, five characters), not the client's or the socket's. */
+function serverSaid(error: unknown): boolean {
+  const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown };
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && typeof severity === 'string';
+}
+
 /**
  * A client from `pool` within `ms`; one the pool hands out after that goes
  * straight back. The pool's own wait (`connectionTimeoutMillis`, every client
- * busy or a connection that does not answer) rejects as this deadline does.
+ * busy or a connection that does not answer) rejects as this deadline does;
+ * any other failure to connect rejects with {@link NoConnectionError}.
  */
 function checkout(pool: PgPoolLike, ms: number): Promise<PgPoolClientLike> {
   let late = false;
@@ -214,7 +221,8 @@ function checkout(pool: PgPoolLike, ms: number): Promise<PgPoolClientLike> {
       busy.cause = error;
       throw busy;
     }
-    throw error;
+    // No session, so no statement was sent: whatever the reason, an outage, not a failed statement.
+    throw new NoConnectionError(serverSaid(error) ? '08004' : '08001', { cause: error });
   });
   connecting.then((client) => {
     if (late) client.release();

@@ -28,6 +28,7 @@ export {
   causeChain,
   isConnectionError,
   isOutcomeUnknown,
+  NoConnectionError,
 } from './connection.js';
 export {
   DEFAULT_PG_TIMEOUT_MS,

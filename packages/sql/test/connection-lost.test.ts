@@ -14,6 +14,7 @@ import {
   causeChain,
   isConnectionError,
   isOutcomeUnknown,
+  NoConnectionError,
   pgPoolDriver,
 } from '../src/index.js';
 
@@ -44,6 +45,13 @@ describe('isConnectionError', () => {
     ['not queryable', new Error('Client has encountered a connection error and is not queryable')],
     ['a ConnectionLostError', new ConnectionLostError('08006', { cause: new Error('x') })],
     ['a cause', new Error('wrapped', { cause: coded('57P01') })],
+    ['a NoConnectionError', new NoConnectionError('08004', { cause: new Error('x') })],
+    [
+      'a FATAL at the start of a session (55000: not accepting connections)',
+      Object.assign(coded('55000'), { severity: 'FATAL' }),
+    ],
+    ['53300 too many connections (FATAL)', Object.assign(coded('53300'), { severity: 'FATAL' })],
+    ['a PANIC', Object.assign(coded('XX000'), { severity: 'PANIC' })],
   ])('is true for %s', (_, error) => {
     expect(isConnectionError(error)).toBe(true);
   });
@@ -52,6 +60,8 @@ describe('isConnectionError', () => {
     ['a unique violation', coded('23505')],
     ['a serialization failure', coded('40001')],
     ['a syntax error', coded('42601')],
+    // 55000 is also a statement's error (currval before nextval): only its FATAL form ends the session.
+    ['55000 as a statement error', Object.assign(coded('55000'), { severity: 'ERROR' })],
     ['a plain error', new Error('the action failed')],
     ['a string', 'Connection terminated'],
     ['undefined', undefined],
@@ -180,6 +190,63 @@ describe('pgPoolDriver: a COMMIT that gets no answer of the server', () => {
     const driver = pgPoolDriver({ query: async () => ({ rows: [] }), connect: async () => client });
     const error = await driver.transaction(async (tx) => tx.query('UPDATE')).catch((e) => e);
     expect(error).toBe(refusal);
+  });
+});
+
+describe.skipIf(!reachable)('pgPoolDriver when no connection can be opened', () => {
+  // A database of this test's own that refuses connections: PostgreSQL answers the start of
+  // each session with FATAL 55000, as it does for `ALTER DATABASE … ALLOW_CONNECTIONS false`.
+  const closed = `mrtr_sql_closed_${process.pid}_${Date.now().toString(36)}`;
+  let admin: pg.Client;
+  beforeAll(async () => {
+    admin = new pg.Client({ connectionString: POSTGRES_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${closed} ALLOW_CONNECTIONS false`);
+  });
+  afterAll(async () => {
+    await admin?.query(`DROP DATABASE IF EXISTS ${closed}`);
+    await admin?.end();
+  });
+  const urlOf = (database: string) => {
+    const url = new URL(POSTGRES_URL);
+    url.pathname = `/${database}`;
+    return url.href;
+  };
+
+  it.each([
+    ['a database that refuses connections (FATAL 55000)', () => urlOf(closed), '08004', '55000'],
+    [
+      'a database that does not exist (FATAL 3D000)',
+      () => urlOf(`${closed}_none`),
+      '08004',
+      '3D000',
+    ],
+    [
+      'a port where nothing listens',
+      () => 'postgres://postgres@127.0.0.1:1/test',
+      '08001',
+      'ECONNREFUSED',
+    ],
+  ])('%s: a statement and a transaction reject with NoConnectionError, the pool error as cause', async (_, url, code, causeCode) => {
+    const pool = new pg.Pool({ connectionString: url(), max: 1 });
+    const driver = pgPoolDriver(pool, { timeoutMs: 5000 });
+    let ran = false;
+    for (const work of [
+      driver.query('SELECT 1'),
+      driver.transaction(async () => {
+        ran = true;
+      }),
+    ]) {
+      const error = await work.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(NoConnectionError);
+      expect(error).toMatchObject({ code, cause: { code: causeCode } });
+      expect(isConnectionError(error)).toBe(true);
+    }
+    expect(ran).toBe(false);
+    await pool.end();
   });
 });
 

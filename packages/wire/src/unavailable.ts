@@ -91,6 +91,32 @@ export function sessionRefusedByConfiguration(error: unknown): boolean {
 }
 
 /**
+ * Whether `error`, a PostgreSQL error with a well-formed SQLSTATE, ended its
+ * session or refused to start one, whatever the code: severity `FATAL` or
+ * `PANIC` (PostgreSQL: "an error that caused the current session to abort"),
+ * or raised where a session starts (routine `InitPostgres`, or
+ * {@link SESSION_START_FILE}), which also tells a server that words the
+ * severity in another language. E.g. `55000` "database … is not currently
+ * accepting connections", `42501` no `CONNECT` privilege, `25P03` an idle
+ * transaction's timeout. The same codes raised at `ERROR` on a working
+ * session (`55000` of `currval` before `nextval`) are the statement's own.
+ */
+function sessionEnded(error: Error, state: string): boolean {
+  if (!/^[0-9A-Z]{5}$/.test(state)) return false;
+  const { severity, routine, file } = error as {
+    severity?: unknown;
+    routine?: unknown;
+    file?: unknown;
+  };
+  return (
+    severity === 'FATAL' ||
+    severity === 'PANIC' ||
+    routine === 'InitPostgres' ||
+    (typeof file === 'string' && SESSION_START_FILE.test(file))
+  );
+}
+
+/**
  * SQLSTATE codes of a database that gave up on a statement (the failed
  * transaction is rolled back; what a handler committed before is its own
  * to know), for no fault of the server's code: `40001`
@@ -129,7 +155,9 @@ const COMMIT_UNKNOWN = '08007';
  * a `syscall`) whose code is `ECONNREFUSED`, `ECONNRESET`, `EPIPE`,
  * `ETIMEDOUT`, `EHOSTUNREACH`, `ENETUNREACH`, `ENOTFOUND` or `EAI_AGAIN`; a
  * SQLSTATE that ends the session (see above; `@mrtr/sql`'s
- * `ConnectionLostError` carries one); a refusal of a new session
+ * `ConnectionLostError` and `NoConnectionError` carry one), any PostgreSQL
+ * error that ended its session or refused to start one (severity `FATAL` or
+ * `PANIC`, or raised where a session starts); a refusal of a new session
  * ({@link sessionRefusedByConfiguration}); node-postgres's "Connection
  * terminated…", "… not queryable" and "Query read timeout", and pg-pool's
  * "timeout exceeded when trying to connect" (every client busy) and "Cannot
@@ -165,7 +193,7 @@ export function serviceUnavailable(error: unknown): McpError | undefined {
           : undefined;
       if (
         (current as { [SERVICE_UNAVAILABLE]?: unknown })[SERVICE_UNAVAILABLE] === true ||
-        (state !== undefined && SESSION_LOST.test(state)) ||
+        (state !== undefined && (SESSION_LOST.test(state) || sessionEnded(current, state))) ||
         sessionRefusedByConfiguration(current) ||
         (socket !== undefined && UNREACHABLE.has(socket)) ||
         PG_CONNECTION_GONE.test(current.message)
