@@ -75,16 +75,7 @@ export function sessionRefusedByConfiguration(error: unknown): boolean {
     if (error.message === 'The server does not support SSL connections') return true;
     const state = sqlStateOf(error) ?? ownCode(error, /^\d[0-9A-Z]{4}$/);
     if (state === undefined || !(state.startsWith('28') || state === '3D000')) return false;
-    const { severity, routine, file } = error as {
-      severity?: unknown;
-      routine?: unknown;
-      file?: unknown;
-    };
-    return (
-      severity === 'FATAL' ||
-      routine === 'InitPostgres' ||
-      (typeof file === 'string' && SESSION_START_FILE.test(file))
-    );
+    return endsSession(error);
   } catch {
     return false; // an error that throws as it is read
   }
@@ -102,7 +93,11 @@ export function sessionRefusedByConfiguration(error: unknown): boolean {
  * session (`55000` of `currval` before `nextval`) are the statement's own.
  */
 function sessionEnded(error: Error, state: string): boolean {
-  if (!/^[0-9A-Z]{5}$/.test(state)) return false;
+  return /^[0-9A-Z]{5}$/.test(state) && endsSession(error);
+}
+
+/** Severity `FATAL` or `PANIC`, or raised where a session starts (routine `InitPostgres`, {@link SESSION_START_FILE}). */
+function endsSession(error: Error): boolean {
   const { severity, routine, file } = error as {
     severity?: unknown;
     routine?: unknown;
