@@ -78,12 +78,23 @@ export async function writeNew(path: string, text: string): Promise<void> {
   }
 }
 
-/** The text of `path`, or `undefined` when it is missing or a symbolic link. */
+/** Longest file {@link readNoFollow} reads, bytes: an intent is a few hundred; a longer file is none of ours. */
+export const MAX_READ_BYTES = 64 * 1024;
+
+/**
+ * The text of `path`, or `undefined` when it is missing, a symbolic link,
+ * not a regular file (a FIFO, a socket, a device) or longer than
+ * {@link MAX_READ_BYTES}. Opened without blocking: a FIFO put in the trash
+ * would otherwise hold the open until someone writes to it, and with it the
+ * recovery's transaction and every request behind it.
+ */
 export async function readNoFollow(path: string): Promise<string | undefined> {
-  const flags = constants.O_RDONLY | constants.O_NOFOLLOW;
+  const flags = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
   const handle = await fsp.open(path, flags).catch(() => undefined);
   if (!handle) return undefined;
   try {
+    const stat = await handle.stat();
+    if (!stat.isFile() || stat.size > MAX_READ_BYTES) return undefined;
     return await handle.readFile('utf8');
   } finally {
     await handle.close();

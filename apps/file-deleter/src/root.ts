@@ -176,12 +176,26 @@ export class FilesRoot {
    *   file system's own error otherwise (out of descriptors, not allowed, …).
    */
   async openTrash(root: FileHandle): Promise<FileHandle> {
-    return fsp.open(at(root.fd, TRASH_DIR), DIR_FLAGS).catch((error) => {
+    const trash = await fsp.open(at(root.fd, TRASH_DIR), DIR_FLAGS).catch((error) => {
       const code = codeOf(error);
       if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP')
         throw rootBroken(`${TRASH_DIR} in FILES_ROOT is not a folder (${code})`);
       throw error;
     });
+    try {
+      const st = await trash.stat();
+      // What the trash holds decides what recovery moves back where: a folder another user
+      // made (before the first start, in a shared root) or may write in could dictate it.
+      const owner = process.getuid?.();
+      if ((owner !== undefined && st.uid !== owner) || (st.mode & 0o022) !== 0)
+        throw rootBroken(
+          `${TRASH_DIR} in FILES_ROOT must belong to the server's user and be writable by no one else (mode ${(st.mode & 0o777).toString(8)}, owner ${st.uid})`,
+        );
+      return trash;
+    } catch (error) {
+      await trash.close().catch(() => {});
+      throw error;
+    }
   }
 
   /** Open every folder of `path` from the root, each relative to the last, refusing links and mounts. */
