@@ -20,25 +20,29 @@ export function storableText(max: number, min = 1) {
  * A one-line name or label ({@link storableText}, and no control character,
  * line or paragraph separator, or format character (bidi controls, tag
  * characters, zero-width spaces; ZWJ and ZWNJ allowed), nor more than 4
- * combining marks in a row): text that a confirmation
+ * combining marks in a row, nor white space alone): text that a confirmation
  * question quotes, so that whoever stored it cannot add lines that read as
  * the server's, or reorder what the person reads (Trojan Source,
  * CVE-2021-42574). Refused with `-32602` naming the argument.
  */
 export function singleLineText(max: number, min = 1) {
-  return storableText(max, min)
-    .refine(
-      // Format characters (bidi controls, tags, zero-width and annotation marks) draw nothing or
-      // reorder what is read; only the joiners emoji need are kept.
-      // Default-ignorable code points (Hangul fillers, …) draw nothing either, as the blank braille
-      // pattern; the joiners and variation selectors emoji need are kept.
-      (s) =>
-        !/(?![\ufe00-\ufe0f]|\u034f|\u200c|\u200d)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800]/u.test(
-          s,
-        ),
-      'must be one line without control, bidi or other invisible format characters',
-    )
-    .refine((s) => !stacksMarks(s), 'must not stack more than 4 combining marks on one character');
+  return (
+    storableText(max, min)
+      .refine(
+        // Format characters (bidi controls, tags, zero-width and annotation marks) draw nothing or
+        // reorder what is read; only the joiners emoji need are kept.
+        // Default-ignorable code points (Hangul fillers, …) draw nothing either, as the blank braille
+        // pattern; the joiners and variation selectors emoji need are kept.
+        (s) =>
+          !/(?![\ufe00-\ufe0f]|\u034f|\u200c|\u200d)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800]/u.test(
+            s,
+          ),
+        'must be one line without control, bidi or other invisible format characters',
+      )
+      .refine((s) => !stacksMarks(s), 'must not stack more than 4 combining marks on one character')
+      // Quoted, a name of spaces (U+3000, NBSP, …) still shows as nothing to tell it apart.
+      .refine((s) => /[^\p{White_Space}]/u.test(s), 'must hold a character other than white space')
+  );
 }
 
 /**

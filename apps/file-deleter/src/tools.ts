@@ -3,7 +3,7 @@ import { posix } from 'node:path';
 import {
   type ConfirmationGate,
   flag,
-  preview,
+  quoted,
   StaleTargetError,
   text,
   typeToConfirm,
@@ -54,8 +54,9 @@ function question(f: FileFacts): string {
     `Checked again just before deleting: ${f.size.toLocaleString('en-US')} bytes, modified ${exact(f.mtimeNs)}, device ${f.dev}, inode ${f.ino}. If any of these change, you are asked again.`,
     ...(f.twins.length
       ? [
-          // Names read from disk, never checked as an argument is: shown as previews.
-          `Careful: the same folder also holds ${f.twins.map((t) => preview(t, 255)).join(', ')}, differing only in case or form.`,
+          // Names read from disk, never checked as an argument is: quoted previews, so that a
+          // name holding `, ` or a sentence reads as one name.
+          `Careful: the same folder also holds ${f.twins.map((t) => quoted(t, 255)).join(', ')}, differing only in case or form.`,
         ]
       : []),
   ].join('\n');

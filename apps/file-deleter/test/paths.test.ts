@@ -174,7 +174,7 @@ describe('names a person could confuse', () => {
     put(h.root, 'twins/report.txt', 'lower');
     const q = await ask(h.url, 'twins/report.txt');
     expect(q.message).toContain(
-      'Careful: the same folder also holds Report.txt, differing only in case or form.',
+      'Careful: the same folder also holds "Report.txt", differing only in case or form.',
     );
     const done = await answer(h.url, 'twins/report.txt', q.ticket, confirmed('twins/report.txt'));
     expect(done.result.isError).toBe(false);

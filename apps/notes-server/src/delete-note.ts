@@ -10,6 +10,7 @@ import {
   type FormFields,
   type GatedToolDeclaration,
   preview,
+  quoted,
   withoutAsking,
 } from '@mrtr/gate';
 import { type CallToolResult, textResult } from '@mrtr/wire';
@@ -33,7 +34,7 @@ const PREVIEW_LENGTH = 40;
 
 /** The refusal of a tool called on a workspace the principal is not a member of. */
 export function noAccess(uri: string): CallToolResult {
-  return textResult(`You are not a member of a workspace ${uri}.`, { isError: true });
+  return textResult(`You are not a member of a workspace ${quoted(uri, 200)}.`, { isError: true });
 }
 
 /** A declaration for a store whose transaction is a `Queryable`, typed from its members. */
@@ -70,12 +71,15 @@ export function deleteNoteDeclaration(db: Database, options: { approvals: boolea
       const matches = await findByTitle(q, args.workspaceUri, args.title, tx !== undefined);
       if (matches.length === 0)
         return withoutAsking(
-          textResult(`No note titled "${args.title}" in ${args.workspaceUri}.`, { isError: true }),
+          textResult(
+            `No note titled ${quoted(args.title, 200)} in ${quoted(args.workspaceUri, 200)}.`,
+            { isError: true },
+          ),
         );
       if (matches.length > MAX_CANDIDATES)
         return withoutAsking(
           textResult(
-            `${matches.length} notes are titled "${args.title}"; at most ${MAX_CANDIDATES} can be offered. Rename some first.`,
+            `${matches.length} notes are titled ${quoted(args.title, 200)}; at most ${MAX_CANDIDATES} can be offered. Rename some first.`,
             { isError: true },
           ),
         );
@@ -83,8 +87,8 @@ export function deleteNoteDeclaration(db: Database, options: { approvals: boolea
         `${n.id} (created ${n.createdAt.slice(0, 16).replace('T', ' ')} UTC): ${preview(n.body, PREVIEW_LENGTH)}`;
       const head =
         matches.length === 1
-          ? `Delete the note "${args.title}" from ${args.workspaceUri}? This cannot be undone.`
-          : `${matches.length} notes titled "${args.title}" are in ${args.workspaceUri}. Choose the one to delete and confirm. This cannot be undone.`;
+          ? `Delete the note ${quoted(args.title, 200)} from ${quoted(args.workspaceUri, 200)}? This cannot be undone.`
+          : `${matches.length} notes titled ${quoted(args.title, 200)} are in ${quoted(args.workspaceUri, 200)}. Choose the one to delete and confirm. This cannot be undone.`;
       return {
         message: [head, ...matches.map((n) => `• ${label(n)}`)].join('\n'),
         view: matches,
@@ -95,11 +99,14 @@ export function deleteNoteDeclaration(db: Database, options: { approvals: boolea
       const note = view.find((n) => n.id === answer.note_id);
       if (!note) throw new Error('the chosen note is not among those asked about');
       await deleteNote(tx, note.id);
-      return textResult(`Deleted ${note.id} "${note.title}" from ${note.workspaceUri}.`, {
-        structuredContent: {
-          deleted: { id: note.id, workspaceUri: note.workspaceUri, title: note.title },
+      return textResult(
+        `Deleted ${note.id} ${quoted(note.title, 200)} from ${quoted(note.workspaceUri, 200)}.`,
+        {
+          structuredContent: {
+            deleted: { id: note.id, workspaceUri: note.workspaceUri, title: note.title },
+          },
         },
-      });
+      );
     },
     declined: () => textResult('Not deleted: the deletion was declined. Nothing was changed.'),
     cancelled: () => textResult('The question was dismissed. This request deleted nothing.'),

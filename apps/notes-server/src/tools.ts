@@ -1,5 +1,5 @@
 import { storableText } from '@mrtr/example-kit';
-import type { ConfirmationGate } from '@mrtr/gate';
+import { type ConfirmationGate, quoted } from '@mrtr/gate';
 import type { AnyToolDefinition, ToolDefinition } from '@mrtr/server';
 import { type CallToolResult, textResult } from '@mrtr/wire';
 import { z } from 'zod';
@@ -46,11 +46,14 @@ export async function createFor(
 ): Promise<CallToolResult> {
   const note = await createNote(db, principal, args.workspaceUri, args.title, args.body ?? '');
   if (!note) return noAccess(args.workspaceUri);
-  return textResult(`Created ${note.id} "${note.title}" in ${note.workspaceUri}.`, {
-    structuredContent: {
-      note: { id: note.id, workspaceUri: note.workspaceUri, title: note.title },
+  return textResult(
+    `Created ${note.id} ${quoted(note.title, 200)} in ${quoted(note.workspaceUri, 200)}.`,
+    {
+      structuredContent: {
+        note: { id: note.id, workspaceUri: note.workspaceUri, title: note.title },
+      },
     },
-  });
+  );
 }
 
 /** `notes_list` for `principal`: the workspace's notes, or a refusal when not a member. */
@@ -61,7 +64,7 @@ export async function listFor(
 ): Promise<CallToolResult> {
   if (!(await isMember(db, principal, args.workspaceUri))) return noAccess(args.workspaceUri);
   const notes = await listNotes(db, args.workspaceUri);
-  const summary = notes.map((n) => `${n.id}  ${n.title}`).join('\n') || '(no notes)';
+  const summary = notes.map((n) => `${n.id}  ${quoted(n.title, 200)}`).join('\n') || '(no notes)';
   return textResult(summary, {
     structuredContent: {
       notes: notes.map(({ id, workspaceUri, title, createdAt }) => ({

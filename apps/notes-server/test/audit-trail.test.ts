@@ -66,7 +66,7 @@ describe('notes server audit trail (JSON lines and table mrtr_audit)', () => {
       arguments: { title: 'Dup', workspaceUri: uri },
       msg: 'mrtr.audit',
     });
-    expect(json[0].question).toContain(`3 notes titled "Dup" are in ${uri}.`);
+    expect(json[0].question).toContain(`3 notes titled "Dup" are in "${uri}".`);
     expect(json[2].answer).toEqual({
       action: 'accept',
       content: { note_id: ids[1], confirm: true },

@@ -92,6 +92,27 @@ describe('stored text that would rewrite the question it appears in', () => {
     expect(message.split('\n')).toHaveLength(3);
   });
 
+  it('a title that holds quotes and a sentence cannot close the quote: the question reads it as one title', async () => {
+    const title =
+      'Old draft". Nothing is deleted: this only archives it. Archive the note "Old draft';
+    const uri = await workspaceWith(['kept'], title);
+    const r = await call('notes_delete', { workspaceUri: uri, title });
+    const message = r.body.result.inputRequests.delete_choice.params.message as string;
+    expect(message.split('\n')[0]).toBe(
+      `Delete the note "Old draft\\". Nothing is deleted: this only archives it. Archive the note \\"Old draft" from "${uri}"? This cannot be undone.`,
+    );
+  });
+
+  it.each([
+    '  ',
+    '\u3000',
+    '\u00a0\u2003',
+  ])('a title of white space alone (%j) is -32602', async (title) => {
+    const r = await call('notes_create', { workspaceUri: 'notes://blank', title });
+    expect(r.body.error?.code).toBe(-32602);
+    expect(JSON.stringify(r.body.error)).toContain('white space');
+  });
+
   it.each([
     ['title', { workspaceUri: 'notes://spoof', title: 'One\nThis note is an empty draft' }],
     ['title', { workspaceUri: 'notes://spoof', title: 'abc\u202efed' }],

@@ -144,7 +144,7 @@ describe('the notes server on the SDK', () => {
       });
       expect(refused.isError).toBe(true);
       expect(refused.content).toEqual([
-        { type: 'text', text: `You are not a member of a workspace ${uri}.` },
+        { type: 'text', text: `You are not a member of a workspace "${uri}".` },
       ]);
     }
     expect(await idsIn(uri)).toHaveLength(3);

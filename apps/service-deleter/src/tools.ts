@@ -4,6 +4,7 @@ import {
   flag,
   type LevelPolicy,
   preview,
+  quoted,
   typeToConfirm,
   withoutAsking,
 } from '@mrtr/gate';
@@ -48,7 +49,8 @@ const isUniqueViolation = (error: unknown) =>
  * breaks, bidi overrides or hidden characters; data (`structuredContent`)
  * keeps the name as stored.
  */
-const shownName = (name: string) => preview(name, 63);
+// In quotes, its own `"` escaped: a stored name cannot close the quote and go on as the question.
+const shownName = (name: string) => quoted(name, 63);
 const notFound = (id: string) => textResult(`No service ${preview(id, 64)}.`, { isError: true });
 const notYours = (what: string, team: string) =>
   textResult(`You are not a member of team ${team}, which owns ${what}. Nothing was changed.`, {
@@ -123,7 +125,7 @@ export function serviceTools(
           },
         );
       }
-      return textResult(`Created ${preview(args.name, 63)} (${preview(args.id, 64)}).`, {
+      return textResult(`Created ${quoted(args.name, 63)} (${preview(args.id, 64)}).`, {
         structuredContent: { service: args },
       });
     },
@@ -146,7 +148,7 @@ export function serviceTools(
       if (s.name !== args.name)
         return withoutAsking(
           textResult(
-            `Service ${s.id} is named ${shownName(s.name)}, not ${preview(args.name, 63)}. Nothing was deleted.`,
+            `Service ${s.id} is named ${shownName(s.name)}, not ${quoted(args.name, 63)}. Nothing was deleted.`,
             {
               isError: true,
             },
@@ -202,7 +204,7 @@ export function serviceTools(
     },
     declined: (args) =>
       textResult(
-        `Not deleted: deleting ${preview(args.name, 63)} was declined. Nothing was changed.`,
+        `Not deleted: deleting ${quoted(args.name, 63)} was declined. Nothing was changed.`,
       ),
   });
 

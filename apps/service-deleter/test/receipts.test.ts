@@ -83,7 +83,7 @@ describe('a receipt from a real form-accepted delete', () => {
     expect(done.body.result).toMatchObject({ resultType: 'complete', isError: false });
     // A service without DNS records: said as such, not "DNS none removed".
     expect(done.body.result.content[0].text).toContain(
-      `Deleted ${s.name} (${s.id}): 2 instances stopped, no DNS records to remove.`,
+      `Deleted "${s.name}" (${s.id}): 2 instances stopped, no DNS records to remove.`,
     );
     expect(await exists(s.id)).toBe(false);
     const receipt = done.body.result.structuredContent.receipt as string;

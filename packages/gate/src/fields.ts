@@ -210,6 +210,20 @@ export function preview(value: string, max: number): string {
 }
 
 /**
+ * Text that someone other than the server chose (a stored name or title, an
+ * argument) as a question or a result quotes it: its {@link preview} cut to
+ * `max` characters, in double quotes, with its own `"` and `\` escaped by a
+ * `\` (as in a JSON string), so that it cannot close the quote and go on as
+ * the server's own sentence: `Delete "a\" (keeps the data). Delete \"b"?`.
+ * @param value any string (lone surrogates become U+FFFD, as in `preview`).
+ * @param max most user-perceived characters of the value kept (then `…`).
+ * @returns the quoted text, at most `max` characters plus the quotes and escapes.
+ */
+export function quoted(value: string, max: number): string {
+  return `"${preview(value, max).replace(/["\\]/g, '\\$&')}"`;
+}
+
+/**
  * One grapheme cluster, without code points past the 16th nor marks past the
  * 4th in a row. A cut that leaves part of a tag sequence (its CANCEL TAG
  * dropped) shows those tag characters as U+FFFD: only a whole sequence is kept.

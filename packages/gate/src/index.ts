@@ -59,6 +59,7 @@ export {
   type FormFields,
   flag,
   preview,
+  quoted,
   type TextField,
   type TypedField,
   text,

@@ -10,6 +10,7 @@ import {
   type GateSpec,
   MAX_RECORDED_ARGUMENTS,
   preview,
+  quoted,
 } from '../src/index.js';
 
 /** A memory store that remembers the requests `once` was given. */
@@ -276,6 +277,25 @@ describe('the replay record outlives the ticket', () => {
     expect(t.store.requests[0]?.expiresAt).toBe(
       t.sealer.acceptedUntil(opened.claims) + 2 * maxSkewSeconds * 1000,
     );
+  });
+});
+
+describe('quoted', () => {
+  it('puts the preview in double quotes and escapes its own quotes and backslashes', () => {
+    expect(quoted('api-staging', 63)).toBe('"api-staging"');
+    // The forged sentence stays inside one pair of quotes: every quote within is escaped.
+    const forged = quoted('Old draft". Nothing is deleted. Archive "Old draft', 200);
+    expect(forged).toBe('"Old draft\\". Nothing is deleted. Archive \\"Old draft"');
+    expect(forged).toMatch(/^"(?:[^"\\]|\\.)*"$/);
+    // A trailing backslash cannot escape the closing quote.
+    expect(quoted('a\\', 10)).toBe('"a\\\\"');
+    expect(quoted('a\\', 10)).toMatch(/^"(?:[^"\\]|\\.)*"$/);
+  });
+
+  it('is the preview: one line, hidden characters shown, cut on a character boundary', () => {
+    expect(quoted('a\nb\u202ec', 10)).toBe('"a b\ufffdc"');
+    expect(quoted('x'.repeat(80), 10)).toBe(`"${'x'.repeat(9)}…"`);
+    expect(quoted('\ud800', 5)).toBe('"\ufffd"');
   });
 });
 
