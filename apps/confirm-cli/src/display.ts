@@ -6,7 +6,7 @@
  * what the person reads; zero-width characters and the BOM are invisible) and
  * line or paragraph separators are shown as visible `\u{…}` codes instead.
  */
-import { clip } from '@mrtr/wire';
+import { clip, STRAY_JOINER } from '@mrtr/wire';
 
 /**
  * The characters that never reach the terminal as they are: every control
@@ -39,7 +39,9 @@ const UNSEEN = /[\p{Default_Ignorable_Code_Point}\u2800]|(?! )\p{Zs}|^\p{M}/u;
  * `\u{202e}`, `\u{2028}` etc.
  */
 export function visible(text: string): string {
-  return text.replace(UNSAFE, (c) => `\\u{${(c.codePointAt(0) as number).toString(16)}}`);
+  const code = (c: string) => `\\u{${(c.codePointAt(0) as number).toString(16)}}`;
+  // A joiner or variation selector that joins nothing draws nothing: shown as its code too.
+  return text.replace(UNSAFE, code).replace(STRAY_JOINER, code);
 }
 
 /** Server text that must stay on one line (a title, a label, a value): {@link visible}, with line breaks shown as `\n`. */

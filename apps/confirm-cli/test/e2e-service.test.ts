@@ -64,7 +64,7 @@ describe.skipIf(!hasTmux)('mrtr deleting a service', () => {
     let screen = await t.waitFor(active('What would you like to do?'));
     expect(screen).toContain('Question from "mrtr-service-deleter"');
     expect(screen).toContain(
-      'Delete api-prod (svc_8f21c, production)? This removes 3 running instances',
+      'Delete "api-prod" (svc_8f21c, production)? This removes 3 running instances',
     );
     expect(screen).toContain('vol_31ab 48 GB');
     t.keys(['Enter']); // Answer
@@ -91,7 +91,7 @@ describe.skipIf(!hasTmux)('mrtr deleting a service', () => {
     t.keys(['Enter']);
 
     screen = await t.waitFor(/\[mrtr exited \d+\]/);
-    expect(screen).toContain('Deleted api-prod (svc_8f21c)');
+    expect(screen).toContain('Deleted "api-prod" (svc_8f21c)');
     expect(screen).toContain('Volumes retained: vol_31ab (48 GB)');
     expect(screen).toContain('[mrtr exited 0]');
     expect(await exists('services', 'svc_8f21c')).toBe(false);

@@ -100,7 +100,7 @@ describe.skipIf(!hasTmux)('mrtr in a terminal', () => {
     expect(screen).toContain(`Question from "mrtr-notes-server" (its own name) at ${server.url}`);
     expect(screen).toContain('asked while running tools/call notes_delete');
     expect(screen).toContain(
-      `2 notes titled "Dup" are in ${ws.uri}. Choose the one to delete and confirm.`,
+      `2 notes titled "Dup" are in "${ws.uri}". Choose the one to delete and confirm.`,
     );
     t.keys(['Enter']); // Answer
 
@@ -125,7 +125,7 @@ describe.skipIf(!hasTmux)('mrtr in a terminal', () => {
     t.keys(['Enter']); // Send
 
     screen = await t.waitFor(/\[mrtr exited \d+\]/);
-    expect(screen).toContain(`Deleted ${order[1]} "Dup" from ${ws.uri}.`);
+    expect(screen).toContain(`Deleted ${order[1]} "Dup" from "${ws.uri}".`);
     expect(screen).toContain('[mrtr exited 0]');
     expect(await remaining(ws.uri)).toEqual([order[0]]);
   });
@@ -187,7 +187,7 @@ describe.skipIf(!hasTmux)('mrtr in a terminal', () => {
       'title=x',
     ]);
     const screen = await t.waitFor(/\[mrtr exited \d+\]/);
-    expect(screen).toContain('You are not a member of a workspace notes://nowhere.');
+    expect(screen).toContain('You are not a member of a workspace "notes://nowhere".');
     expect(screen).toContain('[mrtr exited 1]');
   });
 

@@ -138,6 +138,11 @@ describe('showing server text', () => {
       // /srv/data/rep‍ort.csv shows as report.csv: a value to send must hold no invisible character.
       expect(plain(text)).toBe(false);
     }
+    // Where they join nothing (beside ASCII), they would make one name read as another: codes.
+    expect(visible('api\u200d-staging, api\ufe0f-staging')).toBe(
+      'api\\u{200d}-staging, api\\u{fe0f}-staging',
+    );
+    expect(visible('#\ufe0f\u20e3 1\ufe0f\u20e3')).toBe('#\ufe0f\u20e3 1\ufe0f\u20e3');
     // Other default-ignorable code points are escaped like format characters.
     for (const code of [0x034f, 0x115f, 0x3164, 0xffa0]) {
       expect(visible(`x${String.fromCodePoint(code)}y`)).toBe(`x\\u{${code.toString(16)}}y`);

@@ -1,3 +1,4 @@
+import { hasStrayJoiner } from '@mrtr/wire';
 import { z } from 'zod';
 
 /**
@@ -19,7 +20,8 @@ export function storableText(max: number, min = 1) {
 /**
  * A one-line name or label ({@link storableText}, and no control character,
  * line or paragraph separator, or format character (bidi controls, tag
- * characters, zero-width spaces; ZWJ and ZWNJ allowed), nor more than 4
+ * characters, zero-width spaces; ZWJ, ZWNJ and variation selectors only
+ * where they join something, see `STRAY_JOINER` of `@mrtr/wire`), nor more than 4
  * combining marks in a row, nor white space alone): text that a confirmation
  * question quotes, so that whoever stored it cannot add lines that read as
  * the server's, or reorder what the person reads (Trojan Source,
@@ -40,6 +42,11 @@ export function singleLineText(max: number, min = 1) {
         'must be one line without control, bidi or other invisible format characters',
       )
       .refine((s) => !stacksMarks(s), 'must not stack more than 4 combining marks on one character')
+      // A joiner between two ASCII letters draws nothing: `api\u200d-staging` would read as `api-staging`.
+      .refine(
+        (s) => !hasStrayJoiner(s),
+        'must not hold a joiner or variation selector that joins nothing (next to ASCII or white space)',
+      )
       // Quoted, a name of spaces (U+3000, NBSP, …) still shows as nothing to tell it apart.
       .refine((s) => /[^\p{White_Space}]/u.test(s), 'must hold a character other than white space')
   );

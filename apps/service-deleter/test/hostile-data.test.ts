@@ -232,6 +232,9 @@ describe('names that would rewrite the question they appear in', () => {
     ['name', { name: '\ufff9api-prod\ufffaDELETED\ufffb' }], // interlinear annotation
     ['name', { name: 'api\u200bprod' }], // a zero-width space
     ['name', { name: 'api-prod\u115f' }], // a Hangul filler: draws nothing
+    ['name', { name: 'api\u200d-staging' }], // a joiner that joins nothing: reads as api-staging
+    ['name', { name: 'api\ufe0f-staging' }], // a variation selector that selects nothing
+    ['name', { name: '\u3000' }], // white space alone: a name that shows as nothing
     ['dnsRecords', { dnsRecords: ['a.example.com\r\nsafe'] }],
     [
       'dnsRecords',

@@ -7,6 +7,7 @@
  * leaves such characters as they are; these functions show each as its
  * code, `\u{202e}`, as the terminal client `mrtr` does.
  */
+import { STRAY_JOINER } from '@mrtr/wire';
 
 /**
  * Every control (`Cc`) but tab and line breaks, every format character
@@ -23,7 +24,9 @@ const UNSAFE =
  * code point (`\u{202e}`); any other character as it is.
  */
 export function visible(text: string): string {
-  return text.replace(UNSAFE, (c) => `\\u{${(c.codePointAt(0) as number).toString(16)}}`);
+  const code = (c: string) => `\\u{${(c.codePointAt(0) as number).toString(16)}}`;
+  // A joiner or variation selector that joins nothing draws nothing: shown as its code too.
+  return text.replace(UNSAFE, code).replace(STRAY_JOINER, code);
 }
 
 /**

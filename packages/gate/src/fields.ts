@@ -1,4 +1,4 @@
-import { field, type PrimitiveSchemaDefinition } from '@mrtr/wire';
+import { field, type PrimitiveSchemaDefinition, STRAY_JOINER } from '@mrtr/wire';
 
 /**
  * Field kinds of a gated tool's form (`gate.tool({ form })`). Each kind
@@ -159,11 +159,16 @@ const TAG_SEQUENCE_OR_HIDDEN = new RegExp(
 /** A tag character: one left outside a well-formed sequence once a character was cut. */
 const TAG = /[\u{e0000}-\u{e007f}]/u;
 
-/** `text` with every {@link HIDDEN} character as U+FFFD, well-formed flag tag sequences kept. */
+/**
+ * `text` with every {@link HIDDEN} character as U+FFFD, well-formed flag tag sequences kept, and
+ * every joiner or variation selector that joins nothing (`STRAY_JOINER` of `@mrtr/wire`) as U+FFFD.
+ */
 function hiddenReplaced(text: string): string {
-  return text.replace(TAG_SEQUENCE_OR_HIDDEN, (found, sequence: string | undefined) =>
-    sequence === undefined ? '\ufffd' : found,
-  );
+  return text
+    .replace(TAG_SEQUENCE_OR_HIDDEN, (found, sequence: string | undefined) =>
+      sequence === undefined ? '\ufffd' : found,
+    )
+    .replace(STRAY_JOINER, '\ufffd');
 }
 /** Most code points per user-perceived character a preview keeps (a family emoji has 7). */
 const MAX_UNITS_PER_CHARACTER = 16;
@@ -189,7 +194,9 @@ const PLAIN = /^[\x20-\x7e]*$/;
  * England, Scotland and Wales) is one character and kept; a tag character
  * anywhere else, or in a sequence with other tags, without its CANCEL TAG or
  * cut short by the cap below, is U+FFFD. Joiners inside emoji are
- * kept; every character, however short the text, is cut to 16 code points
+ * kept; a joiner or variation selector that joins nothing (next to an ASCII
+ * character or white space: `api\u200d-staging` would read as `api-staging`)
+ * is U+FFFD; every character, however short the text, is cut to 16 code points
  * and to 4 combining marks in a row (joiners between them do not end the
  * row): a stack of marks draws over the lines around it.
  */

@@ -142,7 +142,8 @@ describe('answers no other layer cleaned', () => {
     expect(preview(`e${'\u0301'.repeat(24)} ok`, 40)).toBe(`e${'\u0301'.repeat(4)} ok`);
     // Joiners between the marks do not start a new stack; nor is a short text spared the cap.
     const joined = `e${'\u0301\u0301\u0301\u0301\u200d'.repeat(6)}`;
-    expect(preview(joined, 40)).toBe('e\u0301\u0301\u0301\u0301\u200d');
+    // (The last joiner ends the text, joining nothing: U+FFFD, a character of its own.)
+    expect(preview(joined, 40)).toBe('e\u0301\u0301\u0301\u0301\u200d\ufffd');
     const flags = `\u{1f44d}${'\u{1f3fb}'.repeat(30)}`; // one character: a base and 30 modifiers
     expect([...preview(flags, 40)].length).toBe(16);
     // Marks that scripts stack (decomposed Vietnamese, a keycap) are kept.
@@ -300,6 +301,14 @@ describe('quoted', () => {
 });
 
 describe('preview', () => {
+  it('shows a joiner or variation selector that joins nothing as U+FFFD; those of emoji stay', () => {
+    expect(preview('api\u200d-staging', 63)).toBe('api\ufffd-staging');
+    expect(preview('api\ufe0f-staging', 63)).toBe('api\ufffd-staging');
+    expect(preview('team 👩\u200d💻 ❤\ufe0f #\ufe0f\u20e3', 63)).toBe(
+      'team 👩\u200d💻 ❤\ufe0f #\ufe0f\u20e3',
+    );
+  });
+
   it.each([
     ['emoji', '😀'.repeat(50), 10],
     ['flags', '🇫🇷🇩🇪'.repeat(20), 5],

@@ -209,6 +209,32 @@ export function clip(text: string, max: number): string {
   return `${text.slice(0, end)}…`;
 }
 
+/**
+ * A zero-width joiner or non-joiner (U+200D, U+200C) or a variation selector
+ * (U+FE00–U+FE0F) where it joins nothing and selects nothing: a joiner with
+ * an ASCII character, white space or an end of the text on either side, a
+ * variation selector at the start or after an ASCII character (but the
+ * keycaps `#️⃣`, `*️⃣`, `0️⃣`–`9️⃣`: a digit, `#` or `*`, U+FE0F, U+20E3).
+ * Emoji (👩‍💻, ❤️) and the scripts that need them (Persian, Devanagari) put
+ * them between other characters; between two ASCII letters one draws
+ * nothing, so `api\u200d-staging` reads as `api-staging`. A global pattern:
+ * reset `lastIndex` or use it with `replace`.
+ */
+export const STRAY_JOINER =
+  /(?<![^\p{ASCII}\s])[\u200c\u200d]|[\u200c\u200d](?![^\p{ASCII}\s])|(?<![^\p{ASCII}]|[0-9#*])[\ufe00-\ufe0f]|(?<=[0-9#*])[\ufe00-\ufe0f](?!\u20e3)/gu;
+
+/**
+ * Whether `text` holds a joiner or variation selector that joins or selects
+ * nothing ({@link STRAY_JOINER}): text a person compares by eye (a name to
+ * confirm, a title a question quotes) that would look like other text.
+ */
+export function hasStrayJoiner(text: string): boolean {
+  STRAY_JOINER.lastIndex = 0;
+  const found = STRAY_JOINER.test(text);
+  STRAY_JOINER.lastIndex = 0;
+  return found;
+}
+
 /** Control and format characters but the two joiners emoji need (ZWNJ, ZWJ), and the line and paragraph separators. */
 const UNSHOWN = /(?![\u200c\u200d])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 

@@ -8,8 +8,10 @@ import {
   bodyEncodingProblem,
   decodeHeaderValue,
   encodeHeaderValue,
+  hasStrayJoiner,
   MAX_SCHEMA_DEPTH,
   readHeaderAnnotations,
+  STRAY_JOINER,
 } from '../src/index.js';
 
 describe('encodeHeaderValue (streamable-http, "Value Encoding")', () => {
@@ -173,5 +175,31 @@ describe('bodyEncodingProblem', () => {
       'Content-Encoding x\ufffd2J\ufffd\ufffdgz is not supported: send the body uncompressed',
     );
     expect(bodyEncodingProblem('\u009b31m', null)).toContain('charset \ufffd31m is');
+  });
+});
+
+describe('hasStrayJoiner and STRAY_JOINER', () => {
+  it.each([
+    ['api\u200d-staging', true],
+    ['api\ufe0f-staging', true],
+    ['\u200dabc', true],
+    ['abc\u200c', true],
+    ['a \u200d b', true],
+    ['\ufe0f', true],
+    ['1\ufe0f', true],
+    ['日本\u200cx', true],
+    ['👩\u200d💻', false],
+    ['❤\ufe0f', false],
+    ['#\ufe0f\u20e3', false],
+    ['1\ufe0f\u20e3', false],
+    ['👁\ufe0f\u200d🗨\ufe0f', false],
+    ['می\u200cخواهم', false],
+    ['क्\u200dष', false],
+    ['plain', false],
+  ])('%j: %s', (text, stray) => {
+    expect(hasStrayJoiner(text)).toBe(stray);
+    // The global pattern keeps no state between calls.
+    expect(hasStrayJoiner(text)).toBe(stray);
+    expect(text.replace(STRAY_JOINER, '\ufffd').includes('\ufffd')).toBe(stray);
   });
 });
