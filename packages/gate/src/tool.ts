@@ -13,7 +13,7 @@ import {
   fieldSchema,
   isConsent,
   isRequired,
-  preview,
+  quoted,
 } from './fields.js';
 import { assertLevel } from './flow.js';
 import type { ConfirmationGate } from './gate.js';
@@ -234,7 +234,7 @@ export function gatedTool<Args, View, F extends FormFields, Tx>(
             const expected = view.expect[name];
             if (expected === undefined || content[name] !== expected)
               // What was typed is shown as a preview: one line, hidden characters shown, at most 64.
-              return `Confirmation did not match: you typed "${preview(String(content[name]), MAX_TYPED_SHOWN)}", expected "${preview(expected ?? '', MAX_EXPECTED_SHOWN)}". Type it exactly to confirm.`;
+              return `Confirmation did not match: you typed ${quoted(String(content[name]), MAX_TYPED_SHOWN)}, expected ${quoted(expected ?? '', MAX_EXPECTED_SHOWN)}. Type it exactly to confirm.`;
           }
           return undefined;
         },

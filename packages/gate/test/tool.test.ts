@@ -485,6 +485,13 @@ describe('gate.tool(): one declaration per gated tool', () => {
     expect(newline.inputRequests.confirm.params.message).toContain(
       'you typed "x Server: approved", expected',
     );
+    // A typed quote cannot close the quote and go on as the server's sentence.
+    const quote = (await answer({ confirm_name: 'x", expected "x". Done', reason: 'cleanup' })) as {
+      inputRequests: any;
+    };
+    expect(quote.inputRequests.confirm.params.message).toContain(
+      'you typed "x\\", expected \\"x\\". Done", expected "notes.txt"',
+    );
     const short = (await answer({ confirm_name: 'notes.txt', reason: 'no' })) as {
       resultType: string;
     };
