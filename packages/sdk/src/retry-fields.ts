@@ -24,7 +24,7 @@ const MODERN_REVISION = '2026-07-28';
  * not JSON, another method, well-formed params (an absent `arguments`
  * included), or a request the SDK refuses on other grounds,
  * which it answers itself (a notification, an id that is no `RequestId`, a
- * `jsonrpc` other than `2.0`, no `_meta` or `name`, an `Mcp-Name` or
+ * `jsonrpc` other than `2.0`, no `_meta`, an `Mcp-Name` or
  * `MCP-Protocol-Version` header that does not match, a media type other than
  * JSON). Status 200, as `@mrtr/server` answers invalid params, with the
  * same `error.data`: `{ path, param, problem }`, `path` the member dotted
@@ -35,17 +35,32 @@ const MODERN_REVISION = '2026-07-28';
  * is checked first, as `@mrtr/server` checks it: message "Invalid tools/call
  * params: arguments must be a JSON object", `data` `{ path:
  * 'params.arguments', param: 'arguments', problem: 'must be a JSON object' }`
- * (the SDK answered `-32602` with its zod issues as the message).
+ * (the SDK answered `-32602` with its zod issues as the message). A `name`
+ * that is missing or not a string is refused before the rest, with HTTP 400
+ * as `@mrtr/server` does: "Invalid params: params.name must be a string",
+ * `data` `{ path: 'params.name', param: 'name', problem: 'must be a string' }`.
  */
 export function retryFieldsRefusal(request: Request, body: unknown): Response | undefined {
   const served = servedAsIs(request, body);
   if (!served || served.method !== 'tools/call') return undefined;
   const { id, params } = served;
   const { name, _meta: meta } = params;
-  if (typeof name !== 'string' || meta === null || typeof meta !== 'object' || Array.isArray(meta))
-    return undefined;
+  if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) return undefined;
+  // No header can match a name that is not text: the params are wrong, as `@mrtr/server` says
+  // (the SDK answered with its zod issues as the message, newlines and all).
+  if (typeof name !== 'string') return invalidName(id);
   if (request.headers.get('mcp-name') !== name) return undefined;
   return invalidCallParams(id, argumentsProblem(params) ?? retryFieldsProblem(params));
+}
+
+/** `@mrtr/server`'s `-32602` (HTTP 400) for a `tools/call` whose `params.name` is missing or not a string. */
+function invalidName(id: string | number): Response {
+  const error = {
+    code: -32602,
+    message: 'Invalid params: params.name must be a string',
+    data: { path: 'params.name', param: 'name', problem: 'must be a string' },
+  };
+  return Response.json({ jsonrpc: '2.0', id, error }, { status: 400 });
 }
 
 /** `arguments` present and not a JSON object (`CallToolRequestParams.arguments`), else `undefined`. */

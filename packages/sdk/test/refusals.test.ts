@@ -581,6 +581,29 @@ describe('a list request whose cursor is not a string', () => {
   });
 });
 
+describe('a tools/call whose name is missing or not a string', () => {
+  it('is -32602 naming params.name with HTTP 400 on 2026-07-28, as @mrtr/server says it (the SDK dumped its zod issues)', async () => {
+    const fetch = bridge();
+    const { name: _name, ...unnamed } = listCall.params;
+    const cases: Record<string, unknown>[] = [
+      unnamed,
+      { ...unnamed, name: 5 },
+      { ...unnamed, name: null },
+    ];
+    for (const params of cases) {
+      const response = await fetch(modern({ ...listCall, params }, { 'mcp-name': 'list_records' }));
+      expect(response.status, JSON.stringify(params.name)).toBe(400);
+      const body = await errorBody(response);
+      expect(body.id).toBe(7);
+      expect(body.error).toEqual({
+        code: -32602,
+        message: 'Invalid params: params.name must be a string',
+        data: { path: 'params.name', param: 'name', problem: 'must be a string' },
+      });
+    }
+  });
+});
+
 describe('tools/call arguments that are not a JSON object', () => {
   const ARGS: unknown[] = [[1], null, 'x', 5, true];
   const expected = {
