@@ -309,7 +309,7 @@ export function serveBothEras(
         if (refusal) return refusal;
       }
       // 2026-07-28 has no `"id": null`.
-      return screenedError(await modern.fetch(request, fetchOptions));
+      return screenedError(await modern.fetch(request, fetchOptions), undefined, { modern: true });
     },
     async close() {
       for (const [id, session] of [...sessions]) await drop(id, session);

@@ -120,11 +120,14 @@ function screened(error: unknown): Record<string, unknown> | undefined {
  * answers some errors with 200); an SSE stream passes untouched.
  * @param requestId the `id` of the request `response` answers, when its body is one JSON-RPC
  *   request sent as JSON; `undefined` when unknown
+ * @param options.modern the response is of the 2026-07-28 leg: a `-32601` the SDK answered
+ *   with 200 gets `404 Not Found`, as streamable-http ("Request Metadata") requires
  * @returns `response` itself when nothing changes.
  */
 export async function screenedError(
   response: Response,
   requestId?: string | number,
+  options: { modern?: boolean } = {},
 ): Promise<Response> {
   if (response.body === null) return response;
   const type = response.headers.get('content-type');
@@ -147,7 +150,15 @@ export async function screenedError(
   if (message.jsonrpc !== '2.0' || message.error === undefined) return response;
   const badId = 'id' in message && !isRequestId(message.id);
   const error = screened(message.error);
-  if (!badId && error === undefined) return response;
+  // 2026-07-28 streamable-http: a method the server does not implement is `404 Not Found` with
+  // `-32601` (the SDK answers 200). Not on a 2025-era session, where 404 means the session is gone.
+  const status =
+    options.modern &&
+    response.status === 200 &&
+    (message.error as { code?: unknown })?.code === -32601
+      ? 404
+      : response.status;
+  if (!badId && error === undefined && status === response.status) return response;
   await response.body.cancel().catch(() => {});
   const { id, error: original, ...rest } = message;
   const kept = badId ? requestId : 'id' in message ? id : undefined;
@@ -155,8 +166,8 @@ export async function screenedError(
   const headers = new Headers(response.headers);
   headers.delete('content-length');
   return new Response(JSON.stringify(out), {
-    status: response.status,
-    statusText: response.statusText,
+    status,
+    ...(status === response.status ? { statusText: response.statusText } : {}),
     headers,
   });
 }

@@ -581,6 +581,30 @@ describe('a list request whose cursor is not a string', () => {
   });
 });
 
+describe('a method the server does not implement', () => {
+  it('is 404 with -32601 on 2026-07-28, as streamable-http requires (the SDK answered 200); 200 on a 2025-era session, where 404 would mean the session is gone', async () => {
+    const fetch = bridge();
+    for (const method of ['acme/ping', 'resources/list']) {
+      const response = await fetch(
+        modern(
+          { jsonrpc: '2.0', id: 9, method, params: { _meta: META } },
+          { 'mcp-method': method, 'mcp-name': '' },
+        ),
+      );
+      expect(response.status, method).toBe(404);
+      const body = await errorBody(response);
+      expect(body.id).toBe(9);
+      expect((body.error as { code: number }).code).toBe(-32601);
+    }
+    const session = await openedSession(fetch);
+    const old = await fetch(
+      legacy({ jsonrpc: '2.0', id: 10, method: 'acme/ping', params: {} }, {}, session),
+    );
+    expect(old.status).toBe(200);
+    expect((await messageOf(old)).error?.code).toBe(-32601);
+  });
+});
+
 describe('a tools/call whose name is missing or not a string', () => {
   it('is -32602 naming params.name with HTTP 400 on 2026-07-28, as @mrtr/server says it (the SDK dumped its zod issues)', async () => {
     const fetch = bridge();
