@@ -340,8 +340,10 @@ export const SERVICE_DELETER_SCENARIOS: Scenario[] = [
         h.principals.alice.token,
         ({ message }) => {
           shown.push(message);
-          // The person reads the name in the question and types it; the volume is kept.
-          const name = /^Delete (\S+) \(/.exec(message)?.[1] ?? '';
+          // The person reads the name in the question (in quotes, its own quotes escaped) and
+          // types it; the volume is kept.
+          const quotedName = /^Delete "((?:[^"\\]|\\.)*)" \(/.exec(message)?.[1] ?? '';
+          const name = quotedName.replace(/\\(.)/g, '$1');
           return { action: 'accept', content: { serviceName: name, deleteVolumes: false } };
         },
         (client) => client.callTool({ name: TOOL, arguments: args(svc) }),
