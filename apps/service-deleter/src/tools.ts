@@ -52,10 +52,14 @@ const isUniqueViolation = (error: unknown) =>
 // In quotes, its own `"` escaped: a stored name cannot close the quote and go on as the question.
 const shownName = (name: string) => quoted(name, 63);
 const notFound = (id: string) => textResult(`No service ${preview(id, 64)}.`, { isError: true });
+/** `team` is whatever name its creator chose: quoted, as every name someone else chose. */
 const notYours = (what: string, team: string) =>
-  textResult(`You are not a member of team ${team}, which owns ${what}. Nothing was changed.`, {
-    isError: true,
-  });
+  textResult(
+    `You are not a member of team ${quoted(team, 64)}, which owns ${what}. Nothing was changed.`,
+    {
+      isError: true,
+    },
+  );
 
 /**
  * The service deleter's tools. Confirmation follows {@link POLICY}; every
@@ -78,7 +82,7 @@ export function serviceTools(
     const s = await getService(q, id, lock);
     if (!s) return { refused: notFound(id) };
     if (!(await isTeamMember(q, principal, s.teamId)))
-      return { refused: notYours(preview(id, 64), s.teamId) };
+      return { refused: notYours(quoted(id, 64), s.teamId) };
     return { service: s };
   };
 
@@ -114,7 +118,7 @@ export function serviceTools(
           await insertService(tx, { ...service, teamId: team });
           return true;
         });
-        if (!made) return notYours(`services of team ${preview(team, 64)}`, preview(team, 64));
+        if (!made) return notYours(`services of team ${quoted(team, 64)}`, team);
       } catch (error) {
         // Only a unique violation means it exists; a lost database is the db's 503, not this.
         if (!isUniqueViolation(error)) throw error;
@@ -314,7 +318,7 @@ export function serviceTools(
           textResult(`No volume ${preview(args.volumeId, 64)}.`, { isError: true }),
         );
       if (!(await isTeamMember(q, principal, v.teamId)))
-        return withoutAsking(notYours(args.volumeId, v.teamId));
+        return withoutAsking(notYours(quoted(args.volumeId, 64), v.teamId));
       return {
         message: `Destroy volume ${v.id} (${v.sizeGb} GB${v.serviceId ? `, attached to ${v.serviceId}` : ', detached'})? Its data cannot be recovered.`,
         view: v,

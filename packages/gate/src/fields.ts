@@ -220,15 +220,28 @@ export function preview(value: string, max: number): string {
  * Text that someone other than the server chose (a stored name or title, an
  * argument) as a question or a result quotes it: its {@link preview} cut to
  * `max` characters, in double quotes, with its own `"` and `\` escaped by a
- * `\` (as in a JSON string), so that it cannot close the quote and go on as
- * the server's own sentence: `Delete "a\" (keeps the data). Delete \"b"?`.
+ * `\` (as in a JSON string), and so every character drawn like a double
+ * quote (see {@link QUOTE_LIKE}), so that it cannot close the quote, nor seem
+ * to, and go on as the server's own sentence: `Delete "a\" (keeps the data).
+ * Delete \"b"?`.
  * @param value any string (lone surrogates become U+FFFD, as in `preview`).
  * @param max most user-perceived characters of the value kept (then `…`).
  * @returns the quoted text, at most `max` characters plus the quotes and escapes.
  */
 export function quoted(value: string, max: number): string {
-  return `"${preview(value, max).replace(/["\\]/g, '\\$&')}"`;
+  return `"${preview(value, max).replace(QUOTE_LIKE, '\\$&')}"`;
 }
+
+/**
+ * `\` and every character drawn as, or much like, a double quote: `"`, the
+ * typographic and guillemet quotes (`“ ” „ ‟ « »`), the primes and modifier
+ * letters that look like one (`″ ‶ ʺ ˮ ˝`), Hebrew gershayim (`״`), the CJK
+ * and fullwidth ones (`〝 〞 〟 〃 ＂`), and the ornaments (`❝ ❞ ⹂`). Each is
+ * escaped inside a quoted value, so that the only quote-like characters
+ * without a `\` before them are the two around it.
+ */
+const QUOTE_LIKE =
+  /["\\\u00ab\u00bb\u02ba\u02dd\u02ee\u05f4\u201c-\u201f\u2033\u2036\u275d\u275e\u2e42\u301d-\u301f\u3003\uff02]/g;
 
 /**
  * One grapheme cluster, without code points past the 16th nor marks past the

@@ -293,6 +293,26 @@ describe('quoted', () => {
     expect(quoted('a\\', 10)).toMatch(/^"(?:[^"\\]|\\.)*"$/);
   });
 
+  it('escapes every character drawn like a double quote, so none seems to close it', () => {
+    // Gershayim, a modifier letter, fullwidth, typographic and guillemet quotes, a double prime.
+    const forged = quoted('cache\u05f4 (staging)? It is a no-op. Also type \u05f4api-prod', 80);
+    expect(forged).toBe('"cache\\\u05f4 (staging)? It is a no-op. Also type \\\u05f4api-prod"');
+    for (const q of [
+      '\u02ba',
+      '\uff02',
+      '\u201c',
+      '\u201d',
+      '\u00ab',
+      '\u00bb',
+      '\u2033',
+      '\u3003',
+    ]) {
+      expect(quoted(`a${q}b`, 10), JSON.stringify(q)).toBe(`"a\\${q}b"`);
+    }
+    // Apostrophes and single quotes look like no double quote: kept as they are.
+    expect(quoted("Alice's \u2018plan\u2019", 40)).toBe('"Alice\'s \u2018plan\u2019"');
+  });
+
   it('is the preview: one line, hidden characters shown, cut on a character boundary', () => {
     expect(quoted('a\nb\u202ec', 10)).toBe('"a b\ufffdc"');
     expect(quoted('x'.repeat(80), 10)).toBe(`"${'x'.repeat(9)}…"`);
