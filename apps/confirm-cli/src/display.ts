@@ -13,17 +13,18 @@ import { clip, STRAY_JOINER } from '@mrtr/wire';
  * (`Cc`: C0, DEL and C1) except tab and newline, every format character
  * (`Cf`: U+061C, U+200B, U+200E–U+200F, U+202A–U+202E, U+2060–U+2064,
  * U+2066–U+206F, U+FEFF, tag characters, …) and every other default-ignorable
- * code point (the combining grapheme joiner, Hangul fillers, …), but the
- * zero-width joiner and non-joiner and the variation selectors (the
- * `Variation_Selector` property), the line and
+ * code point (the combining grapheme joiner, Hangul fillers, the variation
+ * selectors from U+E0100 and Mongolian's, …), but the zero-width joiner and
+ * non-joiner and the variation selectors U+FE00–U+FE0F, the line and
  * paragraph separators (`Zl`, `Zp`: U+2028, U+2029), and lone surrogates
- * (`Cs`), which no terminal can show. U+200C, U+200D and the variation
- * selectors stay in text shown: Persian, Indic scripts and emoji (👩‍💻, ❤️)
- * need them to read right, and none reorders text; {@link plain} refuses
- * them in a value to pre-fill.
+ * (`Cs`), which no terminal can show. U+200C, U+200D and U+FE00–U+FE0F stay
+ * in text shown where they join something: Persian, Indic scripts and emoji
+ * (👩‍💻, ❤️) need them to read right, and none reorders text; where they join
+ * nothing (`STRAY_JOINER` of `@mrtr/wire`) they are codes too. {@link plain}
+ * refuses them in a value to pre-fill.
  */
 const UNSAFE =
-  /(?![\t\n]|\u200c|\u200d|\p{Variation_Selector})[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}]/gu;
+  /(?![\t\n]|\u200c|\u200d|[\ufe00-\ufe0f])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}]/gu;
 
 /**
  * What a value to pre-fill must not hold besides what {@link oneLine}

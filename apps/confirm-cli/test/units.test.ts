@@ -143,6 +143,10 @@ describe('showing server text', () => {
       'api\\u{200d}-staging, api\\u{fe0f}-staging',
     );
     expect(visible('#\ufe0f\u20e3 1\ufe0f\u20e3')).toBe('#\ufe0f\u20e3 1\ufe0f\u20e3');
+    // Beside other letters too, and the selectors emoji never use (U+E0100 on) always.
+    expect(visible('\u043f\u200d\u0430 caf\u00e9\ufe0f api\u{e0100}')).toBe(
+      '\u043f\\u{200d}\u0430 caf\u00e9\\u{fe0f} api\\u{e0100}',
+    );
     // Other default-ignorable code points are escaped like format characters.
     for (const code of [0x034f, 0x115f, 0x3164, 0xffa0]) {
       expect(visible(`x${String.fromCodePoint(code)}y`)).toBe(`x\\u{${code.toString(16)}}y`);

@@ -42,10 +42,10 @@ export function singleLineText(max: number, min = 1) {
         'must be one line without control, bidi or other invisible format characters',
       )
       .refine((s) => !stacksMarks(s), 'must not stack more than 4 combining marks on one character')
-      // A joiner between two ASCII letters draws nothing: `api\u200d-staging` would read as `api-staging`.
+      // A joiner that joins nothing draws nothing: `api\u200d-staging` would read as `api-staging`.
       .refine(
         (s) => !hasStrayJoiner(s),
-        'must not hold a joiner or variation selector that joins nothing (next to ASCII or white space)',
+        'must not hold a joiner or variation selector that joins nothing (only emoji and joining scripts use them)',
       )
       // Quoted, a name of spaces (U+3000, NBSP, …) still shows as nothing to tell it apart.
       .refine((s) => /[^\p{White_Space}]/u.test(s), 'must hold a character other than white space')

@@ -267,9 +267,14 @@ describe('the approval page', () => {
     expect(body).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u200b]/);
     expect(body).toContain('shown as their code');
     // A joiner between ASCII letters joins nothing: `api‍-staging` would read as `api-staging`.
-    const stray = await open({ message: 'Delete api\u200d-staging and api\ufe0f-staging?' });
+    const stray = await open({
+      message:
+        'Delete api\u200d-staging and api\ufe0f-staging, not api\u{e0100} nor \u043f\u200d\u0430?',
+    });
     const strayBody = await (await page(new Request(stray.url, { headers: { cookie } }))).text();
-    expect(strayBody).toContain('Delete api\\u{200d}-staging and api\\u{fe0f}-staging?');
+    expect(strayBody).toContain(
+      'Delete api\\u{200d}-staging and api\\u{fe0f}-staging, not api\\u{e0100} nor \u043f\\u{200d}\u0430?',
+    );
     expect(strayBody).not.toMatch(/[\u200d\ufe0f]/);
     // Emoji joiners read right and reorder nothing: kept, and no note without a code.
     const plain = await open({ message: 'Delete 👩\u200d💻 notes?' });

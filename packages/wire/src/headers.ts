@@ -210,18 +210,60 @@ export function clip(text: string, max: number): string {
 }
 
 /**
- * A zero-width joiner or non-joiner (U+200D, U+200C) or a variation selector
- * (U+FE00–U+FE0F) where it joins nothing and selects nothing: a joiner with
- * an ASCII character, white space or an end of the text on either side, a
- * variation selector at the start or after an ASCII character (but the
- * keycaps `#️⃣`, `*️⃣`, `0️⃣`–`9️⃣`: a digit, `#` or `*`, U+FE0F, U+20E3).
- * Emoji (👩‍💻, ❤️) and the scripts that need them (Persian, Devanagari) put
- * them between other characters; between two ASCII letters one draws
- * nothing, so `api\u200d-staging` reads as `api-staging`. A global pattern:
- * reset `lastIndex` or use it with `replace`.
+ * Scripts whose letters join or take half-forms, where ZWJ and ZWNJ choose a
+ * form (Arabic, Persian, Syriac, N'Ko, Mongolian, the Indic scripts after a
+ * virama): the only places outside emoji where a joiner changes what is drawn.
  */
-export const STRAY_JOINER =
-  /(?<![^\p{ASCII}\s])[\u200c\u200d]|[\u200c\u200d](?![^\p{ASCII}\s])|(?<![^\p{ASCII}]|[0-9#*])[\ufe00-\ufe0f]|(?<=[0-9#*])[\ufe00-\ufe0f](?!\u20e3)/gu;
+const JOINING_SCRIPTS = [
+  'Arabic',
+  'Syriac',
+  'Nko',
+  'Mongolian',
+  'Devanagari',
+  'Bengali',
+  'Gurmukhi',
+  'Gujarati',
+  'Oriya',
+  'Tamil',
+  'Telugu',
+  'Kannada',
+  'Malayalam',
+  'Sinhala',
+]
+  .map((s) => `\\p{Script=${s}}`)
+  .join('');
+
+/**
+ * A joiner or selector where it joins or selects nothing, so that text with
+ * it is drawn as text without it (`api\u200d-staging` as `api-staging`):
+ * - ZWJ (U+200D) other than inside an emoji ZWJ sequence (an emoji, its
+ *   modifier or VS16 before, an emoji after) or after a letter or mark of a
+ *   joining script ({@link JOINING_SCRIPTS});
+ * - ZWNJ (U+200C) other than after a letter or mark of a joining script;
+ * - VS15 or VS16 (U+FE0E, U+FE0F) other than after an emoji character,
+ *   and after `0`–`9`, `#`, `*` only as a keycap (U+20E3 next);
+ * - VS1–VS14 (U+FE00–U+FE0D) other than after a Han or Myanmar character
+ *   (their standardized variation sequences);
+ * - CGJ (U+034F) other than before a combining mark.
+ * Emoji (👩‍💻, ❤️, #️⃣), Persian and the Indic scripts keep theirs. A global
+ * pattern: reset `lastIndex`, or use it with `replace`.
+ */
+export const STRAY_JOINER = new RegExp(
+  [
+    // A joiner after nothing that joins: not an emoji, its modifier or VS16, a joining script, a mark.
+    String.raw`(?<![\p{Extended_Pictographic}\p{Emoji_Modifier}\ufe0f${JOINING_SCRIPTS}\p{M}])\u200d`,
+    String.raw`(?<![${JOINING_SCRIPTS}\p{M}])\u200c`,
+    // After a mark: the letter the marks sit on decides.
+    String.raw`(?<=\p{M})(?<![${JOINING_SCRIPTS}\p{Extended_Pictographic}\p{Emoji_Modifier}]\p{M}*)[\u200c\u200d]`,
+    // In an emoji sequence, a ZWJ must lead to another emoji.
+    String.raw`(?<=[\p{Extended_Pictographic}\p{Emoji_Modifier}]\p{M}*)(?<![${JOINING_SCRIPTS}]\p{M}*)\u200d(?!\p{Extended_Pictographic})`,
+    String.raw`(?<!\p{Emoji})[\ufe0e\ufe0f]`,
+    String.raw`(?<=[0-9#*])[\ufe0e\ufe0f](?!\u20e3)`,
+    String.raw`(?<![\p{Script=Han}\p{Script=Myanmar}])[\ufe00-\ufe0d]`,
+    String.raw`\u034f(?!\p{M})`,
+  ].join('|'),
+  'gu',
+);
 
 /**
  * Whether `text` holds a joiner or variation selector that joins or selects

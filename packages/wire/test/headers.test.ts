@@ -180,6 +180,7 @@ describe('bodyEncodingProblem', () => {
 
 describe('hasStrayJoiner and STRAY_JOINER', () => {
   it.each([
+    // Where they join nothing: text that reads as other text.
     ['api\u200d-staging', true],
     ['api\ufe0f-staging', true],
     ['\u200dabc', true],
@@ -187,14 +188,39 @@ describe('hasStrayJoiner and STRAY_JOINER', () => {
     ['a \u200d b', true],
     ['\ufe0f', true],
     ['1\ufe0f', true],
+    ['1\ufe0e', true],
     ['日本\u200cx', true],
+    ['api\u034f-staging', true],
+    ['caf\u00e9\u200c\u00e8', true],
+    ['прод\u200dакшн', true],
+    ['сервис\u200d１', true],
+    ['прод\u200d–staging', true],
+    ['é\u200d\u200dé', true],
+    ['прод\ufe00', true],
+    ['café\ufe0f', true],
+    ['é\u200d\ufe0f', true],
+    ['cafe\u0301\u200c', true],
+    ['👩\u200dabc', true],
+    ['👩\u200d', true],
+    ['0\ufe00', true],
+    ['Auf\u200clage', true],
+    // Where they join something: emoji, joining and Indic scripts, standardized variants.
     ['👩\u200d💻', false],
     ['❤\ufe0f', false],
     ['#\ufe0f\u20e3', false],
     ['1\ufe0f\u20e3', false],
     ['👁\ufe0f\u200d🗨\ufe0f', false],
+    ['🏳\ufe0f\u200d🌈', false],
+    ['👩🏽\u200d💻', false],
     ['می\u200cخواهم', false],
     ['क्\u200dष', false],
+    ['क्\u200cष', false],
+    ['ع\u200d', false],
+    ['بِ\u200cب', false],
+    ['葛\ufe00', false],
+    ['©\ufe0f', false],
+    ['☺\ufe0e', false],
+    ['e\u034f\u0301', false],
     ['plain', false],
   ])('%j: %s', (text, stray) => {
     expect(hasStrayJoiner(text)).toBe(stray);
