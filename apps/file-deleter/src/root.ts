@@ -17,6 +17,18 @@ export function rootBroken(what: string): McpError {
   );
 }
 
+/**
+ * Why `.mrtr-trash` (its `stat`) cannot be trusted, or `undefined`: what the
+ * trash holds decides what recovery moves back where, so a folder another
+ * user made (before the first start, in a shared root) or may write in
+ * could dictate it.
+ */
+function trashOwnershipProblem(st: { uid: number; mode: number }): string | undefined {
+  const owner = process.getuid?.();
+  if ((owner === undefined || st.uid === owner) && (st.mode & 0o022) === 0) return undefined;
+  return `${TRASH_DIR} in FILES_ROOT must belong to the server's user and be writable by no one else (mode ${(st.mode & 0o777).toString(8)}, owner ${st.uid})`;
+}
+
 /** The fault behind each error {@link filesUnavailable} made (an `McpError` subclass would not do: its `instanceof` is a brand check). */
 const faults = new WeakMap<object, FilesFault>();
 
@@ -122,6 +134,13 @@ export class FilesRoot {
       await fsp.mkdir(at(handle.fd, TRASH_DIR), { mode: 0o700 }).catch((error) => {
         if (codeOf(error) !== 'EEXIST') throw error;
       });
+      // Said for an operator at start: no request is refused yet.
+      const trash = await fsp.lstat(at(handle.fd, TRASH_DIR));
+      const problem = trash.isDirectory() ? trashOwnershipProblem(trash) : undefined;
+      if (problem)
+        throw new Error(
+          `file-deleter cannot start: ${problem}. Run chmod 700 ${path}/${TRASH_DIR} as the server's user (or chown it to that user), then start again.`,
+        );
       await (await root.openTrash(handle)).close();
     } finally {
       await handle.close();
@@ -183,14 +202,8 @@ export class FilesRoot {
       throw error;
     });
     try {
-      const st = await trash.stat();
-      // What the trash holds decides what recovery moves back where: a folder another user
-      // made (before the first start, in a shared root) or may write in could dictate it.
-      const owner = process.getuid?.();
-      if ((owner !== undefined && st.uid !== owner) || (st.mode & 0o022) !== 0)
-        throw rootBroken(
-          `${TRASH_DIR} in FILES_ROOT must belong to the server's user and be writable by no one else (mode ${(st.mode & 0o777).toString(8)}, owner ${st.uid})`,
-        );
+      const problem = trashOwnershipProblem(await trash.stat());
+      if (problem) throw rootBroken(`${problem}; chmod 700 it, owned by the server's user`);
       return trash;
     } catch (error) {
       await trash.close().catch(() => {});
