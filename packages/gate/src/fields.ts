@@ -194,9 +194,9 @@ const PLAIN = /^[\x20-\x7e]*$/;
  * England, Scotland and Wales) is one character and kept; a tag character
  * anywhere else, or in a sequence with other tags, without its CANCEL TAG or
  * cut short by the cap below, is U+FFFD. Joiners inside emoji are
- * kept; a joiner or variation selector that joins nothing (next to an ASCII
- * character or white space: `api\u200d-staging` would read as `api-staging`)
- * is U+FFFD; every character, however short the text, is cut to 16 code points
+ * kept; a joiner or variation selector that joins nothing (outside emoji,
+ * joining and Indic scripts, keycaps: `STRAY_JOINER` of `@mrtr/wire`;
+ * `api\u200d-staging` would read as `api-staging`) is U+FFFD; every character, however short the text, is cut to 16 code points
  * and to 4 combining marks in a row (joiners between them do not end the
  * row): a stack of marks draws over the lines around it.
  */
