@@ -221,7 +221,7 @@ export function preview(value: string, max: number): string {
  * argument) as a question or a result quotes it: its {@link preview} cut to
  * `max` characters, in double quotes, with its own `"` and `\` escaped by a
  * `\` (as in a JSON string), and so every character drawn like a double
- * quote (see {@link QUOTE_LIKE}), so that it cannot close the quote, nor seem
+ * quote (see `QUOTE_LIKE` below), so that it cannot close the quote, nor seem
  * to, and go on as the server's own sentence: `Delete "a\" (keeps the data).
  * Delete \"b"?`.
  * @param value any string (lone surrogates become U+FFFD, as in `preview`).

@@ -238,7 +238,7 @@ const JOINING_SCRIPTS = [
  * it is drawn as text without it (`api\u200d-staging` as `api-staging`):
  * - ZWJ (U+200D) other than inside an emoji ZWJ sequence (an emoji, its
  *   modifier or VS16 before, an emoji after) or after a letter or mark of a
- *   joining script ({@link JOINING_SCRIPTS});
+ *   joining script (`JOINING_SCRIPTS` above);
  * - ZWNJ (U+200C) other than after a letter or mark of a joining script;
  * - VS15 or VS16 (U+FE0E, U+FE0F) other than after an emoji character,
  *   and after `0`–`9`, `#`, `*` only as a keycap (U+20E3 next);
