@@ -151,6 +151,9 @@ describe.skipIf(!available)('passkeys on the approval page, in Chromium', () => 
     await p.tab.getByText('you have none yet').waitFor();
     expect(await p.tab.getByRole('button', { name: /Approve/ }).count()).toBe(0);
     await p.tab.getByRole('link', { name: 'Register a passkey' }).click();
+    // The page's scripts are deferred: until they ran, Enter in the password field does nothing.
+    await p.tab.waitForURL(/\/passkeys/);
+    await p.tab.waitForLoadState('load');
     // Enter in the password field starts the ceremony, as the button does.
     await p.tab.getByLabel('Your page password').fill(USERS.alice);
     await p.tab.getByLabel('Your page password').press('Enter');
