@@ -203,7 +203,7 @@ const POOL_TIMEOUT = /^timeout exceeded when trying to connect$/;
 /** Whether `error` is PostgreSQL's own answer (it carries a SQLSTATE, five characters), not the client's or the socket's. */
 function serverSaid(error: unknown): boolean {
   const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown };
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && typeof severity === 'string';
+  return typeof code === 'string' && SQLSTATE.test(code) && typeof severity === 'string';
 }
 
 /**
