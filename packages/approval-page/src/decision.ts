@@ -25,12 +25,18 @@ import type { SignedIn } from './sign-in.js';
 import type { FinalDecision } from './store.js';
 import { render } from './views.js';
 
-function timeLeft(ms: number): string {
+/**
+ * How long an approval has left, rounded down past the first two minutes:
+ * a person who reads "in 5 minutes" must not find it expired after four and
+ * a half.
+ */
+export function timeLeft(ms: number): string {
   if (ms <= 0) return 'expired';
-  const seconds = Math.ceil(ms / 1000);
-  if (seconds < 90) return `in ${seconds} seconds`;
-  const minutes = Math.round(seconds / 60);
-  return minutes < 90 ? `in ${minutes} minutes` : `in ${Math.round(minutes / 60)} hours`;
+  const seconds = Math.floor(ms / 1000);
+  if (seconds < 1) return 'in less than a second';
+  if (seconds < 120) return seconds === 1 ? 'in 1 second' : `in ${seconds} seconds`;
+  const minutes = Math.floor(seconds / 60);
+  return minutes < 120 ? `in ${minutes} minutes` : `in ${Math.floor(minutes / 60)} hours`;
 }
 
 /** The name after `method:` in an operation (`tools/call:delete_volume` → `delete_volume`). */

@@ -107,6 +107,18 @@ export function longEnoughPagePassword(password: string, min = MIN_PAGE_PASSWORD
 }
 
 const COOKIE_VALUE = /^[A-Za-z0-9_-]{43}$/;
+const TWO_SESSIONS =
+  'Your browser sent two session cookies for this page, so neither counts: something else on this host set one. Clear the cookies of this site in your browser, then sign in again.';
+
+/** How many cookies named `name` a `Cookie` header holds (names compared as sent, as `cookie`'s parse does). */
+function sessionCookieCount(header: string, name: string): number {
+  let count = 0;
+  for (const pair of header.split(';')) {
+    const eq = pair.indexOf('=');
+    if (eq !== -1 && pair.slice(0, eq).trim() === name) count++;
+  }
+  return count;
+}
 /** Counters the sign-in attempts of names that are no user share (see `attempts`). */
 const UNKNOWN_NAME_COUNTERS = 1024;
 const digest = (value: string) => createHash('sha256').update(value).digest();
@@ -237,7 +249,9 @@ export class PasswordSignIn implements SignInHook {
       const text = `You are signed in as ${signedIn.principal}. Open the approval link your client showed you to review its request.`;
       return this.#notice(200, 'Signed in', text, signedIn.principal);
     }
-    return this.#formPage(200, returnTo, '', null, null);
+    // Signed out because two session cookies came: say so, or sign-in would only lead back here.
+    const error = this.#twoSessions(request) ? TWO_SESSIONS : null;
+    return this.#formPage(200, returnTo, '', error, null);
   }
 
   async #signIn(request: Request): Promise<Response> {
@@ -327,12 +341,23 @@ export class PasswordSignIn implements SignInHook {
     return value === undefined ? undefined : this.#keyOf(value);
   }
 
-  /** The session cookie's value, when it has the shape this page gives (32 random bytes). */
+  /**
+   * The session cookie's value, when it has the shape this page gives (32
+   * random bytes) and the request carries it once. Two cookies of this name
+   * mean something else on the host set one (any port, or a longer `Path`,
+   * which browsers send first; RFC 6265 §5.4): neither is trusted.
+   */
   #cookieValue(request: Request): string | undefined {
     const header = request.headers.get('cookie');
-    if (!header) return undefined;
+    if (!header || sessionCookieCount(header, this.#cookie) > 1) return undefined;
     const value = parseCookies(header)[this.#cookie];
     return value && COOKIE_VALUE.test(value) ? value : undefined;
+  }
+
+  /** Whether the request carries this page's session cookie more than once. */
+  #twoSessions(request: Request): boolean {
+    const header = request.headers.get('cookie');
+    return header !== null && sessionCookieCount(header, this.#cookie) > 1;
   }
 
   /**

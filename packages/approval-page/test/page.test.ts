@@ -1,6 +1,7 @@
 /** The page over HTTP semantics, without a browser: what each request gets and what it records. */
 import { describe, expect, it } from 'vitest';
 import { csrfToken } from '../src/csrf.js';
+import { timeLeft } from '../src/decision.js';
 import { FORM_LAYOUT } from '../src/fields.js';
 import {
   ApprovalStoreUnavailableError,
@@ -224,9 +225,47 @@ describe('sign-in', () => {
     expect(out.headers.get('set-cookie')).toMatch(/Max-Age=0/);
     expect((await page(new Request(url, { headers: { cookie } }))).status).toBe(303);
   });
+
+  it('trusts neither of two session cookies (one set by something else on the host) and says why', async () => {
+    const { page, open } = setup();
+    const { url, path } = await open();
+    const alice = await signIn(page, 'alice');
+    const bob = await signIn(page, 'bob');
+    // Browsers send the cookie of the longer Path first, so a planted one comes before or after.
+    for (const cookie of [`${bob}; ${alice}`, `${alice}; ${bob}`, `${alice}; ${alice}`]) {
+      const shown = await page(new Request(url, { headers: { cookie } }));
+      expect(shown.status).toBe(303);
+      const decided = await page(post(url, { decision: 'approve', csrf: 'x' }, { cookie }));
+      expect(decided.status).toBe(401);
+      const form = await page(
+        new Request(`${ORIGIN}/approve/sign-in?return=${encodeURIComponent(path)}`, {
+          headers: { cookie },
+        }),
+      );
+      expect(form.status).toBe(200);
+      expect(await form.text()).toContain('sent two session cookies for this page');
+    }
+    // One cookie, among others of other names, still counts.
+    const one = await page(
+      new Request(url, { headers: { cookie: `other=1; ${alice}; mrtr_approval_session_x=2` } }),
+    );
+    expect(one.status).toBe(200);
+  });
 });
 
 describe('the approval page', () => {
+  it('never says an approval has longer left than it has', () => {
+    expect(timeLeft(330_000)).toBe('in 5 minutes'); // a ticket's 300 s and 30 s of skew
+    expect(timeLeft(359_999)).toBe('in 5 minutes');
+    expect(timeLeft(119_999)).toBe('in 119 seconds');
+    expect(timeLeft(120_000)).toBe('in 2 minutes');
+    expect(timeLeft(1_500)).toBe('in 1 second');
+    expect(timeLeft(400)).toBe('in less than a second');
+    expect(timeLeft(0)).toBe('expired');
+    expect(timeLeft(7_199_999)).toBe('in 119 minutes');
+    expect(timeLeft(10_799_999)).toBe('in 2 hours');
+  });
+
   it('shows the question as text, who it is for, when it expires, and Approve and Deny', async () => {
     const { page, open } = setup();
     const { url } = await open({ message: 'Delete "api-prod" <b>now</b> & forever' });
