@@ -14,7 +14,7 @@ import { askAfresh, askAgain, contextOf } from './ask.js';
 import { canonicalOrUndefined, fromChannel, refusal } from './errors.js';
 import { preview } from './fields.js';
 import { type Asked, allows, asked, type Flow, modeFor, policyOf } from './flow.js';
-import { acceptedAnswerText, decline, perform, replayOf, usedRefusal } from './perform.js';
+import { acceptedAnswerText, decline, perform, replayOf, retire, usedRefusal } from './perform.js';
 import type { AskAgainReason } from './reasons.js';
 import { readTicketData } from './sealed.js';
 import type { FormContent } from './types.js';
@@ -81,6 +81,10 @@ export async function answer<View, Tx>(
   }
   if (!allows(policy, mode) || !same) {
     const fresh = asked(spec, context, modeFor(flow, policy));
+    // The new question replaces this ticket: a "yes" it carries must not outlive an answer to that.
+    const used = await retire(flow, claims);
+    if (used) return used;
+    await withdrawApproval(flow, claims);
     return askAfresh(flow, fresh, {
       reason: 'question_changed',
       // The same words under a level the operation no longer takes (a policy that now asks for more).

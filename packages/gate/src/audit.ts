@@ -4,8 +4,9 @@ import type { GateReason } from './reasons.js';
 /**
  * How one round of a gated operation ended.
  * - `asked`: a question was put (`InputRequiredResult` with a new ticket).
- * - `asked_again`: the person is asked again, nothing consumed (`reason`:
- *   an `AskAgainReason`, e.g. `check_failed`, `question_changed`).
+ * - `asked_again`: the person is asked again, nothing performed (`reason`:
+ *   an `AskAgainReason`, e.g. `check_failed`; after `question_changed` and
+ *   `stale_target` the old ticket is spent and a new one follows).
  * - `refused`: nothing was asked or done (`reason`: a `RefusalReason`, e.g.
  *   `capability_missing`, `ticket_expired`, `nonce_used`, `not_asked`).
  * - `declined`: the person declined (or accepted without consent, or denied

@@ -52,6 +52,39 @@ export async function replayOf<View, Tx>(
   return settleLookUp(flow, claims, result);
 }
 
+/** The answer a superseded ticket is claimed under: the RFC 8785 text of no answer is this. */
+const SUPERSEDED = '{"superseded":true}';
+
+/** What the store records as the outcome of a superseded ticket (never sent: no answer matches it). */
+const SUPERSEDED_OUTCOME = textResult(
+  'This confirmation was replaced by a newer question; this request changed nothing.',
+  { isError: true },
+);
+
+/**
+ * Use up a ticket whose question is put afresh under a new ticket (the
+ * target changed, or the operation now takes another level of
+ * confirmation): its nonce is claimed, so that the answer it may carry
+ * cannot be presented again later, once the target reads as it did, over
+ * the person's answer to the newer question. A ticket past its life needs
+ * nothing. Presented again, the ticket is refused as used.
+ * @returns `undefined` when the ticket is spent (now, or by another request
+ *   that retired it); the audited refusal when an answer used it first.
+ * @throws {ReplayStoreUnavailableError} (or what the store throws) when the
+ *   store cannot record it: nothing is asked and nothing changed.
+ */
+export async function retire<View, Tx>(
+  flow: Flow<View, Tx>,
+  claims: TicketClaims,
+): Promise<CallToolResult | undefined> {
+  if (!flow.parts.sealer.stillOpens(claims)) return undefined;
+  const result = await flow.parts.store.once(
+    onceRequestOf(flow, claims, SUPERSEDED),
+    async () => SUPERSEDED_OUTCOME as unknown as Json,
+  );
+  return result.status === 'refused' ? settleLookUp(flow, claims, result) : undefined;
+}
+
 /** The store's verdict on a look-up that ran nothing (a replay probe, a read), audited and answered. */
 function settleLookUp<View, Tx>(
   flow: Flow<View, Tx>,
@@ -176,6 +209,9 @@ export async function perform<View, Tx>(
         await round.emit({ outcome: 'refused', reason: 'target_unavailable', ...round.known() });
         return prepared.result;
       }
+      // The claim was given back: spend the ticket before a new one replaces it.
+      const used = await retire(flow, claims);
+      if (used) return used;
       return askAfresh(flow, asked(spec, contextOf(prepared), live.mode), {
         reason: 'stale_target',
         notice:

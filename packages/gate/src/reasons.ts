@@ -25,15 +25,19 @@ export type RefusalReason =
   | 'approval_unknown';
 
 /**
- * Why the person is asked again, nothing consumed:
+ * Why the person is asked again, nothing performed:
  * - `no_answer`: no valid answer under the question's key;
  * - `invalid_content`: the content does not fit the requested schema, or is text Unicode cannot carry;
  * - `not_a_candidate`: the chosen id is not one of those offered;
  * - `check_failed`: a rule the schema cannot say failed (a typed name differs);
  * - `question_changed`: the live target no longer gives the question the ticket sealed, or the operation no
- *   longer takes the level the ticket was asked at: asked afresh, new ticket;
- * - `stale_target`: the target changed inside the claim: the claim was rolled back and a fresh question follows;
+ *   longer takes the level the ticket was asked at: the ticket is spent (presented again it is refused as
+ *   used, and its URL-mode approval withdrawn), and the question is asked afresh under a new ticket;
+ * - `stale_target`: the target changed inside the claim: the claim was rolled back, the ticket spent as for
+ *   `question_changed`, and a fresh question follows;
  * - `approval_pending`: the approval page has no decision yet: the same URL again.
+ *
+ * Every reason but those two keeps the ticket usable for a corrected answer.
  */
 export type AskAgainReason =
   | 'no_answer'

@@ -323,10 +323,21 @@ describe('ConfirmationGate', () => {
     expect(r.resultType).toBe('input_required');
     expect((r as { requestState: string }).requestState).not.toBe(first.requestState);
     t.setStale(false);
-    // the old ticket was not consumed by the stale attempt
-    const done = await t.gate.run(
+    // The old ticket is spent: its "yes" cannot come back once the target reads as it did.
+    const again = await t.gate.run(
       t.request({
         requestState: first.requestState,
+        inputResponses: answer({ id: 'a', serviceName: 'api-prod' }),
+      }),
+      t.spec,
+    );
+    expect(again).toMatchObject({ isError: true });
+    expect(JSON.stringify(again)).toMatch(/already used; this request changed nothing/);
+    expect(t.performed).toEqual([]);
+    // The new one is the question to answer.
+    const done = await t.gate.run(
+      t.request({
+        requestState: (r as { requestState: string }).requestState,
         inputResponses: answer({ id: 'a', serviceName: 'api-prod' }),
       }),
       t.spec,

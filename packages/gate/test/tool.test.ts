@@ -1,4 +1,4 @@
-import { MemoryReplayStore } from '@mrtr/replay';
+import { MemoryReplayStore, ReplayStoreUnavailableError } from '@mrtr/replay';
 import { TicketSealer } from '@mrtr/ticket';
 import { fieldOptions, McpError, textResult } from '@mrtr/wire';
 import { describe, expect, it } from 'vitest';
@@ -41,9 +41,18 @@ function setup() {
   ]);
   const events: GateAuditEvent[] = [];
   const deleted: string[] = [];
+  const memory = new MemoryReplayStore();
+  const store = {
+    down: false,
+    once: ((request, action) => {
+      if (store.down) throw new ReplayStoreUnavailableError('connection refused');
+      return memory.once(request, action);
+    }) as MemoryReplayStore['once'],
+    recorded: ((request) => memory.recorded(request)) as MemoryReplayStore['recorded'],
+  };
   const gate = new ConfirmationGate({
     sealer: sealer(),
-    store: new MemoryReplayStore(),
+    store,
     audit: (e) => void events.push(e),
   });
   const tool = gate.tool({
@@ -83,7 +92,7 @@ function setup() {
     requestState: undefined,
     ...extra,
   });
-  return { tool, rows, deleted, events, request };
+  return { tool, rows, deleted, events, request, store };
 }
 
 describe('gate.tool(): one declaration per gated tool', () => {
@@ -209,7 +218,7 @@ describe('gate.tool(): one declaration per gated tool', () => {
     expect(t.deleted).toEqual([]);
   });
 
-  it('a question whose live data changed is asked afresh under a new ticket, nothing consumed', async () => {
+  it('a question whose live data changed is asked afresh under a new ticket, nothing deleted', async () => {
     const t = setup();
     const asked = (await t.tool.handler({ title: 'Dup' }, t.request())) as { requestState: string };
     t.rows.set('n3', { id: 'n3', title: 'Dup' }); // a third match appears: the question changes
@@ -232,6 +241,65 @@ describe('gate.tool(): one declaration per gated tool', () => {
       'asked_again',
       'question_changed',
     ]);
+  });
+
+  it('a ticket whose question was put afresh is spent: its yes cannot override a later no (helper-118)', async () => {
+    const t = setup();
+    const asked = (await t.tool.handler({ title: 'Dup' }, t.request())) as { requestState: string };
+    const yes = t.request({
+      requestState: asked.requestState,
+      inputResponses: {
+        confirm: { action: 'accept', content: { note_id: 'n1', confirm: true } },
+      },
+    });
+    t.rows.set('n3', { id: 'n3', title: 'Dup' }); // the question changes
+    const again = (await t.tool.handler({ title: 'Dup' }, yes)) as { requestState: string };
+    const no = await t.tool.handler(
+      { title: 'Dup' },
+      t.request({
+        requestState: again.requestState,
+        inputResponses: { confirm: { action: 'decline' } },
+      }),
+    );
+    expect(no).toMatchObject({ resultType: 'complete', isError: false });
+    t.rows.delete('n3'); // the target reads as it did when the person said yes
+    for (const request of [
+      yes,
+      t.request({ requestState: asked.requestState }),
+      t.request({
+        requestState: asked.requestState,
+        inputResponses: { confirm: { action: 'cancel' } },
+      }),
+    ]) {
+      const late = await t.tool.handler({ title: 'Dup' }, request);
+      expect(late).toMatchObject({ resultType: 'complete', isError: true });
+      expect(JSON.stringify(late)).toMatch(/already used; this request changed nothing/);
+    }
+    expect(t.deleted).toEqual([]);
+    expect(t.events.map((e) => [e.outcome, e.reason])).toContainEqual(['refused', 'nonce_used']);
+  });
+
+  it('a store that cannot spend the replaced ticket fails closed: nothing asked, the same request then asks', async () => {
+    const t = setup();
+    const asked = (await t.tool.handler({ title: 'Dup' }, t.request())) as { requestState: string };
+    const yes = t.request({
+      requestState: asked.requestState,
+      inputResponses: {
+        confirm: { action: 'accept', content: { note_id: 'n1', confirm: true } },
+      },
+    });
+    t.rows.set('n3', { id: 'n3', title: 'Dup' });
+    t.store.down = true;
+    const error = await t.tool.handler({ title: 'Dup' }, yes).catch((e) => e);
+    expect(error).toMatchObject({
+      code: -32603,
+      message: expect.stringMatching(/changed nothing/),
+    });
+    expect(t.events.some((e) => e.outcome === 'asked_again')).toBe(false);
+    t.store.down = false;
+    const again = (await t.tool.handler({ title: 'Dup' }, yes)) as { requestState: string };
+    expect(again.requestState).not.toBe(asked.requestState);
+    expect(t.deleted).toEqual([]);
   });
 
   it('an identical re-send after the deletion gets the recorded result, though the target is gone', async () => {

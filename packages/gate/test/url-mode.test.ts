@@ -208,6 +208,34 @@ describe('URL mode', () => {
     expect(t.channel.withdrawn).toHaveLength(1);
   });
 
+  it('a question put afresh under another level withdraws the old approval and spends its ticket', async () => {
+    let level: Level = 'url';
+    const t = setup(() => level);
+    const asked = (await t.call()) as unknown as Asked;
+    const id = asked.inputRequests.confirm.params.url.split('/').at(-1) as string;
+    t.channel.decided.set(id, {
+      status: 'approved',
+      decidedAt: Date.now(),
+      via: 'url',
+      content: { target: 'primary', volumeId: 'vol_1' },
+    });
+    level = 'presence';
+    const fresh = (await t.call({
+      requestState: asked.requestState,
+      inputResponses: { confirm: { action: 'accept' } },
+    })) as unknown as Asked;
+    expect(fresh.requestState).not.toBe(asked.requestState);
+    expect(t.channel.withdrawn.map(([w]) => w)).toEqual([id]);
+    level = 'url';
+    // The old approval was given under the old level: it cannot run once the level is back.
+    const late = await t.call({
+      requestState: asked.requestState,
+      inputResponses: { confirm: { action: 'accept' } },
+    });
+    expect(late).toMatchObject({ isError: true });
+    expect(t.done).toEqual([]);
+  });
+
   it('a withdrawal the channel failed is tried again in the background until it lands', async () => {
     const t = setup();
     const asked = (await t.call()) as unknown as Asked;
