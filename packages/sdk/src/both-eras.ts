@@ -278,6 +278,9 @@ export function serveBothEras(
         request.method === 'POST' && request.body !== null
           ? await scanBody(request, maxDepth, maxBytes)
           : undefined;
+      // As `@mrtr/server` answers it: bytes that are not UTF-8 are no JSON text, not text to repair.
+      if (scan && 'notUtf8' in scan)
+        return jsonRpcError(400, -32700, 'Parse error: body is not valid JSON');
       if (scan?.deeper)
         return jsonRpcError(
           400,

@@ -54,17 +54,26 @@ class DepthScan {
   }
 }
 
-/** What {@link scanBody} found: nesting past the limit, or about how many members and elements the body holds (`DepthScan.items`). */
-export type BodyScan = { deeper: true } | { deeper: false; items: number };
+/**
+ * What {@link scanBody} found: bytes that are not UTF-8, nesting past the
+ * limit, or about how many members and elements the body holds (`DepthScan.items`).
+ */
+export type BodyScan =
+  | { notUtf8: true; deeper: false }
+  | { deeper: true }
+  | { deeper: false; items: number };
 
 /**
- * Whether the body of `request` nests objects and arrays deeper than
- * `limit`, and else about how many members and elements it holds, read from
- * a clone, at most `maxBytes` bytes of it: a body declared or found larger
- * is left to the SDK, which answers it 413 under the same bound (items 0). Reading
- * stops at the first level past `limit`. Text that is not JSON gets some
- * answer: the SDK parses it anyway. A body that cannot be read counts as
- * not too deep (the SDK meets the same failure).
+ * Whether the body of `request` is UTF-8 (RFC 8259 §8.1), whether it nests
+ * objects and arrays deeper than `limit`, and else about how many members
+ * and elements it holds, read from a clone, at most `maxBytes` bytes of it:
+ * a body declared or found larger is left to the SDK, which answers it 413
+ * under the same bound (items 0). Reading stops at the first level past
+ * `limit` or the first byte that is not UTF-8 (the SDK's `Request.json()`
+ * would repair it into U+FFFD, so that two different byte sequences read as
+ * the same arguments). Text that is not JSON gets some answer: the SDK
+ * parses it anyway. A body that cannot be read counts as not too deep (the
+ * SDK meets the same failure).
  */
 export async function scanBody(
   request: Request,
@@ -79,12 +88,24 @@ export async function scanBody(
     reader = request.clone().body?.getReader();
     if (!reader) return unread;
     const scan = new DepthScan();
+    // A leading BOM is dropped, as `Request.json()` drops it; anything else not UTF-8 throws.
+    const utf8Check = new TextDecoder('utf-8', { fatal: true });
+    const isUtf8 = (bytes?: Uint8Array) => {
+      try {
+        if (bytes) utf8Check.decode(bytes, { stream: true });
+        else utf8Check.decode();
+        return true;
+      } catch {
+        return false;
+      }
+    };
     let read = 0;
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) return { deeper: false, items: scan.items };
+      if (done) return isUtf8() ? { deeper: false, items: scan.items } : NOT_UTF8;
       read += value.length;
       if (read > maxBytes) return unread;
+      if (!isUtf8(value)) return NOT_UTF8;
       if (scan.feed(value, limit)) return { deeper: true };
     }
   } catch {
@@ -94,6 +115,8 @@ export async function scanBody(
     reader?.cancel().catch(() => {});
   }
 }
+
+const NOT_UTF8 = { notUtf8: true, deeper: false } as const;
 
 const utf8 = new TextDecoder('utf-8');
 

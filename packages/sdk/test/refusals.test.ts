@@ -110,6 +110,38 @@ describe('an error to a request whose id is unknown omits id', () => {
     }
   });
 
+  it('a body that is not UTF-8 (-32700), in either era, as @mrtr/server answers it; a BOM is dropped', async () => {
+    const fetchAs = bridge();
+    const text = JSON.stringify(listCall);
+    const at = text.indexOf('list_records');
+    const bytes = (...insert: number[]) => {
+      const head = Buffer.from(text.slice(0, at));
+      return new Uint8Array([...head, ...insert, ...Buffer.from(text.slice(at))]);
+    };
+    const asBody = (b: Uint8Array<ArrayBuffer>, era: typeof modern) => {
+      const request = era('');
+      return new Request(request.url, {
+        method: 'POST',
+        headers: request.headers,
+        body: b,
+      });
+    };
+    // A lone continuation byte, an overlong `/`, a surrogate's bytes, one cut at the very end.
+    for (const body of [bytes(0xff), bytes(0xc0, 0xaf), bytes(0xed, 0xa0, 0x80)])
+      for (const era of [modern, legacy]) {
+        const response = await fetchAs(asBody(body, era));
+        expect(response.status).toBe(400);
+        expect(await errorBody(response)).toEqual({
+          jsonrpc: '2.0',
+          error: { code: -32700, message: 'Parse error: body is not valid JSON' },
+        });
+      }
+    const cut = new Uint8Array([...Buffer.from(text), 0xe2, 0x82]);
+    expect((await fetchAs(asBody(cut, modern))).status).toBe(400);
+    const bom = new Uint8Array([0xef, 0xbb, 0xbf, ...Buffer.from(text)]);
+    expect((await fetchAs(asBody(bom, modern))).status).toBe(200);
+  });
+
   it('a body nested past maxBodyDepth (-32600), in either era', async () => {
     const fetchAs = bridge();
     const nested = `${'{"a":'.repeat(70)}1${'}'.repeat(70)}`;
