@@ -1,9 +1,18 @@
 import { stacksMarks, storableText } from '@mrtr/example-kit';
+import { quoted } from '@mrtr/gate';
 
 /** Longest `path` argument accepted, in UTF-16 code units. */
 export const MAX_PATH_LENGTH = 1024;
 /** Longest file or folder name, in UTF-8 bytes (the limit of ext4, XFS, APFS). */
 export const MAX_NAME_BYTES = 255;
+/**
+ * A path as the server's texts show it: in double quotes, `"` and every
+ * character drawn like one escaped (`quoted` of `@mrtr/gate`), whole (a path
+ * is at most {@link MAX_PATH_LENGTH} characters), so that a name chosen by
+ * whoever made the file reads as one name and never as the server's words.
+ */
+export const shownPath = (path: string): string => quoted(path, MAX_PATH_LENGTH);
+
 /** The folder under the root where files wait between the claim and the unlink; no path may name it. */
 export const TRASH_DIR = '.mrtr-trash';
 

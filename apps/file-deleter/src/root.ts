@@ -1,8 +1,9 @@
 import { type BigIntStats, constants, promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
+import { quoted } from '@mrtr/gate';
 import { ErrorCode, McpError } from '@mrtr/wire';
 import { at, closeAll, codeOf, DIR_FLAGS, FilesFault } from './fd.js';
-import { MAX_NAME_BYTES, TRASH_DIR } from './paths.js';
+import { MAX_NAME_BYTES, shownPath, TRASH_DIR } from './paths.js';
 
 /**
  * The files root itself is not as the server left it (swapped, its trash not
@@ -238,7 +239,7 @@ export class FilesRoot {
       const here = parts.slice(0, i + 1).join('/');
       const parent = handles.at(-1) as FileHandle;
       if (!(await fsp.readdir(at(parent.fd))).includes(folder))
-        return refuse(`there is no folder ${here}`, true);
+        return refuse(`there is no folder ${shownPath(here)}`, true);
       let next: FileHandle;
       try {
         next = await fsp.open(at(parent.fd, folder), DIR_FLAGS);
@@ -250,14 +251,14 @@ export class FilesRoot {
         );
         const code = codeOf(error);
         if (code === 'ELOOP' || link)
-          return refuse(`${here} is a symbolic link, which is never followed`);
-        if (code === 'ENOTDIR') return refuse(`${here} is not a folder`);
-        if (code === 'ENOENT') return refuse(`there is no folder ${here}`, true);
+          return refuse(`${shownPath(here)} is a symbolic link, which is never followed`);
+        if (code === 'ENOTDIR') return refuse(`${shownPath(here)} is not a folder`);
+        if (code === 'ENOENT') return refuse(`there is no folder ${shownPath(here)}`, true);
         throw error;
       }
       handles.push(next);
       if ((await next.stat({ bigint: true })).dev !== this.id.dev)
-        return refuse(`${here} is another file system mounted inside the root`);
+        return refuse(`${shownPath(here)} is another file system mounted inside the root`);
     }
     const dir = handles.at(-1) as FileHandle;
     return { handles, dir, name, names: await fsp.readdir(at(dir.fd)) };
@@ -268,8 +269,11 @@ export class FilesRoot {
     const twins = names.filter((n) => n !== name && fold(n) === fold(name));
     // Exact names only: on a case- or normalization-insensitive file system `Notes.txt` is not `notes.txt`.
     if (!names.includes(name)) {
-      const hint = twins.length ? ` (the folder has ${twins.join(', ')})` : '';
-      return { refused: `there is no file ${path}${hint}`, missing: true };
+      // Names read from disk: quoted, as the question quotes them.
+      const hint = twins.length
+        ? ` (the folder has ${twins.map((t) => quoted(t, MAX_NAME_BYTES)).join(', ')})`
+        : '';
+      return { refused: `there is no file ${shownPath(path)}${hint}`, missing: true };
     }
     const st = await fsp.lstat(at(dir.fd, name), { bigint: true }).catch((error: unknown) => {
       if (codeOf(error) === 'ENOENT' || codeOf(error) === 'ENOTDIR') return undefined;
@@ -279,20 +283,21 @@ export class FilesRoot {
     // U+FFFD written back is other bytes: JSON text cannot name such a file.
     if (!st && name.includes('\uFFFD'))
       return {
-        refused: `${path} names a file whose name on disk is not valid UTF-8 (shown with U+FFFD); such a name cannot be given as text, so it is not deleted`,
+        refused: `${shownPath(path)} names a file whose name on disk is not valid UTF-8 (shown with U+FFFD); such a name cannot be given as text, so it is not deleted`,
         missing: false,
       };
-    if (!st) return { refused: `there is no file ${path}`, missing: true };
+    if (!st) return { refused: `there is no file ${shownPath(path)}`, missing: true };
     if (st.isSymbolicLink())
       return {
-        refused: `${path} is a symbolic link; links are never followed or deleted`,
+        refused: `${shownPath(path)} is a symbolic link; links are never followed or deleted`,
         missing: false,
       };
-    if (!st.isFile()) return { refused: `${path} is not a regular file`, missing: false };
+    if (!st.isFile())
+      return { refused: `${shownPath(path)} is not a regular file`, missing: false };
     // Unlinking one of several names deletes nothing: the question's "cannot be undone" would lie.
     if (st.nlink > 1n)
       return {
-        refused: `${path} has ${st.nlink} names (hard links); deleting one would not delete the file, so it is not deleted`,
+        refused: `${shownPath(path)} has ${st.nlink} names (hard links); deleting one would not delete the file, so it is not deleted`,
         missing: false,
       };
     const backupName = [

@@ -16,7 +16,7 @@ import { z } from 'zod';
 import type { Database, Queryable } from './db.js';
 import { lockNonce, recordDeletion, settle, settleFile, settleSoon } from './deletions.js';
 import { asFilesFault, FilesFault } from './fd.js';
-import { PathArgument, TRASH_DIR } from './paths.js';
+import { PathArgument, shownPath, TRASH_DIR } from './paths.js';
 import { type FileFacts, type FilesRoot, faultOf, filesUnavailable } from './root.js';
 import { moveToTrash, trashNoncesOf } from './trash.js';
 
@@ -46,11 +46,11 @@ const exact = (ns: string) => {
  */
 function question(f: FileFacts): string {
   const backup = f.backupName
-    ? `, unless you choose to keep a backup (it would be kept as ${f.backupName})`
+    ? `, unless you choose to keep a backup (it would be kept as ${quoted(f.backupName, 255)})`
     : ' (no backup name is free beside it, so no backup can be kept)';
   return [
-    `Confirm deletion of ${f.path} (${size(f.size)}, modified ${minute(f.mtimeNs)} UTC).`,
-    `This cannot be undone${backup}. Type the path to confirm.`,
+    `Confirm deletion of ${shownPath(f.path)} (${size(f.size)}, modified ${minute(f.mtimeNs)} UTC).`,
+    `This cannot be undone${backup}. Type the path (without the quotes) to confirm.`,
     `Checked again just before deleting: ${f.size.toLocaleString('en-US')} bytes, modified ${exact(f.mtimeNs)}, device ${f.dev}, inode ${f.ino}. If any of these change, you are asked again.`,
     ...(f.twins.length
       ? [
@@ -120,19 +120,19 @@ export function fileTools(
         if (settled === 'stalled')
           return withoutAsking(
             refused(
-              `${args.path} is in a deletion that has not finished settling (the database did not answer). Nothing more was deleted; try the same confirmation again in a minute.`,
+              `${shownPath(args.path)} is in a deletion that has not finished settling (the database did not answer). Nothing more was deleted; try the same confirmation again in a minute.`,
             ),
           );
         if (settled instanceof FilesFault)
           return withoutAsking(
             refused(
-              `${args.path} is in ${TRASH_DIR} after a deletion that did not complete, and could not be put back yet: ${settled.message}. Nothing was deleted; the server tries again every minute. Send the same confirmation again once it is back.`,
+              `${shownPath(args.path)} is in ${TRASH_DIR} after a deletion that did not complete, and could not be put back yet: ${settled.message}. Nothing was deleted; the server tries again every minute. Send the same confirmation again once it is back.`,
             ),
           );
         if (settled === 'stuck')
           return withoutAsking(
             refused(
-              `${args.path} is in ${TRASH_DIR} after a deletion that did not complete, and cannot be put back (the server's log says why). Nothing was deleted; an operator must put it back.`,
+              `${shownPath(args.path)} is in ${TRASH_DIR} after a deletion that did not complete, and cannot be put back (the server's log says why). Nothing was deleted; an operator must put it back.`,
             ),
           );
         if (settled === 'restored') found = await lookup(args.path);
@@ -140,7 +140,9 @@ export function fileTools(
       if ('refused' in found) {
         if (sealed !== undefined && found.missing)
           return withoutAsking(
-            refused(`${args.path} was removed since you were asked. Nothing was deleted.`),
+            refused(
+              `${shownPath(args.path)} was removed since you were asked. Nothing was deleted.`,
+            ),
           );
         return withoutAsking(refused(`Not deleted: ${found.refused}.`));
       }
@@ -151,12 +153,12 @@ export function fileTools(
         if (held.length > 0)
           return withoutAsking(
             refused(
-              `${args.path} now names another file, and the file you confirmed is in ${TRASH_DIR} after a deletion that did not complete: it cannot go back under its name while another file holds it. Nothing was deleted; an operator must put it back.`,
+              `${shownPath(args.path)} now names another file, and the file you confirmed is in ${TRASH_DIR} after a deletion that did not complete: it cannot go back under its name while another file holds it. Nothing was deleted; an operator must put it back.`,
             ),
           );
         return withoutAsking(
           refused(
-            `${args.path} was replaced by another file since you were asked, so it is not the file you confirmed. Nothing was deleted; call delete_file again to be asked about the file there now.`,
+            `${shownPath(args.path)} was replaced by another file since you were asked, so it is not the file you confirmed. Nothing was deleted; call delete_file again to be asked about the file there now.`,
           ),
         );
       }
@@ -171,7 +173,7 @@ export function fileTools(
       const backup = answer.keep_backup ? f.backupName : undefined;
       if (answer.keep_backup && !backup)
         return refused(
-          `Not deleted: no backup name is free beside ${f.path}. Nothing was changed.`,
+          `Not deleted: no backup name is free beside ${shownPath(f.path)}. Nothing was changed.`,
         );
       await lockNonce(tx, nonce);
       await recordDeletion(tx, nonce, f, { principal, reason: answer.reason, backup });
@@ -183,16 +185,18 @@ export function fileTools(
         throw new StaleTargetError(`${f.path} changed or went just before it was moved`);
       // The backup's path from the root: beside the file, in the same folder.
       const backupPath = backup && posix.join(posix.dirname(f.path), backup);
-      const kept = backupPath ? ` A backup is kept as ${backupPath}.` : '';
-      return textResult(`Deleted ${f.path} (${size(f.size)}).${kept}`, {
+      const kept = backupPath ? ` A backup is kept as ${shownPath(backupPath)}.` : '';
+      return textResult(`Deleted ${shownPath(f.path)} (${size(f.size)}).${kept}`, {
         structuredContent: {
           deleted: { path: f.path, size: f.size, backup: backupPath ?? null },
         },
       });
     },
-    declined: (args) => textResult(`Not deleted: deleting ${args.path} was declined.`),
+    declined: (args) => textResult(`Not deleted: deleting ${shownPath(args.path)} was declined.`),
     cancelled: (args) =>
-      textResult(`The question about ${args.path} was dismissed. This request deleted nothing.`),
+      textResult(
+        `The question about ${shownPath(args.path)} was dismissed. This request deleted nothing.`,
+      ),
   });
 
   /** The file at `path`, or why not; a file system that refuses is a `-32603` that says so. */

@@ -66,7 +66,7 @@ describe('the file changed between the rounds', () => {
     expect(r.result.requestState).not.toBe(q.ticket);
     const message: string = r.result.inputRequests[KEY].params.message;
     expect(message).toMatch(/has changed since/);
-    expect(message).toContain('Confirm deletion of notes.txt (19 B,');
+    expect(message).toContain('Confirm deletion of "notes.txt" (19 B,');
     expect(readFileSync(join(x.root, 'notes.txt'), 'utf8')).toBe('version two, longer');
     expect(await rows(x)).toBe(0);
     const done = await answer(x.url, 'notes.txt', r.result.requestState, confirmed('notes.txt'));
@@ -118,7 +118,7 @@ describe('the file changed between the rounds', () => {
     const q = await ask(x.url, 'notes.txt');
     unlinkSync(join(x.root, 'notes.txt'));
     const r = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
-    expect(textOf(r)).toBe('notes.txt was removed since you were asked. Nothing was deleted.');
+    expect(textOf(r)).toBe('"notes.txt" was removed since you were asked. Nothing was deleted.');
     expect(await rows(x)).toBe(0);
   });
 
@@ -128,7 +128,7 @@ describe('the file changed between the rounds', () => {
     put(x.root, 'notes.txt.bak', 'someone else’s');
     const r = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt', true));
     expect(r.result.resultType).toBe('input_required');
-    expect(r.result.inputRequests[KEY].params.message).toContain('kept as notes.txt.1.bak');
+    expect(r.result.inputRequests[KEY].params.message).toContain('kept as "notes.txt.1.bak"');
     expect(readFileSync(join(x.root, 'notes.txt.bak'), 'utf8')).toBe('someone else’s');
   });
 });

@@ -51,7 +51,9 @@ const person = (reason = 'old meeting notes'): Answerer & { seen: FormQuestion[]
     seen,
     async form(q) {
       seen.push(q);
-      const path = /^Confirm deletion of (\S+) \(/.exec(q.message)?.[1] ?? '';
+      // The path in quotes, `\` before any quote-like character in it (`quoted` of @mrtr/gate).
+      const shown = /^Confirm deletion of "((?:[^"\\]|\\.)*)" \(/.exec(q.message)?.[1] ?? '';
+      const path = shown.replace(/\\(.)/g, '$1');
       return { action: 'accept', content: { confirm_name: path, reason } };
     },
   };
@@ -66,7 +68,7 @@ describe('@mrtr/client against the file deleter', () => {
     expect(result.isError).toBe(false);
     expect(rounds).toBe(2);
     expect(answerer.seen[0]?.message).toMatch(
-      /^Confirm deletion of notes\.txt \(2\.3 KB, modified 2026-10-05 14:30 UTC\)\./,
+      /^Confirm deletion of "notes\.txt" \(2\.3 KB, modified 2026-10-05 14:30 UTC\)\./,
     );
     expect(answerer.seen[0]?.server.name).toBe('mrtr-file-deleter');
     expect(exists(h.root, 'notes.txt')).toBe(false);

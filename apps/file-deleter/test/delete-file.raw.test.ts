@@ -53,9 +53,9 @@ describe('delete_file asks with what only the server knows', () => {
     const q = await ask(h.url, 'notes.txt');
     const { ino } = statSync(join(h.root, 'notes.txt'));
     expect(q.message).toMatch(
-      /^Confirm deletion of notes\.txt \(2\.3 KB, modified 2026-10-05 14:30 UTC\)\./,
+      /^Confirm deletion of "notes\.txt" \(2\.3 KB, modified 2026-10-05 14:30 UTC\)\./,
     );
-    expect(q.message).toContain('it would be kept as notes.txt.bak');
+    expect(q.message).toContain('it would be kept as "notes.txt.bak"');
     expect(q.message).toContain(
       `2,345 bytes, modified 2026-10-05T14:30:00.000000000Z, device ${statSync(h.root).dev}, inode ${ino}`,
     );
@@ -108,7 +108,7 @@ describe('a confirmed deletion', () => {
     const q = await ask(h.url, 'notes.txt');
     const done = await answer(h.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
     expect(done.result).toMatchObject({ resultType: 'complete', isError: false });
-    expect(textOf(done)).toBe('Deleted notes.txt (2.3 KB).');
+    expect(textOf(done)).toBe('Deleted "notes.txt" (2.3 KB).');
     expect(done.result.structuredContent).toEqual({
       deleted: { path: 'notes.txt', size: 2345, backup: null },
     });
@@ -129,9 +129,11 @@ describe('a confirmed deletion', () => {
   it('keep_backup keeps a .bak copy beside it, under a free name the question stated', async () => {
     put(h.root, 'notes.txt.bak', 'an older backup');
     const q = await ask(h.url, 'notes.txt');
-    expect(q.message).toContain('it would be kept as notes.txt.1.bak');
+    expect(q.message).toContain('it would be kept as "notes.txt.1.bak"');
     const done = await answer(h.url, 'notes.txt', q.ticket, confirmed('notes.txt', true));
-    expect(textOf(done)).toBe('Deleted notes.txt (2.3 KB). A backup is kept as notes.txt.1.bak.');
+    expect(textOf(done)).toBe(
+      'Deleted "notes.txt" (2.3 KB). A backup is kept as "notes.txt.1.bak".',
+    );
     expect(exists(h.root, 'notes.txt')).toBe(false);
     expect(readFileSync(join(h.root, 'notes.txt.1.bak'), 'utf8')).toBe(NOTES);
     expect(readFileSync(join(h.root, 'notes.txt.bak'), 'utf8')).toBe('an older backup');
@@ -205,7 +207,7 @@ describe('decline and cancel delete nothing', () => {
     const q = await ask(h.url, 'notes.txt');
     const declined = await answer(h.url, 'notes.txt', q.ticket, { [KEY]: { action: 'decline' } });
     expect(declined.result).toMatchObject({ resultType: 'complete', isError: false });
-    expect(textOf(declined)).toBe('Not deleted: deleting notes.txt was declined.');
+    expect(textOf(declined)).toBe('Not deleted: deleting "notes.txt" was declined.');
     const late = await answer(h.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
     expect(textOf(late)).toMatch(/already used/);
     expect(readFileSync(join(h.root, 'notes.txt'), 'utf8')).toBe(NOTES);

@@ -107,7 +107,7 @@ describe('the file system refuses while the file is looked at', () => {
     // The walk's folder handles were closed, not left to the garbage collector.
     expect(openOn(realpathSync(x.root))).toBe(0);
     readdir.mockRestore();
-    expect((await ask(x.url, 'notes.txt')).message).toMatch(/^Confirm deletion of notes\.txt/);
+    expect((await ask(x.url, 'notes.txt')).message).toMatch(/^Confirm deletion of "notes\.txt"/);
   });
 
   it('a file the server may not look at (EACCES on lstat) is a 503, not "there is no file"', async () => {
@@ -166,7 +166,7 @@ describe('the file system refuses after the file was moved aside', () => {
     const again = await answered(x, q.ticket, true);
     expect(again.body.result.isError).toBe(true);
     expect(again.body.result.content[0].text).toMatch(
-      /^notes\.txt is in \.mrtr-trash after a deletion that did not complete, and could not be put back yet: putting the file back failed: no space is left on the file system \(ENOSPC\)\. Nothing was deleted/,
+      /^"notes\.txt" is in \.mrtr-trash after a deletion that did not complete, and could not be put back yet: putting the file back failed: no space is left on the file system \(ENOSPC\)\. Nothing was deleted/,
     );
     expect(await rows()).toBe(0);
 
@@ -200,7 +200,7 @@ describe('the file system refuses after the file was moved aside', () => {
     const again = await answered(x, q.ticket, true);
     expect(again.body.result.isError).toBe(true);
     expect(again.body.result.content[0].text).toBe(
-      'notes.txt now names another file, and the file you confirmed is in .mrtr-trash after a deletion that did not complete: it cannot go back under its name while another file holds it. Nothing was deleted; an operator must put it back.',
+      '"notes.txt" now names another file, and the file you confirmed is in .mrtr-trash after a deletion that did not complete: it cannot go back under its name while another file holds it. Nothing was deleted; an operator must put it back.',
     );
     expect(readFileSync(`${x.root}/notes.txt`, 'utf8')).toBe('a new file under the old name');
     expect(lines.join('\n')).toMatch(
@@ -241,7 +241,7 @@ describe('a name on disk that is not valid UTF-8', () => {
     const r = await callTool(x.url, TOKEN, TOOL, { path: 'b\uFFFDd.txt' });
     expect(r.body.result.isError).toBe(true);
     expect(r.body.result.content[0].text).toBe(
-      'Not deleted: b\uFFFDd.txt names a file whose name on disk is not valid UTF-8 (shown with U+FFFD); such a name cannot be given as text, so it is not deleted.',
+      'Not deleted: "b\uFFFDd.txt" names a file whose name on disk is not valid UTF-8 (shown with U+FFFD); such a name cannot be given as text, so it is not deleted.',
     );
   });
 });

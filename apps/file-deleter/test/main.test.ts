@@ -55,7 +55,7 @@ describe('file-deleter main', () => {
         },
       },
     );
-    expect(done.body.result.content[0].text).toBe('Deleted old.log (100 B).');
+    expect(done.body.result.content[0].text).toBe('Deleted "old.log" (100 B).');
     const records = auditLines(server.stdout());
     expect(records.map((r) => r.outcome)).toEqual(['asked', 'accepted', 'completed']);
     expect(records[2]).toMatchObject({

@@ -115,7 +115,7 @@ describe('at most once, across a rollback or a crash', () => {
     put(x.root, 'notes.txt', 'a new file');
     crash = false;
     const again = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
-    expect(textOf(again)).toBe('Deleted notes.txt (9 B).');
+    expect(textOf(again)).toBe('Deleted "notes.txt" (9 B).');
     expect(readFileSync(join(x.root, 'notes.txt'), 'utf8')).toBe('a new file');
     // A restarted instance recovers the trash before it serves.
     await restarted(x);
@@ -153,7 +153,7 @@ describe('at most once, across a rollback or a crash', () => {
     try {
       const fresh = await ask(again.url, 'notes.txt');
       const done = await answer(again.url, 'notes.txt', fresh.ticket, confirmed('notes.txt'));
-      expect(textOf(done)).toBe('Deleted notes.txt (9 B).');
+      expect(textOf(done)).toBe('Deleted "notes.txt" (9 B).');
       expect(exists(x.root, 'notes.txt')).toBe(false);
     } finally {
       await again.close();
@@ -179,7 +179,7 @@ describe('at most once, across a rollback or a crash', () => {
     crash = false;
     // Not "notes.txt was removed since you were asked": it is in the trash of a rolled-back deletion.
     const done = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
-    expect(textOf(done)).toBe('Deleted notes.txt (9 B).');
+    expect(textOf(done)).toBe('Deleted "notes.txt" (9 B).');
     expect(exists(x.root, 'notes.txt')).toBe(false);
     expect(trash(x.root)).toEqual([]);
     expect(await rows(x)).toHaveLength(1);

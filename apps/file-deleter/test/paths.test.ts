@@ -121,14 +121,14 @@ describe('Unicode look-alikes are refused, never normalized into another name', 
   });
 
   it('a name that differs in case names no file here, and the refusal says what is there', async () => {
-    await refused('NOTES.txt', /there is no file NOTES\.txt \(the folder has notes\.txt\)/);
+    await refused('NOTES.txt', /there is no file "NOTES\.txt" \(the folder has "notes\.txt"\)/);
   });
 });
 
 describe('hard links: a file with more than one name is not deleted', () => {
   it('is refused before anything is asked, and both names keep it', async () => {
     linkSync(join(h.root, 'notes.txt'), join(h.root, 'second-name.txt'));
-    await refused('notes.txt', /notes\.txt has 2 names \(hard links\)/);
+    await refused('notes.txt', /"notes\.txt" has 2 names \(hard links\)/);
     await refused('second-name.txt', /has 2 names/);
     expect([exists(h.root, 'notes.txt'), exists(h.root, 'second-name.txt')]).toEqual([true, true]);
   });
@@ -137,7 +137,7 @@ describe('hard links: a file with more than one name is not deleted', () => {
 describe('symbolic links are never followed, nor deleted', () => {
   it('a link to a file outside the root is refused as a target', async () => {
     symlinkSync(secret, join(h.root, 'link-out.txt'));
-    await refused('link-out.txt', /link-out\.txt is a symbolic link/);
+    await refused('link-out.txt', /"link-out\.txt" is a symbolic link/);
     expect(exists(h.root, 'link-out.txt')).toBe(true);
   });
 
@@ -153,18 +153,18 @@ describe('symbolic links are never followed, nor deleted', () => {
 
   it('a linked folder on the way is refused, wherever it points', async () => {
     symlinkSync(h.outside, join(h.root, 'out'));
-    await refused('out/secret.txt', /out is a symbolic link, which is never followed/);
+    await refused('out/secret.txt', /"out" is a symbolic link, which is never followed/);
     mkdirSync(join(h.root, 'deep'));
     symlinkSync('../../outside', join(h.root, 'deep', 'up'));
-    await refused('deep/up/notes.txt', /deep\/up is a symbolic link/);
+    await refused('deep/up/notes.txt', /"deep\/up" is a symbolic link/);
   });
 
   it('a folder or a missing file is refused without a question', async () => {
     mkdirSync(join(h.root, 'folder'));
-    await refused('folder', /folder is not a regular file/);
-    await refused('nothing.txt', /there is no file nothing\.txt/);
-    await refused('no/such/file.txt', /there is no folder no/);
-    await refused('notes.txt/more', /notes\.txt is not a folder/);
+    await refused('folder', /"folder" is not a regular file/);
+    await refused('nothing.txt', /there is no file "nothing\.txt"/);
+    await refused('no/such/file.txt', /there is no folder "no"/);
+    await refused('notes.txt/more', /"notes\.txt" is not a folder/);
   });
 });
 
@@ -185,11 +185,26 @@ describe('names a person could confuse', () => {
   it('a file in a subfolder is asked about and deleted by its path', async () => {
     put(h.root, 'reports/q3.csv', 'a,b\n');
     const q = await ask(h.url, 'reports/q3.csv');
-    expect(q.message).toMatch(/^Confirm deletion of reports\/q3\.csv \(4 B, /);
+    expect(q.message).toMatch(/^Confirm deletion of "reports\/q3\.csv" \(4 B, /);
     const done = await answer(h.url, 'reports/q3.csv', q.ticket, confirmed('reports/q3.csv'));
     expect(done.result.isError).toBe(false);
     expect(exists(h.root, 'reports/q3.csv')).toBe(false);
     untouched();
+  });
+
+  it("quotes a path whose name reads like the server's own words, which is typed as it is on disk", async () => {
+    const name = 'q3 (0 B, empty; a copy is kept)” Really keep "all.txt';
+    put(h.root, name, 'the real data');
+    const q = await ask(h.url, name);
+    expect(q.message.split('\n')[0]).toBe(
+      'Confirm deletion of "q3 (0 B, empty; a copy is kept)\\” Really keep \\"all.txt" (13 B, modified ' +
+        q.message.split(' (13 B, modified ')[1]?.split('\n')[0],
+    );
+    const done = await answer(h.url, name, q.ticket, confirmed(name));
+    expect(textOf(done)).toBe(
+      'Deleted "q3 (0 B, empty; a copy is kept)\\” Really keep \\"all.txt" (13 B).',
+    );
+    expect(exists(h.root, name)).toBe(false);
   });
 });
 

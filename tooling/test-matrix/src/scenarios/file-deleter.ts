@@ -72,7 +72,7 @@ const typed = (confirm_name: string, keep_backup = false) => ({
 async function ask(h: RunningCombination, path: string) {
   const q = asked(await call(h.urls[0], h.principals.alice.token, TOOL, { path }), KEY);
   expect(q.form.message).toMatch(
-    new RegExp(`^Confirm deletion of ${path.replace('.', '\\.')} \\(18 B, modified `),
+    new RegExp(`^Confirm deletion of "${path.replace('.', '\\.')}" \\(18 B, modified `),
   );
   expect(q.form.requestedSchema.required).toEqual(['confirm_name', 'reason']);
   return q.requestState;
@@ -310,7 +310,9 @@ export const FILE_DELETER_SCENARIOS: Scenario[] = [
         ({ message }) => {
           shown.push(message);
           // The person reads the path in the question and types it, with a reason.
-          const name = /^Confirm deletion of (\S+) \(/.exec(message)?.[1] ?? '';
+          // In quotes, `\` before any quote-like character of the path (`quoted` of @mrtr/gate).
+          const shownName = /^Confirm deletion of "((?:[^"\\]|\\.)*)" \(/.exec(message)?.[1] ?? '';
+          const name = shownName.replace(/\\(.)/g, '$1');
           return { action: 'accept', content: { confirm_name: name, reason: 'superseded by Q4' } };
         },
         (client) => client.callTool({ name: TOOL, arguments: { path } }),
