@@ -47,8 +47,8 @@ function outcome(approval: PendingApproval, decision: FinalDecision) {
   if (decision.status === 'withdrawn')
     return {
       tone: 'denied',
-      title: 'Declined in your MCP client',
-      text: `Your client declined this request at ${when}. Nothing will run, and it can no longer be approved here. To do it after all, ask your client to run the tool again.`,
+      title: 'Closed in your MCP client',
+      text: `Closed at ${when}: your client declined this request, or the server asked it again there because what it is about changed. Nothing will run from this page, and it can no longer be approved here. Answer the newer question in your client if it shows one, or ask your client to run the tool again.`,
       content: null,
     };
   if (decision.status === 'denied')
@@ -116,7 +116,7 @@ export function approvalPage(
   const heading = !decision
     ? `Approve ${tool}?`
     : decision.status === 'withdrawn'
-      ? `${tool} was declined in your client`
+      ? `${tool} was closed in your client`
       : `You ${decision.status} ${tool}`;
   const scripts = passkey?.ready
     ? [`${kit.basePath}/assets/webauthn.js`, `${kit.basePath}/assets/passkey.js`]

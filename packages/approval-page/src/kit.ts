@@ -131,7 +131,7 @@ export function refused(
     case 'decided': {
       const already =
         decision?.status === 'withdrawn'
-          ? 'declined in your MCP client'
+          ? 'closed in your MCP client'
           : decision?.status === 'denied'
             ? 'denied'
             : 'approved';

@@ -546,12 +546,13 @@ describe('the decision POST', () => {
     const shown = await page(new Request(url, { headers: { cookie } }));
     expect(shown.status).toBe(200);
     const text = await shown.text();
-    expect(text).toContain('Declined in your MCP client');
+    expect(text).toContain('Closed in your MCP client');
+    expect(text).toContain('your client declined this request, or the server asked it again');
     expect(text).toContain('Nothing will run');
     expect(text).not.toContain('value="approve"');
     const late = await page(post(url, { csrf, decision: 'approve' }, { cookie }));
     expect(late.status).toBe(409);
-    expect(await late.text()).toContain('already declined in your MCP client');
+    expect(await late.text()).toContain('already closed in your MCP client');
     expect(await channel.decision(approval.id, approval)).toMatchObject({ status: 'denied' });
   });
 

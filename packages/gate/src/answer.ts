@@ -9,7 +9,7 @@ import {
   textResult,
   validateFormContent,
 } from '@mrtr/wire';
-import type { ApprovalBinding, ApprovalChannel, ApprovalDecision } from './approval.js';
+import type { ApprovalChannel, ApprovalDecision } from './approval.js';
 import { askAfresh, askAgain, contextOf } from './ask.js';
 import { canonicalOrUndefined, fromChannel, refusal } from './errors.js';
 import { preview } from './fields.js';
@@ -18,6 +18,7 @@ import { acceptedAnswerText, decline, perform, replayOf, retire, usedRefusal } f
 import type { AskAgainReason } from './reasons.js';
 import { readTicketData } from './sealed.js';
 import type { FormContent } from './types.js';
+import { bindingOf, withdrawApproval } from './withdraw.js';
 
 type Action = 'accept' | 'decline' | 'cancel';
 
@@ -81,17 +82,15 @@ export async function answer<View, Tx>(
   }
   if (!allows(policy, mode) || !same) {
     const fresh = asked(spec, context, modeFor(flow, policy));
-    // The new question replaces this ticket: a "yes" it carries must not outlive an answer to that.
-    const used = await retire(flow, claims);
-    if (used) return used;
-    await withdrawApproval(flow, claims);
-    return askAfresh(flow, fresh, {
+    const question = await askAfresh(flow, fresh, {
       reason: 'question_changed',
       // The same words under a level the operation no longer takes (a policy that now asks for more).
       notice: same
         ? 'This action now needs another kind of confirmation than the one given; here is the question again.'
         : 'What you were asked about has changed since; here is the question as it stands now.',
     });
+    // The new question replaces this ticket: a "yes" it carries must not outlive an answer to that.
+    return (await retire(flow, claims)) ?? question;
   }
   // The same question again needs this request to declare its mode too.
   modeFor(flow, mode);
@@ -252,45 +251,6 @@ function decisionOf<View, Tx>(
   approvalId: string,
 ): Promise<ApprovalDecision> {
   return fromChannel(() => approvals.decision(approvalId, bindingOf(flow, claims)));
-}
-
-/** When a withdrawal that failed is tried again, ms after each failure (about a minute in all). */
-const REWITHDRAW_AFTER_MS = [1_000, 2_000, 4_000, 8_000, 16_000, 32_000] as const;
-
-/**
- * After a client's decline of a URL-mode question: close its approval, so the
- * page no longer offers a decision nothing would act on. The decline is
- * recorded already; a channel that cannot close it changes nothing of that.
- * A failed withdrawal is tried again in the background after each of
- * {@link REWITHDRAW_AFTER_MS}: until it lands, the page would record an
- * approval and tell the person the request runs, while no retry can run it.
- * The timers do not keep the process alive.
- */
-async function withdrawApproval<View, Tx>(
-  flow: Flow<View, Tx>,
-  claims: TicketClaims,
-): Promise<void> {
-  const approvals = flow.parts.approvals;
-  if (claims.approvalId === undefined || !approvals?.withdraw) return;
-  const id = claims.approvalId;
-  const binding = bindingOf(flow, claims);
-  const attempt = (retry: number) =>
-    approvals.withdraw?.(id, binding).catch(() => {
-      const wait = REWITHDRAW_AFTER_MS[retry];
-      if (wait !== undefined) setTimeout(() => void attempt(retry + 1), wait).unref();
-    });
-  await attempt(0);
-}
-
-/** What a URL-mode approval of this ticket was opened with (see {@link ApprovalBinding}). */
-function bindingOf<View, Tx>(flow: Flow<View, Tx>, claims: TicketClaims): ApprovalBinding {
-  return {
-    nonce: claims.nonce,
-    principal: flow.principal,
-    operation: flow.operation,
-    argumentsDigest: flow.argsDigest,
-    questionDigest: claims.questionDigest as string,
-  };
 }
 
 /** Why the chosen candidate is not acceptable, or `undefined` when it is (or no field chooses). */

@@ -6,7 +6,7 @@ import type { ConfirmationLevel } from './approval.js';
 import { askAfresh, contextOf } from './ask.js';
 import type { GateAuditEvent } from './audit.js';
 import { ReceiptIssuerError } from './errors.js';
-import { type Asked, asked, type Flow } from './flow.js';
+import { type Asked, asked, type Flow, modeFor, policyOf } from './flow.js';
 import { toJson } from './json.js';
 import { assertStillOpen } from './open.js';
 import { readTicketData } from './sealed.js';
@@ -16,6 +16,7 @@ import {
   type ReceiptIssuer,
   StaleTargetError,
 } from './types.js';
+import { withdrawApproval } from './withdraw.js';
 
 /** Thrown inside the claim when the target is gone or no longer accessible: rolls the claim back. */
 class TargetUnavailable {
@@ -62,27 +63,37 @@ const SUPERSEDED_OUTCOME = textResult(
 );
 
 /**
- * Use up a ticket whose question is put afresh under a new ticket (the
+ * Use up a ticket whose question was just put afresh under a new ticket (the
  * target changed, or the operation now takes another level of
  * confirmation): its nonce is claimed, so that the answer it may carry
  * cannot be presented again later, once the target reads as it did, over
- * the person's answer to the newer question. A ticket past its life needs
- * nothing. Presented again, the ticket is refused as used.
+ * the person's answer to the newer question; in URL mode its approval is
+ * withdrawn. A ticket past its life needs nothing. Presented again, the
+ * ticket is refused as used. Called once the new question exists, so that
+ * a new question that cannot be put (an approval page that is down) leaves
+ * this ticket as it was, as the error says.
  * @returns `undefined` when the ticket is spent (now, or by another request
- *   that retired it); the audited refusal when an answer used it first.
+ *   that retired it); the audited refusal when an answer used it first
+ *   (then the new question is not sent).
  * @throws {ReplayStoreUnavailableError} (or what the store throws) when the
- *   store cannot record it: nothing is asked and nothing changed.
+ *   store cannot record it: the new question is not sent, and nothing changed.
  */
 export async function retire<View, Tx>(
   flow: Flow<View, Tx>,
   claims: TicketClaims,
 ): Promise<CallToolResult | undefined> {
   if (!flow.parts.sealer.stillOpens(claims)) return undefined;
+  // A failure or a refusal from here is about this ticket, not the new one just minted.
+  const minted = flow.round.nonce;
+  flow.round.setNonce(claims.nonce);
   const result = await flow.parts.store.once(
     onceRequestOf(flow, claims, SUPERSEDED),
     async () => SUPERSEDED_OUTCOME as unknown as Json,
   );
-  return result.status === 'refused' ? settleLookUp(flow, claims, result) : undefined;
+  if (result.status === 'refused') return settleLookUp(flow, claims, result);
+  await withdrawApproval(flow, claims);
+  if (minted !== undefined) flow.round.setNonce(minted);
+  return undefined;
 }
 
 /** The store's verdict on a look-up that ran nothing (a replay probe, a read), audited and answered. */
@@ -209,14 +220,19 @@ export async function perform<View, Tx>(
         await round.emit({ outcome: 'refused', reason: 'target_unavailable', ...round.known() });
         return prepared.result;
       }
-      // The claim was given back: spend the ticket before a new one replaces it.
-      const used = await retire(flow, claims);
-      if (used) return used;
-      return askAfresh(flow, asked(spec, contextOf(prepared), live.mode), {
-        reason: 'stale_target',
-        notice:
-          'What you were asked about changed before it could be done; here is the question as it stands now.',
-      });
+      // Asked at the level the target's new state takes, as a changed question before the claim is.
+      const context = contextOf(prepared);
+      const question = await askAfresh(
+        flow,
+        asked(spec, context, modeFor(flow, policyOf(spec, context))),
+        {
+          reason: 'stale_target',
+          notice:
+            'What you were asked about changed before it could be done; here is the question as it stands now.',
+        },
+      );
+      // The claim was given back: spend the ticket now that a new one replaces it.
+      return (await retire(flow, claims)) ?? question;
     }
     throw error;
   }

@@ -1,3 +1,4 @@
+import { digestCanonical } from '@mrtr/digest';
 import { MemoryReplayStore, ReplayStoreUnavailableError } from '@mrtr/replay';
 import { TicketSealer } from '@mrtr/ticket';
 import { fieldOptions, McpError, textResult } from '@mrtr/wire';
@@ -44,8 +45,11 @@ function setup() {
   const memory = new MemoryReplayStore();
   const store = {
     down: false,
+    /** Fails only the claims whose request digest this names. */
+    downFor: undefined as string | undefined,
     once: ((request, action) => {
-      if (store.down) throw new ReplayStoreUnavailableError('connection refused');
+      if (store.down || request.requestDigest === store.downFor)
+        throw new ReplayStoreUnavailableError('connection refused');
       return memory.once(request, action);
     }) as MemoryReplayStore['once'],
     recorded: ((request) => memory.recorded(request)) as MemoryReplayStore['recorded'],
@@ -279,7 +283,7 @@ describe('gate.tool(): one declaration per gated tool', () => {
     expect(t.events.map((e) => [e.outcome, e.reason])).toContainEqual(['refused', 'nonce_used']);
   });
 
-  it('a store that cannot spend the replaced ticket fails closed: nothing asked, the same request then asks', async () => {
+  it('a store that cannot spend the replaced ticket fails closed: the new question not sent, the same request then asks', async () => {
     const t = setup();
     const asked = (await t.tool.handler({ title: 'Dup' }, t.request())) as { requestState: string };
     const yes = t.request({
@@ -289,14 +293,17 @@ describe('gate.tool(): one declaration per gated tool', () => {
       },
     });
     t.rows.set('n3', { id: 'n3', title: 'Dup' });
-    t.store.down = true;
+    t.store.downFor = digestCanonical('{"superseded":true}');
     const error = await t.tool.handler({ title: 'Dup' }, yes).catch((e) => e);
     expect(error).toMatchObject({
       code: -32603,
       message: expect.stringMatching(/changed nothing/),
     });
-    expect(t.events.some((e) => e.outcome === 'asked_again')).toBe(false);
-    t.store.down = false;
+    // Recorded against the ticket presented, not the one minted for the question not sent.
+    const minted = t.events.find((e) => e.outcome === 'asked' && e.nonce !== t.events[0]?.nonce);
+    expect(minted).toBeDefined();
+    expect(t.events.at(-1)).toMatchObject({ outcome: 'failed', nonce: t.events[0]?.nonce });
+    t.store.downFor = undefined;
     const again = (await t.tool.handler({ title: 'Dup' }, yes)) as { requestState: string };
     expect(again.requestState).not.toBe(asked.requestState);
     expect(t.deleted).toEqual([]);

@@ -19,7 +19,12 @@ import {
 class FakeChannel implements ApprovalChannel {
   readonly opened = new Map<string, PendingApproval>();
   readonly decided = new Map<string, ApprovalDecision>();
+  openFails = false;
   async open(approval: PendingApproval): Promise<string> {
+    if (this.openFails)
+      throw Object.assign(new Error('approval store unreachable'), {
+        name: 'ApprovalStoreUnavailableError',
+      });
     this.opened.set(approval.id, approval);
     return this.url(approval.id);
   }
@@ -578,5 +583,105 @@ describe('approval receipts', () => {
     const confirmation = { level: 'url', approvalId: id, credentialId: 'AQIDBAUGBwg' };
     expect(issued).toEqual([confirmation]);
     expect(performed).toEqual([[confirmation, 'receipt-1']]);
+  });
+});
+
+describe('URL mode, a ticket replaced by a newer question', () => {
+  /** `delete_volume` whose target changes from the `flipAt`-th look on, and then takes a passkey. */
+  function changing() {
+    const channel = new FakeChannel();
+    const done: string[] = [];
+    let looks = 0;
+    let flipAt = Number.POSITIVE_INFINITY;
+    const gate = new ConfirmationGate({
+      sealer: new TicketSealer({ keys: [{ kid: 'k1', secret: 'u'.repeat(32) }] }),
+      store: new MemoryReplayStore(),
+      approvals: channel,
+    });
+    const tool = gate.tool({
+      name: 'delete_volume',
+      description: 'Destroy a volume.',
+      args: z.object({ volumeId: z.string() }),
+      form: {
+        target: choose({ title: 'Which copy' }),
+        volumeId: typeToConfirm({ title: 'Volume id' }),
+      },
+      ask: async ({ args }) => {
+        const changed = ++looks >= flipAt;
+        return {
+          message: `Destroy volume ${args.volumeId}${changed ? ', now attached to a running service' : ''}?`,
+          view: changed,
+          choices: { target: [{ value: 'primary', label: 'Primary' }] },
+          expect: { volumeId: args.volumeId },
+        };
+      },
+      level: (attached) => (attached ? 'presence' : 'url'),
+      perform: async ({ view }) => {
+        done.push(String(view));
+        return textResult('Destroyed.');
+      },
+    });
+    const call = (extra: Partial<GateRequest> = {}) =>
+      tool.handler({ volumeId: 'vol_1' }, request(extra));
+    return {
+      channel,
+      done,
+      call,
+      flipFromNextLook: (skip = 0) => {
+        flipAt = looks + 1 + skip;
+      },
+    };
+  }
+  const accept = { confirm: { action: 'accept' } };
+  const idOf = (asked: Asked) => asked.inputRequests.confirm.params.url.split('/').at(-1) as string;
+  const approve = (channel: FakeChannel, id: string) =>
+    channel.decided.set(id, {
+      status: 'approved',
+      via: 'url',
+      content: { target: 'primary' },
+      decidedAt: Date.now(),
+    });
+
+  it('a page that cannot open the new approval leaves the old ticket as it was, as the error says', async () => {
+    const t = changing();
+    const asked = (await t.call()) as unknown as Asked;
+    approve(t.channel, idOf(asked));
+    t.flipFromNextLook();
+    t.channel.openFails = true;
+    const error = await t
+      .call({ requestState: asked.requestState, inputResponses: accept })
+      .catch((e) => e);
+    expect(error).toMatchObject({
+      code: -32603,
+      message: expect.stringMatching(/changed nothing/),
+    });
+    expect(t.channel.withdrawn).toEqual([]);
+    t.channel.openFails = false;
+    // The same request then gets the newer question: the ticket was not spent by the failure.
+    const fresh = (await t.call({
+      requestState: asked.requestState,
+      inputResponses: accept,
+    })) as unknown as Asked;
+    expect(fresh.requestState).not.toBe(asked.requestState);
+    expect(t.channel.withdrawn.map(([id]) => id)).toEqual([idOf(asked)]);
+    expect(t.done).toEqual([]);
+  });
+
+  it('a target that changed inside the claim: asked at the level it now takes, the old approval withdrawn', async () => {
+    const t = changing();
+    const asked = (await t.call()) as unknown as Asked;
+    approve(t.channel, idOf(asked));
+    // Round 2 looks once before the claim (unchanged), then inside it (changed): a stale target.
+    t.flipFromNextLook(1);
+    const fresh = (await t.call({
+      requestState: asked.requestState,
+      inputResponses: accept,
+    })) as unknown as Asked;
+    expect(fresh.inputRequests.confirm.params.message).toMatch(/changed before it could be done/);
+    expect(t.channel.opened.get(idOf(fresh))?.level).toBe('presence');
+    expect(t.channel.withdrawn.map(([id]) => id)).toEqual([idOf(asked)]);
+    const late = await t.call({ requestState: asked.requestState, inputResponses: accept });
+    expect(late).toMatchObject({ isError: true });
+    expect(t.done).toEqual([]);
   });
 });
