@@ -99,6 +99,18 @@ function setup() {
   return { tool, rows, deleted, events, request, store };
 }
 
+/** Round 1 of `notes_delete {title: Dup}`, and the round 2 that picks n1 and ticks the box. */
+async function askedWithYes(t: ReturnType<typeof setup>) {
+  const asked = (await t.tool.handler({ title: 'Dup' }, t.request())) as { requestState: string };
+  const yes = t.request({
+    requestState: asked.requestState,
+    inputResponses: {
+      confirm: { action: 'accept', content: { note_id: 'n1', confirm: true } },
+    },
+  });
+  return { asked, yes };
+}
+
 describe('gate.tool(): one declaration per gated tool', () => {
   it('derives inputSchema from the argument schema, closed to undeclared arguments', () => {
     const { tool } = setup();
@@ -249,13 +261,7 @@ describe('gate.tool(): one declaration per gated tool', () => {
 
   it('a ticket whose question was put afresh is spent: its yes cannot override a later no (helper-118)', async () => {
     const t = setup();
-    const asked = (await t.tool.handler({ title: 'Dup' }, t.request())) as { requestState: string };
-    const yes = t.request({
-      requestState: asked.requestState,
-      inputResponses: {
-        confirm: { action: 'accept', content: { note_id: 'n1', confirm: true } },
-      },
-    });
+    const { asked, yes } = await askedWithYes(t);
     t.rows.set('n3', { id: 'n3', title: 'Dup' }); // the question changes
     const again = (await t.tool.handler({ title: 'Dup' }, yes)) as { requestState: string };
     const no = await t.tool.handler(
@@ -285,13 +291,7 @@ describe('gate.tool(): one declaration per gated tool', () => {
 
   it('a store that cannot spend the replaced ticket fails closed: the new question not sent, the same request then asks', async () => {
     const t = setup();
-    const asked = (await t.tool.handler({ title: 'Dup' }, t.request())) as { requestState: string };
-    const yes = t.request({
-      requestState: asked.requestState,
-      inputResponses: {
-        confirm: { action: 'accept', content: { note_id: 'n1', confirm: true } },
-      },
-    });
+    const { asked, yes } = await askedWithYes(t);
     t.rows.set('n3', { id: 'n3', title: 'Dup' });
     t.store.downFor = digestCanonical('{"superseded":true}');
     const error = await t.tool.handler({ title: 'Dup' }, yes).catch((e) => e);
