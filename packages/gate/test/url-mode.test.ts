@@ -67,25 +67,34 @@ const request = (extra: Partial<GateRequest> = {}): GateRequest => ({
   ...extra,
 });
 
-type Level = 'url' | 'form-or-url' | 'presence';
-function setup(level: Level | (() => Level) = 'url') {
-  const channel = new FakeChannel();
-  const events: GateAuditEvent[] = [];
-  const done: string[] = [];
-  const gate = new ConfirmationGate({
+/** A gate over `channel` with a fresh memory store, its records pushed to `events`. */
+function volumeGate(channel: FakeChannel, events: GateAuditEvent[] = []) {
+  return new ConfirmationGate({
     sealer: new TicketSealer({ keys: [{ kid: 'k1', secret: 'u'.repeat(32) }] }),
     store: new MemoryReplayStore(),
     approvals: channel,
     audit: (e) => void events.push(e),
   });
-  const tool = gate.tool({
-    name: 'delete_volume',
-    description: 'Destroy a volume.',
-    args: z.object({ volumeId: z.string() }),
-    form: {
-      target: choose({ title: 'Which copy' }),
-      volumeId: typeToConfirm({ title: 'Volume id' }),
-    },
+}
+
+/** What every `delete_volume` of these tests declares besides `ask`, `level` and `perform`. */
+const VOLUME_TOOL = {
+  name: 'delete_volume',
+  description: 'Destroy a volume.',
+  args: z.object({ volumeId: z.string() }),
+  form: {
+    target: choose({ title: 'Which copy' }),
+    volumeId: typeToConfirm({ title: 'Volume id' }),
+  },
+};
+
+type Level = 'url' | 'form-or-url' | 'presence';
+function setup(level: Level | (() => Level) = 'url') {
+  const channel = new FakeChannel();
+  const events: GateAuditEvent[] = [];
+  const done: string[] = [];
+  const tool = volumeGate(channel, events).tool({
+    ...VOLUME_TOOL,
     ask: async ({ args }) => ({
       message: `Destroy volume ${args.volumeId} <script>alert(1)</script>? Its data cannot be recovered.`,
       view: args.volumeId,
@@ -593,19 +602,8 @@ describe('URL mode, a ticket replaced by a newer question', () => {
     const done: string[] = [];
     let looks = 0;
     let flipAt = Number.POSITIVE_INFINITY;
-    const gate = new ConfirmationGate({
-      sealer: new TicketSealer({ keys: [{ kid: 'k1', secret: 'u'.repeat(32) }] }),
-      store: new MemoryReplayStore(),
-      approvals: channel,
-    });
-    const tool = gate.tool({
-      name: 'delete_volume',
-      description: 'Destroy a volume.',
-      args: z.object({ volumeId: z.string() }),
-      form: {
-        target: choose({ title: 'Which copy' }),
-        volumeId: typeToConfirm({ title: 'Volume id' }),
-      },
+    const tool = volumeGate(channel).tool({
+      ...VOLUME_TOOL,
       ask: async ({ args }) => {
         const changed = ++looks >= flipAt;
         return {
