@@ -250,7 +250,7 @@ export class PasswordSignIn implements SignInHook {
       return this.#notice(200, 'Signed in', text, signedIn.principal);
     }
     // Signed out because two session cookies came: say so, or sign-in would only lead back here.
-    const error = this.#twoSessions(request) ? TWO_SESSIONS : null;
+    const error = this.#twoSessions(request.headers.get('cookie')) ? TWO_SESSIONS : null;
     return this.#formPage(200, returnTo, '', error, null);
   }
 
@@ -349,14 +349,13 @@ export class PasswordSignIn implements SignInHook {
    */
   #cookieValue(request: Request): string | undefined {
     const header = request.headers.get('cookie');
-    if (!header || sessionCookieCount(header, this.#cookie) > 1) return undefined;
+    if (!header || this.#twoSessions(header)) return undefined;
     const value = parseCookies(header)[this.#cookie];
     return value && COOKIE_VALUE.test(value) ? value : undefined;
   }
 
-  /** Whether the request carries this page's session cookie more than once. */
-  #twoSessions(request: Request): boolean {
-    const header = request.headers.get('cookie');
+  /** Whether a `Cookie` header carries this page's session cookie more than once. */
+  #twoSessions(header: string | null): boolean {
     return header !== null && sessionCookieCount(header, this.#cookie) > 1;
   }
 
