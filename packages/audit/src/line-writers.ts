@@ -75,7 +75,8 @@ export interface FileLines {
  * A pipe or device path (a FIFO, `/dev/full`) is written as it is: no
  * `fsync` (a pipe has nothing to flush), no rotation. A full pipe
  * (`EAGAIN`) is retried every 10 ms until `giveUpMs` after the line's turn
- * came, then the line fails; any other error fails the line at once.
+ * came, then the line fails with {@link AuditDestinationBusyError} (the
+ * `EAGAIN` as its `cause`); any other error fails the line at once.
  * @throws at once (opening): the file system's error, e.g. `EISDIR`, or
  *   `ENXIO` for a FIFO that no process reads.
  */
@@ -126,7 +127,14 @@ export function fileLines(path: string, sync: boolean, giveUpMs: number): FileLi
         try {
           offset += await writeSome(fd, bytes, offset);
         } catch (error) {
-          if (codeOf(error) !== 'EAGAIN' || Date.now() >= deadline) throw error;
+          if (codeOf(error) !== 'EAGAIN') throw error;
+          // A pipe still full when the line's time is up is the busy destination `bounded` reports,
+          // whichever of its timer and this check a loaded event loop runs first.
+          if (Date.now() >= deadline)
+            throw new AuditDestinationBusyError(
+              `the audit destination took no line for ${giveUpMs} ms`,
+              { cause: error },
+            );
           await sleep(EAGAIN_RETRY_MS);
         }
       }

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { GateAuditEvent } from '@mrtr/gate';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AuditDestinationBusyError, JsonLinesAuditSink } from '../src/index.js';
+import { fileLines } from '../src/line-writers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mrtr-jsonl-stalled-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -113,6 +114,26 @@ describe('JsonLinesAuditSink on a destination nobody reads', () => {
     } finally {
       fifo.close(); // the blocked write ends with EPIPE
       await sink.close();
+    }
+  });
+
+  it('a full pipe behind a file path fails as busy on its own deadline too, not with a bare EAGAIN', async () => {
+    // What a loaded event loop shows: the retry loop's deadline passes before the sink's timer fires.
+    const fifo = unreadFifo();
+    const lines = fileLines(fifo.path, false, 50);
+    try {
+      let error: unknown;
+      for (let n = 0; n < 10_000 && error === undefined; n++)
+        error = await lines.send(`${'x'.repeat(1023)}\n`).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(error).toBeInstanceOf(AuditDestinationBusyError);
+      expect(String(error)).toMatch(/took no line for 50 ms/);
+      expect((error as Error).cause).toMatchObject({ code: 'EAGAIN' });
+    } finally {
+      fifo.close();
+      lines.close();
     }
   });
 });
