@@ -1,4 +1,6 @@
 // npm install @mrtr/gate @mrtr/express @mrtr/server @mrtr/replay-postgres @mrtr/sql @mrtr/ticket @mrtr/wire express pg zod
+// Until the first release the line above stops with E404; install the packed tarballs instead
+// (README.md, "Install from tarballs"): npm install /tmp/mrtr/mrtr-{gate,node,express,server,replay-postgres,replay,sql,ticket,wire,digest}-[0-9]*.tgz express pg zod
 // npm install -D @types/express @types/pg tsx
 // npm pkg set type=module   # an ES module: the file awaits at top level
 // export TOKEN=$(openssl rand -hex 16); echo "token: $TOKEN" # your client sends it

@@ -1,6 +1,8 @@
 // The strongest level on Express 5: a person approves each deletion on this server's own page with
 // a passkey (`presence`), and the server signs a receipt an executor can check (JWKS published).
 // npm install @mrtr/gate @mrtr/express @mrtr/server @mrtr/replay-postgres @mrtr/sql @mrtr/ticket @mrtr/wire @mrtr/approval-page @mrtr/receipt express pg zod
+// Until the first release the line above stops with E404; install the packed tarballs instead
+// (README.md, "Install from tarballs"): npm install /tmp/mrtr/mrtr-{gate,node,express,server,replay-postgres,replay,sql,ticket,wire,digest,approval-page,receipt}-[0-9]*.tgz express pg zod
 // npm install -D @types/express @types/pg tsx
 // npm pkg set type=module   # an ES module: the file awaits at top level
 // openssl genpkey -algorithm ed25519 -out receipt-key.pem   # the receipt signing key (keep it secret)

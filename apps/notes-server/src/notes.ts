@@ -54,6 +54,14 @@ export async function migrate(db: Database, members: string[]): Promise<void> {
     await tx.query('CREATE INDEX IF NOT EXISTS notes_by_title ON notes (workspace_uri, title)');
     await tx.query(`CREATE TABLE IF NOT EXISTS notes_schema (
       version integer PRIMARY KEY, seeded_at timestamptz NOT NULL DEFAULT now())`);
+    // Version 2: the order notes were created in. created_at alone ties when
+    // clock_timestamp() does not advance between two inserts (PGlite's clock
+    // often does not), and the tie then fell to the random id, so the seeded
+    // "Meeting notes" came in a different order from one database to the next.
+    const ordered = await tx.query(
+      'INSERT INTO notes_schema (version) VALUES (2) ON CONFLICT DO NOTHING RETURNING version',
+    );
+    if (ordered.rows.length > 0) await tx.query('ALTER TABLE notes ADD COLUMN IF NOT EXISTS seq bigserial');
     const inserted = await tx.query(
       'INSERT INTO notes_schema (version) VALUES (1) ON CONFLICT DO NOTHING RETURNING version',
     );
@@ -127,7 +135,7 @@ export async function createNote(
 /** The notes of a workspace, oldest first. */
 export async function listNotes(q: Queryable, workspaceUri: string): Promise<Note[]> {
   const { rows } = await q.query<NoteRow>(
-    'SELECT * FROM notes WHERE workspace_uri = $1 ORDER BY created_at, id',
+    'SELECT * FROM notes WHERE workspace_uri = $1 ORDER BY created_at, seq',
     [workspaceUri],
   );
   return rows.map(toNote);
@@ -139,7 +147,7 @@ export async function listNotes(q: Queryable, workspaceUri: string): Promise<Not
  */
 export async function findByTitle(q: Queryable, workspaceUri: string, title: string, lock = false) {
   const { rows } = await q.query<NoteRow>(
-    `SELECT * FROM notes WHERE workspace_uri = $1 AND title = $2 ORDER BY created_at, id${lock ? ' FOR UPDATE' : ''}`,
+    `SELECT * FROM notes WHERE workspace_uri = $1 AND title = $2 ORDER BY created_at, seq${lock ? ' FOR UPDATE' : ''}`,
     [workspaceUri, title],
   );
   return rows.map(toNote);

@@ -13,7 +13,7 @@ import { type ApprovalChannel, type AuditSink, ConfirmationGate } from '@mrtr/ga
 import { ReceiptSigner, type ReceiptSigningKey, receiptIssuer } from '@mrtr/receipt';
 import { LedgerReplayStore, type ReplayStore } from '@mrtr/replay';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
-import { type RedisDurability, RedisReplayStore } from '@mrtr/replay-redis';
+import { type RedisDurability, RedisDurabilityError, RedisReplayStore } from '@mrtr/replay-redis';
 import { createMcpEndpoint, type McpEndpoint } from '@mrtr/server';
 import { TicketSealer } from '@mrtr/ticket';
 import type { Database, Queryable } from './db.js';
@@ -103,7 +103,9 @@ export interface ServiceDeleterOptions {
  * so a Redis that could forget a claim is refused unless the operator names
  * `'volatile'` (the PostgreSQL ledger still keeps every operation at most once).
  * A Redis that cannot be reached yet is waited for (`untilReachable` of `@mrtr/example-kit`).
- * @throws when Redis is not durable enough, or the URL is not one `ioredis` reads.
+ * @throws {Error} when Redis is not durable enough (its message names
+ * `MRTR_REDIS_DURABILITY`; the store's `RedisDurabilityError` is its `cause`),
+ * refuses the connection, or the URL is not one `ioredis` reads.
  */
 export async function openReplayStore(
   redisUrl: string | undefined,
@@ -117,7 +119,14 @@ export async function openReplayStore(
       keyPrefix: 'mrtr:service-deleter:',
       ...(redisDurability ? { durability: redisDurability } : {}),
     }),
-  );
+  ).catch((error: unknown) => {
+    // The store's message names its option; whoever starts this app sets the variable.
+    if (!(error instanceof RedisDurabilityError)) throw error;
+    throw new Error(
+      `Redis at ${hostOf(redisUrl)} cannot keep replay claims as MRTR_REDIS_DURABILITY=${error.report.durability} requires: ${error.problems.join('; ')}. To use it anyway, set MRTR_REDIS_DURABILITY=volatile: the PostgreSQL ledger behind it still runs each operation at most once when Redis forgets a claim.`,
+      { cause: error },
+    );
+  });
   return { store, close: () => store.close() };
 }
 

@@ -5,12 +5,13 @@
  * MRTR_AUDIT_FILE (JSON lines appended there instead of stdout), MRTR_AUDIT_TABLE=off (no table
  * mrtr_audit), MRTR_AUDIT_RETENTION_DAYS (how long rows of mrtr_audit are kept, default 30; swept
  * every minute), REDIS_URL (the replay store in Redis instead of table mrtr_replay),
+ * MRTR_REDIS_DURABILITY (what that Redis must keep: aof-always, aof-everysec or volatile),
  * MRTR_RECEIPT_KEY / MRTR_RECEIPT_KID / MRTR_RECEIPT_PUBLIC_KEYS (the Ed25519 key that signs
  * approval receipts, and keys that only verify; see the README).
  */
 import { JsonLinesAuditSink } from '@mrtr/audit';
 import { announcePageUsers, readServerEnv, runServer } from '@mrtr/example-kit';
-import type { RedisDurability } from '@mrtr/replay-redis';
+import { REDIS_DURABILITIES, type RedisDurability } from '@mrtr/replay-redis';
 import { openReplayStore, startServiceDeleter } from './app.js';
 import { openDatabase } from './db.js';
 import { receiptKeysFromEnv } from './receipt-keys.js';
@@ -26,7 +27,7 @@ runServer('service-deleter', async () => {
   const replay = await openReplayStore(
     process.env.REDIS_URL,
     // Unset: a Redis without appendonly yes + appendfsync always is refused.
-    (process.env.MRTR_REDIS_DURABILITY || undefined) as RedisDurability | undefined,
+    redisDurabilityOf(process.env.MRTR_REDIS_DURABILITY),
   );
   // The audit trail: JSON lines on stdout, or appended to MRTR_AUDIT_FILE; and table mrtr_audit.
   const trail = new JsonLinesAuditSink({ destination: env.auditTo });
@@ -74,3 +75,13 @@ runServer('service-deleter', async () => {
     await trail.close();
   };
 });
+
+/** `MRTR_REDIS_DURABILITY` as the store names it; unset or empty: the store's default. */
+function redisDurabilityOf(value: string | undefined): RedisDurability | undefined {
+  if (!value) return undefined;
+  const known = REDIS_DURABILITIES.find((d) => d === value);
+  if (known) return known;
+  throw new Error(
+    `MRTR_REDIS_DURABILITY must be one of ${REDIS_DURABILITIES.join(', ')}; got ${JSON.stringify(value)}`,
+  );
+}

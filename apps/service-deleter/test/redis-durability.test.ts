@@ -29,7 +29,9 @@ describe.skipIf(!available)('service-deleter replay store on Redis', () => {
       const error = await openReplayStore(redis.url).catch((e: Error) => e);
       expect(error).toBeInstanceOf(Error);
       expect(String(error)).toContain('set appendonly yes and appendfsync always');
-      expect(String(error)).toContain("durability: 'volatile'");
+      // The opt-in as this app takes it, not the store option behind it.
+      expect(String(error)).toContain('set MRTR_REDIS_DURABILITY=volatile');
+      expect(String(error)).not.toContain("durability: 'volatile'");
       // A Redis that keeps an fsynced append-only file is accepted.
       const aof = await privateRedis({ appendonly: 'yes', appendfsync: 'always' });
       const replay = await openReplayStore(aof.url);
@@ -57,6 +59,21 @@ describe.skipIf(!available)('service-deleter replay store on Redis', () => {
     url.password = 'wrong';
     const error = await openReplayStore(url.toString(), 'volatile').catch((e: Error) => e);
     expect(String(error)).toContain('refused the connection: WRONGPASS');
+  });
+
+  it('main refuses a value of MRTR_REDIS_DURABILITY the store does not know, naming the variable', async () => {
+    const redis = await privateRedis({ appendonly: 'yes', appendfsync: 'always' });
+    const started = startServerProcess(new URL('..', import.meta.url).pathname, {
+      DATABASE_URL: 'memory://',
+      PORT: '0',
+      MRTR_TOKENS: 'alice:tok-alice',
+      MRTR_SECRET: 'x'.repeat(32),
+      REDIS_URL: redis.url,
+      MRTR_REDIS_DURABILITY: 'Volatile',
+    });
+    await expect(started).rejects.toThrow(
+      /service-deleter failed to start: MRTR_REDIS_DURABILITY must be one of aof-always, aof-everysec, volatile; got "Volatile"/,
+    );
   });
 
   it('main starts on that Redis when MRTR_REDIS_DURABILITY=volatile names the risk', async () => {
