@@ -61,7 +61,8 @@ export async function migrate(db: Database, members: string[]): Promise<void> {
     const ordered = await tx.query(
       'INSERT INTO notes_schema (version) VALUES (2) ON CONFLICT DO NOTHING RETURNING version',
     );
-    if (ordered.rows.length > 0) await tx.query('ALTER TABLE notes ADD COLUMN IF NOT EXISTS seq bigserial');
+    if (ordered.rows.length > 0)
+      await tx.query('ALTER TABLE notes ADD COLUMN IF NOT EXISTS seq bigserial');
     const inserted = await tx.query(
       'INSERT INTO notes_schema (version) VALUES (1) ON CONFLICT DO NOTHING RETURNING version',
     );

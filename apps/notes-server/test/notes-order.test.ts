@@ -26,12 +26,22 @@ async function bodiesOf(url: string) {
 }
 
 describe('the seeded notes', () => {
-  it('come in the order they were created, on every new database', async () => {
-    for (let i = 0; i < 6; i++) {
-      const { db, listed, meeting } = await bodiesOf('memory://');
-      await db.close();
+  it('come in the order they were created, also when created_at ties', async () => {
+    const { db, listed, meeting } = await bodiesOf('memory://');
+    try {
       expect(listed).toEqual(SEEDED);
       expect(meeting).toEqual(SEEDED.slice(0, 3));
+      // Two notes in the same microsecond, the later with the smaller id: the clock can tie.
+      await db.query(
+        `INSERT INTO notes (id, workspace_uri, title, body, created_at) VALUES
+          ('note-zz', $1, 'Twins', 'first', '2026-12-01T00:00:00Z'),
+          ('note-aa', $1, 'Twins', 'second', '2026-12-01T00:00:00Z')`,
+        [DEMO_WORKSPACE],
+      );
+      const twins = await findByTitle(db, DEMO_WORKSPACE, 'Twins');
+      expect(twins.map((n) => n.body)).toEqual(['first', 'second']);
+    } finally {
+      await db.close();
     }
   });
 
@@ -44,7 +54,7 @@ describe('the seeded notes', () => {
       await migrate(db, ['alice']);
       await migrate(db, ['alice']); // a second start changes nothing
       const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM notes');
-      expect(rows[0]?.n).toBe('4');
+      expect(Number(rows[0]?.n)).toBe(4);
       const meeting = await findByTitle(db, DEMO_WORKSPACE, 'Meeting notes');
       expect(meeting.map((n) => n.body.split(':')[0])).toEqual(SEEDED.slice(0, 3));
     } finally {
