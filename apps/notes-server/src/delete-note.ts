@@ -13,9 +13,9 @@ import {
   quoted,
   withoutAsking,
 } from '@mrtr/gate';
+import type { SqlDriver, SqlQueryable } from '@mrtr/sql';
 import { type CallToolResult, textResult } from '@mrtr/wire';
 import { z } from 'zod';
-import type { Database, Queryable } from './db.js';
 import { deleteNote, findByTitle, isMember } from './notes.js';
 
 export const WorkspaceUri = singleLineText(200).describe('Workspace URI, e.g. notes://team');
@@ -37,10 +37,10 @@ export function noAccess(uri: string): CallToolResult {
   return textResult(`You are not a member of a workspace ${quoted(uri, 200)}.`, { isError: true });
 }
 
-/** A declaration for a store whose transaction is a `Queryable`, typed from its members. */
+/** A declaration for a store whose transaction is a `SqlQueryable`, typed from its members. */
 function declare<Args, View, F extends FormFields>(
-  declaration: GatedToolDeclaration<Args, View, F, Queryable>,
-): GatedToolDeclaration<Args, View, F, Queryable> {
+  declaration: GatedToolDeclaration<Args, View, F, SqlQueryable>,
+): GatedToolDeclaration<Args, View, F, SqlQueryable> {
   return declaration;
 }
 
@@ -50,7 +50,7 @@ function declare<Args, View, F extends FormFields>(
  * gate has an approval page) a client that declares only URL elicitation is
  * sent to the page.
  */
-export function deleteNoteDeclaration(db: Database, options: { approvals: boolean }) {
+export function deleteNoteDeclaration(db: SqlDriver, options: { approvals: boolean }) {
   return declare({
     name: 'notes_delete',
     title: 'Delete a note',

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Database, Queryable } from './db.js';
+import type { SqlDriver, SqlQueryable } from '@mrtr/sql';
 
 /** A note as the tools return it. */
 export interface Note {
@@ -35,7 +35,7 @@ export const DEMO_WORKSPACE = 'notes://team';
  * advisory lock: instances starting together on a new database would race
  * (concurrent `CREATE TABLE IF NOT EXISTS` can fail in PostgreSQL).
  */
-export async function migrate(db: Database, members: string[]): Promise<void> {
+export async function migrate(db: SqlDriver, members: string[]): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['mrtr-notes-server-migrate']);
     await tx.query(`CREATE TABLE IF NOT EXISTS workspaces (
@@ -86,7 +86,7 @@ export async function migrate(db: Database, members: string[]): Promise<void> {
   });
 }
 
-async function insertNote(tx: Queryable, workspaceUri: string, title: string, body: string) {
+async function insertNote(tx: SqlQueryable, workspaceUri: string, title: string, body: string) {
   const id = `note-${randomBytes(5).toString('hex')}`;
   const { rows } = await tx.query<NoteRow>(
     'INSERT INTO notes (id, workspace_uri, title, body) VALUES ($1, $2, $3, $4) RETURNING *',
@@ -96,7 +96,7 @@ async function insertNote(tx: Queryable, workspaceUri: string, title: string, bo
 }
 
 /** Whether `principal` is a member of `workspaceUri`. */
-export async function isMember(q: Queryable, principal: string, workspaceUri: string) {
+export async function isMember(q: SqlQueryable, principal: string, workspaceUri: string) {
   const { rows } = await q.query(
     'SELECT 1 FROM workspace_members WHERE workspace_uri = $1 AND principal = $2',
     [workspaceUri, principal],
@@ -110,7 +110,7 @@ export async function isMember(q: Queryable, principal: string, workspaceUri: st
  * @returns the note, or `undefined` when the workspace belongs to others.
  */
 export async function createNote(
-  db: Database,
+  db: SqlDriver,
   principal: string,
   workspaceUri: string,
   title: string,
@@ -134,7 +134,7 @@ export async function createNote(
 }
 
 /** The notes of a workspace, oldest first. */
-export async function listNotes(q: Queryable, workspaceUri: string): Promise<Note[]> {
+export async function listNotes(q: SqlQueryable, workspaceUri: string): Promise<Note[]> {
   const { rows } = await q.query<NoteRow>(
     'SELECT * FROM notes WHERE workspace_uri = $1 ORDER BY created_at, seq',
     [workspaceUri],
@@ -146,7 +146,12 @@ export async function listNotes(q: Queryable, workspaceUri: string): Promise<Not
  * The notes of a workspace whose title is exactly `title`; with `lock`, their
  * rows stay locked until the transaction `q` ends (`FOR UPDATE`).
  */
-export async function findByTitle(q: Queryable, workspaceUri: string, title: string, lock = false) {
+export async function findByTitle(
+  q: SqlQueryable,
+  workspaceUri: string,
+  title: string,
+  lock = false,
+) {
   const { rows } = await q.query<NoteRow>(
     `SELECT * FROM notes WHERE workspace_uri = $1 AND title = $2 ORDER BY created_at, seq${lock ? ' FOR UPDATE' : ''}`,
     [workspaceUri, title],
@@ -155,7 +160,7 @@ export async function findByTitle(q: Queryable, workspaceUri: string, title: str
 }
 
 /** Delete one note by id. */
-export async function deleteNote(tx: Queryable, id: string): Promise<number> {
+export async function deleteNote(tx: SqlQueryable, id: string): Promise<number> {
   const result = (await tx.query('DELETE FROM notes WHERE id = $1', [id])) as {
     affectedRows?: number;
     rowCount?: number | null;

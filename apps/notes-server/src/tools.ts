@@ -1,9 +1,9 @@
 import { storableText } from '@mrtr/example-kit';
 import { type ConfirmationGate, quoted } from '@mrtr/gate';
 import type { AnyToolDefinition, ToolDefinition } from '@mrtr/server';
+import type { SqlDriver, SqlQueryable } from '@mrtr/sql';
 import { type CallToolResult, textResult } from '@mrtr/wire';
 import { z } from 'zod';
-import type { Database, Queryable } from './db.js';
 import { deleteNoteDeclaration, noAccess, Title, WorkspaceUri } from './delete-note.js';
 import { createNote, isMember, listNotes } from './notes.js';
 
@@ -40,7 +40,7 @@ export const NOTES_TOOLS = {
 
 /** `notes_create` for `principal`: the note, or a refusal when they cannot write there. */
 export async function createFor(
-  db: Database,
+  db: SqlDriver,
   principal: string,
   args: z.infer<typeof CreateArgs>,
 ): Promise<CallToolResult> {
@@ -58,7 +58,7 @@ export async function createFor(
 
 /** `notes_list` for `principal`: the workspace's notes, or a refusal when not a member. */
 export async function listFor(
-  db: Database,
+  db: SqlDriver,
   principal: string,
   args: z.infer<typeof ListArgs>,
 ): Promise<CallToolResult> {
@@ -81,7 +81,10 @@ export async function listFor(
  * The notes tools, gated deletion included. `gate` holds the ticket keys and
  * the replay store whose claim commits in the transaction that deletes.
  */
-export function notesTools(db: Database, gate: ConfirmationGate<Queryable>): AnyToolDefinition[] {
+export function notesTools(
+  db: SqlDriver,
+  gate: ConfirmationGate<SqlQueryable>,
+): AnyToolDefinition[] {
   const create: ToolDefinition<z.infer<typeof CreateArgs>> = {
     ...NOTES_TOOLS.create,
     inputSchema: schema(CreateArgs),
