@@ -75,9 +75,11 @@ export interface FileFacts {
 /** A file found, or why not (`missing` when nothing is at the path). */
 export type Lookup = { found: FileFacts } | { refused: string; missing: boolean };
 
-/** Test hooks: run in the window between the last check and the rename. */
+/** Test hooks: `beforeMove` runs in the window between the last check and the rename. */
 export interface FilesHooks {
   beforeMove?: () => Promise<void>;
+  /** After each look at a path (tests: another instance acts in between). */
+  afterLookup?: (path: string, found: Lookup) => Promise<void>;
 }
 
 /**
@@ -151,6 +153,12 @@ export class FilesRoot {
 
   /** Find the regular file at `path` (already checked by `pathProblem`). */
   async lookup(path: string): Promise<Lookup> {
+    const found = await this.#lookup(path);
+    await this.hooks.afterLookup?.(path, found);
+    return found;
+  }
+
+  async #lookup(path: string): Promise<Lookup> {
     const walk = await this.walk(path);
     if ('refused' in walk) return walk;
     try {

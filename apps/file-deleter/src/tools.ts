@@ -135,7 +135,9 @@ export function fileTools(
               `${shownPath(args.path)} is in ${TRASH_DIR} after a deletion that did not complete, and cannot be put back (the server's log says why). Nothing was deleted; an operator must put it back.`,
             ),
           );
-        if (settled === 'restored') found = await lookup(args.path);
+        // Look again whatever it found: another request or instance may have put the file back
+        // between the first look and this settle, which then finds nothing of it in the trash.
+        found = await lookup(args.path);
       }
       if ('refused' in found) {
         if (sealed !== undefined && found.missing)

@@ -3,7 +3,7 @@
  * the commit leaves a used ticket and a trash entry that recovery unlinks,
  * never a second delete; two instances racing one confirmation delete once.
  */
-import { linkSync, readFileSync, statSync } from 'node:fs';
+import { linkSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AuditWriter, GateAuditEvent } from '@mrtr/gate';
 import { dropSchema, POSTGRES_URL, postgresReachable } from '@mrtr/test-services';
@@ -178,6 +178,39 @@ describe('at most once, across a rollback or a crash', () => {
     writer.on = false;
     crash = false;
     // Not "notes.txt was removed since you were asked": it is in the trash of a rolled-back deletion.
+    const done = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    expect(textOf(done)).toBe('Deleted "notes.txt" (9 B).');
+    expect(exists(x.root, 'notes.txt')).toBe(false);
+    expect(trash(x.root)).toEqual([]);
+    expect(await rows(x)).toHaveLength(1);
+  });
+
+  it('a confirmation whose file another instance put back after this one looked: it deletes, not "removed since you were asked"', async () => {
+    const writer = failingWriter();
+    let crash = true;
+    let putBack = false;
+    const x = await harness({
+      audit: [writer],
+      hooks: {
+        beforeSettle: async () => {
+          if (crash) throw new Error('settling did not run');
+        },
+        // Right after this request found notes.txt missing, another instance settles it.
+        afterLookup: async (_path, found) => {
+          if (!putBack || !('refused' in found)) return;
+          putBack = false;
+          const nonce = trash(x.root).find((n) => !n.endsWith('.json')) as string;
+          renameSync(join(x.root, '.mrtr-trash', nonce), join(x.root, 'notes.txt'));
+          rmSync(join(x.root, '.mrtr-trash', `${nonce}.json`));
+        },
+      },
+    });
+    const q = await ask(x.url, 'notes.txt');
+    await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    expect(trash(x.root)).toHaveLength(2);
+    writer.on = false;
+    crash = false;
+    putBack = true;
     const done = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
     expect(textOf(done)).toBe('Deleted "notes.txt" (9 B).');
     expect(exists(x.root, 'notes.txt')).toBe(false);

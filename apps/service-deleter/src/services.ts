@@ -14,8 +14,18 @@ export interface Service {
   instances: number;
   dnsRecords: string[];
   volumes: Volume[];
-  /** Bumped on every change, so a confirmation can tell it still looks at the same service. */
+  /** Bumped on every change of the service (`scale_to_zero`). */
   revision: number;
+  /**
+   * The largest incarnation of the service and its volumes. Ids are the
+   * client's to choose, so a service or volume deleted and created again
+   * under its id looks the same in every other field; but each row takes a
+   * number never used before from one sequence (`incarnations`), larger
+   * than any taken before it, so this changes when the service or any of
+   * its volumes is created again. (Which volumes it has is in the question.)
+   * A confirmation seals it and is refused for another.
+   */
+  incarnation: string;
   /** The team that owns the service; only its members may operate it. */
   teamId: string;
 }
@@ -61,6 +71,13 @@ export async function migrate(db: Database, members: readonly string[] = []): Pr
       id text PRIMARY KEY,
       service_id text REFERENCES services(id) ON DELETE SET NULL,
       size_gb integer NOT NULL CHECK (size_gb > 0))`);
+    // Which incarnation of an id a confirmation was asked about (see Service.incarnation). On a
+    // database made before, the rows there get numbers of their own.
+    await tx.query('CREATE SEQUENCE IF NOT EXISTS incarnations');
+    for (const table of ['services', 'volumes'])
+      await tx.query(
+        `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS incarnation bigint NOT NULL DEFAULT nextval('incarnations')`,
+      );
     // A volume keeps its team when its service goes (ON DELETE SET NULL): ownership is its own.
     await tx.query(
       'ALTER TABLE volumes ADD COLUMN IF NOT EXISTS team_id text REFERENCES teams(id)',
@@ -102,7 +119,7 @@ export async function migrate(db: Database, members: readonly string[] = []): Pr
 /** Insert a service with its DNS records and volumes (team `platform` unless `teamId` says otherwise). */
 export async function insertService(
   tx: Queryable,
-  s: Omit<Service, 'revision' | 'teamId'> & { teamId?: string },
+  s: Omit<Service, 'revision' | 'teamId' | 'incarnation'> & { teamId?: string },
 ): Promise<void> {
   await tx.query(
     'INSERT INTO services (id, name, environment, instances, team_id) VALUES ($1, $2, $3, $4, $5)',
@@ -126,6 +143,8 @@ interface ServiceRow {
   instances: number;
   revision: number;
   team_id: string;
+  /** bigint: text from `pg`, a number or bigint from PGlite. */
+  incarnation: string | number | bigint;
 }
 
 async function hydrate(q: Queryable, row: ServiceRow): Promise<Service> {
@@ -133,16 +152,23 @@ async function hydrate(q: Queryable, row: ServiceRow): Promise<Service> {
     'SELECT hostname FROM dns_records WHERE service_id = $1 ORDER BY hostname',
     [row.id],
   );
-  const vols = await q.query<{ id: string; size_gb: number }>(
-    'SELECT id, size_gb FROM volumes WHERE service_id = $1 ORDER BY id',
-    [row.id],
-  );
-  const { team_id, ...rest } = row;
+  const vols = await q.query<{
+    id: string;
+    size_gb: number;
+    incarnation: ServiceRow['incarnation'];
+  }>('SELECT id, size_gb, incarnation FROM volumes WHERE service_id = $1 ORDER BY id', [row.id]);
+  const { team_id, incarnation, ...rest } = row;
   return {
     ...rest,
     teamId: team_id,
     dnsRecords: dns.rows.map((r) => r.hostname),
     volumes: vols.rows.map((v) => ({ id: v.id, sizeGb: Number(v.size_gb) })),
+    incarnation: String(
+      vols.rows.reduce((max, v) => {
+        const n = BigInt(v.incarnation);
+        return n > max ? n : max;
+      }, BigInt(incarnation)),
+    ),
   };
 }
 
@@ -214,6 +240,8 @@ export interface VolumeRecord {
   sizeGb: number;
   serviceId: string | null;
   teamId: string;
+  /** Never used before: tells this volume from one created again under its id (see Service.incarnation). */
+  incarnation: string;
 }
 
 /** The volume with its service and owning team. */
@@ -227,8 +255,9 @@ export async function getVolume(
     size_gb: number;
     service_id: string | null;
     team_id: string | null;
+    incarnation: ServiceRow['incarnation'];
   }>(
-    `SELECT v.id, v.size_gb, v.service_id, v.team_id FROM volumes v WHERE v.id = $1${lock ? ' FOR UPDATE' : ''}`,
+    `SELECT v.id, v.size_gb, v.service_id, v.team_id, v.incarnation FROM volumes v WHERE v.id = $1${lock ? ' FOR UPDATE' : ''}`,
     [id],
   );
   const v = rows[0];
@@ -239,6 +268,7 @@ export async function getVolume(
         serviceId: v.service_id,
         // A volume of no team (made before volumes kept theirs, detached since) is nobody's to delete.
         teamId: v.team_id ?? NO_TEAM,
+        incarnation: String(v.incarnation),
       }
     : undefined;
 }

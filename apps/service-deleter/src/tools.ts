@@ -38,6 +38,19 @@ import {
   VolumeArgs,
 } from './tool-args.js';
 
+/**
+ * Whether the incarnation a ticket sealed (none: a ticket minted before
+ * tickets sealed one) is that of the service found now, volumes included.
+ */
+const sameIncarnation = (sealed: unknown, now: string) => sealed === undefined || sealed === now;
+
+/** The refusal of a ticket for a service, or one of its volumes, deleted and created again since. */
+const recreated = (s: Service, tool: string) =>
+  textResult(
+    `${shownName(s.name)} (${s.id}) or one of its volumes was deleted and created again since you were asked, so it is not what you confirmed. Nothing was changed; call ${tool} again to be asked about what is there now.`,
+    { isError: true },
+  );
+
 /** PostgreSQL SQLSTATE 23505 (`unique_violation`), as `pg` and PGlite report it. */
 const isUniqueViolation = (error: unknown) =>
   typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
@@ -98,7 +111,8 @@ export function serviceTools(
         services
           .map((s) => `${s.id}  ${shownName(s.name)} (${s.environment}): ${describeBlastRadius(s)}`)
           .join('\n') || '(no services)',
-        { structuredContent: { services } },
+        // Incarnations are the server's own bookkeeping, not the service's data.
+        { structuredContent: { services: services.map(({ incarnation: _, ...s }) => s) } },
       );
     },
   };
@@ -145,10 +159,12 @@ export function serviceTools(
       serviceName: typeToConfirm({ title: 'Service name' }),
       deleteVolumes: flag({ title: 'Also destroy the attached volumes', default: false }),
     },
-    async ask({ args, principal, tx }) {
+    async ask({ args, principal, tx, sealed }) {
       const found = await authorized(tx ?? db, principal, args.serviceId, tx !== undefined);
       if (!found.service) return withoutAsking(found.refused);
       const s = found.service;
+      if (!sameIncarnation(sealed, s.incarnation))
+        return withoutAsking(recreated(s, 'delete_service'));
       if (s.name !== args.name)
         return withoutAsking(
           textResult(
@@ -163,6 +179,7 @@ export function serviceTools(
         message: `Delete ${shownName(s.name)} (${s.id}, ${s.environment})? ${describeDeletion(s)} It cannot be undone.`,
         view: s,
         expect: { serviceName: s.name },
+        seal: s.incarnation,
       };
     },
     // The form offers to destroy the volumes too: that takes delete_volume's level as well.
@@ -218,11 +235,14 @@ export function serviceTools(
     args: ScaleArgs,
     key: 'confirm_scale',
     form: { confirm: confirm({ title: 'Yes, stop every instance' }) },
-    async ask({ args, principal, tx }) {
+    async ask({ args, principal, tx, sealed }) {
       const found = await authorized(tx ?? db, principal, args.serviceId, tx !== undefined);
       if (!found.service) return withoutAsking(found.refused);
       const s = found.service;
+      if (!sameIncarnation(sealed, s.incarnation))
+        return withoutAsking(recreated(s, 'scale_to_zero'));
       return {
+        seal: s.incarnation,
         message: `Scale ${shownName(s.name)} (${s.id}, ${s.environment}) to zero? This stops ${s.instances} running ${s.instances === 1 ? 'instance' : 'instances'}; the service is offline until scaled up again.`,
         view: s,
       };
@@ -310,7 +330,7 @@ export function serviceTools(
     // Asked only where the policy allows a form: on the approval page (POLICY's `url`), Approve is
     // the consent and the gate leaves consent fields out of the page.
     form: { volumeId: typeToConfirm({ title: 'Volume id' }) },
-    async ask({ args, principal, tx }) {
+    async ask({ args, principal, tx, sealed }) {
       const q = tx ?? db;
       const v = await getVolume(q, args.volumeId, tx !== undefined);
       if (!v)
@@ -319,7 +339,15 @@ export function serviceTools(
         );
       if (!(await isTeamMember(q, principal, v.teamId)))
         return withoutAsking(notYours(quoted(args.volumeId, 64), v.teamId));
+      if (sealed !== undefined && sealed !== v.incarnation)
+        return withoutAsking(
+          textResult(
+            `Volume ${v.id} was destroyed and created again since you were asked, so it is not the volume you confirmed. Nothing was changed; call delete_volume again to be asked about the volume there now.`,
+            { isError: true },
+          ),
+        );
       return {
+        seal: v.incarnation,
         message: `Destroy volume ${v.id} (${v.sizeGb} GB${v.serviceId ? `, attached to ${v.serviceId}` : ', detached'})? Its data cannot be recovered.`,
         view: v,
         expect: { volumeId: v.id },

@@ -172,6 +172,76 @@ describe('delete_service', () => {
     expect(gone.body.result).toMatchObject({ resultType: 'complete', isError: true });
   });
 
+  it('a ticket for a service deleted and created again under its id, or whose volume was, is refused', async () => {
+    const args = { serviceId: svc.id, name: svc.name };
+    const [a, b] = [await askDelete(), await askDelete()];
+    const done = await callTool(url, TOKEN, 'delete_service', args, {
+      inputResponses: typed(svc.name, true),
+      requestState: a.requestState,
+    });
+    expect(done.body.result.isError).toBe(false);
+    // The same id, name, size and everything else, with new data: not the service confirmed.
+    const again = {
+      ...args,
+      id: svc.id,
+      environment: 'production',
+      instances: 3,
+      dnsRecords: [`web${n}.example.com`],
+      volumes: [{ id: svc.vol, sizeGb: 48 }],
+    };
+    await db.transaction((tx) => insertService(tx, again));
+    const stale = await callTool(url, TOKEN, 'delete_service', args, {
+      inputResponses: typed(svc.name, true),
+      requestState: b.requestState,
+    });
+    expect(stale.body.result.isError).toBe(true);
+    expect(stale.body.result.content[0].text).toMatch(
+      /deleted and created again since you were asked/,
+    );
+    expect(await exists('services', svc.id)).toBe(true);
+    expect(await exists('volumes', svc.vol)).toBe(true);
+
+    // Only the volume this time: the service stays, its volume is destroyed and made again.
+    const c = await askDelete();
+    await db.query('DELETE FROM volumes WHERE id = $1', [svc.vol]);
+    await db.query(
+      "INSERT INTO volumes (id, service_id, size_gb, team_id) VALUES ($1, $2, 48, 'platform')",
+      [svc.vol, svc.id],
+    );
+    const volumeAgain = await callTool(url, TOKEN, 'delete_service', args, {
+      inputResponses: typed(svc.name, true),
+      requestState: c.requestState,
+    });
+    expect(volumeAgain.body.result.isError).toBe(true);
+    expect(await exists('volumes', svc.vol)).toBe(true);
+  });
+
+  it('a ticket for a volume destroyed and created again under its id is refused', async () => {
+    const ask = async () =>
+      (await callTool(url, TOKEN, 'delete_volume', { volumeId: svc.vol })).body.result;
+    const [a, b] = [await ask(), await ask()];
+    const answer = (requestState: string) =>
+      callTool(
+        url,
+        TOKEN,
+        'delete_volume',
+        { volumeId: svc.vol },
+        {
+          inputResponses: { confirm_volume: { action: 'accept', content: { volumeId: svc.vol } } },
+          requestState,
+        },
+      );
+    expect((await answer(a.requestState)).body.result.isError).toBe(false);
+    await db.query(
+      "INSERT INTO volumes (id, service_id, size_gb, team_id) VALUES ($1, $2, 48, 'platform')",
+      [svc.vol, svc.id],
+    );
+    const stale = (await answer(b.requestState)).body.result;
+    expect(stale.isError).toBe(true);
+    expect(stale.content[0].text).toMatch(/destroyed and created again since you were asked/);
+    expect(await exists('volumes', svc.vol)).toBe(true);
+  });
+
   it('a ticket for a staging service cannot delete another service', async () => {
     const first = await askDelete();
     const r = await callTool(
