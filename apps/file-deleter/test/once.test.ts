@@ -10,6 +10,7 @@ import { dropSchema, POSTGRES_URL, postgresReachable } from '@mrtr/test-services
 import { afterEach, describe, expect, it } from 'vitest';
 import { randomSecret, startFileDeleter } from '../src/app.js';
 import { openDatabase } from '../src/db.js';
+import type { FilesHooks } from '../src/root.js';
 import {
   answer,
   ask,
@@ -48,6 +49,42 @@ async function rolledBackUnsettled(): Promise<Harness> {
   const q = await ask(x.url, 'notes.txt');
   await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
   return x;
+}
+
+/**
+ * A deletion of notes.txt rolled back (its audit write failed) and not yet
+ * settled; `recover()` lets the audit write and settling work again.
+ */
+async function rolledBackPending(hooks: FilesHooks = {}) {
+  const writer = failingWriter();
+  let crash = true;
+  const x = await harness({
+    audit: [writer],
+    hooks: {
+      ...hooks,
+      beforeSettle: async () => {
+        if (crash) throw new Error('settling did not run');
+      },
+    },
+  });
+  const q = await ask(x.url, 'notes.txt');
+  await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+  expect(exists(x.root, 'notes.txt')).toBe(false);
+  expect(trash(x.root)).toHaveLength(2);
+  const recover = () => {
+    writer.on = false;
+    crash = false;
+  };
+  return { x, q, recover };
+}
+
+/** The same confirmation sent again deletes notes.txt, once, and leaves the trash empty. */
+async function deletedOnceBy(x: Harness, ticket: string) {
+  const done = await answer(x.url, 'notes.txt', ticket, confirmed('notes.txt'));
+  expect(textOf(done)).toBe('Deleted "notes.txt" (9 B).');
+  expect(exists(x.root, 'notes.txt')).toBe(false);
+  expect(trash(x.root)).toEqual([]);
+  expect(await rows(x)).toHaveLength(1);
 }
 
 /** A new instance on the same database and root starts (recovering the trash first) and stops. */
@@ -161,61 +198,29 @@ describe('at most once, across a rollback or a crash', () => {
   });
 
   it('a rollback whose file was not put back yet: the same confirmation settles it first, then deletes once', async () => {
-    const writer = failingWriter();
-    let crash = true;
-    const x = await harness({
-      audit: [writer],
-      hooks: {
-        beforeSettle: async () => {
-          if (crash) throw new Error('settling did not run');
-        },
-      },
-    });
-    const q = await ask(x.url, 'notes.txt');
-    await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
-    expect(exists(x.root, 'notes.txt')).toBe(false);
-    expect(trash(x.root)).toHaveLength(2);
-    writer.on = false;
-    crash = false;
+    const { x, q, recover } = await rolledBackPending();
+    recover();
     // Not "notes.txt was removed since you were asked": it is in the trash of a rolled-back deletion.
-    const done = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
-    expect(textOf(done)).toBe('Deleted "notes.txt" (9 B).');
-    expect(exists(x.root, 'notes.txt')).toBe(false);
-    expect(trash(x.root)).toEqual([]);
-    expect(await rows(x)).toHaveLength(1);
+    await deletedOnceBy(x, q.ticket);
   });
 
   it('a confirmation whose file another instance put back after this one looked: it deletes, not "removed since you were asked"', async () => {
-    const writer = failingWriter();
-    let crash = true;
     let putBack = false;
-    const x = await harness({
-      audit: [writer],
-      hooks: {
-        beforeSettle: async () => {
-          if (crash) throw new Error('settling did not run');
-        },
-        // Right after this request found notes.txt missing, another instance settles it.
-        afterLookup: async (_path, found) => {
-          if (!putBack || !('refused' in found)) return;
-          putBack = false;
-          const nonce = trash(x.root).find((n) => !n.endsWith('.json')) as string;
-          renameSync(join(x.root, '.mrtr-trash', nonce), join(x.root, 'notes.txt'));
-          rmSync(join(x.root, '.mrtr-trash', `${nonce}.json`));
-        },
+    const root = { path: '' };
+    const { x, q, recover } = await rolledBackPending({
+      // Right after this request found notes.txt missing, another instance settles it.
+      afterLookup: async (_path, found) => {
+        if (!putBack || !('refused' in found)) return;
+        putBack = false;
+        const nonce = trash(root.path).find((n) => !n.endsWith('.json')) as string;
+        renameSync(join(root.path, '.mrtr-trash', nonce), join(root.path, 'notes.txt'));
+        rmSync(join(root.path, '.mrtr-trash', `${nonce}.json`));
       },
     });
-    const q = await ask(x.url, 'notes.txt');
-    await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
-    expect(trash(x.root)).toHaveLength(2);
-    writer.on = false;
-    crash = false;
+    root.path = x.root;
+    recover();
     putBack = true;
-    const done = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
-    expect(textOf(done)).toBe('Deleted "notes.txt" (9 B).');
-    expect(exists(x.root, 'notes.txt')).toBe(false);
-    expect(trash(x.root)).toEqual([]);
-    expect(await rows(x)).toHaveLength(1);
+    await deletedOnceBy(x, q.ticket);
   });
 
   it('a settle the database refused is tried again soon: the file of a rolled-back deletion comes back', async () => {
