@@ -171,8 +171,14 @@ export function fileTools(
         seal: { dev: f.dev, ino: f.ino },
       };
     },
+    // Before the claim: a backup asked for where none can be kept is asked again, not spent.
+    check: ({ view: f, answer }) =>
+      answer.keep_backup && !f.backupName
+        ? `No backup name is free beside ${shownPath(f.path)}, so no backup can be kept. Answer again without "Keep a backup" to delete it, or decline.`
+        : undefined,
     async perform({ view: f, answer, tx, nonce, principal }) {
       const backup = answer.keep_backup ? f.backupName : undefined;
+      // The name was free when checked; inside the claim it is looked up again and may be gone.
       if (answer.keep_backup && !backup)
         return refused(
           `Not deleted: no backup name is free beside ${shownPath(f.path)}. Nothing was changed.`,

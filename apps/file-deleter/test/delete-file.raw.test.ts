@@ -140,6 +140,24 @@ describe('a confirmed deletion', () => {
     expect(trash(h.root)).toEqual([]);
   });
 
+  it('keep_backup where no backup name is free is asked again with the same ticket, which then deletes', async () => {
+    // 252 bytes: no room for ".bak" within a name's 255.
+    const name = `${'n'.repeat(248)}.txt`;
+    put(h.root, name, NOTES);
+    const q = await ask(h.url, name);
+    expect(q.message).toContain('no backup name is free beside it');
+    const again = await answer(h.url, name, q.ticket, confirmed(name, true));
+    expect(again.result.resultType).toBe('input_required');
+    expect(again.result.requestState).toBe(q.ticket);
+    expect(again.result.inputRequests[KEY].params.message).toMatch(
+      /^No backup name is free beside .*, so no backup can be kept\. Answer again without "Keep a backup"/,
+    );
+    expect(exists(h.root, name)).toBe(true);
+    const done = await answer(h.url, name, q.ticket, confirmed(name, false));
+    expect(textOf(done)).toMatch(/^Deleted "n+\.txt" \(2\.3 KB\)\.$/);
+    expect(exists(h.root, name)).toBe(false);
+  });
+
   it('an identical re-send gets the recorded result and deletes nothing more, not even a new file of that name', async () => {
     const q = await ask(h.url, 'notes.txt');
     const first = await answer(h.url, 'notes.txt', q.ticket, confirmed('notes.txt'));

@@ -73,6 +73,7 @@ export { MAX_RECORDED_ANSWER, MAX_RECORDED_ARGUMENTS } from './round.js';
 export {
   type Asking,
   type CallInput,
+  type CheckCall,
   type GatedTool,
   type GatedToolDeclaration,
   gatedTool,

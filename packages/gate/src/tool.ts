@@ -82,6 +82,15 @@ export interface CallInput<Args, Tx> {
   sealed: Json | undefined;
 }
 
+/** What a declaration's `check` receives: the arguments, the live view and the typed answer. */
+export interface CheckCall<Args, View, F extends FormFields> {
+  args: Args;
+  principal: string;
+  view: View;
+  /** The person's answer, one value per form field, as `perform` would receive it. */
+  answer: AnswerOf<F>;
+}
+
 /** What `perform` receives: the call, the live view, the typed answer, and the claim's transaction. */
 export interface PerformCall<Args, View, F extends FormFields, Tx> {
   args: Args;
@@ -127,6 +136,17 @@ export interface GatedToolDeclaration<Args, View, F extends FormFields, Tx> {
   level?: LevelPolicy | ((view: NoInfer<View>, args: NoInfer<Args>) => LevelPolicy);
   /** Read the target (re-authorize too) and say what to ask; called every round and again inside the claim. */
   ask(call: CallInput<Args, Tx>): Promise<Asking<View, F>>;
+  /**
+   * Rules of a form answer that its schema cannot state, e.g. a choice the
+   * live target does not allow: return a notice to ask again with the same
+   * ticket, or `undefined` to go on. Called for an accepted form answer
+   * after its typed fields matched, before the claim, so a refused answer
+   * spends nothing (an approval on the page is not checked: Approve is its
+   * answer). `view` is the target as read this round. The notice is shown
+   * above the question and recorded, cut to 1,000 UTF-16 code units (`…` at
+   * the cut): quote what the person chose as a short preview, or not at all.
+   */
+  check?(call: CheckCall<Args, NoInfer<View>, F>): string | undefined;
   /** Mutate, on `tx`. Runs at most once per confirmation. */
   perform(call: PerformCall<Args, NoInfer<View>, F, Tx>): Promise<CallToolResult>;
   /** Result when the person declines (default: a plain refusal that says nothing changed). */
@@ -236,7 +256,12 @@ export function gatedTool<Args, View, F extends FormFields, Tx>(
               // What was typed is shown as a preview: one line, hidden characters shown, at most 64.
               return `Confirmation did not match: you typed ${quoted(String(content[name]), MAX_TYPED_SHOWN)}, expected ${quoted(expected ?? '', MAX_EXPECTED_SHOWN)}. Type it exactly to confirm.`;
           }
-          return undefined;
+          return declaration.check?.({
+            args,
+            principal,
+            view: view.view,
+            answer: answerOf(declaration.form, content, view.expect) as AnswerOf<F>,
+          });
         },
         perform: ({ content, view, tx, confirmation, claims, receipt }) =>
           declaration.perform({

@@ -42,6 +42,8 @@ function setup() {
   ]);
   const events: GateAuditEvent[] = [];
   const deleted: string[] = [];
+  /** Whether a copy can be kept: when not, `check` refuses an answer that asks for one. */
+  const copies = { possible: true };
   const memory = new MemoryReplayStore();
   const store = {
     down: false,
@@ -78,6 +80,10 @@ function setup() {
         choices: { note_id: matches.map((r) => ({ value: r.id, label: `${r.id}: ${r.title}` })) },
       };
     },
+    check: ({ answer }) =>
+      answer.keep_copy && !copies.possible
+        ? 'No copy can be kept of these notes: answer again without "Keep a copy".'
+        : undefined,
     async perform({ answer, view }) {
       const row = view.find((r) => r.id === answer.note_id);
       if (!row) throw new Error('not among the asked');
@@ -96,7 +102,7 @@ function setup() {
     requestState: undefined,
     ...extra,
   });
-  return { tool, rows, deleted, events, request, store };
+  return { tool, rows, deleted, events, request, store, copies };
 }
 
 /** Round 1 of `notes_delete {title: Dup}`, and the round 2 that picks n1 and ticks the box. */
@@ -112,6 +118,37 @@ async function askedWithYes(t: ReturnType<typeof setup>) {
 }
 
 describe('gate.tool(): one declaration per gated tool', () => {
+  it("a declaration's check asks again with the same ticket, and spends nothing", async () => {
+    const t = setup();
+    t.copies.possible = false;
+    const asked = (await t.tool.handler({ title: 'Dup' }, t.request())) as {
+      requestState: string;
+    };
+    const answer = (keep_copy: boolean) =>
+      t.tool.handler(
+        { title: 'Dup' },
+        t.request({
+          requestState: asked.requestState,
+          inputResponses: {
+            confirm: { action: 'accept', content: { note_id: 'n1', confirm: true, keep_copy } },
+          },
+        }),
+      );
+    const again = (await answer(true)) as unknown as {
+      resultType: string;
+      requestState: string;
+      inputRequests: { confirm: { params: { message: string } } };
+    };
+    expect(again.resultType).toBe('input_required');
+    expect(again.requestState).toBe(asked.requestState);
+    expect(again.inputRequests.confirm.params.message).toMatch(/^No copy can be kept/);
+    expect(t.deleted).toEqual([]);
+    expect(t.events.at(-1)).toMatchObject({ outcome: 'asked_again', reason: 'check_failed' });
+    // The same ticket, answered within the rule: carried out once.
+    expect(await answer(false)).toMatchObject({ content: [{ text: 'Deleted n1.' }] });
+    expect(t.deleted).toEqual(['n1']);
+  });
+
   it('derives inputSchema from the argument schema, closed to undeclared arguments', () => {
     const { tool } = setup();
     expect(tool.inputSchema).toMatchObject({
