@@ -13,6 +13,15 @@ export const DEFAULT_MAX_BODY_DEPTH = 65;
 /** Most members (of objects, at any depth) and array elements a request's `params._meta` may hold. */
 export const MAX_META_MEMBERS = 1000;
 
+/**
+ * Default most `:` and `,` outside strings a request body may hold (about
+ * two per object member and one per array element: some 50,000 members).
+ * The SDK's validation, the gate's checks and the tool's schema each take
+ * time that grows with that count (about 12 µs per member together), and a
+ * 4 MiB body holds some 340,000: four seconds of the event loop.
+ */
+export const DEFAULT_MAX_BODY_ITEMS = 100_000;
+
 /** The SDK's default `maxRequestBodySize`, bytes (4 MiB). */
 export const SDK_DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 

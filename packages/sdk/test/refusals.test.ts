@@ -291,6 +291,28 @@ describe('an error to a request whose id is unknown omits id', () => {
     expect(wide.status).not.toBe(400);
   });
 
+  it('refuses a body of more members and elements than maxBodyItems before the SDK reads it', async () => {
+    // 60,000 arguments (120,000 separators) within 4 MiB: past the default of 100,000.
+    const args = Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`a${i}`, 0]));
+    const call = { ...listCall, params: { ...listCall.params, arguments: args } };
+    const wide = await bridge()(modern(call));
+    expect(wide.status).toBe(400);
+    expect((await errorBody(wide)).error).toEqual({
+      code: -32600,
+      message:
+        'Invalid Request: the body holds more than 100000 ":" and "," outside strings (about two per member, one per element)',
+    });
+    // Separators inside strings are text, not members; the bound is the server's to set.
+    const text = { ...listCall, params: { ...listCall.params, arguments: { t: ':,'.repeat(9) } } };
+    const outside = JSON.stringify(text)
+      .replace(/"(?:[^"\\]|\\.)*"/g, '')
+      .replace(/[^:,]/g, '').length;
+    expect((await bridge({ maxBodyItems: outside })(modern(text))).status).not.toBe(400);
+    const narrow = await bridge({ maxBodyItems: outside - 1 })(modern(text));
+    expect(narrow.status).toBe(400);
+    expect(() => bridge({ maxBodyItems: 0 })).toThrow(/maxBodyItems must be a positive integer/);
+  });
+
   it("the 2025-era session's transport refusals carry the request's id, else no id (never null)", async () => {
     const fetchAs = bridge();
     const opening = await fetchAs(legacy(initialize));
