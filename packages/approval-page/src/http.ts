@@ -74,10 +74,13 @@ export const MAX_PASSKEY_FORM_BYTES = 32_768;
 
 /**
  * The fields of an `application/x-www-form-urlencoded` body, or `undefined`
- * for another content type, a body over `max` bytes (default {@link MAX_FORM_BYTES}; refused
- * without reading the rest), or one that cannot be read. Parsed by the
- * WHATWG URL standard's `URLSearchParams` (invalid percent-escapes and bytes
- * become U+FFFD; nothing throws).
+ * for another content type, a `charset` other than UTF-8, a
+ * `Content-Encoding` other than `identity` (a body coded or in another
+ * charset would be read as UTF-8 as it stands: RFC 9110 §8.4, a coding not
+ * applied is never ignored), a body over `max` bytes (default
+ * {@link MAX_FORM_BYTES}; refused without reading the rest), or one that
+ * cannot be read. Parsed by the WHATWG URL standard's `URLSearchParams`
+ * (invalid percent-escapes and bytes become U+FFFD; nothing throws).
  */
 export async function readForm(
   request: Request,
@@ -85,6 +88,10 @@ export async function readForm(
 ): Promise<URLSearchParams | undefined> {
   const type = request.headers.get('content-type') ?? '';
   if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) return undefined;
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(type)?.[1];
+  if (charset !== undefined && !/^utf-?8$/i.test(charset)) return undefined;
+  const coding = request.headers.get('content-encoding');
+  if (coding !== null && !/^\s*(identity\s*)?$/i.test(coding)) return undefined;
   const declared = request.headers.get('content-length');
   if (declared !== null && !(Number(declared) <= max)) return undefined;
   if (request.body === null) return new URLSearchParams();
