@@ -17,15 +17,14 @@ export interface Service {
   /** Bumped on every change of the service (`scale_to_zero`). */
   revision: number;
   /**
-   * The largest incarnation of the service and its volumes. Ids are the
-   * client's to choose, so a service or volume deleted and created again
-   * under its id looks the same in every other field; but each row takes a
-   * number never used before from one sequence (`incarnations`), larger
-   * than any taken before it, so this changes when the service or any of
-   * its volumes is created again. (Which volumes it has is in the question.)
-   * A confirmation seals it and is refused for another.
+   * Which rows these are: the service's number, and its volumes' in the
+   * order of `volumes`. Ids are the client's to choose, so a service or
+   * volume deleted and created again under its id looks the same in every
+   * other field; but each row takes a number never used before from one
+   * sequence (`incarnations`). The questions state these numbers, so a row
+   * made again changes the question and the gate asks afresh.
    */
-  incarnation: string;
+  incarnation: { service: string; volumes: string[] };
   /** The team that owns the service; only its members may operate it. */
   teamId: string;
 }
@@ -163,12 +162,10 @@ async function hydrate(q: Queryable, row: ServiceRow): Promise<Service> {
     teamId: team_id,
     dnsRecords: dns.rows.map((r) => r.hostname),
     volumes: vols.rows.map((v) => ({ id: v.id, sizeGb: Number(v.size_gb) })),
-    incarnation: String(
-      vols.rows.reduce((max, v) => {
-        const n = BigInt(v.incarnation);
-        return n > max ? n : max;
-      }, BigInt(incarnation)),
-    ),
+    incarnation: {
+      service: String(incarnation),
+      volumes: vols.rows.map((v) => String(v.incarnation)),
+    },
   };
 }
 

@@ -39,16 +39,20 @@ import {
 } from './tool-args.js';
 
 /**
- * Whether the incarnation a ticket sealed (none: a ticket minted before
- * tickets sealed one) is that of the service found now, volumes included.
+ * The last sentence of a question: the numbers of the rows it is about
+ * (see `Service.incarnation`). A service or volume deleted and created again
+ * under its id has another, so the question changes and the gate asks
+ * afresh (its old ticket spent) rather than let a "yes" given for one act
+ * on the other, whichever instance or version minted the ticket.
  */
-const sameIncarnation = (sealed: unknown, now: string) => sealed === undefined || sealed === now;
-
-/** The refusal of a ticket for a service, or one of its volumes, deleted and created again since. */
-const recreated = (s: Service, tool: string) =>
-  textResult(
-    `${shownName(s.name)} (${s.id}) or one of its volumes was deleted and created again since you were asked, so it is not what you confirmed. Nothing was changed; call ${tool} again to be asked about what is there now.`,
-    { isError: true },
+const records = (what: string) => `Checked again before it runs: it is ${what}.`;
+const serviceRecords = (s: Service, volumes: boolean) =>
+  records(
+    `service record ${s.incarnation.service}${
+      volumes && s.volumes.length > 0
+        ? ` with volume ${s.volumes.length === 1 ? 'record' : 'records'} ${s.incarnation.volumes.join(', ')}`
+        : ''
+    }`,
   );
 
 /** PostgreSQL SQLSTATE 23505 (`unique_violation`), as `pg` and PGlite report it. */
@@ -159,12 +163,10 @@ export function serviceTools(
       serviceName: typeToConfirm({ title: 'Service name' }),
       deleteVolumes: flag({ title: 'Also destroy the attached volumes', default: false }),
     },
-    async ask({ args, principal, tx, sealed }) {
+    async ask({ args, principal, tx }) {
       const found = await authorized(tx ?? db, principal, args.serviceId, tx !== undefined);
       if (!found.service) return withoutAsking(found.refused);
       const s = found.service;
-      if (!sameIncarnation(sealed, s.incarnation))
-        return withoutAsking(recreated(s, 'delete_service'));
       if (s.name !== args.name)
         return withoutAsking(
           textResult(
@@ -176,10 +178,9 @@ export function serviceTools(
         );
       return {
         // Stored text, checked when created but quoted here as a preview all the same.
-        message: `Delete ${shownName(s.name)} (${s.id}, ${s.environment})? ${describeDeletion(s)} It cannot be undone.`,
+        message: `Delete ${shownName(s.name)} (${s.id}, ${s.environment})? ${describeDeletion(s)} It cannot be undone. ${serviceRecords(s, true)}`,
         view: s,
         expect: { serviceName: s.name },
-        seal: s.incarnation,
       };
     },
     // The form offers to destroy the volumes too: that takes delete_volume's level as well.
@@ -235,15 +236,13 @@ export function serviceTools(
     args: ScaleArgs,
     key: 'confirm_scale',
     form: { confirm: confirm({ title: 'Yes, stop every instance' }) },
-    async ask({ args, principal, tx, sealed }) {
+    async ask({ args, principal, tx }) {
       const found = await authorized(tx ?? db, principal, args.serviceId, tx !== undefined);
       if (!found.service) return withoutAsking(found.refused);
       const s = found.service;
-      if (!sameIncarnation(sealed, s.incarnation))
-        return withoutAsking(recreated(s, 'scale_to_zero'));
       return {
-        seal: s.incarnation,
-        message: `Scale ${shownName(s.name)} (${s.id}, ${s.environment}) to zero? This stops ${s.instances} running ${s.instances === 1 ? 'instance' : 'instances'}; the service is offline until scaled up again.`,
+        // Scaling does not touch the volumes: only the service row counts.
+        message: `Scale ${shownName(s.name)} (${s.id}, ${s.environment}) to zero? This stops ${s.instances} running ${s.instances === 1 ? 'instance' : 'instances'}; the service is offline until scaled up again. ${serviceRecords(s, false)}`,
         view: s,
       };
     },
@@ -330,7 +329,7 @@ export function serviceTools(
     // Asked only where the policy allows a form: on the approval page (POLICY's `url`), Approve is
     // the consent and the gate leaves consent fields out of the page.
     form: { volumeId: typeToConfirm({ title: 'Volume id' }) },
-    async ask({ args, principal, tx, sealed }) {
+    async ask({ args, principal, tx }) {
       const q = tx ?? db;
       const v = await getVolume(q, args.volumeId, tx !== undefined);
       if (!v)
@@ -339,16 +338,8 @@ export function serviceTools(
         );
       if (!(await isTeamMember(q, principal, v.teamId)))
         return withoutAsking(notYours(quoted(args.volumeId, 64), v.teamId));
-      if (sealed !== undefined && sealed !== v.incarnation)
-        return withoutAsking(
-          textResult(
-            `Volume ${v.id} was destroyed and created again since you were asked, so it is not the volume you confirmed. Nothing was changed; call delete_volume again to be asked about the volume there now.`,
-            { isError: true },
-          ),
-        );
       return {
-        seal: v.incarnation,
-        message: `Destroy volume ${v.id} (${v.sizeGb} GB${v.serviceId ? `, attached to ${v.serviceId}` : ', detached'})? Its data cannot be recovered.`,
+        message: `Destroy volume ${v.id} (${v.sizeGb} GB${v.serviceId ? `, attached to ${v.serviceId}` : ', detached'})? Its data cannot be recovered. ${records(`volume record ${v.incarnation}`)}`,
         view: v,
         expect: { volumeId: v.id },
       };

@@ -172,54 +172,74 @@ describe('delete_service', () => {
     expect(gone.body.result).toMatchObject({ resultType: 'complete', isError: true });
   });
 
-  it('a ticket for a service deleted and created again under its id, or whose volume was, is refused', async () => {
+  /** The retry of `ticket` with the typed name: asked afresh about what is there now, its ticket spent. */
+  async function askedAfresh(ticket: string) {
+    const args = { serviceId: svc.id, name: svc.name };
+    const retry = () =>
+      callTool(url, TOKEN, 'delete_service', args, {
+        inputResponses: typed(svc.name, true),
+        requestState: ticket,
+      });
+    const afresh = (await retry()).body.result;
+    expect(afresh.resultType).toBe('input_required');
+    expect(afresh.requestState).not.toBe(ticket);
+    expect((await retry()).body.result.content[0].text).toMatch(/already used/);
+    expect(await exists('services', svc.id)).toBe(true);
+    expect(await exists('volumes', svc.vol)).toBe(true);
+    return afresh.inputRequests.confirm_delete.params.message as string;
+  }
+
+  it('the question names its rows: a service or volume deleted and created again under its id is asked about afresh', async () => {
     const args = { serviceId: svc.id, name: svc.name };
     const [a, b] = [await askDelete(), await askDelete()];
+    const before = a.inputRequests.confirm_delete.params.message as string;
+    expect(before).toMatch(
+      /Checked again before it runs: it is service record \d+ with volume record \d+\.$/,
+    );
     const done = await callTool(url, TOKEN, 'delete_service', args, {
       inputResponses: typed(svc.name, true),
       requestState: a.requestState,
     });
     expect(done.body.result.isError).toBe(false);
     // The same id, name, size and everything else, with new data: not the service confirmed.
-    const again = {
-      ...args,
-      id: svc.id,
-      environment: 'production',
-      instances: 3,
-      dnsRecords: [`web${n}.example.com`],
-      volumes: [{ id: svc.vol, sizeGb: 48 }],
-    };
-    await db.transaction((tx) => insertService(tx, again));
-    const stale = await callTool(url, TOKEN, 'delete_service', args, {
-      inputResponses: typed(svc.name, true),
-      requestState: b.requestState,
-    });
-    expect(stale.body.result.isError).toBe(true);
-    expect(stale.body.result.content[0].text).toMatch(
-      /deleted and created again since you were asked/,
+    await db.transaction((tx) =>
+      insertService(tx, {
+        id: svc.id,
+        name: svc.name,
+        environment: 'production',
+        instances: 3,
+        dnsRecords: [`web${n}.example.com`],
+        volumes: [{ id: svc.vol, sizeGb: 48 }],
+      }),
     );
-    expect(await exists('services', svc.id)).toBe(true);
-    expect(await exists('volumes', svc.vol)).toBe(true);
+    const after = await askedAfresh(b.requestState);
+    // The same question but for its numbers, under the notice that it changed.
+    expect(after).toMatch(/^What you were asked about has changed/);
+    expect(after.replace(/record \d+/g, '').endsWith(before.replace(/record \d+/g, ''))).toBe(true);
+    expect(after.endsWith(before)).toBe(false);
 
-    // Only the volume this time: the service stays, its volume is destroyed and made again.
+    // Only the volume this time: the service stays, its volume is destroyed and made again, with
+    // a smaller number than its sibling's (a transaction that took it first and committed last).
+    await db.query(
+      "INSERT INTO volumes (id, service_id, size_gb, team_id) VALUES ($1, $2, 2, 'platform')",
+      [`${svc.vol}b`, svc.id],
+    );
     const c = await askDelete();
     await db.query('DELETE FROM volumes WHERE id = $1', [svc.vol]);
     await db.query(
-      "INSERT INTO volumes (id, service_id, size_gb, team_id) VALUES ($1, $2, 48, 'platform')",
+      "INSERT INTO volumes (id, service_id, size_gb, team_id, incarnation) VALUES ($1, $2, 48, 'platform', 1)",
       [svc.vol, svc.id],
     );
-    const volumeAgain = await callTool(url, TOKEN, 'delete_service', args, {
-      inputResponses: typed(svc.name, true),
-      requestState: c.requestState,
-    });
-    expect(volumeAgain.body.result.isError).toBe(true);
-    expect(await exists('volumes', svc.vol)).toBe(true);
+    expect(await askedAfresh(c.requestState)).toMatch(/volume records 1, \d+\.$/);
   });
 
-  it('a ticket for a volume destroyed and created again under its id is refused', async () => {
+  it('a volume destroyed and created again under its id is asked about afresh', async () => {
     const ask = async () =>
       (await callTool(url, TOKEN, 'delete_volume', { volumeId: svc.vol })).body.result;
     const [a, b] = [await ask(), await ask()];
+    expect(a.inputRequests.confirm_volume.params.message).toMatch(
+      /Checked again before it runs: it is volume record \d+\.$/,
+    );
     const answer = (requestState: string) =>
       callTool(
         url,
@@ -237,8 +257,8 @@ describe('delete_service', () => {
       [svc.vol, svc.id],
     );
     const stale = (await answer(b.requestState)).body.result;
-    expect(stale.isError).toBe(true);
-    expect(stale.content[0].text).toMatch(/destroyed and created again since you were asked/);
+    expect(stale.resultType).toBe('input_required');
+    expect(stale.requestState).not.toBe(b.requestState);
     expect(await exists('volumes', svc.vol)).toBe(true);
   });
 
