@@ -26,6 +26,10 @@ export async function migrateDeletions(db: Database): Promise<void> {
       deleted_at timestamptz NOT NULL DEFAULT now(),
       finished_at timestamptz
     )`);
+    // Inode numbers are reused as soon as a file is gone: see deletionsOf.
+    await tx.query(
+      'CREATE INDEX IF NOT EXISTS file_deletions_by_inode ON file_deletions (dev, ino)',
+    );
   });
 }
 
@@ -40,6 +44,21 @@ const NONCE_LOCK = 0x6d72_7466; // "mrtf"
  */
 export async function lockNonce(tx: Queryable, nonce: string): Promise<void> {
   await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [NONCE_LOCK, nonce]);
+}
+
+/**
+ * How many deletions of the file with identity `dev`/`ino` have committed.
+ * A file system gives a new file the inode number of one just deleted (ext4
+ * does at once), so a file of the same size and modification time (`cp -p`,
+ * `rsync -t`) can take the place and identity of one a person confirmed
+ * deleting; a count that grew since the question tells it is another file.
+ */
+export async function deletionsOf(q: Queryable, dev: string, ino: string): Promise<number> {
+  const { rows } = await q.query<{ n: string | number }>(
+    'SELECT count(*) AS n FROM file_deletions WHERE dev = $1 AND ino = $2',
+    [dev, ino],
+  );
+  return Number(rows[0]?.n ?? 0);
 }
 
 /** Record the deletion of `file` under `nonce`, in the claim's transaction `tx`. */

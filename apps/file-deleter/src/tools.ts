@@ -14,7 +14,14 @@ import { textResult } from '@mrtr/wire';
 import { filesize } from 'filesize';
 import { z } from 'zod';
 import type { Database, Queryable } from './db.js';
-import { lockNonce, recordDeletion, settle, settleFile, settleSoon } from './deletions.js';
+import {
+  deletionsOf,
+  lockNonce,
+  recordDeletion,
+  settle,
+  settleFile,
+  settleSoon,
+} from './deletions.js';
 import { asFilesFault, FilesFault } from './fd.js';
 import { PathArgument, shownPath, TRASH_DIR } from './paths.js';
 import { type FileFacts, type FilesRoot, faultOf, filesUnavailable } from './root.js';
@@ -66,6 +73,8 @@ function question(f: FileFacts): string {
 interface Sealed {
   dev: string;
   ino: string;
+  /** Deletions of that identity committed when asked (see `deletionsOf`); absent in older tickets. */
+  deletions?: number;
 }
 const isSealed = (v: unknown): v is Sealed =>
   typeof v === 'object' && v !== null && 'dev' in v && 'ino' in v;
@@ -164,11 +173,18 @@ export function fileTools(
           ),
         );
       }
+      const deletions = await deletionsOf(tx ?? db, f.dev, f.ino);
+      if (isSealed(sealed) && typeof sealed.deletions === 'number' && deletions > sealed.deletions)
+        return withoutAsking(
+          refused(
+            `${shownPath(args.path)} was deleted since you were asked, and another file took its place and its identity (device and inode). Nothing was deleted; call delete_file again to be asked about the file there now.`,
+          ),
+        );
       return {
         message: question(f),
         view: f,
         expect: { confirm_name: args.path },
-        seal: { dev: f.dev, ino: f.ino },
+        seal: { dev: f.dev, ino: f.ino, deletions },
       };
     },
     // Before the claim: a backup asked for where none can be kept is asked again, not spent.

@@ -102,6 +102,24 @@ describe('the file changed between the rounds', () => {
     expect(await rows(x)).toBe(0);
   });
 
+  it('deleted, and a new file of the same size and mtime took its inode number: refused, the new file kept', async () => {
+    const x = await started();
+    const q = await ask(x.url, 'notes.txt');
+    const st = statSync(join(x.root, 'notes.txt'), { bigint: true });
+    // What a second ticket's deletion leaves when the file system hands the inode number on at
+    // once (ext4 does) to a file restored with its size and mtime (cp -p): the same identity.
+    await x.db.query(
+      `INSERT INTO file_deletions (nonce, path, principal, reason, dev, ino, size, mtime_ns)
+       VALUES ('other-ticket', 'notes.txt', 'alice', 'cleanup', $1, $2, $3, $4)`,
+      [String(st.dev), String(st.ino), Number(st.size), String(st.mtimeNs)],
+    );
+    const r = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    expect(r.result).toMatchObject({ resultType: 'complete', isError: true });
+    expect(textOf(r)).toMatch(/was deleted since you were asked, and another file took its place/);
+    expect(readFileSync(join(x.root, 'notes.txt'), 'utf8')).toBe('version one');
+    expect(await rows(x)).toBe(1);
+  });
+
   it('a second name (hard link) made meanwhile: refused, nothing deleted, nothing recorded', async () => {
     const x = await started();
     const q = await ask(x.url, 'notes.txt');
