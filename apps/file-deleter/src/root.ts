@@ -66,6 +66,14 @@ export interface FileFacts {
   size: number;
   /** Modification time, nanoseconds since the epoch (decimal). */
   mtimeNs: string;
+  /**
+   * Birth time, nanoseconds since the epoch (decimal), or `0` where the file
+   * system keeps none. A file system gives a new file the inode number of
+   * one just deleted (ext4 does at once), and `cp -p` or `touch -r` gives it
+   * the old size and mtime: the birth time alone tells the two apart, and
+   * no user can set it.
+   */
+  birthtimeNs: string;
   /** Other names in the same folder equal to this one but for case or compatibility form. */
   twins: string[];
   /** The name a backup would get (`<name>.bak`, else `<name>.1.bak` … `.9.bak`), or none free. */
@@ -83,16 +91,20 @@ export interface FilesHooks {
 }
 
 /**
- * Whether `st` is the file `f` describes: same device, inode, size and
- * modification time (ns), and still its only name (a hard link made since
- * would keep the data after the deletion the person confirmed).
+ * Whether `st` is the file `f` describes: same device, inode, size,
+ * modification and birth time (ns), and still its only name (a hard link
+ * made since would keep the data after the deletion the person confirmed).
  */
-export const same = (st: BigIntStats, f: Pick<FileFacts, 'dev' | 'ino' | 'size' | 'mtimeNs'>) =>
+export const same = (
+  st: BigIntStats,
+  f: Pick<FileFacts, 'dev' | 'ino' | 'size' | 'mtimeNs' | 'birthtimeNs'>,
+) =>
   st.nlink === 1n &&
   String(st.dev) === f.dev &&
   String(st.ino) === f.ino &&
   Number(st.size) === f.size &&
-  String(st.mtimeNs) === f.mtimeNs;
+  String(st.mtimeNs) === f.mtimeNs &&
+  String(st.birthtimeNs) === f.birthtimeNs;
 const fold = (name: string) => name.normalize('NFKC').toLowerCase();
 
 /** An open walk to a file's folder: every folder on the way held open, the last one `dir`. */
@@ -319,6 +331,7 @@ export class FilesRoot {
         ino: String(st.ino),
         size: Number(st.size),
         mtimeNs: String(st.mtimeNs),
+        birthtimeNs: String(st.birthtimeNs),
         twins,
         backupName,
       },

@@ -48,7 +48,7 @@ const exact = (ns: string) => {
 
 /**
  * The question about `f`. Every fact the claim compares (device, inode,
- * size, modification time to the nanosecond) is in the text, so a change to
+ * size, modification and birth time to the nanosecond) is in the text, so a change to
  * any of them changes the question's digest and the gate asks afresh.
  */
 function question(f: FileFacts): string {
@@ -58,7 +58,7 @@ function question(f: FileFacts): string {
   return [
     `Confirm deletion of ${shownPath(f.path)} (${size(f.size)}, modified ${minute(f.mtimeNs)} UTC).`,
     `This cannot be undone${backup}. Type the path (without the quotes) to confirm.`,
-    `Checked again just before deleting: ${f.size.toLocaleString('en-US')} bytes, modified ${exact(f.mtimeNs)}, device ${f.dev}, inode ${f.ino}. If any of these change, you are asked again.`,
+    `Checked again just before deleting: ${f.size.toLocaleString('en-US')} bytes, modified ${exact(f.mtimeNs)}, ${f.birthtimeNs === '0' ? '' : `created ${exact(f.birthtimeNs)}, `}device ${f.dev}, inode ${f.ino}. If any of these change, you are asked again.`,
     ...(f.twins.length
       ? [
           // Names read from disk, never checked as an argument is: quoted previews, so that a
@@ -174,7 +174,14 @@ export function fileTools(
         );
       }
       const deletions = await deletionsOf(tx ?? db, f.dev, f.ino);
-      if (isSealed(sealed) && typeof sealed.deletions === 'number' && deletions > sealed.deletions)
+      // Where the file system keeps no birth time: a deletion of this identity committed since the
+      // question means another file took it (with one, the question's birth time tells).
+      if (
+        f.birthtimeNs === '0' &&
+        isSealed(sealed) &&
+        typeof sealed.deletions === 'number' &&
+        deletions > sealed.deletions
+      )
         return withoutAsking(
           refused(
             `${shownPath(args.path)} was deleted since you were asked, and another file took its place and its identity (device and inode). Nothing was deleted; call delete_file again to be asked about the file there now.`,

@@ -51,13 +51,14 @@ const deletions = async () =>
 describe('delete_file asks with what only the server knows', () => {
   it('states size and modification time, and asks for the path, a reason and keep_backup', async () => {
     const q = await ask(h.url, 'notes.txt');
-    const { ino } = statSync(join(h.root, 'notes.txt'));
+    const { ino, birthtimeNs } = statSync(join(h.root, 'notes.txt'), { bigint: true });
+    const born = new Date(Number(birthtimeNs / 1_000_000n)).toISOString().slice(0, 19);
     expect(q.message).toMatch(
       /^Confirm deletion of "notes\.txt" \(2\.3 KB, modified 2026-10-05 14:30 UTC\)\./,
     );
     expect(q.message).toContain('it would be kept as "notes.txt.bak"');
     expect(q.message).toContain(
-      `2,345 bytes, modified 2026-10-05T14:30:00.000000000Z, device ${statSync(h.root).dev}, inode ${ino}`,
+      `2,345 bytes, modified 2026-10-05T14:30:00.000000000Z, created ${born}.${String(birthtimeNs % 1_000_000_000n).padStart(9, '0')}Z, device ${statSync(h.root).dev}, inode ${ino}`,
     );
     expect(q.schema).toEqual({
       type: 'object',

@@ -146,16 +146,25 @@ interface ServiceRow {
   incarnation: string | number | bigint;
 }
 
-async function hydrate(q: Queryable, row: ServiceRow): Promise<Service> {
+/**
+ * The service of `row` with its DNS records and volumes; with `lock`, their
+ * rows stay locked until the transaction ends too: a volume updated in
+ * place by a transaction still open would otherwise be read as it was and
+ * deleted as it is once that commits.
+ */
+async function hydrate(q: Queryable, row: ServiceRow, lock = false): Promise<Service> {
+  const forUpdate = lock ? ' FOR UPDATE' : '';
   const dns = await q.query<{ hostname: string }>(
-    'SELECT hostname FROM dns_records WHERE service_id = $1 ORDER BY hostname',
+    `SELECT hostname FROM dns_records WHERE service_id = $1 ORDER BY hostname${forUpdate}`,
     [row.id],
   );
   const vols = await q.query<{
     id: string;
     size_gb: number;
     incarnation: ServiceRow['incarnation'];
-  }>('SELECT id, size_gb, incarnation FROM volumes WHERE service_id = $1 ORDER BY id', [row.id]);
+  }>(`SELECT id, size_gb, incarnation FROM volumes WHERE service_id = $1 ORDER BY id${forUpdate}`, [
+    row.id,
+  ]);
   const { team_id, incarnation, ...rest } = row;
   return {
     ...rest,
@@ -225,7 +234,7 @@ export async function getService(
     `SELECT * FROM services WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
     [id],
   );
-  return rows[0] ? hydrate(q, rows[0]) : undefined;
+  return rows[0] ? hydrate(q, rows[0], lock) : undefined;
 }
 
 /** A volume, the service it is attached to (if any), and the team that owns it (the service's, or `platform` when detached). */

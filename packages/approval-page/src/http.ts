@@ -2,6 +2,7 @@
  * The HTTP rules of the page: the headers every response carries, form
  * bodies read within a size limit, and the same-origin check of every POST.
  */
+import { MIMEType } from 'node:util';
 
 /**
  * The Content-Security-Policy of every response: nothing may load but the
@@ -72,6 +73,16 @@ export const MAX_FORM_BYTES = 8192;
  */
 export const MAX_PASSKEY_FORM_BYTES = 32_768;
 
+/** A `Content-Type` parsed as the WHATWG MIME Sniffing standard parses it (Node's `MIMEType`), or `undefined`. */
+function mimeTypeOf(value: string | null): MIMEType | undefined {
+  if (value === null) return undefined;
+  try {
+    return new MIMEType(value);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The fields of an `application/x-www-form-urlencoded` body, or `undefined`
  * for another content type, a `charset` other than UTF-8, a
@@ -86,10 +97,11 @@ export async function readForm(
   request: Request,
   max: number = MAX_FORM_BYTES,
 ): Promise<URLSearchParams | undefined> {
-  const type = request.headers.get('content-type') ?? '';
-  if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) return undefined;
-  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(type)?.[1];
-  if (charset !== undefined && !/^utf-?8$/i.test(charset)) return undefined;
+  const type = mimeTypeOf(request.headers.get('content-type'));
+  if (type?.essence !== 'application/x-www-form-urlencoded') return undefined;
+  // Percent-encoded ASCII reads the same in UTF-8; any other charset would not.
+  const charset = type.params.get('charset');
+  if (charset !== null && !/^(utf-?8|us-ascii)$/i.test(charset)) return undefined;
   const coding = request.headers.get('content-encoding');
   if (coding !== null && !/^\s*(identity\s*)?$/i.test(coding)) return undefined;
   const declared = request.headers.get('content-length');

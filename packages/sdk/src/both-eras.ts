@@ -300,6 +300,13 @@ export function serveBothEras(
           -32600,
           `Invalid Request: the body is nested deeper than ${maxDepth} levels`,
         );
+      // Before the _meta check below, which parses the body: a body over the bound is not parsed.
+      if (scan && scan.items > maxItems)
+        return jsonRpcError(
+          400,
+          -32600,
+          `Invalid Request: the body holds more than ${maxItems} ":" and "," outside strings (about two per member, one per element)`,
+        );
       // Parsed only when the whole body holds about that many items: every request pays the scan alone.
       if (
         scan &&
@@ -310,12 +317,6 @@ export function serveBothEras(
           400,
           -32600,
           `Invalid Request: params._meta holds more than ${MAX_META_MEMBERS} members and elements`,
-        );
-      if (scan && scan.items > maxItems)
-        return jsonRpcError(
-          400,
-          -32600,
-          `Invalid Request: the body holds more than ${maxItems} ":" and "," outside strings (about two per member, one per element)`,
         );
       // Under the modern leg's bound: a larger body is classified modern, which answers it 413.
       if (await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBytes }))
