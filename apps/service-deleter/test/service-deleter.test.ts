@@ -29,7 +29,12 @@ let svc: { id: string; name: string; vol: string };
 beforeEach(async () => {
   n++;
   svc = { id: `svc_t${n}`, name: `web-${n}`, vol: `vol_t${n}` };
-  await db.transaction((tx) =>
+  await insertTestService();
+});
+
+/** This test's service `svc`: production, 3 instances, one DNS record, volume `svc.vol` of 48 GB. */
+const insertTestService = () =>
+  db.transaction((tx) =>
     insertService(tx, {
       id: svc.id,
       name: svc.name,
@@ -39,7 +44,6 @@ beforeEach(async () => {
       volumes: [{ id: svc.vol, sizeGb: 48 }],
     }),
   );
-});
 
 const exists = async (table: 'services' | 'volumes', id: string) =>
   (await db.query(`SELECT 1 FROM ${table} WHERE id = $1`, [id])).rows.length === 1;
@@ -202,16 +206,7 @@ describe('delete_service', () => {
     });
     expect(done.body.result.isError).toBe(false);
     // The same id, name, size and everything else, with new data: not the service confirmed.
-    await db.transaction((tx) =>
-      insertService(tx, {
-        id: svc.id,
-        name: svc.name,
-        environment: 'production',
-        instances: 3,
-        dnsRecords: [`web${n}.example.com`],
-        volumes: [{ id: svc.vol, sizeGb: 48 }],
-      }),
-    );
+    await insertTestService();
     const after = await askedAfresh(b.requestState);
     // The same question but for its numbers, under the notice that it changed.
     expect(after).toMatch(/^What you were asked about has changed/);
