@@ -173,11 +173,13 @@ export function fileTools(
           ),
         );
       }
-      const deletions = await deletionsOf(tx ?? db, f.dev, f.ino);
       // Where the file system keeps no birth time: a deletion of this identity committed since the
-      // question means another file took it (with one, the question's birth time tells).
+      // question means another file took it (with one, the question's birth time tells, and the
+      // count is not read).
+      const deletions =
+        f.birthtimeNs === '0' ? await deletionsOf(tx ?? db, f.dev, f.ino) : undefined;
       if (
-        f.birthtimeNs === '0' &&
+        deletions !== undefined &&
         isSealed(sealed) &&
         typeof sealed.deletions === 'number' &&
         deletions > sealed.deletions
@@ -191,7 +193,7 @@ export function fileTools(
         message: question(f),
         view: f,
         expect: { confirm_name: args.path },
-        seal: { dev: f.dev, ino: f.ino, deletions },
+        seal: { dev: f.dev, ino: f.ino, ...(deletions === undefined ? {} : { deletions }) },
       };
     },
     // Before the claim: a backup asked for where none can be kept is asked again, not spent.
