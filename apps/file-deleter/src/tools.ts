@@ -174,10 +174,24 @@ export function fileTools(
         );
       }
       // Where the file system keeps no birth time: a deletion of this identity committed since the
-      // question means another file took it (with one, the question's birth time tells, and the
-      // count is not read).
-      const deletions =
-        f.birthtimeNs === '0' ? await deletionsOf(tx ?? db, f.dev, f.ino) : undefined;
+      // question means the file there now may be another one that took it (with one, the
+      // question's birth time tells, and the count is not read).
+      let deletions: number | undefined;
+      if (f.birthtimeNs === '0') {
+        deletions = await deletionsOf(tx ?? db, f.dev, f.ino);
+        // A deletion of the file looked at may have committed between the look and the count: the
+        // count would then hold it, and a look-alike given its inode later would pass as the file
+        // asked about. Look again: the file is still there only if no such deletion happened.
+        const again = await lookup(args.path);
+        if (!('found' in again) || !root.sameFacts(again.found, f))
+          return withoutAsking(
+            refused(
+              sealed === undefined
+                ? `Not deleted: ${shownPath(args.path)} changed while it was being looked at (another request may have deleted or replaced it). Call delete_file again to be asked about the file there now.`
+                : `${shownPath(args.path)} changed since you were asked. Nothing was deleted; call delete_file again to be asked about the file there now.`,
+            ),
+          );
+      }
       if (
         deletions !== undefined &&
         isSealed(sealed) &&
@@ -186,7 +200,9 @@ export function fileTools(
       )
         return withoutAsking(
           refused(
-            `${shownPath(args.path)} was deleted since you were asked, and another file took its place and its identity (device and inode). Nothing was deleted; call delete_file again to be asked about the file there now.`,
+            // The same file put back (from its backup, say) is counted as deleted too: without a
+            // birth time the two cannot be told apart, so neither is deleted on this ticket.
+            `${shownPath(args.path)} was deleted since you were asked. What is there now has its device, inode, size and modification time, but this file system keeps no birth time to tell whether it is the same file put back or another one. Nothing was deleted; call delete_file again to be asked about the file there now.`,
           ),
         );
       return {

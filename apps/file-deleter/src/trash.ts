@@ -3,7 +3,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { shownText } from '@mrtr/wire';
 import { asFilesFault, at, closeAll, codeOf, readNoFollow, unlinkIfThere, writeNew } from './fd.js';
 import { TRASH_DIR } from './paths.js';
-import { type FileFacts, type FilesRoot, rootBroken, same } from './root.js';
+import { type FileFacts, type FilesRoot, rootBroken } from './root.js';
 
 /** What is kept beside a file moved into the trash, to put it back if its transaction rolls back. */
 interface Intent {
@@ -32,7 +32,7 @@ export async function moveToTrash(
   try {
     const { dir, name } = walk;
     const now = await fsp.lstat(at(dir.fd, name), { bigint: true }).catch(() => undefined);
-    if (!now || !now.isFile() || !same(now, expected)) return 'changed';
+    if (!now || !now.isFile() || !root.same(now, expected)) return 'changed';
     await root.hooks.beforeMove?.();
     const trash = await root.openTrash(walk.handles[0] as FileHandle);
     try {
@@ -45,16 +45,29 @@ export async function moveToTrash(
       const intent: Intent = { path: expected.path, dev: expected.dev, ino: expected.ino };
       if (backup) intent.backup = backup;
       await writeNew(at(trash.fd, `${nonce}.json`), JSON.stringify(intent));
-      await fsp.rename(at(dir.fd, name), at(trash.fd, nonce)).catch(async (error) => {
-        const code = codeOf(error);
-        // A bind mount of the same file system passes the walk's device check; the rename does not.
-        if (code !== 'EXDEV' && code !== 'EBUSY') throw error;
-        await fsp.unlink(at(trash.fd, `${nonce}.json`)).catch(() => {}); // nothing moved
-        throw rootBroken(`${expected.path} is a mount point or on another file system (${code})`);
-      });
+      const renamed = await fsp.rename(at(dir.fd, name), at(trash.fd, nonce)).then(
+        () => true as const,
+        async (error: unknown) => {
+          const code = codeOf(error);
+          // The name went since the check (another request deleted it, or `rm`, or its folder was
+          // removed): nothing moved, and the file is not the one checked any more.
+          const gone =
+            code === 'ENOENT' &&
+            (await fsp.lstat(at(dir.fd, name)).then(
+              () => false,
+              (e: unknown) => codeOf(e) === 'ENOENT',
+            ));
+          // A bind mount of the same file system passes the walk's device check; the rename does not.
+          if (!gone && code !== 'EXDEV' && code !== 'EBUSY') throw error;
+          await fsp.unlink(at(trash.fd, `${nonce}.json`)).catch(() => {}); // nothing moved
+          if (gone) return 'changed' as const;
+          throw rootBroken(`${expected.path} is a mount point or on another file system (${code})`);
+        },
+      );
+      if (renamed === 'changed') return 'changed';
       // Whatever was at the name went: check it is the file checked, else put it back.
       const moved = await fsp.lstat(at(trash.fd, nonce), { bigint: true });
-      if (!moved.isFile() || !same(moved, expected)) {
+      if (!moved.isFile() || !root.same(moved, expected)) {
         await putBack(trash, nonce, dir, name);
         return 'changed';
       }

@@ -212,6 +212,28 @@ describe('a swap in the window between the last check and the rename', () => {
     expect(await rows(x)).toBe(0);
   });
 
+  it.each([
+    ['removed (another ticket, or rm)', (root: string) => rmSync(join(root, 'docs/plan.txt'))],
+    ['gone with its folder', (root: string) => rmSync(join(root, 'docs'), { recursive: true })],
+  ])('the file %s in the window: "removed since you were asked", not a fault of the files root', async (_, gone) => {
+    let swap = async () => {};
+    const x = await started({ beforeMove: () => swap() });
+    put(x.root, 'docs/plan.txt', 'the plan');
+    const q = await ask(x.url, 'docs/plan.txt');
+    swap = async () => {
+      swap = async () => {};
+      gone(x.root);
+    };
+    const r = await answer(x.url, 'docs/plan.txt', q.ticket, confirmed('docs/plan.txt'));
+    expect(r.error).toBeUndefined();
+    expect(r.result).toMatchObject({ resultType: 'complete', isError: true });
+    expect(textOf(r)).toMatch(
+      /^"docs\/plan\.txt" was removed since you were asked\. Nothing was deleted\.$/,
+    );
+    expect(trash(x.root)).toEqual([]);
+    expect(await rows(x)).toBe(0);
+  });
+
   it('its folder swapped for a link to a folder outside: the held folder is used, the outside file stays', async () => {
     let swap = async () => {};
     const x = await started({ beforeMove: () => swap() });
