@@ -230,11 +230,23 @@ export async function getService(
   id: string,
   lock = false,
 ): Promise<Service | undefined> {
-  const { rows } = await q.query<ServiceRow>(
-    `SELECT * FROM services WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
-    [id],
+  const rows = await lockedRead(lock, () =>
+    q.query<ServiceRow>(`SELECT * FROM services WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [id]),
   );
   return rows[0] ? hydrate(q, rows[0], lock) : undefined;
+}
+
+/**
+ * Run `read`; with `lock`, once more when it found nothing. A `FOR UPDATE`
+ * that waited for a transaction which deleted the row skips it, and does not
+ * see a row that transaction made again under the same id: its snapshot was
+ * taken before (READ COMMITTED, PostgreSQL §13.2.1). The next statement
+ * takes a new one, so a row made again is found, and asked about afresh,
+ * rather than answered "No service".
+ */
+async function lockedRead<R>(lock: boolean, read: () => Promise<{ rows: R[] }>): Promise<R[]> {
+  const { rows } = await read();
+  return rows.length === 0 && lock ? (await read()).rows : rows;
 }
 
 /** A volume, the service it is attached to (if any), and the team that owns it (the service's, or `platform` when detached). */
@@ -256,15 +268,17 @@ export async function getVolume(
   id: string,
   lock = false,
 ): Promise<VolumeRecord | undefined> {
-  const { rows } = await q.query<{
-    id: string;
-    size_gb: number;
-    service_id: string | null;
-    team_id: string | null;
-    incarnation: ServiceRow['incarnation'];
-  }>(
-    `SELECT v.id, v.size_gb, v.service_id, v.team_id, v.incarnation FROM volumes v WHERE v.id = $1${lock ? ' FOR UPDATE' : ''}`,
-    [id],
+  const rows = await lockedRead(lock, () =>
+    q.query<{
+      id: string;
+      size_gb: number;
+      service_id: string | null;
+      team_id: string | null;
+      incarnation: ServiceRow['incarnation'];
+    }>(
+      `SELECT v.id, v.size_gb, v.service_id, v.team_id, v.incarnation FROM volumes v WHERE v.id = $1${lock ? ' FOR UPDATE' : ''}`,
+      [id],
+    ),
   );
   const v = rows[0];
   return v
