@@ -46,6 +46,23 @@ export async function lockNonce(tx: Queryable, nonce: string): Promise<void> {
   await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [NONCE_LOCK, nonce]);
 }
 
+/** Advisory-lock class of the file identity locks (`pg_advisory_xact_lock(class, hashtext('dev:ino'))`). */
+const IDENTITY_LOCK = 0x6d72_7469; // "mrti"
+
+/**
+ * Hold the lock of the file identity `dev`/`ino` until `tx` ends: a claim
+ * takes it before it counts the deletions of that identity, so two tickets
+ * for one file are carried out one after the other. The second then counts
+ * the first's deletion, and a look-alike that took the inode in between is
+ * not taken for the file it was asked about.
+ */
+export async function lockIdentity(tx: Queryable, dev: string, ino: string): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [
+    IDENTITY_LOCK,
+    `${dev}:${ino}`,
+  ]);
+}
+
 /**
  * How many deletions of the file with identity `dev`/`ino` have committed.
  * A file system gives a new file the inode number of one just deleted (ext4

@@ -16,6 +16,7 @@ import { z } from 'zod';
 import type { Database, Queryable } from './db.js';
 import {
   deletionsOf,
+  lockIdentity,
   lockNonce,
   recordDeletion,
   settle,
@@ -159,12 +160,32 @@ export function fileTools(
       }
       const f = found.found;
       if (isSealed(sealed) && (sealed.dev !== f.dev || sealed.ino !== f.ino)) {
-        // The confirmed file may be in the trash, kept from its name by the file there now.
+        // The confirmed file may be in the trash, kept from its name by the file there now: in a
+        // deletion still in flight, committed but not yet emptied, or rolled back. Settling tells
+        // (it waits for one in flight); inside a claim it cannot run, so nothing is said of which.
         const held = await trashNoncesOf(root, args.path, sealed.dev, sealed.ino).catch(() => []);
-        if (held.length > 0)
+        const settled =
+          held.length === 0
+            ? 'none'
+            : tx === undefined
+              ? await settleFile(db, root, args.path, sealed).catch(() => 'unsettled' as const)
+              : 'unsettled';
+        if (settled === 'stuck')
           return withoutAsking(
             refused(
               `${shownPath(args.path)} now names another file, and the file you confirmed is in ${TRASH_DIR} after a deletion that did not complete: it cannot go back under its name while another file holds it. Nothing was deleted; an operator must put it back.`,
+            ),
+          );
+        if (settled === 'restored')
+          return withoutAsking(
+            refused(
+              `${shownPath(args.path)} is back under its name after a deletion that did not complete. Nothing was deleted by this request; send the same confirmation again to be asked about it.`,
+            ),
+          );
+        if (settled === 'unsettled')
+          return withoutAsking(
+            refused(
+              `${shownPath(args.path)} now names another file, and the file you confirmed is in ${TRASH_DIR}, in a deletion that has not settled yet. Nothing was deleted by this request; send the same confirmation again in a minute.`,
             ),
           );
         return withoutAsking(
@@ -178,6 +199,9 @@ export function fileTools(
       // question's birth time tells, and the count is not read).
       let deletions: number | undefined;
       if (f.birthtimeNs === '0') {
+        // Inside the claim, a deletion of this file by another ticket in flight is waited for:
+        // counted after it, it refuses this one (below), whatever took the inode since.
+        if (tx !== undefined) await lockIdentity(tx, f.dev, f.ino);
         deletions = await deletionsOf(tx ?? db, f.dev, f.ino);
         // A deletion of the file looked at may have committed between the look and the count: the
         // count would then hold it, and a look-alike given its inode later would pass as the file
@@ -188,7 +212,9 @@ export function fileTools(
             refused(
               sealed === undefined
                 ? `Not deleted: ${shownPath(args.path)} changed while it was being looked at (another request may have deleted or replaced it). Call delete_file again to be asked about the file there now.`
-                : `${shownPath(args.path)} changed since you were asked. Nothing was deleted; call delete_file again to be asked about the file there now.`,
+                : 'refused' in again && again.missing
+                  ? `${shownPath(args.path)} was removed since you were asked. Nothing was deleted.`
+                  : `${shownPath(args.path)} changed since you were asked. Nothing was deleted; call delete_file again to be asked about the file there now.`,
             ),
           );
       }
@@ -202,7 +228,7 @@ export function fileTools(
           refused(
             // The same file put back (from its backup, say) is counted as deleted too: without a
             // birth time the two cannot be told apart, so neither is deleted on this ticket.
-            `${shownPath(args.path)} was deleted since you were asked. What is there now has its device, inode, size and modification time, but this file system keeps no birth time to tell whether it is the same file put back or another one. Nothing was deleted; call delete_file again to be asked about the file there now.`,
+            `${shownPath(args.path)} was deleted since you were asked. The file there now has its device and inode number, and this file system keeps no birth time to tell whether it is the same file put back or another one. Nothing was deleted; call delete_file again to be asked about the file there now.`,
           ),
         );
       return {

@@ -50,11 +50,12 @@ export async function moveToTrash(
         async (error: unknown) => {
           const code = codeOf(error);
           // The name went since the check (another request deleted it, or `rm`, or its folder was
-          // removed): nothing moved, and the file is not the one checked any more.
+          // removed), and may hold another file by now: nothing moved, and what is there is not
+          // the file checked. Only the checked file still there says the trash itself is missing.
           const gone =
             code === 'ENOENT' &&
-            (await fsp.lstat(at(dir.fd, name)).then(
-              () => false,
+            (await fsp.lstat(at(dir.fd, name), { bigint: true }).then(
+              (st) => !st.isFile() || !root.same(st, expected),
               (e: unknown) => codeOf(e) === 'ENOENT',
             ));
           // A bind mount of the same file system passes the walk's device check; the rename does not.

@@ -20,6 +20,8 @@ import { join } from 'node:path';
 import { callTool } from '@mrtr/spec-schema';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../src/db.js';
+import type { FilesHooks } from '../src/root.js';
+import type { ToolHooks } from '../src/tools.js';
 import {
   answer,
   ask,
@@ -47,7 +49,7 @@ afterEach(async () => {
   h = undefined;
 });
 
-async function started(hooks: { beforeMove?: () => Promise<void> } = {}) {
+async function started(hooks: FilesHooks & ToolHooks = {}) {
   h = await startHarness({ hooks, db });
   await db.query('DELETE FROM file_deletions');
   put(h.root, 'notes.txt', 'version one');
@@ -154,6 +156,35 @@ describe('the file changed between the rounds', () => {
     expect(r.result.resultType).toBe('input_required');
     expect(r.result.inputRequests[KEY].params.message).toContain('kept as "notes.txt.1.bak"');
     expect(readFileSync(join(x.root, 'notes.txt.bak'), 'utf8')).toBe('someone else’s');
+  });
+});
+
+describe('another ticket deleted it, and a new file took the name, while its trash was not emptied yet', () => {
+  it('the second ticket is told it was replaced, not that an operator must put it back', async () => {
+    let during: (() => Promise<void>) | undefined;
+    const x = await started({
+      beforeSettle: async () => {
+        const run = during;
+        during = undefined;
+        await run?.();
+      },
+    });
+    const first = await ask(x.url, 'notes.txt');
+    const second = await ask(x.url, 'notes.txt');
+    let r: any;
+    during = async () => {
+      // The first deletion has committed; the file is still in the trash, to be emptied next.
+      put(x.root, 'notes.txt', 'a new file, another inode');
+      r = await answer(x.url, 'notes.txt', second.ticket, confirmed('notes.txt'));
+    };
+    const done = await answer(x.url, 'notes.txt', first.ticket, confirmed('notes.txt'));
+    expect(textOf(done)).toMatch(/^Deleted "notes\.txt"/);
+    expect(r.result).toMatchObject({ resultType: 'complete', isError: true });
+    expect(textOf(r)).toMatch(/was replaced by another file since you were asked/);
+    expect(textOf(r)).not.toMatch(/operator/);
+    expect(readFileSync(join(x.root, 'notes.txt'), 'utf8')).toBe('a new file, another inode');
+    expect(trash(x.root)).toEqual([]);
+    expect(await rows(x)).toBe(1);
   });
 });
 

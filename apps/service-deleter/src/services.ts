@@ -236,17 +236,23 @@ export async function getService(
   return rows[0] ? hydrate(q, rows[0], lock) : undefined;
 }
 
+/** Reads of {@link lockedRead}: each one more makes a row again under its id while it waits. */
+const LOCKED_READS = 5;
+
 /**
- * Run `read`; with `lock`, once more when it found nothing. A `FOR UPDATE`
- * that waited for a transaction which deleted the row skips it, and does not
- * see a row that transaction made again under the same id: its snapshot was
- * taken before (READ COMMITTED, PostgreSQL §13.2.1). The next statement
- * takes a new one, so a row made again is found, and asked about afresh,
- * rather than answered "No service".
+ * Run `read`; with `lock`, again while it finds nothing, up to
+ * {@link LOCKED_READS} times. A `FOR UPDATE` that waited for a transaction
+ * which deleted the row skips it, and does not see a row that transaction
+ * made again under the same id: its snapshot was taken before (READ
+ * COMMITTED, PostgreSQL §13.2.1). The next statement takes a new one, so a
+ * row made again is found, and asked about afresh, rather than answered
+ * "No service". A row that is not there is read that many times, each
+ * quick.
  */
 async function lockedRead<R>(lock: boolean, read: () => Promise<{ rows: R[] }>): Promise<R[]> {
-  const { rows } = await read();
-  return rows.length === 0 && lock ? (await read()).rows : rows;
+  let { rows } = await read();
+  for (let n = 1; rows.length === 0 && lock && n < LOCKED_READS; n++) rows = (await read()).rows;
+  return rows;
 }
 
 /** A volume, the service it is attached to (if any), and the team that owns it (the service's, or `platform` when detached). */
