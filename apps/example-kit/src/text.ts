@@ -9,12 +9,15 @@ import { z } from 'zod';
  * `-32602` naming the argument, never an HTTP 500 from the database.
  */
 export function storableText(max: number, min = 1) {
-  return z
-    .string()
-    .min(min)
-    .max(max)
-    .refine((s) => !s.includes('\u0000'), 'must not contain U+0000 (NUL)')
-    .refine((s) => s.isWellFormed(), 'must be well-formed Unicode (no lone surrogates)');
+  return (
+    z
+      .string()
+      .min(min)
+      // Too long: no later check reads it (a 4 MiB string through every pattern below held the loop).
+      .max(max, { abort: true })
+      .refine((s) => !s.includes('\u0000'), 'must not contain U+0000 (NUL)')
+      .refine((s) => s.isWellFormed(), 'must be well-formed Unicode (no lone surrogates)')
+  );
 }
 
 /**
