@@ -99,6 +99,21 @@ const OUT_OF_RANGE: Unkept = {
     'Invalid params: the body holds a number too large for JSON (an IEEE 754 double); send it as a string',
 };
 
+const REPLACED: Unkept = {
+  status: 400,
+  code: -32700,
+  message:
+    'Parse error: a body parser read this body before the handler, and the U+FFFD in what it made may stand for bytes that were not UTF-8 (which are refused); mount this handler before the body parser, or give the parser verify: keepRawBody',
+};
+
+/**
+ * Whether `text`, decoded by a body parser, holds U+FFFD: the parser writes it
+ * for bytes that are not UTF-8 (iconv-lite, `querystring`), so the bytes sent
+ * may not have been the text passed on. The endpoint refuses such bytes on
+ * every other entry point (`-32700`); two bodies must not read as one.
+ */
+const mayBeReplaced = (text: string) => text.includes('\uFFFD');
+
 /**
  * A form `express.urlencoded()` parsed, as `application/x-www-form-urlencoded`
  * text again (a repeated field repeated), or `undefined` when a value is not
@@ -138,15 +153,18 @@ function finiteOnly(_key: string, value: unknown): unknown {
  * re-serialized as JSON, `express.urlencoded()`'s as form text, a string or
  * a `Buffer` as they are).
  * @returns `undefined`, or why the parsed value cannot be serialized again
- *   as it came (nested too deeply for `JSON.stringify`, a number out of range).
+ *   as it came (nested too deeply for `JSON.stringify`, a number out of range,
+ *   a U+FFFD that may stand for bytes that were not UTF-8).
  */
 function keepReadBody(req: ExpressRequest & { rawBody?: unknown }): Unkept | undefined {
   if (req.rawBody instanceof Buffer || !req.readableDidRead) return undefined;
   const body: unknown = req.body;
   if (body === undefined) req.rawBody = Buffer.alloc(0);
   else if (Buffer.isBuffer(body)) req.rawBody = body;
-  else if (typeof body === 'string') req.rawBody = Buffer.from(body);
-  else if (
+  else if (typeof body === 'string') {
+    if (mayBeReplaced(body)) return REPLACED;
+    req.rawBody = Buffer.from(body);
+  } else if (
     req.is('application/x-www-form-urlencoded') &&
     body !== null &&
     typeof body === 'object'
@@ -156,13 +174,17 @@ function keepReadBody(req: ExpressRequest & { rawBody?: unknown }): Unkept | und
     // after another: refused.
     const text = formText(body);
     if (text === undefined) return NESTED_FORM;
+    if (mayBeReplaced(JSON.stringify(body))) return REPLACED;
     req.rawBody = Buffer.from(text);
   } else {
+    let text: string;
     try {
-      req.rawBody = Buffer.from(JSON.stringify(body, finiteOnly));
+      text = JSON.stringify(body, finiteOnly);
     } catch (error) {
       return error === OUT_OF_RANGE ? OUT_OF_RANGE : TOO_DEEP;
     }
+    if (mayBeReplaced(text)) return REPLACED;
+    req.rawBody = Buffer.from(text);
   }
   return undefined;
 }

@@ -154,6 +154,25 @@ describe.each(Object.keys(MOUNTINGS))('Express %s answers as @mrtr/node', (mount
     expect(await answer(url(), notUtf8)).toEqual(await answer(`${node}/mcp`, notUtf8));
   });
 
+  it('a request whose string holds bytes that are not UTF-8: 400 with -32700, never read as U+FFFD', async () => {
+    const [beforeId, afterId] = LIST.split('"id":1') as [string, string];
+    const [beforeMeta, afterMeta] = LIST.split('"_meta":{') as [string, string];
+    for (const bad of [[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80]]) {
+      // In the id, and in a member name of _meta; each is valid JSON once the bytes are U+FFFD.
+      for (const [before, after] of [
+        [`${beforeId}"id":"r-`, `"${afterId}`],
+        [`${beforeMeta}"_meta":{"x-`, `":1,${afterMeta}`],
+      ] as const) {
+        const body = Buffer.concat([Buffer.from(before), Buffer.from(bad), Buffer.from(after)]);
+        expect(() => JSON.parse(body.toString('utf8'))).not.toThrow();
+        const expected = await answer(`${node}/mcp`, body);
+        expect([expected.status, JSON.parse(expected.body).error?.code]).toEqual([400, -32700]);
+        const got = await answer(url(), body);
+        expect([got.status, JSON.parse(got.body).error?.code], mounting).toEqual([400, -32700]);
+      }
+    }
+  });
+
   it('every charset: UTF-8 in any case served, any other 415 with the same body', async () => {
     for (const charset of CHARSETS) {
       const headers = { 'content-type': `application/json; charset=${charset}` };
