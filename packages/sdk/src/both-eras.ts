@@ -292,7 +292,7 @@ export function serveBothEras(
           ? await scanBody(request, maxDepth, maxBytes)
           : undefined;
       // As `@mrtr/server` answers it: bytes that are not UTF-8 are no JSON text, not text to repair.
-      if (scan && 'notUtf8' in scan)
+      if (scan && ('notUtf8' in scan || 'notJson' in scan))
         return jsonRpcError(400, -32700, 'Parse error: body is not valid JSON');
       if (scan?.deeper)
         return jsonRpcError(

@@ -69,6 +69,7 @@ class DepthScan {
  */
 export type BodyScan =
   | { notUtf8: true; deeper: false }
+  | { notJson: true; deeper: false }
   | { deeper: true }
   | { deeper: false; items: number };
 
@@ -109,12 +110,17 @@ export async function scanBody(
       }
     };
     let read = 0;
+    let head = Buffer.alloc(0);
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return isUtf8() ? { deeper: false, items: scan.items } : NOT_UTF8;
       read += value.length;
       if (read > maxBytes) return unread;
       if (!isUtf8(value)) return NOT_UTF8;
+      if (head.length < TWO_BOMS.length) {
+        head = Buffer.concat([head, value]).subarray(0, TWO_BOMS.length);
+        if (head.equals(TWO_BOMS)) return NOT_JSON;
+      }
       if (scan.feed(value, limit)) return { deeper: true };
     }
   } catch {
@@ -126,6 +132,14 @@ export async function scanBody(
 }
 
 const NOT_UTF8 = { notUtf8: true, deeper: false } as const;
+const NOT_JSON = { notJson: true, deeper: false } as const;
+/**
+ * Two byte order marks: UTF-8 decoding drops the first (WHATWG Encoding) and
+ * JSON has no place for the second, yet undici's `Request.json()` drops both,
+ * so the SDK would read a body `@mrtr/server` refuses as no JSON (and its
+ * era classifier, which drops one, another way again).
+ */
+const TWO_BOMS = Buffer.from([0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf]);
 
 const utf8 = new TextDecoder('utf-8');
 
