@@ -106,6 +106,12 @@ const REPLACED: Unkept = {
     'Parse error: a body parser read this body before the handler, and the U+FFFD in what it made may stand for bytes that were not UTF-8 (which are refused); mount this handler before the body parser, or give the parser verify: keepRawBody',
 };
 
+const TWO_BOMS: Unkept = {
+  status: 400,
+  code: -32700,
+  message: 'Parse error: body is not valid JSON (it starts with two byte order marks)',
+};
+
 /**
  * Whether `text`, decoded by a body parser, holds U+FFFD: the parser writes it
  * for bytes that are not UTF-8 (iconv-lite, `querystring`), so the bytes sent
@@ -163,6 +169,8 @@ function keepReadBody(req: ExpressRequest & { rawBody?: unknown }): Unkept | und
   else if (Buffer.isBuffer(body)) req.rawBody = body;
   else if (typeof body === 'string') {
     if (mayBeReplaced(body)) return REPLACED;
+    // The parser dropped one BOM; a second would be dropped by the endpoint, and no JSON read as JSON.
+    if (body.startsWith('\uFEFF')) return TWO_BOMS;
     req.rawBody = Buffer.from(body);
   } else if (
     req.is('application/x-www-form-urlencoded') &&
@@ -171,10 +179,10 @@ function keepReadBody(req: ExpressRequest & { rawBody?: unknown }): Unkept | und
   ) {
     // express.urlencoded() parsed it: the form a page handler (the approval page) reads. Nested
     // values are no form any more, and JSON text under a form's type would be read as one field
-    // after another: refused.
+    // after another: refused. A U+FFFD is passed on: the page reads percent-escapes that are not
+    // UTF-8 as U+FFFD on every entry point (URLSearchParams), so here it changes nothing.
     const text = formText(body);
     if (text === undefined) return NESTED_FORM;
-    if (mayBeReplaced(JSON.stringify(body))) return REPLACED;
     req.rawBody = Buffer.from(text);
   } else {
     let text: string;
@@ -316,7 +324,11 @@ function refusedBody(
   parsed: unknown,
 ): string | Buffer {
   if (req.rawBody instanceof Buffer) return req.rawBody;
-  return typeof parsed === 'string' && !parsed.includes('\uFFFD') ? parsed : '';
+  // The parser dropped one BOM: text that still starts with one had two, which is no JSON (a
+  // second dropped by the endpoint would make it JSON again).
+  return typeof parsed === 'string' && !parsed.includes('\uFFFD') && !parsed.startsWith('\uFEFF')
+    ? parsed
+    : '';
 }
 
 /** Send a JSON-RPC error without id. */

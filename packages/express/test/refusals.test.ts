@@ -173,6 +173,17 @@ describe.each(Object.keys(MOUNTINGS))('Express %s answers as @mrtr/node', (mount
     }
   });
 
+  it('a body behind two BOMs: 400 with -32700, as on @mrtr/node (one BOM is dropped)', async () => {
+    const bom = [0xef, 0xbb, 0xbf];
+    const one = new Uint8Array([...bom, ...Buffer.from(LIST)]);
+    expect((await answer(url(), one)).status).toBe(200);
+    const two = new Uint8Array([...bom, ...bom, ...Buffer.from(LIST)]);
+    const expected = await answer(`${node}/mcp`, two);
+    expect([expected.status, JSON.parse(expected.body).error?.code]).toEqual([400, -32700]);
+    const got = await answer(url(), two);
+    expect([got.status, JSON.parse(got.body).error?.code], mounting).toEqual([400, -32700]);
+  });
+
   it('every charset: UTF-8 in any case served, any other 415 with the same body', async () => {
     for (const charset of CHARSETS) {
       const headers = { 'content-type': `application/json; charset=${charset}` };
