@@ -365,3 +365,27 @@ describe('validateFormContent: the content object', () => {
     expectOk(validateFormContent(form({ a: { type: 'string' } }), {}), {});
   });
 });
+
+describe('validateFormContent: format email, as /^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$/ reads it', () => {
+  const pattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+  const schema = form({ to: { type: 'string', format: 'email' } });
+  const accepts = (to: string) => validateFormContent(schema, { to }).ok;
+
+  it('agrees with the pattern on every short text over its alphabet, and on long ones', () => {
+    const alphabet = ['a', '.', '@', ' ', '\u00a0', '\n'];
+    const texts: string[] = [''];
+    for (let length = 1; length <= 6; length++)
+      for (const t of texts.filter((s) => s.length === length - 1))
+        for (const c of alphabet) texts.push(t + c);
+    expect(texts.length).toBeGreaterThan(50_000);
+    for (const to of texts) expect(accepts(to), JSON.stringify(to)).toBe(pattern.test(to));
+    for (const to of [
+      `a@${'.'.repeat(4_000)} `,
+      `a@${'.'.repeat(4_000)}a`,
+      `a@a${'.'.repeat(4_000)}`,
+      `${'.'.repeat(4_000)}@b.c`,
+    ])
+      expect(accepts(to)).toBe(pattern.test(to));
+    expect(accepts('someone@example.com')).toBe(true);
+  });
+});

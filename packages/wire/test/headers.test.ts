@@ -161,6 +161,18 @@ describe('bodyEncodingProblem', () => {
       expect(bodyEncodingProblem(charset, null)).toBeUndefined();
     for (const coding of ['identity', ' Identity ', ''])
       expect(bodyEncodingProblem(undefined, coding)).toBeUndefined();
+    // As /^\s*(identity)?\s*$/i reads it, which backtracked quadratically over the white space.
+    for (const coding of [
+      '\tIDENTITY\u00a0',
+      '\u00a0',
+      ' '.repeat(16_000),
+      'identity x',
+      'x',
+      `${' '.repeat(9)}x`,
+    ])
+      expect(bodyEncodingProblem(undefined, coding) === undefined, JSON.stringify(coding)).toBe(
+        /^\s*(identity)?\s*$/i.test(coding),
+      );
     expect(bodyEncodingProblem('latin1', null)).toBe(
       'Content-Type charset latin1 is not supported: send UTF-8 (charset=utf-8 or none)',
     );
