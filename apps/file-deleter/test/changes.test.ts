@@ -26,6 +26,7 @@ import {
   answer,
   ask,
   confirmed,
+  deletionCount,
   exists,
   type Harness,
   KEY,
@@ -56,8 +57,7 @@ async function started(hooks: FilesHooks & ToolHooks = {}) {
   return h;
 }
 
-const rows = async (x: Harness) =>
-  (await x.db.query('SELECT nonce FROM file_deletions')).rows.length;
+const rows = deletionCount;
 
 describe('the file changed between the rounds', () => {
   it('a new size: asked afresh with the new facts under a new ticket; nothing deleted until that is answered', async () => {

@@ -84,6 +84,10 @@ export async function startHarness(
   };
 }
 
+/** How many deletions table `file_deletions` holds. */
+export const deletionCount = async (x: Harness) =>
+  (await x.db.query('SELECT nonce FROM file_deletions')).rows.length;
+
 /** Write `text` at `path` under `dir` (folders made). */
 export function put(dir: string, path: string, text: string): string {
   const full = join(dir, path);
