@@ -140,6 +140,29 @@ const CODINGS: [string, Uint8Array | string][] = [
   ['IDENTITY', LIST],
 ];
 
+describe('Express behind express.text() (the parser already decoded the text)', () => {
+  let text: string;
+  beforeAll(async () => {
+    text = await listen(
+      createHttpServer(quickStartApp(express.text({ type: 'application/json' }))),
+    );
+  });
+
+  it('a body with two BOMs or a U+FFFD the parser may have written is -32700; one BOM is served', async () => {
+    const bom = [0xef, 0xbb, 0xbf];
+    expect(
+      (await answer(`${text}/mcp`, new Uint8Array([...bom, ...Buffer.from(LIST)]))).status,
+    ).toBe(200);
+    for (const body of [
+      new Uint8Array([...bom, ...bom, ...Buffer.from(LIST)]),
+      LIST.replace('"id":1', '"id":"\ufffd"'),
+    ]) {
+      const got = await answer(`${text}/mcp`, body);
+      expect([got.status, JSON.parse(got.body).error?.code]).toEqual([400, -32700]);
+    }
+  });
+});
+
 describe.each(Object.keys(MOUNTINGS))('Express %s answers as @mrtr/node', (mounting) => {
   const url = () => `${bases[mounting]}/mcp`;
 
