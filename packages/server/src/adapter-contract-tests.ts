@@ -220,7 +220,7 @@ export function describeAdapterContract(name: string, options: AdapterContractOp
       expect(probe.runs.echo).toBeUndefined();
     });
 
-    it('NUL reaches a string argument; lone surrogates and numbers JSON cannot carry are -32602', async () => {
+    it('NUL reaches a string argument; lone surrogates and numbers JSON cannot carry are -32602, in an id -32600', async () => {
       const nul = await post(url, call('echo', { text: 'a\u0000b' }));
       expect(nul.json.result.content[0].text).toBe('a\u0000b');
       for (const args of [{ text: 'x\ud800' }, { text: 'x', '\udc00': 1 }]) {
@@ -244,8 +244,12 @@ export function describeAdapterContract(name: string, options: AdapterContractOp
         '"example.com/n":1e400',
       );
       refused(await post(url, anywhere, { like: listing }), -32602, 400);
-      const oddId = { ...rpc('tools/list'), id: 'id-\ud800' };
-      expect((await post(url, oddId)).json.id).toBe('id-\ud800');
+      // An id the client could not read back as its own: refused, and the answer carries no id.
+      const oddId = await post(url, { ...rpc('tools/list'), id: 'id-\ud800' });
+      refused(oddId, -32600, 400);
+      expect(oddId.json).not.toHaveProperty('id');
+      expect(oddId.json.error.message).toMatch(/id is not well-formed Unicode/);
+      refused(await post(url, { ...call('echo', { text: 'x' }), id: '\udc00' }), -32600, 400);
       expect(probe.runs.echo).toBe(1);
     });
 

@@ -90,7 +90,9 @@ function unsupportedVersion(id: RequestId, requested: string, legacy: boolean): 
  * `maxBodyBytes` (413, before parsing); a principal from the adapter or
  * `authenticate` (401); `Content-Type: application/json` (415); JSON (`-32700`,
  * 400); one JSON-RPC request, with no `result` or `error` member (JSON-RPC 2.0
- * §4; `-32600`, 400, keeping a valid `id`; a valid notification gets 202);
+ * §4; `-32600`, 400, keeping a valid `id`; a valid notification gets 202)
+ * and an `id` a client can read back (a string of well-formed Unicode, RFC
+ * 8259 §8.2, or a safe integer; else `-32600`, 400, without `id`);
  * no `initialize` of the handshake era (2025-11-25 and before: no `_meta`
  * naming a served version; `-32022` naming the supported versions, 400, with
  * or without headers; a modern `initialize` is an unknown method below);

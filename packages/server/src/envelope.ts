@@ -5,17 +5,29 @@
  */
 import type { RequestId } from '@mrtr/wire';
 
+/**
+ * Whether `id` is a `RequestId` a response can carry back as the client
+ * sent it: a string of well-formed Unicode (a lone surrogate is no Unicode
+ * scalar value, RFC 8259 §8.2, and a strict client cannot read it back as
+ * its own id), or a safe integer (zod's `int()`: a larger one would not
+ * survive the round trip).
+ */
+function isAnswerableId(id: unknown): id is RequestId {
+  return typeof id === 'string'
+    ? (id as string & { isWellFormed(): boolean }).isWellFormed()
+    : typeof id === 'number' && Number.isSafeInteger(id);
+}
+
 /** The id of a body, when it has one a response may carry. */
 export function idOf(body: unknown): RequestId | undefined {
   const raw = body && typeof body === 'object' ? (body as { id?: unknown }).id : undefined;
-  return typeof raw === 'string' || (typeof raw === 'number' && Number.isSafeInteger(raw))
-    ? raw
-    : undefined;
+  return isAnswerableId(raw) ? raw : undefined;
 }
 
 /**
  * The members of a `JSONRPCRequest` (`JSONRPCRequestSchema` of `@mrtr/wire`:
- * `jsonrpc` "2.0", an integer or string `id`, a string `method`, `params` an
+ * `jsonrpc` "2.0", a safe integer or a
+ * string of well-formed Unicode as `id`, a string `method`, `params` an
  * object when present, and neither `result` nor `error`), or `undefined`
  * when the body is not one. JSON-RPC 2.0 §4 makes a request of `jsonrpc`,
  * `method`, `params` and `id`; a `result` or `error` member makes a
@@ -29,9 +41,7 @@ export function requestEnvelope(
   if (jsonrpc !== '2.0' || typeof method !== 'string') return undefined;
   // Two `in` tests: Object.prototype has neither member, so they find only the body's own.
   if ('result' in body || 'error' in body) return undefined;
-  // A safe integer, as zod's int(): a larger id would not survive the round trip to the client.
-  if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id)))
-    return undefined;
+  if (!isAnswerableId(id)) return undefined;
   if (params === undefined) return { id, method, params: {} };
   if (params === null || typeof params !== 'object' || Array.isArray(params)) return undefined;
   return { id, method, params: params as Record<string, unknown> };
@@ -67,6 +77,8 @@ export function envelopeProblem(body: unknown): string {
   if (typeof id === 'number' && Number.isInteger(id) && !Number.isSafeInteger(id))
     return 'id is an integer beyond ±(2^53 − 1), which cannot be sent back exactly: use a smaller one or a string';
   if (typeof id !== 'string' && typeof id !== 'number') return 'id must be a string or an integer';
+  if (typeof id === 'string' && !isAnswerableId(id))
+    return 'id is not well-formed Unicode (a lone surrogate), which a client cannot read back as its own: use another string';
   // 1e400 parses as Infinity: too large, as 2^53 is, not a fraction.
   if (typeof id === 'number' && !Number.isFinite(id))
     return 'id is a number beyond ±(2^53 − 1), which cannot be sent back exactly: use a smaller one or a string';
