@@ -26,6 +26,7 @@ import {
   PAGED_METHODS,
   retryFieldsRefusal,
 } from './retry-fields.js';
+import { illFormedPlace, illFormedRefusal } from './well-formed.js';
 
 /** The revision without `initialize` or sessions (`MCP-Protocol-Version`). */
 const MODERN_REVISION = '2026-07-28';
@@ -167,7 +168,11 @@ function tracked(session: Session, response: Response): Response {
  * present but not a string gets `-32602` with its id, on either leg (the
  * SDK answered `-32603` with its parse issues); a `params._meta` of more than 1,000 members and
  * elements gets 400 with `-32600` (the SDK's check of it takes time that
- * grows with their square). An error carries the request's id, or no `id`
+ * grows with their square); a request whose `id` is a string that is not
+ * well-formed Unicode (a lone surrogate) gets 400 with `-32600` and no `id`,
+ * and one with such a string or member name under `params` (but in
+ * `inputResponses`) 400 with `-32602` naming it, as `@mrtr/server` answers
+ * them (the SDK served both, and echoed the id). An error carries the request's id, or no `id`
  * member when there is none to read (2026-07-28 has no `"id": null`): on
  * either leg the SDK's JSON error answers lose an `id` that is no
  * `RequestId`, and on a 2025-era session its transport's `"id": null` to a
@@ -318,6 +323,12 @@ export function serveBothEras(
           -32600,
           `Invalid Request: params._meta holds more than ${MAX_META_MEMBERS} members and elements`,
         );
+      // Parsed only when the body escapes a surrogate, which no ordinary request does.
+      if (scan && 'surrogateEscapes' in scan && scan.surrogateEscapes) {
+        const body = await jsonWithin(request, maxBytes);
+        const place = illFormedPlace(body);
+        if (place) return illFormedRefusal(body, place);
+      }
       // Under the modern leg's bound: a larger body is classified modern, which answers it 413.
       if (await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBytes }))
         return legacy(request, fetchOptions.authInfo);

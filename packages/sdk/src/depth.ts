@@ -34,7 +34,15 @@ class DepthScan {
   #depth = 0;
   #inString = false;
   #escaped = false;
+  /** After `\u`: 1 before the first hex digit, 2 before the second when the first was `d`, else 0. */
+  #hex = 0;
   deepest = 0;
+  /**
+   * Whether a string holds an escape of a surrogate (`\uD800` to `\uDFFF`):
+   * the only way a body of UTF-8 bytes can spell a lone surrogate. Pairs
+   * (an emoji written as two escapes) count too; the parsed body tells.
+   */
+  surrogateEscapes = false;
   /**
    * Object members and array elements in the whole body, roughly: each `:`
    * and `,` outside strings (at least the members and elements, less one
@@ -47,8 +55,18 @@ class DepthScan {
     for (let i = 0; i < bytes.length; i++) {
       const c = bytes[i] as number;
       if (this.#inString) {
-        if (this.#escaped) this.#escaped = false;
-        else if (c === 0x5c) this.#escaped = true;
+        // Hex digits are neither `"` nor `\`: the checks below still read each byte.
+        if (this.#hex === 1) this.#hex = (c | 0x20) === 0x64 ? 2 : 0;
+        else if (this.#hex === 2) {
+          const low = c | 0x20;
+          if (c === 0x38 || c === 0x39 || (low >= 0x61 && low <= 0x66))
+            this.surrogateEscapes = true;
+          this.#hex = 0;
+        }
+        if (this.#escaped) {
+          this.#escaped = false;
+          if (c === 0x75) this.#hex = 1;
+        } else if (c === 0x5c) this.#escaped = true;
         else if (c === 0x22) this.#inString = false;
       } else if (c === 0x22) this.#inString = true;
       else if (c === 0x3a || c === 0x2c) this.items++;
@@ -65,13 +83,14 @@ class DepthScan {
 
 /**
  * What {@link scanBody} found: bytes that are not UTF-8, nesting past the
- * limit, or about how many members and elements the body holds (`DepthScan.items`).
+ * limit, or about how many members and elements the body holds (`DepthScan.items`)
+ * and whether it escapes a surrogate (`DepthScan.surrogateEscapes`).
  */
 export type BodyScan =
   | { notUtf8: true; deeper: false }
   | { notJson: true; deeper: false }
   | { deeper: true }
-  | { deeper: false; items: number };
+  | { deeper: false; items: number; surrogateEscapes: boolean };
 
 /**
  * Whether the body of `request` is UTF-8 (RFC 8259 §8.1), whether it nests
@@ -91,7 +110,7 @@ export async function scanBody(
   maxBytes: number,
 ): Promise<BodyScan> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
-  const unread = { deeper: false, items: 0 } as const;
+  const unread = { deeper: false, items: 0, surrogateEscapes: false } as const;
   if (declared > maxBytes) return unread;
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   try {
@@ -113,7 +132,10 @@ export async function scanBody(
     let head = Buffer.alloc(0);
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) return isUtf8() ? { deeper: false, items: scan.items } : NOT_UTF8;
+      if (done)
+        return isUtf8()
+          ? { deeper: false, items: scan.items, surrogateEscapes: scan.surrogateEscapes }
+          : NOT_UTF8;
       read += value.length;
       if (read > maxBytes) return unread;
       if (!isUtf8(value)) return NOT_UTF8;

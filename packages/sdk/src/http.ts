@@ -59,7 +59,7 @@ export function requestIdOf(request: Request, body: unknown): string | number | 
     (params === null || typeof params !== 'object' || Array.isArray(params))
   )
     return undefined;
-  return typeof id === 'string' || Number.isSafeInteger(id) ? (id as string | number) : undefined;
+  return isRequestId(id) ? (id as string | number) : undefined;
 }
 
 /** Longest error message the bridge passes on, UTF-16 code units; longer ones are clipped. */
@@ -68,9 +68,15 @@ const MAX_MESSAGE = 512;
 const MAX_DATA_STRING = 256;
 const MAX_DATA = 4096;
 
-/** Whether `id` is a `RequestId`: a string or a safe integer (not `null`, `1.5`, a rounded huge number). */
+/**
+ * Whether `id` is a `RequestId` an answer can carry back: a string of
+ * well-formed Unicode or a safe integer (not `null`, `1.5`, a rounded huge
+ * number, a lone surrogate).
+ */
 function isRequestId(id: unknown): boolean {
-  return typeof id === 'string' || Number.isSafeInteger(id);
+  return typeof id === 'string'
+    ? (id as string & { isWellFormed(): boolean }).isWellFormed()
+    : Number.isSafeInteger(id);
 }
 
 /** Every string of `value` through `shownText`, at most {@link MAX_DATA_STRING} code units each. */

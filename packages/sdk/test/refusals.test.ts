@@ -646,6 +646,71 @@ describe('a list request whose cursor is not a string', () => {
   });
 });
 
+describe('text that is not well-formed Unicode (a lone surrogate)', () => {
+  /** `listCall` as text with `member` (raw JSON, escapes kept) put in `where`: "id", "_meta", "arguments" or "params". */
+  const spliced = (where: 'id' | '_meta' | 'arguments' | 'params', member: string) => {
+    const text = JSON.stringify(listCall);
+    if (where === 'id') return text.replace('"id":7', `"id":${member}`);
+    if (where === 'params') return text.replace('"params":{', `"params":{${member},`);
+    if (text.includes(`"${where}":{}`))
+      return text.replace(`"${where}":{}`, `"${where}":{${member}}`);
+    return text.replace(`"${where}":{`, `"${where}":{${member},`);
+  };
+
+  it('in the id is -32600 with no id, as @mrtr/server answers it (the SDK served it and echoed the id)', async () => {
+    const fetchAs = bridge();
+    for (const id of ['"\\ud800"', '"r-\\udc00"', '"\\ude00\\ud83d"']) {
+      const response = await fetchAs(modern(spliced('id', id)));
+      expect([id, response.status]).toEqual([id, 400]);
+      const body = await errorBody(response);
+      expect(body).not.toHaveProperty('id');
+      expect(body.error.code).toBe(-32600);
+      expect(body.error.message).toMatch(/id is not well-formed Unicode/);
+    }
+  });
+
+  it('in params, a value or a member name, is -32602 naming it with the id (the SDK served it)', async () => {
+    const fetchAs = bridge();
+    for (const [where, member, path] of [
+      ['_meta', '"example.com/x\\udc00":1', 'params._meta.example.com/x\ufffd'],
+      ['_meta', '"example.com/x":"\\ud800"', 'params._meta.example.com/x'],
+      ['_meta', '"example.com/x":[1,{"y":"\\udfff"}]', 'params._meta.example.com/x.1.y'],
+      ['arguments', '"\\udc00":1', 'params.arguments.\ufffd'],
+      ['params', '"\\udc00":1', 'params.\ufffd'],
+    ] as const) {
+      const response = await fetchAs(modern(spliced(where, member)));
+      expect([member, response.status]).toEqual([member, 400]);
+      const body = await errorBody(response);
+      expect(body.id).toBe(7);
+      expect(body.error).toEqual({
+        code: -32602,
+        message: `Invalid params: ${path} is not well-formed Unicode (a lone surrogate)`,
+        data: { path, problem: 'ill-formed-unicode' },
+      });
+    }
+  });
+
+  it('is refused on a 2025-era session too; a pair written as two escapes, and an answer of the client, are not', async () => {
+    const fetch = bridge();
+    const session = await openedSession(fetch);
+    const onSession = (text: string) => fetch(legacy(text, {}, session));
+    const call = (args: string) =>
+      `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"list_records","arguments":{${args}}}}`;
+    const refused = await onSession(call('"x":"\\ud800"'));
+    const body = await messageOf(refused);
+    expect([refused.status, body.id, body.error?.code]).toEqual([400, 7, -32602]);
+    const pair = await messageOf(await onSession(call('"x":"\\ud83d\\ude00"')));
+    expect(pair.error).toBeUndefined();
+    expect(pair.id).toBe(7);
+    // A JSON-RPC response (an elicitation answer) is the client's answer, for its reader to judge.
+    const answer = await onSession(
+      '{"jsonrpc":"2.0","id":99,"result":{"action":"accept","content":{"x":"\\ud800"}}}',
+    );
+    expect(answer.status).not.toBe(400);
+    await answer.body?.cancel();
+  });
+});
+
 describe('a method the server does not implement', () => {
   it('is 404 with -32601 on 2026-07-28, as streamable-http requires (the SDK answered 200); 200 on a 2025-era session, where 404 would mean the session is gone', async () => {
     const fetch = bridge();
