@@ -18,7 +18,13 @@ import {
   SDK_DEFAULT_MAX_BODY_BYTES,
   scanBody,
 } from './depth.js';
-import { jsonRpcError, requestEncodingProblem, requestIdOf, screenedError } from './http.js';
+import {
+  isRequestId,
+  jsonRpcError,
+  requestEncodingProblem,
+  requestIdOf,
+  screenedError,
+} from './http.js';
 import { principalOfAuthInfo } from './principal.js';
 import {
   cursorRefusal,
@@ -385,8 +391,10 @@ function notServedOnModern(request: Request, body: unknown): Response | undefine
     code: -32600,
     message: `Invalid JSON-RPC request: a request has no ${member} member (JSON-RPC 2.0 §4): with one it is a response, which a client does not send`,
   };
-  const readable = typeof id === 'string' || Number.isSafeInteger(id);
-  return Response.json({ jsonrpc: '2.0', ...(readable ? { id } : {}), error }, { status: 400 });
+  return Response.json(
+    { jsonrpc: '2.0', ...(isRequestId(id) ? { id } : {}), error },
+    { status: 400 },
+  );
 }
 
 /** The JSON body of `request` (read from a clone), or `undefined` when it is not JSON. */

@@ -73,7 +73,7 @@ const MAX_DATA = 4096;
  * well-formed Unicode or a safe integer (not `null`, `1.5`, a rounded huge
  * number, a lone surrogate).
  */
-function isRequestId(id: unknown): boolean {
+export function isRequestId(id: unknown): boolean {
   return typeof id === 'string'
     ? (id as string & { isWellFormed(): boolean }).isWellFormed()
     : Number.isSafeInteger(id);

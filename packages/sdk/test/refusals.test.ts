@@ -854,6 +854,8 @@ describe('a 2026-07-28 request the SDK classifies as 2025-era traffic', () => {
       [{ jsonrpc: '2.0', id: 'a', result: { content: [] } }, 'result', 'a'],
       [{ jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'x' } }, 'error', 2],
       [{ jsonrpc: '2.0', error: { code: -32700, message: 'x' } }, 'error', undefined],
+      // An id no client could read back as its own is not echoed.
+      [{ jsonrpc: '2.0', id: 'a\ud800', result: {} }, 'result', undefined],
     ];
     for (const [sent, member, id] of cases) {
       const response = await post(sent);
