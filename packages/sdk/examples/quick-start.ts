@@ -14,7 +14,7 @@ import { createHttpServer } from '@mrtr/node';
 import { MemoryReplayStore } from '@mrtr/replay';
 import { registerGatedTool, serveBothEras } from '@mrtr/sdk';
 import { TicketSealer } from '@mrtr/ticket';
-import { textResult } from '@mrtr/wire';
+import { shownText, textResult } from '@mrtr/wire';
 import { z } from 'zod';
 
 const { MRTR_SECRET, TOKEN, PORT = '3000' } = process.env;
@@ -45,10 +45,24 @@ const mcp = toNodeHandler(serveBothEras(buildServer)); // 2026-07-28 per request
 const [hosts, origins] = [localhostAllowedHostnames(), localhostAllowedOrigins()]; // DNS rebinding
 /** Refuse with a JSON-RPC error body, without `id`: the request's is unknown (never `null`). */
 const refuse = (res: ServerResponse, status: number, message: string, headers = {}) => {
-  const error = { code: -32600, message };
+  const error = { code: -32600, message: shownText(message, 300) }; // the SDK quotes the header raw
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify({ jsonrpc: '2.0', error }));
 };
+// The body is read here, within 1 MiB, and handed on: the SDK adapter answers its own 413
+// with `"id": null`, which 2026-07-28 does not allow.
+const MAX_BODY_BYTES = 1024 * 1024;
+async function bodyWithin(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
+  if (Number(req.headers['content-length']) > max) return undefined;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
 // Constant time: `===` returns at the first differing character, so timing would leak the token.
 const digest = (text: string) => createHash('sha256').update(text).digest();
 const sameToken = (given: string | undefined, expected: string) =>
@@ -68,7 +82,24 @@ createHttpServer((req: IncomingMessage & { auth?: AuthInfo }, res) => {
   if (!sameToken(req.headersDistinct.authorization?.join(', '), `Bearer ${TOKEN}`))
     return refuse(res, 401, 'Authentication required', { 'www-authenticate': 'Bearer' });
   req.auth = { token: TOKEN, clientId: 'alice', scopes: [] }; // the principal tickets are bound to
-  void mcp(req as NodeIncomingMessageLike, res); // its method?: string vs Node's string | undefined
+  const { method, url, headers, auth } = req;
+  void bodyWithin(req, MAX_BODY_BYTES).then(
+    (body) => {
+      if (!body) return refuse(res, 413, 'Request body too large', { connection: 'close' });
+      // The request as read: the adapter takes any object with these fields that yields the body.
+      const read: NodeIncomingMessageLike = {
+        headers,
+        auth,
+        url,
+        [Symbol.asyncIterator]: async function* () {
+          yield body;
+        },
+      };
+      if (method !== undefined) read.method = method;
+      return mcp(read, res);
+    },
+    () => req.destroy(), // the client went away mid-body
+  );
 }).listen(Number(PORT), '127.0.0.1', () =>
   console.log(`MCP endpoint: http://127.0.0.1:${PORT}/mcp`),
 );

@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -22,6 +23,32 @@ function freePort(): Promise<number> {
         typeof address === 'object' && address ? resolve(address.port) : reject(),
       );
     });
+  });
+}
+
+/**
+ * The status and body of the answer to a POST to /mcp on `port` with `host` as its Host header
+ * (fetch sets its own) and `headers`, sending no body: the answer comes from the server's checks.
+ */
+function rawStatusAndBody(
+  port: number,
+  host: string,
+  headers: Record<string, string> = { 'content-length': '0' },
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const sent = request({ port, host: '127.0.0.1', method: 'POST', path: '/mcp' });
+    for (const [name, value] of Object.entries({ ...headers, host })) sent.setHeader(name, value);
+    sent.on('error', reject).on('response', (answer) => {
+      let body = '';
+      answer.setEncoding('utf8').on('data', (d) => {
+        body += d;
+      });
+      answer.on('end', () => {
+        resolve({ status: answer.statusCode ?? 0, body });
+        sent.destroy();
+      });
+    });
+    sent.flushHeaders();
   });
 }
 
@@ -64,6 +91,22 @@ describe('README quick start', () => {
       started.once('exit', (code) => reject(new Error(`the quick start exited ${code}: ${out}`)));
     });
     expect((await fetch(url, { method: 'POST' })).status).toBe(401);
+    // Its own refusals: a body over 1 MiB is 413 without `"id": null`; a Host it refuses is
+    // quoted through shownText, bounded (the SDK's message quoted all 8,000 characters).
+    // A client still sending when the answer comes (curl reads it; fetch fails on the closed socket).
+    const big = await rawStatusAndBody(port, `127.0.0.1:${port}`, {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      'content-length': String(5 * 2 ** 20),
+    });
+    expect(big.status).toBe(413);
+    expect(JSON.parse(big.body)).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'Request body too large' },
+    });
+    const host = await rawStatusAndBody(port, `h${'a'.repeat(8000)}`);
+    expect(host.status).toBe(403);
+    expect(host.body.length).toBeLessThan(1000);
     for (const [era, id] of [
       ['modern', 'rec-1'],
       ['legacy', 'rec-2'],
