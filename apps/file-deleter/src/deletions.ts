@@ -193,7 +193,8 @@ export async function recover(
 
 /**
  * Settle the unsettled deletions of the file `path` with identity
- * `dev`/`ino`, if the trash holds any: waits for one still in flight.
+ * `dev`/`ino` (of any file at `path` without one), if the trash holds any:
+ * waits for one still in flight.
  * @returns `restored` when the file was put back at its path, `gone` when a
  * deletion of it committed, `stuck` when it cannot be put back (its name
  * taken, its folder gone), `none` when the trash holds nothing of it.
@@ -203,9 +204,9 @@ export async function settleFile(
   db: Database,
   root: FilesRoot,
   path: string,
-  identity: { dev: string; ino: string },
+  identity?: { dev: string; ino: string },
 ): Promise<'restored' | 'gone' | 'stuck' | 'none'> {
-  const nonces = await trashNoncesOf(root, path, identity.dev, identity.ino);
+  const nonces = await trashNoncesOf(root, path, identity?.dev, identity?.ino);
   let outcome: 'restored' | 'gone' | 'stuck' | 'none' = 'none';
   for (const nonce of nonces) {
     const done = await settle(db, root, nonce);

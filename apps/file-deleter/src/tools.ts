@@ -10,7 +10,7 @@ import {
   withoutAsking,
 } from '@mrtr/gate';
 import type { AnyToolDefinition } from '@mrtr/server';
-import { textResult } from '@mrtr/wire';
+import { ErrorCode, McpError, textResult } from '@mrtr/wire';
 import { filesize } from 'filesize';
 import { z } from 'zod';
 import type { Database, Queryable } from './db.js';
@@ -29,6 +29,7 @@ import { type FileFacts, type FilesRoot, faultOf, filesUnavailable } from './roo
 import { moveToTrash, trashNoncesOf } from './trash.js';
 
 const DeleteArgs = z.strictObject({ path: PathArgument });
+const TOOL_NAME = 'delete_file';
 
 /** Test hooks of the tool: `beforeSettle` runs after the deletion committed, before the trash is emptied. */
 export interface ToolHooks {
@@ -70,6 +71,29 @@ function question(f: FileFacts): string {
   ].join('\n');
 }
 
+/** Whether `result` is that of a deletion carried out (its `structuredContent.deleted`). */
+const deletedBy = (result: object) => {
+  const content = (result as { structuredContent?: unknown }).structuredContent;
+  return typeof content === 'object' && content !== null && 'deleted' in content;
+};
+
+/**
+ * The `-32603` of a call whose deletion did not complete while its file is
+ * still in the trash, not under its name: `stuck` when it cannot go back
+ * (the log says why), `failed` when settling failed (the database did not
+ * answer; tried again soon and every minute). `cause` is the call's own error.
+ */
+function heldInTrash(path: string, held: 'stuck' | 'failed', cause: unknown): McpError {
+  const error = new McpError(
+    ErrorCode.InternalError,
+    held === 'stuck'
+      ? `This request deleted nothing, but ${shownPath(path)} could not be put back from ${TRASH_DIR} after the deletion did not complete (the server's log says why): an operator must put it back.`
+      : `This request did not complete, and ${shownPath(path)} is in ${TRASH_DIR}, not under its name, until the server can settle the deletion with the database, which did not answer: if the deletion was not committed, the file goes back under its name (the server tries again soon and every minute). Send the same confirmation again then: it returns the outcome, and deletes at most once.`,
+  );
+  if (cause !== undefined) Object.defineProperty(error, 'cause', { value: cause });
+  return error;
+}
+
 /** What the ticket seals of the file asked about: its identity. */
 interface Sealed {
   dev: string;
@@ -98,7 +122,7 @@ export function fileTools(
   const moved = new AsyncLocalStorage<Set<string>>();
 
   const remove = gate.tool({
-    name: 'delete_file',
+    name: TOOL_NAME,
     title: 'Delete a file',
     description:
       'Delete one file under the files root. A person confirms by typing its path, gives a reason (recorded), and may keep a .bak copy; nothing is deleted without that confirmation.',
@@ -121,22 +145,26 @@ export function fileTools(
     // Round 1, every retry, and inside the claim: look at the file again.
     async ask({ args, sealed, tx }) {
       let found = await lookup(args.path);
-      if ('refused' in found && found.missing && isSealed(sealed) && tx === undefined) {
-        // The confirmed file may sit in the trash of a deletion that has not settled (its
-        // transaction stalled, then rolled back): settle it first, then look again.
-        const settled = await settleFile(db, root, args.path, sealed).catch((error: unknown) =>
+      const confirmed = isSealed(sealed);
+      if ('refused' in found && found.missing && (confirmed || sealed === undefined) && !tx) {
+        // The file may sit in the trash of a deletion that has not settled (its transaction
+        // stalled, then rolled back): settle it first, then look again. In round 1 too, where
+        // "there is no file" would have the person make a new one that keeps it from coming back.
+        const identity = confirmed ? sealed : undefined;
+        const settled = await settleFile(db, root, args.path, identity).catch((error: unknown) =>
           error instanceof FilesFault ? error : ('stalled' as const),
         );
+        const again = confirmed ? 'Send the same confirmation again' : `Call ${TOOL_NAME} again`;
         if (settled === 'stalled')
           return withoutAsking(
             refused(
-              `${shownPath(args.path)} is in a deletion that has not finished settling (the database did not answer). Nothing more was deleted; try the same confirmation again in a minute.`,
+              `${shownPath(args.path)} is in a deletion that has not finished settling (the database did not answer), so it is not under its name now. Nothing more was deleted; ${again.toLowerCase()} in a minute.`,
             ),
           );
         if (settled instanceof FilesFault)
           return withoutAsking(
             refused(
-              `${shownPath(args.path)} is in ${TRASH_DIR} after a deletion that did not complete, and could not be put back yet: ${settled.message}. Nothing was deleted; the server tries again every minute. Send the same confirmation again once it is back.`,
+              `${shownPath(args.path)} is in ${TRASH_DIR} after a deletion that did not complete, and could not be put back yet: ${settled.message}. Nothing was deleted; the server tries again every minute. ${again} once it is back.`,
             ),
           );
         if (settled === 'stuck')
@@ -296,7 +324,9 @@ export function fileTools(
       }
       // Committed: unlink the trash entry. Rolled back: put the file back. Waits for the claim.
       if (nonces.size) await hooks.beforeSettle?.();
-      let held = false;
+      // Why the file of a deletion of this call is not settled: `stuck` (it cannot go back),
+      // `failed` (the settle failed, e.g. the database did not answer; tried again soon).
+      let held: 'stuck' | 'failed' | undefined;
       for (const nonce of nonces) {
         const report = (error: unknown) =>
           console.warn(
@@ -307,14 +337,25 @@ export function fileTools(
           settleSoon(db, root, nonce, report);
           return 'failed' as const;
         });
-        if (done === 'stuck' || done === 'failed') held = true;
+        if (done === 'stuck' || (done === 'failed' && held === undefined)) held = done;
       }
-      if ('result' in outcome) return outcome.result;
-      // The file system stopped the deletion after the move, and the file is not back yet:
-      // "changed nothing" would hide that it is not at its name.
-      const fault = faultOf(outcome.error);
-      if (held && fault) throw filesUnavailable(fault, (args as { path: string }).path);
-      throw outcome.error;
+      const { path } = args as { path: string };
+      // A settle that failed says nothing of where the file is (the move itself may have failed,
+      // e.g. the trash was unusable): it is held only if it is not under its name.
+      if (held === 'failed') {
+        const now = await root.lookup(path).catch(() => undefined);
+        if (!now || !('refused' in now && now.missing)) held = undefined;
+      }
+      // A deletion that committed returned its result: the file is gone as the person asked, its
+      // trash entry unlinked later. Anything else, with the file not back under its name, must
+      // say so: "changed nothing" or "not deleted" would have the person act on a missing file.
+      if ('result' in outcome && (held === undefined || deletedBy(outcome.result)))
+        return outcome.result;
+      if (held === undefined) throw (outcome as { error: unknown }).error;
+      const error = 'error' in outcome ? outcome.error : undefined;
+      const fault = faultOf(error);
+      if (fault) throw filesUnavailable(fault, path);
+      throw heldInTrash(path, held, error);
     },
   };
   return [deleteFile];

@@ -161,14 +161,15 @@ export async function restore(root: FilesRoot, nonce: string): Promise<true | st
 }
 
 /**
- * The nonces whose trash entry is the file `path` with identity `dev`/`ino`
- * (as its intent says): a deletion of that very file that has not settled.
+ * The nonces whose trash entry is the file `path` (as its intent says), of
+ * identity `dev`/`ino` when given: a deletion of that very file, or of any
+ * file at `path`, that has not settled.
  */
 export async function trashNoncesOf(
   root: FilesRoot,
   path: string,
-  dev: string,
-  ino: string,
+  dev?: string,
+  ino?: string,
 ): Promise<string[]> {
   const found: string[] = [];
   for (const nonce of await trashNonces(root)) {
@@ -176,7 +177,8 @@ export async function trashNoncesOf(
     if (text === undefined) continue;
     try {
       const intent = JSON.parse(text) as Intent;
-      if (intent.path === path && intent.dev === dev && intent.ino === ino) found.push(nonce);
+      if (intent.path !== path) continue;
+      if (dev === undefined || (intent.dev === dev && intent.ino === ino)) found.push(nonce);
     } catch {
       // an intent that does not parse names no file
     }

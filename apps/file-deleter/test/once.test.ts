@@ -14,6 +14,7 @@ import type { FilesHooks } from '../src/root.js';
 import {
   answer,
   ask,
+  call,
   confirmed,
   exists,
   type Harness,
@@ -243,13 +244,54 @@ describe('at most once, across a rollback or a crash', () => {
     });
     const q = await ask(x.url, 'notes.txt');
     const failed = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
-    expect(failed.error.message).toMatch(/This request changed nothing/);
+    // Not "changed nothing": the file is not under its name, and the person must not act as if so.
+    expect(failed.error.code).toBe(-32603);
+    expect(failed.error.message).not.toMatch(/changed nothing/);
+    expect(failed.error.message).toMatch(
+      /did not complete, and "notes\.txt" is in \.mrtr-trash, not under its name, until the server can settle/,
+    );
     expect(exists(x.root, 'notes.txt')).toBe(false);
     stalled.on = false;
     for (let i = 0; i < 40 && !exists(x.root, 'notes.txt'); i++)
       await new Promise((r) => setTimeout(r, 100));
     expect(readFileSync(join(x.root, 'notes.txt'), 'utf8')).toBe('the notes');
     expect(trash(x.root)).toEqual([]);
+  });
+
+  it('while it is unsettled, round 1 on its path says so, not "there is no file"; once the database answers, round 1 puts it back and asks', async () => {
+    const writer = failingWriter();
+    const db = await openDatabase('memory://');
+    const stalled = { on: false };
+    const flaky: typeof db = {
+      ...db,
+      transaction: (fn) =>
+        stalled.on ? Promise.reject(new Error('the database did not answer')) : db.transaction(fn),
+    };
+    const x = await harness({
+      db: flaky,
+      audit: [writer],
+      hooks: {
+        beforeSettle: async () => {
+          stalled.on = true;
+        },
+      },
+    });
+    const q = await ask(x.url, 'notes.txt');
+    await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    expect(exists(x.root, 'notes.txt')).toBe(false);
+    const meanwhile = await call(x.url, 'notes.txt');
+    expect(meanwhile.result.isError).toBe(true);
+    expect(textOf(meanwhile)).toBe(
+      '"notes.txt" is in a deletion that has not finished settling (the database did not answer), so it is not under its name now. Nothing more was deleted; call delete_file again in a minute.',
+    );
+    // Round 1 settles it itself once the database answers (before the retry timer, 1 s on).
+    stalled.on = false;
+    writer.on = false;
+    const back = await ask(x.url, 'notes.txt');
+    expect(back.message).toMatch(/^Confirm deletion of "notes\.txt"/);
+    expect(readFileSync(join(x.root, 'notes.txt'), 'utf8')).toBe('the notes');
+    expect(trash(x.root)).toEqual([]);
+    expect(await rows(x)).toEqual([]);
   });
 });
 
