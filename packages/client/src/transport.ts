@@ -119,18 +119,28 @@ export async function postRequest(
   }
   const { text, size } = await readText(response, limit);
   options.onResponseBytes?.(size);
+  const json = type.startsWith('application/json');
   let message: unknown;
+  let parsed = false;
   try {
-    message = type.startsWith('application/json') || !response.ok ? JSON.parse(text) : undefined;
+    message = json || !response.ok ? JSON.parse(text) : undefined;
+    parsed = json || !response.ok;
   } catch {
     message = undefined;
   }
   if (!isObject(message)) {
-    const snippet = text.slice(0, 200).replace(/\s+/g, ' ');
+    // The server's text, as an error message may quote it: controls (a terminal's escapes),
+    // bidi and format characters as U+FFFD, bounded.
+    const snippet = shownText(text.slice(0, 200).replace(/\s+/g, ' '), 200);
+    const shownType = shownText(type || 'none', 100);
     throw new TransportError(
-      response.ok
-        ? `HTTP ${response.status} with content type "${type || 'none'}": expected application/json or text/event-stream`
-        : `HTTP ${response.status}${snippet ? `: ${snippet}` : ''}`,
+      !response.ok
+        ? `HTTP ${response.status}${snippet ? `: ${snippet}` : ''}`
+        : !json
+          ? `HTTP ${response.status} with content type "${shownType}": expected application/json or text/event-stream`
+          : parsed
+            ? `HTTP ${response.status}: the JSON body is not a JSON-RPC response object`
+            : `HTTP ${response.status}: the body is not valid JSON${snippet ? `: ${snippet}` : ''}`,
       response.status,
     );
   }

@@ -345,6 +345,25 @@ describe('Streamable HTTP', () => {
     ).rejects.toBeInstanceOf(TransportError);
   });
 
+  it('says what is wrong with a JSON body that is not JSON-RPC, and quotes a server text only as shownText shows it', async () => {
+    const reasons: string[] = [];
+    for (const [status, text] of [
+      [200, '{"jsonrpc":"2.0",'],
+      [200, '[{"jsonrpc":"2.0","id":1,"result":{}}]'],
+      [500, 'boom\u001b]0;owned\u0007\u001b[2J\u202egnp.exe'],
+    ] as const) {
+      const s = await serve(() => ({ status, text, contentType: 'application/json' }));
+      const error = await new McpClient({ url: s.url }).callTool('t').catch((e) => e);
+      expect(error).toBeInstanceOf(TransportError);
+      reasons.push(error.message);
+    }
+    expect(reasons).toEqual([
+      'HTTP 200: the body is not valid JSON: {"jsonrpc":"2.0",',
+      'HTTP 200: the JSON body is not a JSON-RPC response object',
+      'HTTP 500: boom\ufffd]0;owned\ufffd\ufffd[2J\ufffdgnp.exe',
+    ]);
+  });
+
   it('stops at once when the caller aborts, sending nothing more', async () => {
     const s = await serve(() => ({
       result: { resultType: 'input_required', inputRequests: { q: formRequest(confirmSchema) } },
