@@ -184,6 +184,13 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 export const DEFAULT_CONNECTIONS_CHECKING_INTERVAL_MS = 2_000;
 
 /**
+ * Node's default `maxHeadersCount`: how many entries of `rawHeaders` (a name
+ * and a value each) it copies into `req.headers`; the fields after them are
+ * in `rawHeaders` only.
+ */
+const NODE_MAX_HEADER_ENTRIES = 2000;
+
+/**
  * `http.createServer` for any framework (pass an Express `app`, or give it
  * as `createServer` to `@hono/node-server`'s `serve`), on which every answer
  * has a JSON-RPC body (`-32600`, no id) where Node or the framework would
@@ -192,7 +199,9 @@ export const DEFAULT_CONNECTIONS_CHECKING_INTERVAL_MS = 2_000;
  *   before `listener` sees it; `TRACE` gets 405 (a web `Request` cannot
  *   carry it); `OPTIONS *` gets 204, as no framework routes it; a
  *   `Transfer-Encoding` other than `chunked` (e.g. `gzip, chunked`, whose
- *   body Node would pass on still compressed) gets 501;
+ *   body Node would pass on still compressed) gets 501; a request of 1,000
+ *   header fields or more (`maxHeadersCount`, default 2000, counts names and
+ *   values), whose later fields Node leaves out of `req.headers`, gets 431;
  * - Node's own refusals: unparsable requests ({@link handleClientError}),
  *   an `Expect` other than `100-continue` (417, {@link handleCheckExpectation}),
  *   `CONNECT` (405, {@link handleConnect});
@@ -249,6 +258,14 @@ export function createHttpServer(
     // A request pipelined behind one refused with `Connection: close` is not served (RFC 9112
     // §9.6): the connection closes once the refusal is out.
     if (closing.has(req.socket)) return void req.resume();
+    // Past Node's count, `req.headers` silently lacks the later fields (a Content-Type or an
+    // Authorization sent after them): a 415 or 401 would blame what was sent.
+    if (req.rawHeaders.length >= (server.maxHeadersCount || NODE_MAX_HEADER_ENTRIES))
+      return refuse(
+        res,
+        431,
+        `Request Header Fields Too Large: more than ${(server.maxHeadersCount || NODE_MAX_HEADER_ENTRIES) / 2 - 1} header fields`,
+      );
     const problem = requestProblem(req);
     if (problem !== undefined) return refuse(res, 400, problem);
     // `OPTIONS *` asks about the server, not a resource: no framework routes it (RFC 9110 §9.3.7).

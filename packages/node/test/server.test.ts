@@ -169,6 +169,26 @@ describe('createHttpServer', () => {
     expect([chunked.status, chunked.body]).toEqual([200, 'served']);
   });
 
+  it('answers 1,000 header fields or more with a JSON-RPC 431, not as if the later ones were absent', async () => {
+    const before = seen.length;
+    const fields = (n: number) => Array.from({ length: n }, (_, i) => `x-${i}: a\r\n`).join('');
+    // With Host, Content-Type and Connection: 998 fields pass, 1,000 and more are refused.
+    const many = await raw(
+      'POST /x HTTP/1.1',
+      `${host()}${fields(997)}Content-Type: text/plain\r\n`,
+    );
+    expect([many.status, JSON.parse(many.body).error]).toEqual([
+      431,
+      { code: -32600, message: 'Request Header Fields Too Large: more than 999 header fields' },
+    ]);
+    expect(seen.length).toBe(before);
+    const fewer = await raw(
+      'POST /x HTTP/1.1',
+      `${host()}${fields(995)}Content-Type: text/plain\r\n`,
+    );
+    expect([fewer.status, fewer.body]).toEqual([200, 'served']);
+  });
+
   it("answers Node's own refusals with JSON-RPC bodies", async () => {
     const expectation = await raw(
       'POST /x HTTP/1.1',
