@@ -20,7 +20,7 @@
  * is an answer: the code is then the result's).
  */
 import { createRequire } from 'node:module';
-import { log } from '@clack/prompts';
+import { cancel, log } from '@clack/prompts';
 import { type Answerer, type ClientEvent, McpClient } from '@mrtr/client';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { parseArgs, parseDecimal, UsageError } from './args.js';
@@ -72,7 +72,9 @@ const DECLINES_SHOWN_PER_ROUND = 5;
 /**
  * What tells the person what the client did on its own: every decline it
  * made (the first {@link DECLINES_SHOWN_PER_ROUND} of a round in full, the
- * server's message bounded by {@link shownMessage}), every timeout, every retry.
+ * server's message bounded by {@link shownMessage}), every timeout, every retry,
+ * and a URL question cancelled after consent (`open-failed`: the person left
+ * the "Continue" prompt without continuing).
  */
 function reporter(): (event: ClientEvent) => void {
   const declined = new Map<number, number>();
@@ -93,6 +95,9 @@ function reporter(): (event: ClientEvent) => void {
       log.warn(
         `No answer within ${Math.round(event.afterMs / 1000)} s: the question was cancelled, and a later answer is not sent.`,
       );
+    } else if (event.type === 'open-failed') {
+      // The client answers `cancel` when `open` throws; the reason is the prompter's own words.
+      cancel(`Cancelled: ${oneLine(event.reason)}. The server is told you dismissed the question.`);
     } else if (event.type === 'invalid-answer') {
       log.warn('That answer was not valid and was not sent; please answer again.');
     } else if (event.type === 'retried') {

@@ -334,15 +334,29 @@ async function askUrl(q: UrlQuestion, state: TerminalState) {
   return { action: v };
 }
 
-async function openUrl(url: string) {
+/**
+ * After the person consented, the link to open and a wait until they are back
+ * from the browser. Ctrl-C or Esc here ends the call as at any other prompt
+ * ({@link TerminalState.personCancelled}); choosing Cancel is an answer, as in
+ * a menu. Either way the client sends `cancel` and reports `open-failed` with
+ * the thrown message, which `main.ts` prints.
+ */
+async function openUrl(url: string, signal: AbortSignal, state: TerminalState) {
   // The terminal cannot show a page; the person opens it in their own browser, which mrtr cannot read.
   log.step(`Open this URL in your browser:\n${oneLine(url)}`);
   const go = await confirm({
     message: 'Continue once you have finished in the browser',
     active: 'Continue',
     inactive: 'Cancel',
+    signal,
   });
-  if (isCancel(go) || !go) throw new Error('cancelled in the terminal');
+  if (isCancel(go)) {
+    // An aborted call is the client's to report; only the person's Ctrl-C or Esc ends the call here.
+    if (signal.aborted) throw new Error('the call was stopped');
+    state.personCancelled = true;
+    throw new Error('you dismissed the question with Ctrl-C or Esc, which ends the call');
+  }
+  if (!go) throw new Error('you chose Cancel');
   log.step('Sending your answer.');
 }
 
@@ -359,19 +373,28 @@ export function terminalAnswerer(): { answerer: Answerer; state: TerminalState }
   const state: TerminalState = { personCancelled: false };
   if (!process.stdin.isTTY) return { answerer: {}, state };
   // After Ctrl-C nothing more is put to the person: a server asking again cannot keep them here.
-  const ended = { action: 'cancel' } as const;
+  let told = false;
+  const ended = () => {
+    if (!told) {
+      told = true;
+      log.warn(
+        'The server asked again after you ended the call: answered cancel without showing it.',
+      );
+    }
+    return { action: 'cancel' } as const;
+  };
   return {
     state,
     answerer: {
       form: async (q) =>
-        state.personCancelled ? ended : closing(await answerForm(q, state), q.signal),
+        state.personCancelled ? ended() : closing(await answerForm(q, state), q.signal),
       url: {
         // The answer goes only after the browser: `open` waits for the person to come back.
         ask: async (q) =>
           state.personCancelled
-            ? ended
+            ? ended()
             : closing(await askUrl(q, state), q.signal, 'Finish in your browser.'),
-        open: openUrl,
+        open: (url, signal) => openUrl(url, signal, state),
       },
     },
   };

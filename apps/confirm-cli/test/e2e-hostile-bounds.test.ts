@@ -185,4 +185,73 @@ describe.skipIf(!hasTmux)('mrtr puts a bounded round to the person', () => {
     expect(s.calls[1].inputResponses).toEqual(cancelled);
     expect(s.calls[2].inputResponses).toEqual(cancelled);
   });
+
+  it.each([
+    ['Ctrl-C', 'C-c'],
+    ['Esc', 'Escape'],
+  ])('ends the whole call on %s at the URL prompt to continue: a later form is cancelled unasked, exit 130', async (_name, key) => {
+    const url = JSON.stringify({
+      method: 'elicitation/create',
+      params: {
+        mode: 'url',
+        message: 'Approve on the page',
+        url: 'http://127.0.0.1:9/approve',
+        elicitationId: 'e1',
+      },
+    });
+    const s = await serve({
+      call: (_params, n) =>
+        n === 0
+          ? `"result":{"resultType":"input_required","inputRequests":{"u":${url}}}`
+          : n === 1
+            ? `"result":{"resultType":"input_required","inputRequests":{"q":${form('Second question')}}}`
+            : '"result":{"content":[{"type":"text","text":"done"}]}',
+    });
+    const t = mrtr(['call', s.url, 't']);
+    await t.waitFor(/Go to this URL in your browser\?/);
+    t.keys(['Enter']); // I will open it
+    await t.waitFor(/Continue once you have finished in the browser/);
+    t.keys([key]);
+    const screen = await t.waitFor(/\[mrtr exited \d+\]/);
+    expect(screen).toContain(
+      'Cancelled: you dismissed the question with Ctrl-C or Esc, which ends the call. The server is told you dismissed the question.',
+    );
+    expect(screen).toContain(
+      'The server asked again after you ended the call: answered cancel without showing it.',
+    );
+    expect(screen).not.toContain('Second question');
+    expect(screen).not.toContain('What would you like to do?');
+    expect(screen).toContain('[mrtr exited 130]');
+    expect(s.calls[1].inputResponses).toEqual({ u: { action: 'cancel' } });
+    expect(s.calls[2].inputResponses).toEqual({ q: { action: 'cancel' } });
+  });
+
+  it('takes Cancel chosen at the URL prompt to continue as an answer: it says so, and the call goes on', async () => {
+    const url = JSON.stringify({
+      method: 'elicitation/create',
+      params: {
+        mode: 'url',
+        message: 'Approve on the page',
+        url: 'http://127.0.0.1:9/approve',
+        elicitationId: 'e1',
+      },
+    });
+    const s = await serve({
+      call: (_params, n) =>
+        n === 0
+          ? `"result":{"resultType":"input_required","inputRequests":{"u":${url}}}`
+          : '"result":{"content":[{"type":"text","text":"done"}]}',
+    });
+    const t = mrtr(['call', s.url, 't']);
+    await t.waitFor(/Go to this URL in your browser\?/);
+    t.keys(['Enter']); // I will open it
+    await t.waitFor(/Continue once you have finished in the browser/);
+    t.keys(['Right', 'Enter']); // Cancel
+    const screen = await t.waitFor(/\[mrtr exited \d+\]/);
+    expect(screen).toContain(
+      'Cancelled: you chose Cancel. The server is told you dismissed the question.',
+    );
+    expect(screen).toContain('[mrtr exited 0]');
+    expect(s.calls[1].inputResponses).toEqual({ u: { action: 'cancel' } });
+  });
 });
