@@ -107,6 +107,52 @@ export function shownMessage(text: string): string {
   return [...shown, note].join('\n');
 }
 
+/** Most characters of a field's title, a choice's label or a value in a hint {@link shownLabel} and {@link bounded} show. */
+export const MAX_LABEL_CHARS = 120;
+/** Most characters of a field's description (or a long value in a note) {@link shownLabel} and {@link bounded} show. */
+export const MAX_DESCRIPTION_CHARS = 500;
+/**
+ * Longest URL, in characters as {@link oneLine} shows it, that a URL-mode
+ * question may send: mrtr shows a URL whole or not at all, so the person
+ * never opens more than they read; a longer one is declined without asking.
+ */
+export const MAX_URL_CHARS = 2048;
+
+/**
+ * Text already made safe ({@link oneLine}, {@link showValue}) cut to `max`
+ * characters, then `… (N more characters not shown)`, N counted in the shown
+ * form; shorter text as it is.
+ */
+export function cut(shown: string, max: number): string {
+  if (shown.length <= max) return shown;
+  const kept = clip(shown, max);
+  const more = shown.length - (kept.length - 1);
+  return `${kept} (${more} more ${more === 1 ? 'character' : 'characters'} not shown)`;
+}
+
+/**
+ * A server's value (a choice's value, a default) on one line and bounded:
+ * {@link oneLine}, at most `max` characters (default {@link MAX_LABEL_CHARS}),
+ * then a note saying how many more there were. Spaces are kept as they are:
+ * it stands for what is sent.
+ */
+export function bounded(text: string, max = MAX_LABEL_CHARS): string {
+  return cut(oneLine(text), max);
+}
+
+/**
+ * A field's title or description, a choice's label, as a form shows it, in
+ * the spirit of {@link shownMessage}: {@link oneLine}, runs of spaces
+ * collapsed to one (padding cannot start a line that looks like a header of
+ * its own), at most `max` characters (default {@link MAX_LABEL_CHARS}; use
+ * {@link MAX_DESCRIPTION_CHARS} for a description), then `… (N more
+ * characters not shown)`. A label cannot push the header that names who asks
+ * off the screen.
+ */
+export function shownLabel(text: string, max = MAX_LABEL_CHARS): string {
+  return cut(oneLine(text).replace(/\p{Zs}{2,}/gu, ' '), max);
+}
+
 /**
  * Whether `text` shows on one line exactly as it is ({@link oneLine} leaves it
  * unchanged) and holds nothing that shows as nothing, or as something else:

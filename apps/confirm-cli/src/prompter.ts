@@ -13,7 +13,18 @@ import {
 import type { Answerer, FormAnswer, FormQuestion, ServerIdentity, UrlQuestion } from '@mrtr/client';
 import { type FormValue, type RequestedSchema, validateFormContent } from '@mrtr/wire';
 import { parseDecimal } from './args.js';
-import { oneLine, plain, serverName, shownMessage, showValue } from './display.js';
+import {
+  bounded,
+  cut,
+  MAX_DESCRIPTION_CHARS,
+  MAX_URL_CHARS,
+  oneLine,
+  plain,
+  serverName,
+  shownLabel,
+  shownMessage,
+  showValue,
+} from './display.js';
 
 type Field = RequestedSchema['properties'][string];
 type Content = Record<string, FormValue | undefined>;
@@ -51,24 +62,30 @@ function header(q: FormQuestion | UrlQuestion): void {
 }
 
 function fieldLabel(name: string, field: Field, required: boolean): string {
-  const title = oneLine(field.title ?? name);
-  const detail = field.description ? `\n${oneLine(field.description)}` : '';
+  const title = shownLabel(field.title ?? name);
+  const detail = field.description
+    ? `\n${shownLabel(field.description, MAX_DESCRIPTION_CHARS)}`
+    : '';
   return `${title}${required ? '' : styleText('dim', ' (optional)')}${detail}`;
 }
 
 /** The options of a single- or multi-select field: value and label. */
 function optionsOf(field: Field): { value: string; label: string }[] {
   if ('oneOf' in field)
-    return field.oneOf.map((o) => ({ value: o.const, label: oneLine(o.title) }));
+    return field.oneOf.map((o) => ({ value: o.const, label: shownLabel(o.title) }));
   if ('enum' in field) {
     const names = 'enumNames' in field ? field.enumNames : undefined;
-    return field.enum.map((v, i) => ({ value: v, label: oneLine(names?.[i] ?? v) }));
+    // A value shown as its own label keeps its spaces: two values must not look alike.
+    return field.enum.map((v, i) => ({
+      value: v,
+      label: names?.[i] !== undefined ? shownLabel(names[i]) : bounded(v),
+    }));
   }
   if (field.type === 'array') {
     const items = field.items;
     return 'enum' in items
-      ? items.enum.map((v) => ({ value: v, label: oneLine(v) }))
-      : items.anyOf.map((o) => ({ value: o.const, label: oneLine(o.title) }));
+      ? items.enum.map((v) => ({ value: v, label: bounded(v) }))
+      : items.anyOf.map((o) => ({ value: o.const, label: shownLabel(o.title) }));
   }
   return [];
 }
@@ -82,7 +99,7 @@ function optionsOf(field: Field): { value: string; label: string }[] {
 function prefill(label: string, value: string | undefined, from: string): string | undefined {
   if (value === undefined || plain(value)) return value;
   log.warn(
-    `${label}: ${from} is not filled in, because it holds characters a terminal cannot show as they are: "${oneLine(value)}". Answer it yourself.`,
+    `${label}: ${from} is not filled in, because it holds characters a terminal cannot show as they are: "${bounded(value, MAX_DESCRIPTION_CHARS)}". Answer it yourself.`,
   );
   return undefined;
 }
@@ -98,7 +115,9 @@ function fieldIssue(
     { type: 'object', properties: { [name]: field }, required: required ? [name] : [] },
     value === undefined ? {} : { [name]: value },
   );
-  return check.ok ? undefined : oneLine(check.issues.map((i) => i.reason).join('; '));
+  return check.ok
+    ? undefined
+    : bounded(check.issues.map((i) => i.reason).join('; '), MAX_DESCRIPTION_CHARS);
 }
 
 async function askField(
@@ -109,12 +128,12 @@ async function askField(
   signal: AbortSignal,
 ): Promise<FormValue | undefined | typeof CANCELLED> {
   const message = fieldLabel(name, field, required);
-  const label = oneLine(field.title ?? name);
+  const label = shownLabel(field.title ?? name);
   const from = current !== undefined ? 'your last answer' : "the server's suggested answer";
   if ('enum' in field || 'oneOf' in field) {
     const options = optionsOf(field).map((o) => ({
       ...o,
-      hint: o.label !== o.value ? oneLine(o.value) : undefined,
+      hint: o.label !== o.value ? bounded(o.value) : undefined,
     }));
     if (!required) options.push({ value: NO_ANSWER, label: '(no answer)', hint: undefined });
     const wanted = typeof current === 'string' ? current : field.default;
@@ -207,7 +226,7 @@ async function askField(
       const initial = typeof wanted === 'string' ? prefill(label, wanted, from) : undefined;
       const v = await text({
         message,
-        ...(hints.length ? { placeholder: oneLine(hints.join(', ')) } : {}),
+        ...(hints.length ? { placeholder: shownLabel(hints.join(', ')) } : {}),
         ...(initial !== undefined ? { initialValue: initial } : {}),
         validate: (value) => {
           if (!value) return required ? 'is required' : undefined;
@@ -223,11 +242,11 @@ async function askField(
 
 function review(schema: RequestedSchema, content: Content): void {
   const lines = Object.entries(schema.properties).map(([name, field]) => {
-    let shown = showValue(content[name]);
+    let shown = cut(showValue(content[name]), MAX_DESCRIPTION_CHARS);
     const options = optionsOf(field);
     const label = options.find((o) => o.value === content[name])?.label;
     if (label && label !== content[name]) shown = `${label} (${shown})`;
-    return `${oneLine(field.title ?? name)}: ${styleText('bold', shown)}`;
+    return `${shownLabel(field.title ?? name)}: ${styleText('bold', shown)}`;
   });
   log.info(['Your answers:', ...lines].join('\n'));
 }
@@ -244,7 +263,7 @@ async function answerForm(q: FormQuestion, state: TerminalState): Promise<FormAn
       [
         'Your last answer was not sent; it was not valid:',
         ...q.retry.issues.map(
-          (i) => `${i.field ? oneLine(i.field) : 'answer'} ${oneLine(i.reason)}`,
+          (i) => `${i.field ? shownLabel(i.field) : 'answer'} ${oneLine(i.reason)}`,
         ),
       ].join('\n'),
     );
@@ -293,14 +312,18 @@ async function answerForm(q: FormQuestion, state: TerminalState): Promise<FormAn
       const check = validateFormContent(schema, answer);
       // The person chose Send after reviewing: the only place this terminal accepts.
       if (check.ok) return { action: 'accept', content: check.value };
-      log.warn(check.issues.map((i) => `${oneLine(i.field)} ${oneLine(i.reason)}`).join('\n'));
+      log.warn(
+        check.issues
+          .map((i) => `${shownLabel(i.field)} ${bounded(i.reason, MAX_DESCRIPTION_CHARS)}`)
+          .join('\n'),
+      );
       continue;
     }
     const which = await select({
       message: 'Which answer?',
       options: Object.entries(schema.properties).map(([name, field]) => ({
         value: name,
-        label: oneLine(field.title ?? name),
+        label: shownLabel(field.title ?? name),
       })),
       signal,
     });
@@ -314,9 +337,15 @@ async function answerForm(q: FormQuestion, state: TerminalState): Promise<FormAn
 
 async function askUrl(q: UrlQuestion, state: TerminalState) {
   header(q);
-  log.message(
-    `URL:  ${oneLine(q.url)}\nHost: ${styleText(['bold', 'underline'], oneLine(q.host))}`,
-  );
+  const shownUrl = oneLine(q.url);
+  if (shownUrl.length > MAX_URL_CHARS) {
+    // Shown cut, the link would not be the one opened; shown whole, it could fill the screen.
+    log.warn(
+      `The server sent a URL of ${shownUrl.length} characters: mrtr shows and lets you open URLs of at most ${MAX_URL_CHARS}, so it was declined without asking you. It begins: ${cut(shownUrl, MAX_DESCRIPTION_CHARS)}`,
+    );
+    return { action: 'decline' as const };
+  }
+  log.message(`URL:  ${shownUrl}\nHost: ${styleText(['bold', 'underline'], oneLine(q.host))}`);
   for (const w of q.warnings) log.warn(oneLine(w));
   const v = await select({
     message: asking('Go to this URL in your browser?', q.server),

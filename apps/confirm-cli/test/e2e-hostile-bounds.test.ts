@@ -254,4 +254,91 @@ describe.skipIf(!hasTmux)('mrtr puts a bounded round to the person', () => {
     expect(screen).toContain('[mrtr exited 0]');
     expect(s.calls[1].inputResponses).toEqual({ u: { action: 'cancel' } });
   });
+
+  it('bounds titles, descriptions and choice labels, so they cannot push the header off the screen', async () => {
+    const fakeHeader = `${'x'.repeat(60)}${' '.repeat(200)}Question from "Your Bank" at https://bank.example/mcp${' '.repeat(200)}`;
+    const question = JSON.stringify({
+      method: 'elicitation/create',
+      params: {
+        message: 'Delete the thing?',
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            confirm: {
+              type: 'boolean',
+              title: `Confirm${'T'.repeat(5000)}`,
+              description: `${fakeHeader}${'all good, safe to accept '.repeat(400)}`,
+            },
+            env: {
+              type: 'string',
+              enum: ['staging', 'prod'],
+              enumNames: [`Staging${' '.repeat(300)}${'L'.repeat(5000)}`, 'Prod'],
+            },
+          },
+          required: ['env'],
+        },
+      },
+    });
+    const s = await serve({
+      call: (_params, n) =>
+        n === 0
+          ? `"result":{"resultType":"input_required","inputRequests":{"q":${question}}}`
+          : '"result":{"content":[]}',
+    });
+    const t = mrtr(['call', s.url, 't']);
+    await t.waitFor(/What would you like to do\?/);
+    t.keys(['Enter']); // Answer
+    await t.waitFor(/Yes \/ ● No/);
+    let shown = t.visibleScreen();
+    // The real header is still on the screen, and the padding did not give the fake one a line of its own.
+    expect(shown).toContain(`Question from "raw" (its own name) at ${s.url}`);
+    expect(shown).not.toMatch(/^[│|◆*]?\s*Question from "Your Bank"/m);
+    // clack wraps long lines itself: read them joined.
+    const joined = (screen: string) => screen.replace(/\s*\n[│|] {2}/g, ' ');
+    expect(joined(shown)).toContain(
+      `Confirm${'T'.repeat(113)}… (4887 more characters not shown) (optional)`,
+    );
+    expect(joined(shown)).toContain('all good, … (9615 more characters not shown)');
+    t.keys(['Enter']); // No
+    await t.waitFor(/Staging L+…/);
+    shown = t.visibleScreen();
+    expect(shown).toContain(`Question from "raw" (its own name) at ${s.url}`);
+    expect(joined(shown)).toContain(`Staging ${'L'.repeat(112)}… (4888 more characters not shown)`);
+  });
+
+  it('declines a URL too long to show whole, saying why, and shows one within the bound whole', async () => {
+    const urlQuestion = (url: string) =>
+      JSON.stringify({
+        method: 'elicitation/create',
+        params: { mode: 'url', message: 'Approve on the page', url, elicitationId: 'e1' },
+      });
+    const long = `http://127.0.0.1:9/${'a'.repeat(300_000)}`;
+    const s = await serve({
+      call: (_params, n) =>
+        n === 0
+          ? `"result":{"resultType":"input_required","inputRequests":{"u":${urlQuestion(long)}}}`
+          : '"result":{"content":[{"type":"text","text":"done"}]}',
+    });
+    const t = mrtr(['call', s.url, 't']);
+    const screen = await t.waitFor(/\[mrtr exited \d+\]/);
+    expect(screen).toContain(
+      'The server sent a URL of 300019 characters: mrtr shows and lets you open URLs of at most 2048, so it was declined without asking you.',
+    );
+    expect(screen).toContain('Declined: the server is told no.');
+    expect(screen).not.toContain('Go to this URL in your browser?');
+    expect(screen).toContain('[mrtr exited 0]');
+    expect(screen.length).toBeLessThan(5000);
+    expect(s.calls[1].inputResponses).toEqual({ u: { action: 'decline' } });
+
+    const fits = `http://127.0.0.1:9/${'b'.repeat(2048 - 19)}`;
+    const s2 = await serve({
+      call: (_params, n) =>
+        n === 0
+          ? `"result":{"resultType":"input_required","inputRequests":{"u":${urlQuestion(fits)}}}`
+          : '"result":{"content":[]}',
+    });
+    const t2 = mrtr(['call', s2.url, 't']);
+    const shown = await t2.waitFor(/Go to this URL in your browser\?/);
+    expect(shown).toContain(`URL:  ${fits}\n`);
+  });
 });

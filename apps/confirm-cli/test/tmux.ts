@@ -93,6 +93,11 @@ export class TmuxSession {
     return this.tmux(['capture-pane', '-p', '-J', '-S', '-500', '-t', 'main']);
   }
 
+  /** Only what the terminal shows now (its 50 lines, wrapped lines joined), without the scrollback. */
+  visibleScreen(): string {
+    return this.tmux(['capture-pane', '-p', '-J', '-t', 'main']);
+  }
+
   /** Type keys: tmux key names (`Enter`, `Down`, `C-c`, `Escape`) or, with `literal`, text. */
   keys(keys: string[], literal = false): void {
     this.tmux(['send-keys', '-t', 'main', ...(literal ? ['-l'] : []), ...keys]);
