@@ -3,8 +3,10 @@
  * is shown, but none may act on the terminal or hide from the person: control
  * characters (escape sequences could set the window title, move the cursor
  * and repaint the question), format characters (bidi controls could reorder
- * what the person reads; zero-width characters and the BOM are invisible) and
- * line or paragraph separators are shown as visible `\u{…}` codes instead.
+ * what the person reads; zero-width characters and the BOM are invisible),
+ * line or paragraph separators, and private-use and unassigned code points
+ * (a blank, a box or an icon, by font) are shown as visible `\u{…}` codes
+ * instead.
  */
 import { clip, STRAY_JOINER } from '@mrtr/wire';
 
@@ -16,15 +18,19 @@ import { clip, STRAY_JOINER } from '@mrtr/wire';
  * code point (the combining grapheme joiner, Hangul fillers, the variation
  * selectors from U+E0100 and Mongolian's, …), but the zero-width joiner and
  * non-joiner and the variation selectors U+FE00–U+FE0F, the line and
- * paragraph separators (`Zl`, `Zp`: U+2028, U+2029), and lone surrogates
- * (`Cs`), which no terminal can show. U+200C, U+200D and U+FE00–U+FE0F stay
+ * paragraph separators (`Zl`, `Zp`: U+2028, U+2029), lone surrogates
+ * (`Cs`), which no terminal can show, and private-use (`Co`: U+E000–U+F8FF,
+ * planes 15 and 16) and unassigned code points (`Cn`, as of the Unicode
+ * version of Node's ICU; noncharacters such as U+FFFF included), which one
+ * font draws as a blank, another as a box or an icon: the person cannot tell
+ * what was sent. U+200C, U+200D and U+FE00–U+FE0F stay
  * in text shown where they join something: Persian, Indic scripts and emoji
  * (👩‍💻, ❤️) need them to read right, and none reorders text; where they join
  * nothing (`STRAY_JOINER` of `@mrtr/wire`) they are codes too. {@link plain}
  * refuses them in a value to pre-fill.
  */
 const UNSAFE =
-  /(?![\t\n]|\u200c|\u200d|[\ufe00-\ufe0f])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}]/gu;
+  /(?![\t\n]|\u200c|\u200d|[\ufe00-\ufe0f])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]/gu;
 
 /**
  * What a value to pre-fill must not hold besides what {@link oneLine}
@@ -36,8 +42,8 @@ const UNSEEN = /[\p{Default_Ignorable_Code_Point}\u2800]|(?! )\p{Zs}|^\p{M}/u;
 
 /**
  * Server text (a message) for display: every character kept, line breaks
- * kept, control, format and separator characters made visible as `\u{1b}`,
- * `\u{202e}`, `\u{2028}` etc.
+ * kept, control, format, separator, private-use and unassigned characters
+ * made visible as `\u{1b}`, `\u{202e}`, `\u{2028}`, `\u{e000}` etc.
  */
 export function visible(text: string): string {
   const code = (c: string) => `\\u{${(c.codePointAt(0) as number).toString(16)}}`;
@@ -156,7 +162,8 @@ export function shownLabel(text: string, max = MAX_LABEL_CHARS): string {
 /**
  * Whether `text` shows on one line exactly as it is ({@link oneLine} leaves it
  * unchanged) and holds nothing that shows as nothing, or as something else:
- * no control, format, default-ignorable or separator character, no space but
+ * no control, format, default-ignorable, separator, private-use or
+ * unassigned character, no space but
  * U+0020, no line break or tab, no leading combining mark. Only such a value
  * may be pre-filled into a prompt, where the person would otherwise send
  * characters they could not see.

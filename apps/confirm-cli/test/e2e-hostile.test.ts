@@ -144,4 +144,38 @@ describe.skipIf(!hasTmux)('mrtr against a hostile server', () => {
       await s.close();
     }
   });
+
+  it('does not pre-fill a default with private-use characters, and shows them as codes', async () => {
+    const s = await askingServer({
+      message: 'Type the name to confirm',
+      requestedSchema: {
+        type: 'object',
+        properties: { name: { type: 'string', title: 'Name', default: 'prod\uE000\u{F0000}-db' } },
+        required: ['name'],
+      },
+    });
+    try {
+      const t = mrtr(['call', s.url, 'ask']);
+      await t.waitFor(active('What would you like to do?'));
+      t.keys(['Enter']); // Answer
+      let screen = await t.waitFor(active('Name'));
+      expect(screen).toContain('"prod\\u{e000}\\u{f0000}-db". Answer it yourself.');
+      t.keys(['Enter']); // nothing pre-filled: Enter on the empty field is refused
+      screen = await t.waitFor(/is required/);
+      t.keys(['prod-db'], true);
+      t.keys(['Enter']);
+      screen = await t.waitFor(active('Send these answers?'));
+      expect(screen).toContain('Name: prod-db');
+      t.keys(['Enter']); // Send
+      screen = await t.waitFor(/\[mrtr exited \d+\]/);
+      expect(screen).toContain(
+        'got {"q":{"action":"accept","content":{"name":"prod-db"}}} with st',
+      );
+      const raw = t.raw().toString('utf8');
+      expect(raw).not.toContain('\uE000');
+      expect(raw).not.toContain('\u{F0000}');
+    } finally {
+      await s.close();
+    }
+  });
 });

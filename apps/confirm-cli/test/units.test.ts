@@ -172,6 +172,16 @@ describe('showing server text', () => {
       expect(plain(value), JSON.stringify(value)).toBe(false);
   });
 
+  it('shows private-use and unassigned code points as codes, and pre-fills none', () => {
+    // U+E000 and U+F0000 are private use, U+0378 and U+E0080 unassigned, U+FFFF and U+10FFFF noncharacters.
+    for (const code of [0xe000, 0xf8ff, 0xf0000, 0x10fffd, 0x0378, 0xe0080, 0xffff, 0x10ffff]) {
+      const hidden = `prod${String.fromCodePoint(code)}-db`;
+      expect(visible(hidden)).toBe(`prod\\u{${code.toString(16)}}-db`);
+      expect(plain(hidden), `U+${code.toString(16)}`).toBe(false);
+    }
+    expect(oneLine('prod\uE000\u{F0000}-db')).toBe('prod\\u{e000}\\u{f0000}-db');
+  });
+
   it('keeps labels on one line', () => {
     expect(oneLine('a\nb\tc')).toBe('a\\nb c');
     expect(showValue(true)).toBe('yes');
