@@ -221,10 +221,18 @@ export function createApprovalPage(options: ApprovalPageOptions): ApprovalPage {
       // A write whose answer was lost may have landed: after a POST, say so rather than "nothing",
       // and link the page to read it on (a reload would send the POST again).
       const posted = request.method === 'POST';
-      const outcome = posted
-        ? 'What you sent may or may not have been recorded: open the page again to see where it stands before you do anything else.'
-        : 'Nothing was recorded.';
-      const link = posted ? againLink(request) : null;
+      // A sign-in that failed set no cookie: whatever it wrote, the browser is not signed in.
+      const signingIn = posted && new URL(request.url).pathname === `${basePath}/sign-in`;
+      const outcome = signingIn
+        ? 'You are not signed in: sign in again shortly.'
+        : posted
+          ? 'What you sent may or may not have been recorded: open the page again to see where it stands before you do anything else.'
+          : 'Nothing was recorded.';
+      const link = signingIn
+        ? { href: `${basePath}/sign-in`, text: 'Sign in again' }
+        : posted
+          ? againLink(request)
+          : null;
       // The passkey options are read by the page's script, which shows a JSON `{ error }`.
       if (/\/(passkey-options|passkeys\/options)$/.test(new URL(request.url).pathname))
         return json(unavailable(error) ? 503 : 500, {

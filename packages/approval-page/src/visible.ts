@@ -12,14 +12,17 @@ import { STRAY_JOINER } from '@mrtr/wire';
 /**
  * Every control (`Cc`) but tab and line breaks, every format character
  * (`Cf`), every other default-ignorable code point, the line and paragraph
- * separators and lone surrogates; not the zero-width joiner and non-joiner
+ * separators, lone surrogates, private-use (`Co`) and unassigned (`Cn`)
+ * code points (a font draws them blank, as a box, or as a glyph of its own,
+ * so `prod\u{e000}-db` could read as `prod-db`; the terminal client `mrtr`
+ * shows them as codes too); not the zero-width joiner and non-joiner
  * nor the variation selectors U+FE00–U+FE0F, which emoji and several
  * scripts need to read right and which reorder nothing: those are shown as
  * codes only where they join nothing (`STRAY_JOINER` of `@mrtr/wire`). The
  * other variation selectors (U+E0100 on, Mongolian's) are codes always.
  */
 const UNSAFE =
-  /(?![\t\n\r]|\u200c|\u200d|[\ufe00-\ufe0f])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}]/gu;
+  /(?![\t\n\r]|\u200c|\u200d|[\ufe00-\ufe0f])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]/gu;
 
 /**
  * `text` with every character that could reorder, hide or act shown as its

@@ -315,6 +315,13 @@ describe('the approval page', () => {
       'Delete api\\u{200d}-staging and api\\u{fe0f}-staging, not api\\u{e0100} nor \u043f\\u{200d}\u0430?',
     );
     expect(strayBody).not.toMatch(/[\u200d\ufe0f]/);
+    // Private-use and unassigned code points: a font may draw them blank, or as what it likes.
+    const unknown = await open({ message: 'Delete prod\ue000\u{f0000}-db\u0378 now?' });
+    const unknownBody = await (
+      await page(new Request(unknown.url, { headers: { cookie } }))
+    ).text();
+    expect(unknownBody).toContain('Delete prod\\u{e000}\\u{f0000}-db\\u{378} now?');
+    expect(unknownBody).not.toMatch(/[\ue000\u{f0000}\u0378]/u);
     // Emoji joiners read right and reorder nothing: kept, and no note without a code.
     const plain = await open({ message: 'Delete 👩\u200d💻 notes?' });
     const shown = await (await page(new Request(plain.url, { headers: { cookie } }))).text();
@@ -484,6 +491,23 @@ describe('the approval page', () => {
       expect(options.headers.get('content-type')).toContain('application/json');
       expect((await options.json()).error).toMatch(/^The approval service is unavailable\./);
     }
+  });
+});
+
+describe('a sign-in whose store is unavailable', () => {
+  it('says the person is not signed in, not that what they sent may have been recorded', async () => {
+    const store = new MemoryApprovalStore();
+    const { page } = setup({ store });
+    store.createSession = () => Promise.reject(new ApprovalStoreUnavailableError('down'));
+    const response = await page(
+      post(`${ORIGIN}/approve/sign-in`, { principal: 'alice', password: USERS.alice, return: '' }),
+    );
+    expect(response.status).toBe(503);
+    expect(response.headers.get('set-cookie')).toBeNull();
+    const body = await response.text();
+    expect(body).toContain('You are not signed in: sign in again shortly.');
+    expect(body).toContain('href="/approve/sign-in"');
+    expect(body).not.toContain('may or may not have been recorded');
   });
 });
 
