@@ -186,23 +186,25 @@ describe.skipIf(!hasTmux)('mrtr puts a bounded round to the person', () => {
     expect(s.calls[2].inputResponses).toEqual(cancelled);
   });
 
+  /** A URL-mode question, as the JSON of an input request. */
+  const APPROVE_URL = JSON.stringify({
+    method: 'elicitation/create',
+    params: {
+      mode: 'url',
+      message: 'Approve on the page',
+      url: 'http://127.0.0.1:9/approve',
+      elicitationId: 'e1',
+    },
+  });
+
   it.each([
     ['Ctrl-C', 'C-c'],
     ['Esc', 'Escape'],
   ])('ends the whole call on %s at the URL prompt to continue: a later form is cancelled unasked, exit 130', async (_name, key) => {
-    const url = JSON.stringify({
-      method: 'elicitation/create',
-      params: {
-        mode: 'url',
-        message: 'Approve on the page',
-        url: 'http://127.0.0.1:9/approve',
-        elicitationId: 'e1',
-      },
-    });
     const s = await serve({
       call: (_params, n) =>
         n === 0
-          ? `"result":{"resultType":"input_required","inputRequests":{"u":${url}}}`
+          ? `"result":{"resultType":"input_required","inputRequests":{"u":${APPROVE_URL}}}`
           : n === 1
             ? `"result":{"resultType":"input_required","inputRequests":{"q":${form('Second question')}}}`
             : '"result":{"content":[{"type":"text","text":"done"}]}',
@@ -227,19 +229,10 @@ describe.skipIf(!hasTmux)('mrtr puts a bounded round to the person', () => {
   });
 
   it('takes Cancel chosen at the URL prompt to continue as an answer: it says so, and the call goes on', async () => {
-    const url = JSON.stringify({
-      method: 'elicitation/create',
-      params: {
-        mode: 'url',
-        message: 'Approve on the page',
-        url: 'http://127.0.0.1:9/approve',
-        elicitationId: 'e1',
-      },
-    });
     const s = await serve({
       call: (_params, n) =>
         n === 0
-          ? `"result":{"resultType":"input_required","inputRequests":{"u":${url}}}`
+          ? `"result":{"resultType":"input_required","inputRequests":{"u":${APPROVE_URL}}}`
           : '"result":{"content":[{"type":"text","text":"done"}]}',
     });
     const t = mrtr(['call', s.url, 't']);

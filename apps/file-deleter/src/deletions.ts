@@ -1,7 +1,7 @@
 import type { Database, Queryable } from './db.js';
 import { FilesFault } from './fd.js';
 import type { FileFacts, FilesRoot } from './root.js';
-import { finish, restore, trashNonces, trashNoncesOf } from './trash.js';
+import { finish, restore, trashNonces } from './trash.js';
 
 /**
  * Table `file_deletions`: one row per deletion, keyed by the ticket nonce,
@@ -192,21 +192,18 @@ export async function recover(
 }
 
 /**
- * Settle the unsettled deletions of the file `path` with identity
- * `dev`/`ino` (of any file at `path` without one), if the trash holds any:
- * waits for one still in flight.
+ * Settle the deletions under `nonces` (the unsettled deletions of one file,
+ * from `trashNoncesOf`): waits for one still in flight.
  * @returns `restored` when the file was put back at its path, `gone` when a
  * deletion of it committed, `stuck` when it cannot be put back (its name
- * taken, its folder gone), `none` when the trash holds nothing of it.
+ * taken, its folder gone), `none` when `nonces` is empty.
  * @throws {FilesFault} when the file system refuses for now, or the database's error.
  */
 export async function settleFile(
   db: Database,
   root: FilesRoot,
-  path: string,
-  identity?: { dev: string; ino: string },
+  nonces: string[],
 ): Promise<'restored' | 'gone' | 'stuck' | 'none'> {
-  const nonces = await trashNoncesOf(root, path, identity?.dev, identity?.ino);
   let outcome: 'restored' | 'gone' | 'stuck' | 'none' = 'none';
   for (const nonce of nonces) {
     const done = await settle(db, root, nonce);

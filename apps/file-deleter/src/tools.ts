@@ -150,8 +150,10 @@ export function fileTools(
         // The file may sit in the trash of a deletion that has not settled (its transaction
         // stalled, then rolled back): settle it first, then look again. In round 1 too, where
         // "there is no file" would have the person make a new one that keeps it from coming back.
-        const identity = confirmed ? sealed : undefined;
-        const settled = await settleFile(db, root, args.path, identity).catch((error: unknown) =>
+        // What the trash holds is the file system's to say (a fault there is the files root's);
+        // settling, the database's: only its failure is "the database did not answer".
+        const nonces = await inTrash(args.path, confirmed ? sealed : undefined);
+        const settled = await settleFile(db, root, nonces).catch((error: unknown) =>
           error instanceof FilesFault ? error : ('stalled' as const),
         );
         const again = confirmed ? 'Send the same confirmation again' : `Call ${TOOL_NAME} again`;
@@ -191,12 +193,12 @@ export function fileTools(
         // The confirmed file may be in the trash, kept from its name by the file there now: in a
         // deletion still in flight, committed but not yet emptied, or rolled back. Settling tells
         // (it waits for one in flight); inside a claim it cannot run, so nothing is said of which.
-        const held = await trashNoncesOf(root, args.path, sealed.dev, sealed.ino).catch(() => []);
+        const held = await inTrash(args.path, sealed).catch(() => []);
         const settled =
           held.length === 0
             ? 'none'
             : tx === undefined
-              ? await settleFile(db, root, args.path, sealed).catch(() => 'unsettled' as const)
+              ? await settleFile(db, root, held).catch(() => 'unsettled' as const)
               : 'unsettled';
         if (settled === 'stuck')
           return withoutAsking(
@@ -301,6 +303,15 @@ export function fileTools(
         `The question about ${shownPath(args.path)} was dismissed. This request deleted nothing.`,
       ),
   });
+
+  /**
+   * The unsettled deletions in the trash of the file at `path` (of identity
+   * `sealed` when given); a file system that refuses is a `-32603` that says so.
+   */
+  const inTrash = (path: string, sealed?: Sealed) =>
+    trashNoncesOf(root, path, sealed?.dev, sealed?.ino).catch((error: unknown) => {
+      throw filesUnavailable(asFilesFault('looking in the trash', error));
+    });
 
   /** The file at `path`, or why not; a file system that refuses is a `-32603` that says so. */
   const lookup = (path: string) =>

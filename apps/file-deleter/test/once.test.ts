@@ -113,6 +113,32 @@ function failingWriter(): AuditWriter<unknown> & { on: boolean } {
   return w;
 }
 
+/**
+ * A file deleter whose claims roll back (the audit's `completed` write fails while `writer.on`)
+ * and whose database stops answering transactions once the claim has ended (`stalled.on`, set
+ * before the settle): the file of a deletion stays in the trash until `stalled.on` is cleared.
+ */
+async function stalledAfterMove() {
+  const writer = failingWriter();
+  const db = await openDatabase('memory://');
+  const stalled = { on: false };
+  const flaky: typeof db = {
+    ...db,
+    transaction: (fn) =>
+      stalled.on ? Promise.reject(new Error('the database did not answer')) : db.transaction(fn),
+  };
+  const x = await harness({
+    db: flaky,
+    audit: [writer],
+    hooks: {
+      beforeSettle: async () => {
+        stalled.on = true;
+      },
+    },
+  });
+  return { x, stalled, writer };
+}
+
 describe('at most once, across a rollback or a crash', () => {
   it('a rollback after the move puts the file back (same inode); the same confirmation then deletes it once', async () => {
     const writer = failingWriter();
@@ -225,23 +251,7 @@ describe('at most once, across a rollback or a crash', () => {
   });
 
   it('a settle the database refused is tried again soon: the file of a rolled-back deletion comes back', async () => {
-    const writer = failingWriter();
-    const db = await openDatabase('memory://');
-    const stalled = { on: false };
-    const flaky: typeof db = {
-      ...db,
-      transaction: (fn) =>
-        stalled.on ? Promise.reject(new Error('the database did not answer')) : db.transaction(fn),
-    };
-    const x = await harness({
-      db: flaky,
-      audit: [writer],
-      hooks: {
-        beforeSettle: async () => {
-          stalled.on = true;
-        },
-      },
-    });
+    const { x, stalled } = await stalledAfterMove();
     const q = await ask(x.url, 'notes.txt');
     const failed = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
     // Not "changed nothing": the file is not under its name, and the person must not act as if so.
@@ -259,23 +269,7 @@ describe('at most once, across a rollback or a crash', () => {
   });
 
   it('while it is unsettled, round 1 on its path says so, not "there is no file"; once the database answers, round 1 puts it back and asks', async () => {
-    const writer = failingWriter();
-    const db = await openDatabase('memory://');
-    const stalled = { on: false };
-    const flaky: typeof db = {
-      ...db,
-      transaction: (fn) =>
-        stalled.on ? Promise.reject(new Error('the database did not answer')) : db.transaction(fn),
-    };
-    const x = await harness({
-      db: flaky,
-      audit: [writer],
-      hooks: {
-        beforeSettle: async () => {
-          stalled.on = true;
-        },
-      },
-    });
+    const { x, stalled, writer } = await stalledAfterMove();
     const q = await ask(x.url, 'notes.txt');
     await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
     expect(exists(x.root, 'notes.txt')).toBe(false);

@@ -115,4 +115,20 @@ describe('a trash folder another user may write in', () => {
     expect(done.result.isError).toBe(false);
     expect(exists(root, 'notes.txt')).toBe(false);
   });
+
+  it('made writable, or gone, while round 1 asks about a missing path: the files root is blamed, not the database', async () => {
+    const { root, entry } = rootWithTrash();
+    const server = await start(root, entry);
+    const missing = () => callTool(server.url, TOKEN, TOOL, { path: 'never-was.txt' });
+    chmodSync(join(root, '.mrtr-trash'), 0o770);
+    const writable = await missing();
+    expect([writable.status, writable.body.error?.code]).toEqual([503, -32603]);
+    expect(writable.body.error.message).toMatch(/writable by no one else \(mode 770/);
+    rmSync(join(root, '.mrtr-trash'), { recursive: true });
+    const gone = await missing();
+    expect([gone.status, gone.body.error?.code]).toEqual([503, -32603]);
+    expect(gone.body.error.message).toMatch(/^This request changed nothing: .*An operator must/);
+    for (const said of [writable, gone])
+      expect(JSON.stringify(said.body)).not.toMatch(/database|has not finished settling/);
+  });
 });
