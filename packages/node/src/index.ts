@@ -30,7 +30,7 @@ import {
 } from '@mrtr/server';
 import { directlyServable, nodeExchange, writeReply } from './direct.js';
 import { JSON_TYPE, rpcError, rpcResponse } from './json-rpc.js';
-import { createHttpServer } from './server.js';
+import { createHttpServer, headerFieldsProblem } from './server.js';
 
 export {
   createHttpServer,
@@ -40,6 +40,7 @@ export {
   handleCheckExpectation,
   handleClientError,
   handleConnect,
+  headerFieldsProblem,
   requestProblem,
 } from './server.js';
 
@@ -68,6 +69,20 @@ export interface NodeHandlerOptions {
 }
 
 /**
+ * Answer 431 when `req` holds more header fields than Node keeps
+ * ({@link headerFieldsProblem}), on a server of the user's own as on
+ * `createHttpServer`; `true` when it did.
+ */
+function refusedForHeaderFields(req: IncomingMessage, res: ServerResponse): boolean {
+  const problem = headerFieldsProblem(req);
+  if (problem === undefined) return false;
+  const { body } = rpcError(431, -32600, problem);
+  const length = String(Buffer.byteLength(body));
+  res.writeHead(431, { ...JSON_TYPE, 'content-length': length, connection: 'close' }).end(body);
+  return true;
+}
+
+/**
  * Adapt an MCP endpoint to a `node:http` request listener. Responses stream
  * as they are produced (SSE notifications reach the client before the tool
  * finishes), and a client that goes away aborts the handler's `signal`.
@@ -86,7 +101,10 @@ export interface NodeHandlerOptions {
  * conversion refuses (no or an invalid `Host`, a backslash in the path), and
  * one whose absolute-form target names another host than `Host`
  * (`absoluteTargetProblem` of `@mrtr/server`), gets 400 with JSON-RPC
- * `-32600`; a throwing `principal` gets 500 with `-32603`.
+ * `-32600`; a throwing `principal` gets 500 with `-32603`; a request of as
+ * many header fields as the server keeps or more (1,000 by default) gets 431
+ * with `-32600` ({@link headerFieldsProblem}): Node may have left its later
+ * fields out.
  *
  * A body an earlier middleware already read is taken from `req.rawBody` (a
  * `Buffer`) when present.
@@ -129,9 +147,10 @@ export function toNodeHandler(
   const serve = options.webStandard ? undefined : endpoint.serve;
   if (!serve)
     return async (req, res) => {
-      await listener(req, res);
+      if (!refusedForHeaderFields(req, res)) await listener(req, res);
     };
   return async (req, res) => {
+    if (refusedForHeaderFields(req, res)) return;
     const target = req.url;
     const here = path === false || target === path || target?.startsWith(`${path}?`);
     if (!here || !directlyServable(req)) return listener(req, res);

@@ -185,10 +185,29 @@ export const DEFAULT_CONNECTIONS_CHECKING_INTERVAL_MS = 2_000;
 
 /**
  * Node's default `maxHeadersCount`: how many entries of `rawHeaders` (a name
- * and a value each) it copies into `req.headers`; the fields after them are
- * in `rawHeaders` only.
+ * and a value each) it keeps; the fields after about that many are left out
+ * of `req.headers` and, a little later, of `rawHeaders` too.
  */
 const NODE_MAX_HEADER_ENTRIES = 2000;
+
+/**
+ * Why `req` cannot be read whole, or `undefined`: it holds as many header
+ * fields as its server's `maxHeadersCount` keeps (default 2000 names and
+ * values: 1,000 fields) or more, so Node may have left the later ones out,
+ * and a `Content-Type` or `Authorization` sent after them would read as never
+ * sent (a 415 or 401 that blames the client for what it did send). A server
+ * with `maxHeadersCount` 0 keeps every field: nothing to say. Answer it 431
+ * (RFC 6585 §5). No MCP request needs a thousand header fields.
+ */
+export function headerFieldsProblem(req: IncomingMessage): string | undefined {
+  const server = (req.socket as { server?: { maxHeadersCount?: number | null } } | undefined)
+    ?.server;
+  const limit = server?.maxHeadersCount;
+  if (limit === 0) return undefined;
+  const entries = limit || NODE_MAX_HEADER_ENTRIES;
+  if (req.rawHeaders.length < entries) return undefined;
+  return `Request Header Fields Too Large: more than ${Math.ceil(entries / 2) - 1} header fields`;
+}
 
 /**
  * `http.createServer` for any framework (pass an Express `app`, or give it
@@ -258,14 +277,8 @@ export function createHttpServer(
     // A request pipelined behind one refused with `Connection: close` is not served (RFC 9112
     // §9.6): the connection closes once the refusal is out.
     if (closing.has(req.socket)) return void req.resume();
-    // Past Node's count, `req.headers` silently lacks the later fields (a Content-Type or an
-    // Authorization sent after them): a 415 or 401 would blame what was sent.
-    if (req.rawHeaders.length >= (server.maxHeadersCount || NODE_MAX_HEADER_ENTRIES))
-      return refuse(
-        res,
-        431,
-        `Request Header Fields Too Large: more than ${(server.maxHeadersCount || NODE_MAX_HEADER_ENTRIES) / 2 - 1} header fields`,
-      );
+    const tooMany = headerFieldsProblem(req);
+    if (tooMany !== undefined) return refuse(res, 431, tooMany);
     const problem = requestProblem(req);
     if (problem !== undefined) return refuse(res, 400, problem);
     // `OPTIONS *` asks about the server, not a resource: no framework routes it (RFC 9110 §9.3.7).

@@ -98,6 +98,41 @@ describe('toNodeHandler', () => {
     expect(Date.now() - started).toBeLessThan(8000);
   });
 
+  it('answers 1,000 header fields or more with 431, not 415 for a Content-Type Node left out', async () => {
+    const { port } = new URL(base);
+    const send = (fields: number) =>
+      new Promise<string>((resolve, reject) => {
+        const text = JSON.stringify(body);
+        const filler = Array.from({ length: fields }, (_, i) => `x-${i}: a\r\n`).join('');
+        const socket = connect({ port: Number(port), host: '127.0.0.1' }, () =>
+          socket.write(
+            `POST /api/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-User: dave\r\n${filler}` +
+              `Accept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2026-07-28\r\n` +
+              `Mcp-Method: tools/call\r\nMcp-Name: whoami\r\nContent-Type: application/json\r\n` +
+              `Content-Length: ${text.length}\r\nConnection: close\r\n\r\n${text}`,
+          ),
+        );
+        let answer = '';
+        socket.on('data', (c) => {
+          answer += c.toString('latin1');
+        });
+        socket.on('error', reject).on('close', () => resolve(answer));
+      });
+    const refused = await send(1100);
+    expect(refused).toMatch(/^HTTP\/1\.1 431 /);
+    expect(refused).toContain('"code":-32600');
+    expect(refused).toContain('more than 999 header fields');
+    // Well under the count, the same request is served.
+    expect(await send(900)).toMatch(/^HTTP\/1\.1 200 /);
+    // A server that keeps every field (maxHeadersCount 0) serves it whole.
+    server.maxHeadersCount = 0;
+    try {
+      expect(await send(1100)).toMatch(/^HTTP\/1\.1 200 /);
+    } finally {
+      server.maxHeadersCount = null as unknown as number;
+    }
+  });
+
   it('gives 404 on other paths', async () => {
     const res = await fetch(`${base}/mcp`, {
       method: 'POST',
