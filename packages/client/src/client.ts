@@ -4,9 +4,10 @@ import {
   MetaKey,
   PROTOCOL_VERSION,
   readHeaderAnnotations,
+  shownText,
 } from '@mrtr/wire';
 import { type AskingRequest, capabilitiesFor, type ServerIdentity } from './answerer.js';
-import { AbortedError, LimitError, ProtocolError, TransportError } from './errors.js';
+import { AbortedError, LimitError, ProtocolError, quoted, TransportError } from './errors.js';
 import type { ClientEvent } from './events.js';
 import { exchange } from './exchange.js';
 import { paramHeaders } from './headers.js';
@@ -227,7 +228,10 @@ export class McpClient {
     const annotations = options.tool
       ? readHeaderAnnotations(options.tool.inputSchema)
       : { ok: true as const, annotations: this.known.get(name)?.headers ?? [] };
-    if (!annotations.ok) throw new ProtocolError(`Tool ${name} is invalid: ${annotations.reason}`);
+    if (!annotations.ok)
+      throw new ProtocolError(
+        `Tool ${quoted(name)} is invalid: ${shownText(annotations.reason, 300)}`,
+      );
     const signal = options.signal;
     const outcome = await this.run(
       'tools/call',

@@ -1,14 +1,28 @@
-import { clip, type FormIssue } from '@mrtr/wire';
+import { clip, type FormIssue, shownText } from '@mrtr/wire';
+
+/**
+ * What `JSON.stringify` leaves as it is but a reader must not meet raw: the C1
+ * controls and DEL, format characters (bidi overrides, zero-width, tags) and
+ * the line and paragraph separators. Each UTF-16 unit of one is escaped.
+ */
+const UNESCAPED = /[\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}]/gu;
+/** The UTF-16 unit of `text` at `i` as a JSON escape, `\u202e`. */
+const escapeUnit = (text: string, i: number) =>
+  `\\u${text.charCodeAt(i).toString(16).padStart(4, '0')}`;
 
 /**
  * A value the server sent, as an error message or event reason quotes it: a
- * string JSON-quoted and clipped to 100 UTF-16 code units, a number, boolean
+ * string JSON-quoted (controls, bidi and other format characters as `\uXXXX`)
+ * and clipped to 100 UTF-16 code units, a number, boolean
  * or null as JSON writes it, and only the kind of an array or object. Never
  * throws: `JSON.stringify` or `String` of an array nested 20,000 deep recurses
  * until the stack overflows (`RangeError`), which no server may cause.
  */
 export function quoted(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(clip(value, 100));
+  if (typeof value === 'string')
+    return JSON.stringify(clip(value, 100)).replace(UNESCAPED, (c) =>
+      c.length === 1 ? escapeUnit(c, 0) : escapeUnit(c, 0) + escapeUnit(c, 1),
+    );
   if (typeof value === 'number' || typeof value === 'boolean' || value === null)
     return String(value);
   if (Array.isArray(value)) return 'an array';
@@ -125,7 +139,10 @@ export class InvalidAnswerError extends McpClientError {
   ) {
     super(
       'invalid_answer',
-      `The answer to "${key}" is not valid: ${issues.map((i) => `${i.field || 'answer'} ${i.reason}`).join('; ')}`,
+      `The answer to ${quoted(key)} is not valid: ${shownText(
+        issues.map((i) => `${i.field ? quoted(i.field) : 'answer'} ${i.reason}`).join('; '),
+        1000,
+      )}`,
     );
   }
 }

@@ -50,6 +50,9 @@ function kindOf(field: Record<string, unknown>): string | undefined {
   }
 }
 
+/** Most reasons {@link checkRenderable} gives; more are counted in one last reason. */
+const MAX_REASONS = 10;
+
 /**
  * Whether a form-mode `requestedSchema` can be drawn faithfully as a flat
  * form: an object whose properties are each a string, number, integer,
@@ -60,7 +63,8 @@ function kindOf(field: Record<string, unknown>): string | undefined {
  * half a form: anything else is declined without asking.
  *
  * @param schema the `requestedSchema` as received (any value)
- * @returns `{ok: true, schema}` typed, or `{ok: false, reasons}` naming each problem. Never throws.
+ * @returns `{ok: true, schema}` typed, or `{ok: false, reasons}` naming each problem (at most
+ *   ten, then how many more), names quoted JSON-escaped and clipped. Never throws.
  */
 export function checkRenderable(schema: unknown): Renderable {
   if (!isObject(schema)) return { ok: false, reasons: ['the requestedSchema is not an object'] };
@@ -68,7 +72,7 @@ export function checkRenderable(schema: unknown): Renderable {
   for (const key of Object.keys(schema)) {
     if (key === 'additionalProperties' && schema[key] === false) continue;
     if (!TOP_KEYWORDS.includes(key))
-      reasons.push(`the form uses "${key}", which a flat form cannot show`);
+      reasons.push(`the form uses ${quoted(key)}, which a flat form cannot show`);
   }
   if (schema.type !== 'object') reasons.push('the requestedSchema is not of type "object"');
   const properties = schema.properties;
@@ -77,22 +81,22 @@ export function checkRenderable(schema: unknown): Renderable {
   } else {
     for (const [name, field] of Object.entries(properties)) {
       if (!isObject(field)) {
-        reasons.push(`field "${name}" is not a schema object`);
+        reasons.push(`field ${quoted(name)} is not a schema object`);
         continue;
       }
       const kind = kindOf(field);
       if (!kind) {
         reasons.push(
-          `field "${name}" has type ${quoted(field.type)}, which a flat form cannot show`,
+          `field ${quoted(name)} has type ${quoted(field.type)}, which a flat form cannot show`,
         );
         continue;
       }
       for (const key of Object.keys(field)) {
         if (!(FIELD_KEYWORDS[kind] as string[]).includes(key))
-          reasons.push(`field "${name}" uses "${key}", which this form cannot enforce`);
+          reasons.push(`field ${quoted(name)} uses ${quoted(key)}, which this form cannot enforce`);
       }
       if (kind === 'array' && !isOptionList(field.items)) {
-        reasons.push(`field "${name}" is a list of something other than offered strings`);
+        reasons.push(`field ${quoted(name)} is a list of something other than offered strings`);
       }
     }
     const required = schema.required;
@@ -105,6 +109,12 @@ export function checkRenderable(schema: unknown): Renderable {
         }
     }
   }
+  // A schema of thousands of unknown keywords would make as many reasons: the first few say enough.
+  if (reasons.length > MAX_REASONS)
+    return {
+      ok: false,
+      reasons: [...reasons.slice(0, MAX_REASONS), `and ${reasons.length - MAX_REASONS} more`],
+    };
   if (reasons.length > 0) return { ok: false, reasons };
   // The keyword check passed; the wire schema checks every value's type.
   const parsed = RequestedSchemaSchema.safeParse(schema);

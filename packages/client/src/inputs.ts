@@ -51,12 +51,12 @@ type Plan =
 
 function plan(key: string, request: unknown, ctx: RoundContext): Plan {
   if (!isObject(request) || typeof request.method !== 'string') {
-    throw new ProtocolError(`inputRequests["${key}"] is not a request object`);
+    throw new ProtocolError(`inputRequests[${quoted(key)}] is not a request object`);
   }
   if (request.method !== 'elicitation/create') {
     // This client never declares sampling or roots, so a server must not ask for them.
     throw new ProtocolError(
-      `inputRequests["${key}"] is ${request.method}, which this client did not declare`,
+      `inputRequests[${quoted(key)}] is ${quoted(request.method)}, which this client did not declare`,
     );
   }
   const params = request.params;

@@ -317,7 +317,11 @@ async function readStream(
     },
     onError(error) {
       outcome ??= {
-        error: new TransportError(`Malformed event stream: ${error.message}`, response.status),
+        // The parser quotes the server's text (an unknown field, a `retry` value): shown, bounded.
+        error: new TransportError(
+          `Malformed event stream: ${shownText(error.message, 200)}`,
+          response.status,
+        ),
       };
     },
   });

@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { quoted } from '../src/errors.js';
 import {
   type ClientEvent,
   LimitError,
@@ -318,5 +319,15 @@ describe('redirects', () => {
     });
     const out = await new McpClient({ url: s.url }).callTool('t', { a: 1 });
     expect(out.result.content[0]?.text).toBe('at /mcp2 got {"a":1}');
+  });
+});
+
+describe('quoted', () => {
+  it('escapes what JSON leaves raw but a reader must not meet: C1 controls, bidi and other format characters, separators', () => {
+    expect(quoted('a\u202eb\u{e0041}c\u2028d\u0085e\u001bf')).toBe(
+      '"a\\u202eb\\udb40\\udc41c\\u2028d\\u0085e\\u001bf"',
+    );
+    expect(quoted('é😀 ok')).toBe('"é😀 ok"');
+    expect(quoted('x'.repeat(500))).toHaveLength(103);
   });
 });

@@ -201,7 +201,7 @@ describe('the MRTR loop (basic/patterns/mrtr, client requirements)', () => {
       { action: 'accept', content: { confirm: true } },
     ]);
     await expect(new McpClient({ url: s.url, answerer }).callTool('t')).rejects.toThrow(
-      /sampling\/createMessage, which this client did not declare/,
+      'inputRequests["b"] is "sampling/createMessage", which this client did not declare',
     );
     expect(questions).toHaveLength(0);
     expect(s.requests).toHaveLength(1);
@@ -343,6 +343,22 @@ describe('Streamable HTTP', () => {
     await expect(
       new McpClient({ url: 'http://127.0.0.1:9/mcp' }).callTool('t'),
     ).rejects.toBeInstanceOf(TransportError);
+  });
+
+  it('quotes what a server named (an input key, a method, an event stream field) escaped and bounded', async () => {
+    const hostile = `\u001b]0;owned\u0007\u202e${'x'.repeat(100_000)}`;
+    const keyed = await serve(() => ({
+      result: {
+        resultType: 'input_required',
+        inputRequests: { [hostile]: { method: hostile, params: {} } },
+      },
+    }));
+    const stream = await serve(() => ({ sse: [`retry: ${hostile}\n\n`] }));
+    for (const url of [keyed.url, stream.url]) {
+      const error = await new McpClient({ url }).callTool('t').catch((e) => e);
+      expect(error.message.length).toBeLessThan(600);
+      expect(error.message).not.toMatch(/\p{Cc}|\p{Cf}/u);
+    }
   });
 
   it('says what is wrong with a JSON body that is not JSON-RPC, and quotes a server text only as shownText shows it', async () => {
