@@ -17,14 +17,24 @@ const wellFormed = (s: string) => (s as string & { isWellFormed(): boolean }).is
  * name) that is not well-formed Unicode: its `id`, else the first such
  * string under `params` other than `params.inputResponses` (what an answer
  * carries is for its reader to judge, as `@mrtr/server` leaves it), else
- * `undefined`, also for a body that is no request (a response, a batch,
- * text that is not an object). The walk is iterative and visits each value
- * once; the body's depth is bounded before this runs (`maxBodyDepth`).
+ * `undefined`, also for a body that is no request (a response, a
+ * notification, text that is not an object). In a batch, the first request
+ * that holds one. The walk is iterative and visits each value once; the
+ * body's depth is bounded before this runs (`maxBodyDepth`).
  */
 export function illFormedPlace(body: unknown): IllFormedPlace | undefined {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  if (body === null || typeof body !== 'object') return undefined;
+  // A batch (a 2025-era session may send one): refused whole for its first such request.
+  if (Array.isArray(body)) {
+    for (const message of body) {
+      const place = illFormedPlace(message);
+      if (place) return place;
+    }
+    return undefined;
+  }
   const { id, method, params } = body as Record<string, unknown>;
-  if (typeof method !== 'string') return undefined;
+  // A notification is answered 202 unread, as `@mrtr/server` answers it: nothing to refuse.
+  if (typeof method !== 'string' || !('id' in body)) return undefined;
   if (typeof id === 'string' && !wellFormed(id)) return { id: true };
   if (params === null || typeof params !== 'object') return undefined;
   const stack: [unknown, (string | number)[]][] = [[params, []]];
@@ -54,9 +64,11 @@ export function illFormedPlace(body: unknown): IllFormedPlace | undefined {
  * "Invalid params: params.<path> is not well-formed Unicode (a lone
  * surrogate)" and `data` `{ path, problem: 'ill-formed-unicode' }`, each key
  * shown through `shownText` (a lone surrogate as U+FFFD, at most 64 code
- * units) and the path at most 256.
+ * units) and the path at most 256. A batch is refused whole, without `id`.
  */
 export function illFormedRefusal(body: unknown, place: IllFormedPlace): Response {
+  // A batch is refused whole, as one request the server could not read: no id.
+  if (Array.isArray(body)) return illFormedRefusal(undefined, place);
   if ('id' in place) {
     const message =
       'Invalid JSON-RPC request: id is not well-formed Unicode (a lone surrogate), which a client cannot read back as its own: use another string';
@@ -71,7 +83,7 @@ export function illFormedRefusal(body: unknown, place: IllFormedPlace): Response
     message: `Invalid params: ${where} is not well-formed Unicode (a lone surrogate)`,
     data: { path: where, problem: 'ill-formed-unicode' },
   };
-  const { id } = body as { id?: unknown };
+  const { id } = (body ?? {}) as { id?: unknown };
   const answerable = typeof id === 'string' || Number.isSafeInteger(id);
   return Response.json(answerable ? { jsonrpc: '2.0', id, error } : { jsonrpc: '2.0', error }, {
     status: 400,

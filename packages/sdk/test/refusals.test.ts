@@ -702,6 +702,18 @@ describe('text that is not well-formed Unicode (a lone surrogate)', () => {
     const pair = await messageOf(await onSession(call('"x":"\\ud83d\\ude00"')));
     expect(pair.error).toBeUndefined();
     expect(pair.id).toBe(7);
+    // In a batch: refused whole, without an id (the SDK echoed the id of each answer).
+    const batch = await onSession(
+      `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":"x\\udfff","method":"ping"}]`,
+    );
+    const batchBody = await messageOf(batch);
+    expect([batch.status, batchBody.error?.code, 'id' in batchBody]).toEqual([400, -32600, false]);
+    // A notification is not answered but 202, as @mrtr/server answers one.
+    const notification = await onSession(
+      '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"\\ud800"}}',
+    );
+    expect(notification.status).toBe(202);
+    await notification.body?.cancel();
     // A JSON-RPC response (an elicitation answer) is the client's answer, for its reader to judge.
     const answer = await onSession(
       '{"jsonrpc":"2.0","id":99,"result":{"action":"accept","content":{"x":"\\ud800"}}}',
