@@ -228,8 +228,13 @@ export function createApprovalPage(options: ApprovalPageOptions): ApprovalPage {
         : posted
           ? 'What you sent may or may not have been recorded: open the page again to see where it stands before you do anything else.'
           : 'Nothing was recorded.';
+      const back = signingIn ? new URL(request.url).searchParams.get('return') : null;
       const link = signingIn
-        ? { href: `${basePath}/sign-in`, text: 'Sign in again' }
+        ? {
+            // The sign-in form checks the return path again before it follows it.
+            href: `${basePath}/sign-in${back ? `?return=${encodeURIComponent(back)}` : ''}`,
+            text: 'Sign in again',
+          }
         : posted
           ? againLink(request)
           : null;

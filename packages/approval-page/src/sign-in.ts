@@ -425,7 +425,9 @@ export class PasswordSignIn implements SignInHook {
   ) {
     const data = {
       ...this.#page.layout('Sign in', 'plain', signedIn),
-      action: `${this.#page.basePath}/sign-in`,
+      // The return path in the target as well: a page that answers the POST without reading its
+      // form (the store down) still links back to a sign-in that returns there.
+      action: `${this.#page.basePath}/sign-in${returnTo ? `?return=${encodeURIComponent(returnTo)}` : ''}`,
       returnTo,
       principalValue: principal,
       error,

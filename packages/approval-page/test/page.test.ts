@@ -497,7 +497,7 @@ describe('the approval page', () => {
 describe('a sign-in whose store is unavailable', () => {
   it('says the person is not signed in, not that what they sent may have been recorded', async () => {
     const store = new MemoryApprovalStore();
-    const { page } = setup({ store });
+    const { page, open } = setup({ store });
     store.createSession = () => Promise.reject(new ApprovalStoreUnavailableError('down'));
     const response = await page(
       post(`${ORIGIN}/approve/sign-in`, { principal: 'alice', password: USERS.alice, return: '' }),
@@ -508,6 +508,18 @@ describe('a sign-in whose store is unavailable', () => {
     expect(body).toContain('You are not signed in: sign in again shortly.');
     expect(body).toContain('href="/approve/sign-in"');
     expect(body).not.toContain('may or may not have been recorded');
+    // Sent from the form of an approval's sign-in: the link leads back to that form, and on.
+    const { path } = await open();
+    const form = await (await page(new Request(`${ORIGIN}/approve/sign-in?return=${path}`))).text();
+    const action = /action="([^"]+)"/.exec(form)?.[1]?.replaceAll('&#x3D;', '=') ?? '';
+    expect(action).toBe(`/approve/sign-in?return=${encodeURIComponent(path)}`);
+    const fromForm = await page(
+      post(`${ORIGIN}${action}`, { principal: 'alice', password: USERS.alice, return: path }),
+    );
+    expect(fromForm.status).toBe(503);
+    expect((await fromForm.text()).replaceAll('&#x3D;', '=')).toContain(
+      `href="/approve/sign-in?return=${encodeURIComponent(path)}"`,
+    );
   });
 });
 
