@@ -9,6 +9,7 @@
  * instead.
  */
 import { clip, STRAY_JOINER } from '@mrtr/wire';
+import fastStringWidth from 'fast-string-width';
 
 /**
  * The characters that never reach the terminal as they are: every control
@@ -46,10 +47,32 @@ const UNSEEN = /[\p{Default_Ignorable_Code_Point}\u2800]|(?! )\p{Zs}|^\p{M}/u;
  * made visible as `\u{1b}`, `\u{202e}`, `\u{2028}`, `\u{e000}` etc.
  */
 export function visible(text: string): string {
-  const code = (c: string) => `\\u{${(c.codePointAt(0) as number).toString(16)}}`;
   // A joiner or variation selector that joins nothing draws nothing: shown as its code too.
-  return text.replace(UNSAFE, code).replace(STRAY_JOINER, code);
+  return text
+    .replace(UNSAFE, code)
+    .replace(STRAY_JOINER, code)
+    .replace(MARK_STACK, (run) => {
+      const marks = [...run];
+      return (
+        marks.slice(0, MAX_STACKED_MARKS).join('') +
+        marks.slice(MAX_STACKED_MARKS).map(code).join('')
+      );
+    });
 }
+
+/** A character as its code point, `\u{202e}`. */
+const code = (c: string) => `\\u{${(c.codePointAt(0) as number).toString(16)}}`;
+
+/**
+ * Most combining marks in a row {@link visible} leaves to the terminal
+ * (Vietnamese stacks two, pointed Hebrew three or four); the rest are codes:
+ * a stack of a hundred draws over the lines above and below, the header
+ * that names who asks among them. The example servers refuse such text
+ * (`stacksMarks` of the example kit) for the same reason.
+ */
+export const MAX_STACKED_MARKS = 4;
+/** A run of combining marks longer than {@link MAX_STACKED_MARKS}; one class, so matched in linear time. */
+const MARK_STACK = new RegExp(`\\p{M}{${MAX_STACKED_MARKS + 1},}`, 'gu');
 
 /** Server text that must stay on one line (a title, a label, a value): {@link visible}, with line breaks shown as `\n`. */
 export function oneLine(text: string): string {
@@ -113,10 +136,10 @@ export function shownMessage(text: string): string {
   return [...shown, note].join('\n');
 }
 
-/** Most characters of a field's title, a choice's label or a value in a hint {@link shownLabel} and {@link bounded} show. */
-export const MAX_LABEL_CHARS = 120;
-/** Most characters of a field's description (or a long value in a note) {@link shownLabel} and {@link bounded} show. */
-export const MAX_DESCRIPTION_CHARS = 500;
+/** Most terminal columns of a field's title, a choice's label or a value in a hint {@link shownLabel} and {@link bounded} show. */
+export const MAX_LABEL_COLUMNS = 120;
+/** Most terminal columns of a field's description (or a long value in a note) {@link shownLabel} and {@link bounded} show. */
+export const MAX_DESCRIPTION_COLUMNS = 500;
 /**
  * Longest URL, in characters as {@link oneLine} shows it, that a URL-mode
  * question may send: mrtr shows a URL whole or not at all, so the person
@@ -124,25 +147,53 @@ export const MAX_DESCRIPTION_CHARS = 500;
  */
 export const MAX_URL_CHARS = 2048;
 
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
 /**
  * Text already made safe ({@link oneLine}, {@link showValue}) cut to `max`
- * characters, then `… (N more characters not shown)`, N counted in the shown
- * form; shorter text as it is.
+ * terminal columns (a wide CJK character or an emoji takes two, as the
+ * terminal draws it), between characters as a person sees them (grapheme
+ * clusters: 👩‍💻 is kept or cut whole), then `… (N more characters not
+ * shown)`; text that fits as it is. N counts grapheme clusters in the part
+ * read, and code points past it: only the first `4 × max + 64` UTF-16 units
+ * are split into clusters, since V8's `Intl.Segmenter` takes time that
+ * grows with the square of the text's length (3 s for 100,000 characters).
+ * A label cut in UTF-16 units took two lines of the screen per label in CJK text.
  */
 export function cut(shown: string, max: number): string {
-  if (shown.length <= max) return shown;
-  const kept = clip(shown, max);
-  const more = shown.length - (kept.length - 1);
-  return `${kept} (${more} more ${more === 1 ? 'character' : 'characters'} not shown)`;
+  // No character is wider than two columns: text of at most max / 2 units fits.
+  if (shown.length * 2 <= max) return shown;
+  const read = shown.slice(0, 4 * max + 64);
+  let width = 0;
+  let kept = '';
+  let more = 0;
+  for (const { segment } of graphemes.segment(read)) {
+    if (more > 0) more++;
+    else {
+      width += fastStringWidth(segment);
+      if (width > max - 1) more = 1;
+      else kept += segment;
+    }
+  }
+  if (read.length < shown.length) {
+    let points = 0;
+    for (const _ of shown.slice(read.length)) points++;
+    // What was read fitted whole: the cut falls where the reading stopped.
+    more += points;
+  } else if (more === 0 || (more === 1 && width <= max)) {
+    // The last character fits when it ends the text: `max - 1` above kept a column for the `…`.
+    return shown;
+  }
+  return `${kept}… (${more} more ${more === 1 ? 'character' : 'characters'} not shown)`;
 }
 
 /**
  * A server's value (a choice's value, a default) on one line and bounded:
- * {@link oneLine}, at most `max` characters (default {@link MAX_LABEL_CHARS}),
+ * {@link oneLine}, at most `max` columns (default {@link MAX_LABEL_COLUMNS}),
  * then a note saying how many more there were. Spaces are kept as they are:
  * it stands for what is sent.
  */
-export function bounded(text: string, max = MAX_LABEL_CHARS): string {
+export function bounded(text: string, max = MAX_LABEL_COLUMNS): string {
   return cut(oneLine(text), max);
 }
 
@@ -150,12 +201,12 @@ export function bounded(text: string, max = MAX_LABEL_CHARS): string {
  * A field's title or description, a choice's label, as a form shows it, in
  * the spirit of {@link shownMessage}: {@link oneLine}, runs of spaces
  * collapsed to one (padding cannot start a line that looks like a header of
- * its own), at most `max` characters (default {@link MAX_LABEL_CHARS}; use
- * {@link MAX_DESCRIPTION_CHARS} for a description), then `… (N more
+ * its own), at most `max` columns (default {@link MAX_LABEL_COLUMNS}; use
+ * {@link MAX_DESCRIPTION_COLUMNS} for a description), then `… (N more
  * characters not shown)`. A label cannot push the header that names who asks
  * off the screen.
  */
-export function shownLabel(text: string, max = MAX_LABEL_CHARS): string {
+export function shownLabel(text: string, max = MAX_LABEL_COLUMNS): string {
   return cut(oneLine(text).replace(/\p{Zs}{2,}/gu, ' '), max);
 }
 

@@ -16,7 +16,7 @@ import { parseDecimal } from './args.js';
 import {
   bounded,
   cut,
-  MAX_DESCRIPTION_CHARS,
+  MAX_DESCRIPTION_COLUMNS,
   MAX_URL_CHARS,
   oneLine,
   plain,
@@ -37,6 +37,13 @@ export interface TerminalState {
   /** The person dismissed a question (Ctrl-C or Esc), as opposed to a timeout. */
   personCancelled: boolean;
 }
+
+/**
+ * Most choices a list shows at once (it scrolls): a label may take two
+ * lines of a narrow terminal, and a long list must not push the header that
+ * names who asks off the screen.
+ */
+const MAX_SHOWN_CHOICES = 8;
 
 /** The server as the header names it: its own name, bounded and quoted ({@link serverName}), then the URL mrtr was given. */
 function who(server: ServerIdentity): string {
@@ -64,7 +71,7 @@ function header(q: FormQuestion | UrlQuestion): void {
 function fieldLabel(name: string, field: Field, required: boolean): string {
   const title = shownLabel(field.title ?? name);
   const detail = field.description
-    ? `\n${shownLabel(field.description, MAX_DESCRIPTION_CHARS)}`
+    ? `\n${shownLabel(field.description, MAX_DESCRIPTION_COLUMNS)}`
     : '';
   return `${title}${required ? '' : styleText('dim', ' (optional)')}${detail}`;
 }
@@ -99,7 +106,7 @@ function optionsOf(field: Field): { value: string; label: string }[] {
 function prefill(label: string, value: string | undefined, from: string): string | undefined {
   if (value === undefined || plain(value)) return value;
   log.warn(
-    `${label}: ${from} is not filled in, because it holds characters a terminal cannot show as they are: "${bounded(value, MAX_DESCRIPTION_CHARS)}". Answer it yourself.`,
+    `${label}: ${from} is not filled in, because it holds characters a terminal cannot show as they are: "${bounded(value, MAX_DESCRIPTION_COLUMNS)}". Answer it yourself.`,
   );
   return undefined;
 }
@@ -117,7 +124,7 @@ function fieldIssue(
   );
   return check.ok
     ? undefined
-    : bounded(check.issues.map((i) => i.reason).join('; '), MAX_DESCRIPTION_CHARS);
+    : bounded(check.issues.map((i) => i.reason).join('; '), MAX_DESCRIPTION_COLUMNS);
 }
 
 async function askField(
@@ -145,6 +152,7 @@ async function askField(
       message,
       options: options.map(({ hint, ...o }) => (hint ? { ...o, hint } : o)),
       ...(initial !== undefined ? { initialValue: initial } : {}),
+      maxItems: MAX_SHOWN_CHOICES,
       signal,
     });
     if (isCancel(v)) return CANCELLED;
@@ -180,6 +188,7 @@ async function askField(
           options,
           initialValues,
           required: false,
+          maxItems: MAX_SHOWN_CHOICES,
           signal,
         });
         if (isCancel(v)) return CANCELLED;
@@ -242,7 +251,7 @@ async function askField(
 
 function review(schema: RequestedSchema, content: Content): void {
   const lines = Object.entries(schema.properties).map(([name, field]) => {
-    let shown = cut(showValue(content[name]), MAX_DESCRIPTION_CHARS);
+    let shown = cut(showValue(content[name]), MAX_DESCRIPTION_COLUMNS);
     const options = optionsOf(field);
     const label = options.find((o) => o.value === content[name])?.label;
     if (label && label !== content[name]) shown = `${label} (${shown})`;
@@ -314,7 +323,7 @@ async function answerForm(q: FormQuestion, state: TerminalState): Promise<FormAn
       if (check.ok) return { action: 'accept', content: check.value };
       log.warn(
         check.issues
-          .map((i) => `${shownLabel(i.field)} ${bounded(i.reason, MAX_DESCRIPTION_CHARS)}`)
+          .map((i) => `${shownLabel(i.field)} ${bounded(i.reason, MAX_DESCRIPTION_COLUMNS)}`)
           .join('\n'),
       );
       continue;
@@ -341,7 +350,7 @@ async function askUrl(q: UrlQuestion, state: TerminalState) {
   if (shownUrl.length > MAX_URL_CHARS) {
     // Shown cut, the link would not be the one opened; shown whole, it could fill the screen.
     log.warn(
-      `The server sent a URL of ${shownUrl.length} characters: mrtr shows and lets you open URLs of at most ${MAX_URL_CHARS}, so it was declined without asking you. It begins: ${cut(shownUrl, MAX_DESCRIPTION_CHARS)}`,
+      `The server sent a URL of ${shownUrl.length} characters: mrtr shows and lets you open URLs of at most ${MAX_URL_CHARS}, so it was declined without asking you. It begins: ${cut(shownUrl, MAX_DESCRIPTION_COLUMNS)}`,
     );
     return { action: 'decline' as const };
   }

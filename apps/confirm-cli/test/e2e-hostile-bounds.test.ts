@@ -289,14 +289,14 @@ describe.skipIf(!hasTmux)('mrtr puts a bounded round to the person', () => {
     // clack wraps long lines itself: read them joined.
     const joined = (screen: string) => screen.replace(/\s*\n[│|] {2}/g, ' ');
     expect(joined(shown)).toContain(
-      `Confirm${'T'.repeat(113)}… (4887 more characters not shown) (optional)`,
+      `Confirm${'T'.repeat(112)}… (4888 more characters not shown) (optional)`,
     );
-    expect(joined(shown)).toContain('all good, … (9615 more characters not shown)');
+    expect(joined(shown)).toContain('all good,… (9616 more characters not shown)');
     t.keys(['Enter']); // No
     await t.waitFor(/Staging L+…/);
     shown = t.visibleScreen();
     expect(shown).toContain(`Question from "raw" (its own name) at ${s.url}`);
-    expect(joined(shown)).toContain(`Staging ${'L'.repeat(112)}… (4888 more characters not shown)`);
+    expect(joined(shown)).toContain(`Staging ${'L'.repeat(111)}… (4889 more characters not shown)`);
   });
 
   it('declines a URL too long to show whole, saying why, and shows one within the bound whole', async () => {

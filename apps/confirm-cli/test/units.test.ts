@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseArgs, parseDecimal, UsageError } from '../src/args.js';
-import { oneLine, plain, showValue, visible } from '../src/display.js';
+import { cut, oneLine, plain, shownLabel, showValue, visible } from '../src/display.js';
 
 const tool = {
   name: 't',
@@ -187,5 +187,34 @@ describe('showing server text', () => {
     expect(showValue(true)).toBe('yes');
     expect(showValue(undefined)).toBe('(no answer)');
     expect(showValue(['x', 'y'])).toBe('x, y');
+  });
+});
+
+describe('bounding labels on a terminal', () => {
+  it('cuts by terminal columns, so wide characters take the room they draw in', () => {
+    const cjk = '漢'.repeat(100);
+    const shown = shownLabel(cjk);
+    // 120 columns: 59 characters of two columns, then the ellipsis.
+    expect(shown).toBe(`${'漢'.repeat(59)}… (41 more characters not shown)`);
+    expect(shownLabel('a'.repeat(120))).toBe('a'.repeat(120));
+    expect(shownLabel('a'.repeat(121))).toBe(`${'a'.repeat(119)}… (2 more characters not shown)`);
+  });
+
+  it('cuts between characters as a person sees them, and counts those', () => {
+    const coder = '👩\u200d💻';
+    expect(cut(`${'a'.repeat(8)}${coder}${coder}`, 10)).toBe(
+      `${'a'.repeat(8)}… (2 more characters not shown)`,
+    );
+    expect(cut(`${'a'.repeat(8)}${coder}`, 10)).toBe(`${'a'.repeat(8)}${coder}`);
+    // Past what is split into characters, the rest is counted in code points (a long URL: at once).
+    expect(cut('a'.repeat(100_000), 10)).toBe(
+      `${'a'.repeat(9)}… (99991 more characters not shown)`,
+    );
+  });
+
+  it('shows a stack of more than four combining marks past the fourth as codes', () => {
+    expect(visible(`d${'\u0301'.repeat(6)}x`)).toBe(`d${'\u0301'.repeat(4)}\\u{301}\\u{301}x`);
+    // Vietnamese and pointed Hebrew stack two to four: kept as they are.
+    expect(visible('ệ \u05e9\u05c1\u05b8\u0591')).toBe('ệ \u05e9\u05c1\u05b8\u0591');
   });
 });
