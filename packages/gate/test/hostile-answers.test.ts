@@ -2,7 +2,7 @@ import type { Json, OnceRequest, OnceResult, ReplayStore } from '@mrtr/replay';
 import { MemoryReplayStore, ReplayStoreUnavailableError } from '@mrtr/replay';
 import { MAX_SKEW_SECONDS, TicketSealer } from '@mrtr/ticket';
 import { McpError, textResult } from '@mrtr/wire';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   ConfirmationGate,
   type GateAuditEvent,
@@ -344,6 +344,30 @@ describe('preview', () => {
     expect(cut.endsWith('…')).toBe(true);
     const graphemes = [...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(cut)];
     expect(graphemes).toHaveLength(max);
+  });
+
+  it('reads only the head of a long text: the same preview, whatever follows', () => {
+    const tail = `${'\u0301'.repeat(300)}${'👩\u200d💻'.repeat(2_000_000)}`;
+    for (const head of ['a'.repeat(100), 'é'.repeat(70), '👩\u200d💻'.repeat(80)])
+      expect(preview(`${head}${tail}`, 60)).toBe(preview(`${head}x`, 60));
+    // A head of characters longer than it reads (hundreds of marks each): cut there, each capped.
+    const stacks = `x${'\u0301'.repeat(500)}`.repeat(100);
+    const shown = preview(stacks, 60);
+    expect(shown.isWellFormed()).toBe(true);
+    expect(shown.endsWith('…')).toBe(true);
+    expect(shown).toMatch(/^(x\u0301{4})+…$/u);
+  });
+
+  it('hands Intl.Segmenter a bounded head, never the whole text (V8 takes time in its length per character)', () => {
+    const segment = vi.spyOn(Intl.Segmenter.prototype, 'segment');
+    try {
+      preview(`é${'a'.repeat(1_000_000)}`, 60);
+      const lengths = segment.mock.calls.map(([text]) => text.length);
+      expect(lengths.length).toBeGreaterThan(0);
+      expect(Math.max(...lengths)).toBeLessThanOrEqual(61 * 128);
+    } finally {
+      segment.mockRestore();
+    }
   });
 
   it('leaves short text alone and repairs a lone surrogate', () => {
