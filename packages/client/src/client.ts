@@ -194,7 +194,7 @@ export class McpClient {
         }
         const headers = readHeaderAnnotations(tool.inputSchema);
         if (!headers.ok) {
-          rejected.push({ name, reason: headers.reason });
+          rejected.push({ name, reason: shownText(headers.reason, 300) });
           continue;
         }
         known.set(tool.name, { tool: tool as ToolInfo, headers: headers.annotations });

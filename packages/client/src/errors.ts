@@ -58,7 +58,11 @@ export class McpClientError extends Error {
 /**
  * The server answered with a JSON-RPC 2.0 error response (JSON-RPC 2.0 §5.1),
  * e.g. `-32021` MissingRequiredClientCapability with
- * `data.requiredCapabilities`, or `-32020` HeaderMismatch.
+ * `data.requiredCapabilities`, or `-32020` HeaderMismatch. Its `message` is
+ * the server's `error.message` as sent, unescaped and unbounded, like
+ * `data`: escape and bound it (`shownText` of `@mrtr/wire`) before a
+ * terminal or a log shows it. Every other error of this client words its
+ * own message and quotes what a server sent escaped and bounded.
  */
 export class JsonRpcError extends McpClientError {
   override readonly name = 'JsonRpcError';

@@ -4,6 +4,7 @@ import {
   JsonRpcError,
   McpClientError,
   ProtocolError,
+  quoted,
   TransportError,
 } from './errors.js';
 import type { ClientEvent } from './events.js';
@@ -14,6 +15,12 @@ import { postRequest } from './transport.js';
  * (`basic/patterns/mrtr`, "Supported Requests"); on any other, such an
  * answer breaks the protocol.
  */
+/** Versions a server named, quoted ({@link quoted}), at most ten, then how many more. */
+function listed(versions: readonly unknown[]): string {
+  const shown = versions.slice(0, 10).map(quoted).join(', ');
+  return versions.length > 10 ? `${shown} and ${versions.length - 10} more` : shown;
+}
+
 export const MRTR_METHODS: ReadonlySet<string> = new Set([
   'tools/call',
   'prompts/get',
@@ -86,7 +93,8 @@ export async function exchange(
       type: 'retried',
       method,
       reason: 'unsupported-version',
-      detail: `the server supports ${retry.supported.join(', ')}; sent again with ${retry.version}`,
+      // The server's list, each version quoted and at most ten of them: it is a reason, not data.
+      detail: `the server supports ${listed(retry.supported)}; sent again with ${retry.version}`,
     });
     const meta = isObject(params._meta) ? params._meta : {};
     const again = { ...params, _meta: { ...meta, [MetaKey.protocolVersion]: retry.version } };

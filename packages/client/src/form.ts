@@ -1,4 +1,4 @@
-import { type RequestedSchema, RequestedSchemaSchema } from '@mrtr/wire';
+import { type RequestedSchema, RequestedSchemaSchema, shownText } from '@mrtr/wire';
 import { quoted } from './errors.js';
 
 /** The outcome of {@link checkRenderable}. */
@@ -119,12 +119,15 @@ export function checkRenderable(schema: unknown): Renderable {
   // The keyword check passed; the wire schema checks every value's type.
   const parsed = RequestedSchemaSchema.safeParse(schema);
   if (!parsed.success) {
-    return {
-      ok: false,
-      reasons: parsed.error.issues.map(
-        (i) => `${i.path.length ? `field ${i.path.slice(1).join('.')}` : 'the form'}: ${i.message}`,
-      ),
-    };
+    const issues = parsed.error.issues;
+    const reasons = issues
+      .slice(0, MAX_REASONS)
+      .map(
+        (i) =>
+          `${i.path.length ? `field ${i.path.slice(1).map(quoted).join('.')}` : 'the form'}: ${shownText(i.message, 200)}`,
+      );
+    if (issues.length > MAX_REASONS) reasons.push(`and ${issues.length - MAX_REASONS} more`);
+    return { ok: false, reasons };
   }
   return { ok: true, schema: parsed.data };
 }

@@ -1,3 +1,4 @@
+import { quoted } from './errors.js';
 /** What a person must see before consenting to open a URL-mode elicitation URL. */
 export interface UrlFacts {
   /** The full URL, exactly as it will be opened (the WHATWG-parsed `href`). */
@@ -34,7 +35,7 @@ export function inspectUrl(raw: unknown, serverUrl: URL): UrlInspection {
     return { ok: false, reason: 'the url is not a valid absolute URL' };
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
-    return { ok: false, reason: `the url uses ${parsed.protocol}, not https: or http:` };
+    return { ok: false, reason: `the url uses ${quoted(parsed.protocol)}, not https: or http:` };
   }
   const warnings: string[] = [];
   const host = parsed.hostname;

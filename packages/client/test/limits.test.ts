@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { quoted } from '../src/errors.js';
+import { checkRenderable } from '../src/form.js';
 import {
   type ClientEvent,
   LimitError,
@@ -20,6 +21,7 @@ import {
   ProtocolError,
   TransportError,
 } from '../src/index.js';
+import { inspectUrl } from '../src/url.js';
 import { confirmSchema, done, formRequest, scriptedAnswerer, scriptedServer } from './helpers.js';
 
 const closers: (() => Promise<void>)[] = [];
@@ -329,5 +331,26 @@ describe('quoted', () => {
     );
     expect(quoted('é😀 ok')).toBe('"é😀 ok"');
     expect(quoted('x'.repeat(500))).toHaveLength(103);
+  });
+});
+
+describe('reasons about what a server sent', () => {
+  it('are at most ten, then how many more, with names quoted', () => {
+    const properties = Object.fromEntries(
+      Array.from({ length: 5_000 }, (_, i) => [`f\u202e${i}`, { type: 'string', minLength: 'x' }]),
+    );
+    const checked = checkRenderable({ type: 'object', properties });
+    expect(checked.ok).toBe(false);
+    const reasons = checked.ok ? [] : checked.reasons;
+    expect(reasons).toHaveLength(11);
+    expect(reasons.at(-1)).toBe('and 4990 more');
+    expect(reasons[0]).toMatch(/^field "f\\u202e0"/);
+    expect(reasons.join('\n')).not.toMatch(/\p{Cf}/u);
+  });
+
+  it('quote a URL scheme, bounded', () => {
+    const inspected = inspectUrl(`${'x'.repeat(10_000)}://host/`, new URL('http://127.0.0.1/mcp'));
+    expect(inspected.ok).toBe(false);
+    if (!inspected.ok) expect(inspected.reason.length).toBeLessThan(200);
   });
 });
