@@ -101,10 +101,9 @@ function refusedForHeaderFields(req: IncomingMessage, res: ServerResponse): bool
  * conversion refuses (no or an invalid `Host`, a backslash in the path), and
  * one whose absolute-form target names another host than `Host`
  * (`absoluteTargetProblem` of `@mrtr/server`), gets 400 with JSON-RPC
- * `-32600`; a throwing `principal` gets 500 with `-32603`; a request of as
- * many header fields as the server keeps or more (1,000 by default) gets 431
- * with `-32600` ({@link headerFieldsProblem}): Node may have left its later
- * fields out.
+ * `-32600`; a throwing `principal` gets 500 with `-32603`; a request of
+ * more header fields than the server keeps (1,000 by default) gets 431 with
+ * `-32600` ({@link headerFieldsProblem}): Node left its later fields out.
  *
  * A body an earlier middleware already read is taken from `req.rawBody` (a
  * `Buffer`) when present.

@@ -184,29 +184,28 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 export const DEFAULT_CONNECTIONS_CHECKING_INTERVAL_MS = 2_000;
 
 /**
- * Node's default `maxHeadersCount`: how many entries of `rawHeaders` (a name
- * and a value each) it keeps; the fields after about that many are left out
- * of `req.headers` and, a little later, of `rawHeaders` too.
+ * How many header fields Node copies into `req.headers` when the server's
+ * `maxHeadersCount` is unset (`null`); the fields after them are in
+ * `rawHeaders` only, for a few dozen more.
  */
-const NODE_MAX_HEADER_ENTRIES = 2000;
+const NODE_DEFAULT_HEADER_FIELDS = 1000;
 
 /**
- * Why `req` cannot be read whole, or `undefined`: it holds as many header
- * fields as its server's `maxHeadersCount` keeps (default 2000 names and
- * values: 1,000 fields) or more, so Node may have left the later ones out,
- * and a `Content-Type` or `Authorization` sent after them would read as never
- * sent (a 415 or 401 that blames the client for what it did send). A server
- * with `maxHeadersCount` 0 keeps every field: nothing to say. Answer it 431
- * (RFC 6585 §5). No MCP request needs a thousand header fields.
+ * Why `req` cannot be read whole, or `undefined`: it holds more header
+ * fields than its server's `maxHeadersCount` (default 1,000) lets Node copy
+ * into `req.headers`, so a `Content-Type` or `Authorization` sent after them
+ * would read as never sent (a 415 or 401 that blames the client for what it
+ * did send). A server with `maxHeadersCount` 0 keeps every field: nothing
+ * to say. Answer it 431 (RFC 6585 §5). No MCP request needs that many.
  */
 export function headerFieldsProblem(req: IncomingMessage): string | undefined {
   const server = (req.socket as { server?: { maxHeadersCount?: number | null } } | undefined)
     ?.server;
   const limit = server?.maxHeadersCount;
   if (limit === 0) return undefined;
-  const entries = limit || NODE_MAX_HEADER_ENTRIES;
-  if (req.rawHeaders.length < entries) return undefined;
-  return `Request Header Fields Too Large: more than ${Math.ceil(entries / 2) - 1} header fields`;
+  const fields = typeof limit === 'number' && limit > 0 ? limit : NODE_DEFAULT_HEADER_FIELDS;
+  if (req.rawHeaders.length / 2 <= fields) return undefined;
+  return `Request Header Fields Too Large: more than ${fields} header fields`;
 }
 
 /**
@@ -218,9 +217,9 @@ export function headerFieldsProblem(req: IncomingMessage): string | undefined {
  *   before `listener` sees it; `TRACE` gets 405 (a web `Request` cannot
  *   carry it); `OPTIONS *` gets 204, as no framework routes it; a
  *   `Transfer-Encoding` other than `chunked` (e.g. `gzip, chunked`, whose
- *   body Node would pass on still compressed) gets 501; a request of 1,000
- *   header fields or more (`maxHeadersCount`, default 2000, counts names and
- *   values), whose later fields Node leaves out of `req.headers`, gets 431;
+ *   body Node would pass on still compressed) gets 501; a request of more
+ *   header fields than `maxHeadersCount` (default 1,000), whose later fields
+ *   Node leaves out of `req.headers`, gets 431;
  * - Node's own refusals: unparsable requests ({@link handleClientError}),
  *   an `Expect` other than `100-continue` (417, {@link handleCheckExpectation}),
  *   `CONNECT` (405, {@link handleConnect});
