@@ -350,6 +350,9 @@ describe('preview', () => {
     const tail = `${'\u0301'.repeat(300)}${'👩\u200d💻'.repeat(2_000_000)}`;
     for (const head of ['a'.repeat(100), 'é'.repeat(70), '👩\u200d💻'.repeat(80)])
       expect(preview(`${head}${tail}`, 60)).toBe(preview(`${head}x`, 60));
+    // A run of line breaks or tabs is one space, however long: what follows it is still shown.
+    expect(preview(`a${'\n'.repeat(8000)}b`, 60)).toBe('a b');
+    expect(preview(`Title${'\r\n'.repeat(4000)}body`, 60)).toBe('Title body');
     // A head of characters longer than it reads (hundreds of marks each): cut there, each capped.
     const stacks = `x${'\u0301'.repeat(500)}`.repeat(100);
     const shown = preview(stacks, 60);
