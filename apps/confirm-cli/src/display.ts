@@ -48,16 +48,7 @@ const UNSEEN = /[\p{Default_Ignorable_Code_Point}\u2800]|(?! )\p{Zs}|^\p{M}/u;
  */
 export function visible(text: string): string {
   // A joiner or variation selector that joins nothing draws nothing: shown as its code too.
-  return text
-    .replace(UNSAFE, code)
-    .replace(STRAY_JOINER, code)
-    .replace(MARK_STACK, (run) => {
-      const marks = [...run];
-      return (
-        marks.slice(0, MAX_STACKED_MARKS).join('') +
-        marks.slice(MAX_STACKED_MARKS).map(code).join('')
-      );
-    });
+  return capMarkStacks(text.replace(UNSAFE, code).replace(STRAY_JOINER, code));
 }
 
 /** A character as its code point, `\u{202e}`. */
@@ -67,12 +58,37 @@ const code = (c: string) => `\\u{${(c.codePointAt(0) as number).toString(16)}}`;
  * Most combining marks in a row {@link visible} leaves to the terminal
  * (Vietnamese stacks two, pointed Hebrew three or four); the rest are codes:
  * a stack of a hundred draws over the lines above and below, the header
- * that names who asks among them. The example servers refuse such text
- * (`stacksMarks` of the example kit) for the same reason.
+ * that names who asks among them. Joiners between marks neither end the row
+ * nor count in it, as the gate's previews and the example servers'
+ * `stacksMarks` count them.
  */
 export const MAX_STACKED_MARKS = 4;
-/** A run of combining marks longer than {@link MAX_STACKED_MARKS}; one class, so matched in linear time. */
-const MARK_STACK = new RegExp(`\\p{M}{${MAX_STACKED_MARKS + 1},}`, 'gu');
+const MARK = /^\p{M}$/u;
+const JOINER = /^[\u034f\u200c\u200d]$/u;
+
+/**
+ * `text` with every combining mark past the {@link MAX_STACKED_MARKS}th in
+ * a row shown as its code. A loop, not a pattern: `\p{M}{5,}` overflowed
+ * V8's backtracking stack on a run of four million marks (an 8 MB message).
+ */
+function capMarkStacks(text: string): string {
+  // Most text holds no mark at all: nothing to do.
+  if (!/\p{M}/u.test(text)) return text;
+  let out = '';
+  let run = 0;
+  for (const point of text) {
+    if (JOINER.test(point)) {
+      out += point;
+      continue;
+    }
+    if (!MARK.test(point)) {
+      run = 0;
+      out += point;
+    } else if (++run > MAX_STACKED_MARKS) out += code(point);
+    else out += point;
+  }
+  return out;
+}
 
 /** Server text that must stay on one line (a title, a label, a value): {@link visible}, with line breaks shown as `\n`. */
 export function oneLine(text: string): string {
@@ -163,27 +179,36 @@ const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 export function cut(shown: string, max: number): string {
   // No character is wider than two columns: text of at most max / 2 units fits.
   if (shown.length * 2 <= max) return shown;
-  const read = shown.slice(0, 4 * max + 64);
+  // Read a head, never ending inside a surrogate pair; its last character may go on past it.
+  let end = Math.min(shown.length, 4 * max + 64);
+  const last = shown.charCodeAt(end - 1);
+  if (end < shown.length && last >= 0xd800 && last <= 0xdbff) end--;
+  const parts = Array.from(graphemes.segment(shown.slice(0, end)), (s) => s.segment);
+  if (end < shown.length) parts.pop();
   let width = 0;
   let kept = '';
-  let more = 0;
-  for (const { segment } of graphemes.segment(read)) {
-    if (more > 0) more++;
-    else {
-      width += fastStringWidth(segment);
-      if (width > max - 1) more = 1;
-      else kept += segment;
+  let taken = 0;
+  for (const segment of parts) {
+    const w = fastStringWidth(segment);
+    if (width + w > max - 1) {
+      // The last character fits in the column kept for `…` when nothing follows it.
+      if (
+        taken === parts.length - 1 &&
+        kept.length + segment.length === shown.length &&
+        width + w <= max
+      )
+        return shown;
+      break;
     }
+    width += w;
+    kept += segment;
+    taken++;
   }
-  if (read.length < shown.length) {
-    let points = 0;
-    for (const _ of shown.slice(read.length)) points++;
-    // What was read fitted whole: the cut falls where the reading stopped.
-    more += points;
-  } else if (more === 0 || (more === 1 && width <= max)) {
-    // The last character fits when it ends the text: `max - 1` above kept a column for the `…`.
-    return shown;
-  }
+  if (kept.length === shown.length) return shown;
+  // Characters read but not kept, then code points past what was read.
+  let more = parts.length - taken;
+  const readLength = parts.reduce((n, p) => n + p.length, 0);
+  for (const _ of shown.slice(readLength)) more++;
   return `${kept}… (${more} more ${more === 1 ? 'character' : 'characters'} not shown)`;
 }
 

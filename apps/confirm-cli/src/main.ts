@@ -24,7 +24,7 @@ import { cancel, log } from '@clack/prompts';
 import { type Answerer, type ClientEvent, McpClient } from '@mrtr/client';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { parseArgs, parseDecimal, UsageError } from './args.js';
-import { oneLine, shownMessage } from './display.js';
+import { bounded, MAX_DESCRIPTION_COLUMNS, shownMessage } from './display.js';
 import { explain, resultLines, toolListing } from './output.js';
 import { terminalAnswerer } from './prompter.js';
 import { type ReceiptVerifyOptions, verifyReceiptCommand } from './receipt.js';
@@ -89,7 +89,7 @@ function reporter(): (event: ClientEvent) => void {
       }
       const asked = event.message === undefined ? '' : `\n${shownMessage(event.message)}\n`;
       log.warn(
-        `The server sent a question this terminal cannot show faithfully (${oneLine(event.request.method)} ${oneLine(event.request.target)}); it was declined without asking you:${asked}\n${event.reasons.map(oneLine).join('\n')}`,
+        `The server sent a question this terminal cannot show faithfully (${bounded(event.request.method)} ${bounded(event.request.target)}); it was declined without asking you:${asked}\n${event.reasons.map((r) => bounded(r, MAX_DESCRIPTION_COLUMNS)).join('\n')}`,
       );
     } else if (event.type === 'timed-out') {
       log.warn(
@@ -97,11 +97,15 @@ function reporter(): (event: ClientEvent) => void {
       );
     } else if (event.type === 'open-failed') {
       // The client answers `cancel` when `open` throws; the reason is the prompter's own words.
-      cancel(`Cancelled: ${oneLine(event.reason)}. The server is told you dismissed the question.`);
+      cancel(
+        `Cancelled: ${bounded(event.reason, MAX_DESCRIPTION_COLUMNS)}. The server is told you dismissed the question.`,
+      );
     } else if (event.type === 'invalid-answer') {
       log.warn('That answer was not valid and was not sent; please answer again.');
     } else if (event.type === 'retried') {
-      log.info(`Sent ${oneLine(event.method)} again: ${oneLine(event.detail)}.`);
+      log.info(
+        `Sent ${bounded(event.method)} again: ${bounded(event.detail, MAX_DESCRIPTION_COLUMNS)}.`,
+      );
     }
   };
 }
@@ -137,7 +141,7 @@ async function call(
   const tool = tools.find((t) => t.name === name);
   if (!tool)
     throw new UsageError(
-      `${client.server.url} lists no tool named "${oneLine(name)}" (see: mrtr tools ${url})`,
+      `${client.server.url} lists no tool named "${bounded(name)}" (see: mrtr tools ${url})`,
     );
   const args = parseArgs(options.arg, tool);
   const { result } = await client.callTool(name, args, { tool });

@@ -14,7 +14,7 @@ import {
 } from '@mrtr/client';
 import { clip } from '@mrtr/wire';
 import { UsageError } from './args.js';
-import { oneLine, serverName, visible } from './display.js';
+import { bounded, MAX_DESCRIPTION_COLUMNS, oneLine, serverName, visible } from './display.js';
 
 /** Deepest nesting of a server's JSON value {@link shownJson} writes out; deeper values show as `[…]` or `{…}`. */
 export const MAX_SHOWN_DEPTH = 16;
@@ -62,7 +62,8 @@ export function toolListing(server: ServerIdentity, list: ToolList): string[] {
   const name = server.name === undefined ? '' : `${serverName(server.name)} at `;
   const lines = [`${name}${server.url}: ${tools.length} ${tools.length === 1 ? 'tool' : 'tools'}`];
   for (const tool of tools) lines.push('', ...toolLines(tool));
-  for (const r of rejected) lines.push('', `(left out ${oneLine(r.name)}: ${oneLine(r.reason)})`);
+  for (const r of rejected)
+    lines.push('', `(left out ${bounded(r.name)}: ${bounded(r.reason, MAX_DESCRIPTION_COLUMNS)})`);
   return lines;
 }
 
@@ -76,9 +77,9 @@ function toolLines(tool: ToolInfo): string[] {
   const title = text(tool.title);
   const description = text(tool.description);
   const lines = [
-    `${oneLine(tool.name)}${title ? `  ${oneLine(title)}` : ''}${flags.length ? `  [${flags.join(', ')}]` : ''}`,
+    `${bounded(tool.name)}${title ? `  ${bounded(title)}` : ''}${flags.length ? `  [${flags.join(', ')}]` : ''}`,
   ];
-  if (description) lines.push(`  ${oneLine(description)}`);
+  if (description) lines.push(`  ${bounded(description, MAX_DESCRIPTION_COLUMNS)}`);
   const schema = tool.inputSchema;
   const required = new Set(
     Array.isArray(schema.required) ? schema.required.filter((r) => typeof r === 'string') : [],
@@ -91,7 +92,7 @@ function toolLines(tool: ToolInfo): string[] {
         ? text((property as { type?: unknown }).type)
         : undefined;
     lines.push(
-      `  --arg ${oneLine(name)}=…  ${type === undefined ? 'any' : oneLine(type)}${required.has(name) ? ', required' : ''}`,
+      `  --arg ${bounded(name)}=…  ${type === undefined ? 'any' : bounded(type)}${required.has(name) ? ', required' : ''}`,
     );
   }
   return lines;
@@ -108,14 +109,16 @@ export function resultLines(result: { content: unknown[]; structuredContent?: un
   const lines: string[] = [];
   for (const block of result.content) {
     if (typeof block !== 'object' || block === null || Array.isArray(block)) {
-      lines.push(`[?] (a block that is not an object: ${oneLine(shownJson(block))})`);
+      lines.push(
+        `[?] (a block that is not an object: ${bounded(shownJson(block), MAX_DESCRIPTION_COLUMNS)})`,
+      );
       continue;
     }
     const { type, text: body } = block as { type?: unknown; text?: unknown };
     if (type === 'text' && typeof body === 'string') lines.push(visible(body));
     else
       lines.push(
-        `[${typeof type === 'string' ? oneLine(type) : '?'}] ${oneLine(shownJson(block))}`,
+        `[${typeof type === 'string' ? bounded(type) : '?'}] ${bounded(shownJson(block), MAX_DESCRIPTION_COLUMNS)}`,
       );
   }
   if (result.content.length === 0 && result.structuredContent !== undefined) {
@@ -142,18 +145,21 @@ export function explain(error: unknown, interactive: boolean): string {
     if (error.rpcCode === -32021) {
       const needed = oneLine(clipped(shownJson(data.requiredCapabilities ?? {})));
       const why = interactive ? '' : ' (mrtr only answers questions when run in a terminal)';
-      return `The server needs a client that can ask you questions ${needed}${why}: ${oneLine(error.message)}`;
+      return `The server needs a client that can ask you questions ${needed}${why}: ${said(error.message)}`;
     }
     if (error.rpcCode === -32022) {
       const supported = oneLine(clipped(shownJson(data.supported ?? [])));
-      return `The server does not speak protocol version 2026-07-28, the only one mrtr speaks (it supports: ${supported}): ${oneLine(error.message)}`;
+      return `The server does not speak protocol version 2026-07-28, the only one mrtr speaks (it supports: ${supported}): ${said(error.message)}`;
     }
-    return `The server answered with JSON-RPC error ${error.rpcCode}: ${oneLine(error.message)}`;
+    return `The server answered with JSON-RPC error ${error.rpcCode}: ${said(error.message)}`;
   }
-  if (error instanceof McpClientError || error instanceof UsageError) return oneLine(error.message);
+  if (error instanceof McpClientError || error instanceof UsageError) return said(error.message);
   // Any other error's message may still quote what the server sent (a parser's excerpt, say).
-  return oneLine(error instanceof Error ? error.message : typeof error);
+  return said(error instanceof Error ? error.message : typeof error);
 }
+
+/** A message (the server's, or one quoting it) on one line, at most 500 columns. */
+const said = (text: string) => bounded(text, MAX_DESCRIPTION_COLUMNS);
 
 /** At most 500 UTF-16 code units of `json`, then `…`. */
 const clipped = (json: string) => clip(json, 500);

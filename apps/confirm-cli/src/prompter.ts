@@ -334,6 +334,7 @@ async function answerForm(q: FormQuestion, state: TerminalState): Promise<FormAn
         value: name,
         label: shownLabel(field.title ?? name),
       })),
+      maxItems: MAX_SHOWN_CHOICES,
       signal,
     });
     if (isCancel(which)) return cancelled();

@@ -60,6 +60,23 @@ describe('mrtr tools', () => {
   });
 });
 
+describe('what a server chose, at any length', () => {
+  it('is bounded on one line: an error message, a tool, a rejected tool', () => {
+    const long = `\u001b]0;x\u0007${'y'.repeat(200_000)}`;
+    const said = explain(new JsonRpcError(-32000, long, undefined, 200), true);
+    expect(said.length).toBeLessThan(600);
+    expect(said).toMatch(/more characters not shown\)$/);
+    const lines = toolListing(server, {
+      tools: [{ name: long, title: long, description: long, inputSchema: {} }] as ToolInfo[],
+      rejected: [{ name: long, reason: long }],
+    });
+    for (const line of lines) {
+      expect(line).not.toMatch(UNSAFE);
+      expect(line.length).toBeLessThan(1300);
+    }
+  });
+});
+
 describe('a tool result', () => {
   it('prints a placeholder for a block it cannot show, and every block it can', () => {
     const lines = resultLines({

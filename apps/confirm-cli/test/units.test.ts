@@ -206,6 +206,10 @@ describe('bounding labels on a terminal', () => {
       `${'a'.repeat(8)}… (2 more characters not shown)`,
     );
     expect(cut(`${'a'.repeat(8)}${coder}`, 10)).toBe(`${'a'.repeat(8)}${coder}`);
+    // A head read never ends inside a surrogate pair or shows part of a character.
+    // Brahmi letters with three vowel signs: a column per eight units, so the head read fits whole.
+    const brahmi = `x${'\u{11013}\u{11038}\u{11038}\u{11038}'.repeat(71)}`;
+    for (const max of [120, 121, 122, 123]) expect(cut(brahmi, max).isWellFormed()).toBe(true);
     // Past what is split into characters, the rest is counted in code points (a long URL: at once).
     expect(cut('a'.repeat(100_000), 10)).toBe(
       `${'a'.repeat(9)}… (99991 more characters not shown)`,
@@ -214,6 +218,14 @@ describe('bounding labels on a terminal', () => {
 
   it('shows a stack of more than four combining marks past the fourth as codes', () => {
     expect(visible(`d${'\u0301'.repeat(6)}x`)).toBe(`d${'\u0301'.repeat(4)}\\u{301}\\u{301}x`);
+    // Joiners between marks neither end the stack nor count in it.
+    const split = `\u0915${'\u0901\u0902\u093c\u094d\u200d'.repeat(3)}`;
+    expect(visible(split)).toBe(
+      '\u0915\u0901\u0902\u093c\u094d\u200d\\u{901}\\u{902}\\u{93c}\\u{94d}\u200d\\u{901}\\u{902}\\u{93c}\\u{94d}\u200d',
+    );
+    // Four million marks in a row (an 8 MB message): no stack overflow, the same rule.
+    const shown = visible(`x${'\u0301'.repeat(4_200_000)}`);
+    expect(shown.startsWith(`x${'\u0301'.repeat(4)}\\u{301}`)).toBe(true);
     // Vietnamese and pointed Hebrew stack two to four: kept as they are.
     expect(visible('ệ \u05e9\u05c1\u05b8\u0591')).toBe('ệ \u05e9\u05c1\u05b8\u0591');
   });
