@@ -153,9 +153,11 @@ export function fileTools(
         // What the trash holds is the file system's to say (a fault there is the files root's);
         // settling, the database's: only its failure is "the database did not answer".
         const nonces = await inTrash(args.path, confirmed ? sealed : undefined);
-        const settled = await settleFile(db, root, nonces).catch((error: unknown) =>
-          error instanceof FilesFault ? error : ('stalled' as const),
-        );
+        const settled = await settleFile(db, root, nonces).catch((error: unknown) => {
+          // A files root worded as broken (the trash swapped meanwhile) is no database's silence.
+          if (error instanceof McpError) throw error;
+          return error instanceof FilesFault ? error : ('stalled' as const);
+        });
         const again = confirmed ? 'Send the same confirmation again' : `Call ${TOOL_NAME} again`;
         if (settled === 'stalled')
           return withoutAsking(
