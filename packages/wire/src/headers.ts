@@ -236,11 +236,21 @@ const JOINING_SCRIPTS = [
   .join('');
 
 /**
+ * Most combining marks between a letter (or emoji) and a joiner for
+ * {@link STRAY_JOINER} to see the letter: a joiner after a longer run of
+ * marks joins nothing a person reads, and counts as stray.
+ */
+const MAX_MARKS_BEFORE_JOINER = 32;
+
+/**
  * A joiner or selector where it joins or selects nothing, so that text with
  * it is drawn as text without it (`api\u200d-staging` as `api-staging`):
  * - ZWJ (U+200D) other than inside an emoji ZWJ sequence (an emoji, its
  *   modifier or VS16 before, an emoji after) or after a letter or mark of a
- *   joining script (`JOINING_SCRIPTS` above);
+ *   joining script (`JOINING_SCRIPTS` above); after a run of more than 32
+ *   combining marks, a ZWJ or ZWNJ is stray whatever letter they sit on (the
+ *   pattern's scan back is bounded, so it runs in linear time and never
+ *   overflows V8's backtracking stack);
  * - ZWNJ (U+200C) other than after a letter or mark of a joining script;
  * - VS15 or VS16 (U+FE0E, U+FE0F) other than after an emoji character,
  *   and after `0`–`9`, `#`, `*` only as a keycap (U+20E3 next);
@@ -258,9 +268,11 @@ export const STRAY_JOINER = new RegExp(
     // After a mark: the letter the marks sit on decides. The joiner is matched first and the
     // look-behinds then include it: a look-behind tried before it would scan back over the run of
     // marks at every mark, quadratic in the run's length (10,000 marks took seconds).
-    String.raw`[\u200c\u200d](?<=\p{M}[\u200c\u200d])(?<![${JOINING_SCRIPTS}\p{Extended_Pictographic}\p{Emoji_Modifier}]\p{M}*[\u200c\u200d])`,
+    // The scan back is bounded: over millions of marks an unbounded one overflowed V8's backtracking
+    // stack (RangeError), and a joiner after more marks than that joins nothing a person reads.
+    String.raw`[\u200c\u200d](?<=\p{M}[\u200c\u200d])(?<![${JOINING_SCRIPTS}\p{Extended_Pictographic}\p{Emoji_Modifier}]\p{M}{0,${MAX_MARKS_BEFORE_JOINER}}[\u200c\u200d])`,
     // In an emoji sequence, a ZWJ must lead to another emoji.
-    String.raw`\u200d(?<=[\p{Extended_Pictographic}\p{Emoji_Modifier}]\p{M}*\u200d)(?<![${JOINING_SCRIPTS}]\p{M}*\u200d)(?!\p{Extended_Pictographic})`,
+    String.raw`\u200d(?<=[\p{Extended_Pictographic}\p{Emoji_Modifier}]\p{M}{0,${MAX_MARKS_BEFORE_JOINER}}\u200d)(?<![${JOINING_SCRIPTS}]\p{M}{0,${MAX_MARKS_BEFORE_JOINER}}\u200d)(?!\p{Extended_Pictographic})`,
     String.raw`(?<!\p{Emoji})[\ufe0e\ufe0f]`,
     String.raw`(?<=[0-9#*])[\ufe0e\ufe0f](?!\u20e3)`,
     String.raw`(?<![\p{Script=Han}\p{Script=Myanmar}])[\ufe00-\ufe0d]`,

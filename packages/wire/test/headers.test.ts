@@ -275,4 +275,14 @@ describe('hasStrayJoiner and STRAY_JOINER', () => {
       for (const group of leading(alternative))
         expect(group.replace(/\[(\\.|[^\]])*\]/g, '[]')).not.toMatch(/[*+]/);
   });
+
+  it('scans back over at most 32 marks: millions of them neither overflow the stack nor join', () => {
+    // An unbounded scan back (`\p{M}*`) threw RangeError from about 4.2 million marks.
+    expect(hasStrayJoiner(`x${'\u0301'.repeat(5_000_000)}\u200d`)).toBe(true);
+    expect(hasStrayJoiner(`\u0628${'\u064b'.repeat(5_000_000)}\u200d`)).toBe(true);
+    // Within the bound, the letter under the marks decides, as before.
+    expect(hasStrayJoiner(`\u0628${'\u064b'.repeat(32)}\u200d\u0628`)).toBe(false);
+    expect(hasStrayJoiner(`\u0628${'\u064b'.repeat(33)}\u200d\u0628`)).toBe(true);
+    expect(hasStrayJoiner(`👩${'\u0301'.repeat(32)}\u200d💻`)).toBe(false);
+  });
 });
