@@ -47,8 +47,9 @@ const UNSEEN = /[\p{Default_Ignorable_Code_Point}\u2800]|(?! )\p{Zs}|^\p{M}/u;
  * made visible as `\u{1b}`, `\u{202e}`, `\u{2028}`, `\u{e000}` etc.
  */
 export function visible(text: string): string {
-  // A joiner or variation selector that joins nothing draws nothing: shown as its code too.
-  return capMarkStacks(text.replace(UNSAFE, code).replace(STRAY_JOINER, code));
+  // A joiner or variation selector that joins nothing draws nothing: shown as its code too. Looked
+  // for before the other codes are written: they make the text up to eight times longer.
+  return capMarkStacks(text.replace(STRAY_JOINER, code).replace(UNSAFE, code));
 }
 
 /** A character as its code point, `\u{202e}`. */
@@ -128,8 +129,10 @@ export const MAX_MESSAGE_CHARS = 2000;
  * screen, nor paint a header of its own below a screenful of blank lines.
  */
 export function shownMessage(text: string): string {
+  // What can be shown lies in a head of the text: the rest is not read (a 16 MiB message).
+  const { head, rest } = headOf(text, 64 * MAX_MESSAGE_CHARS);
   const lines: string[] = [];
-  for (const line of visible(text).split('\n')) {
+  for (const line of visible(head).split('\n')) {
     const blank = line.trim() === '';
     if (blank && (lines.length === 0 || (lines.at(-1) as string).trim() === '')) continue;
     lines.push(line);
@@ -143,10 +146,10 @@ export function shownMessage(text: string): string {
     chars += line.length + 1;
   }
   const more = lines.length - shown.length;
-  const cut = more > 0 || chars - 1 > MAX_MESSAGE_CHARS;
+  const cut = more > 0 || chars - 1 > MAX_MESSAGE_CHARS || rest > 0;
   if (!cut) return shown.join('\n');
   const note =
-    more > 0
+    more > 0 && rest === 0
       ? `(… ${more} more ${more === 1 ? 'line' : 'lines'} not shown)`
       : '(… the rest is not shown)';
   return [...shown, note].join('\n');
@@ -175,10 +178,14 @@ const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
  * are split into clusters, since V8's `Intl.Segmenter` takes time that
  * grows with the square of the text's length (3 s for 100,000 characters).
  * A label cut in UTF-16 units took two lines of the screen per label in CJK text.
+ * `unread`: code points of the text that its caller did not read at all
+ * ({@link bounded}, {@link shownLabel}), added to N; with any, the note is shown.
  */
-export function cut(shown: string, max: number): string {
+export function cut(shown: string, max: number, unread = 0): string {
+  const note = (more: number) =>
+    ` (${more} more ${more === 1 ? 'character' : 'characters'} not shown)`;
   // No character is wider than two columns: text of at most max / 2 units fits.
-  if (shown.length * 2 <= max) return shown;
+  if (shown.length * 2 <= max) return unread > 0 ? `${shown}…${note(unread)}` : shown;
   // Read a head, never ending inside a surrogate pair; its last character may go on past it.
   let end = Math.min(shown.length, 4 * max + 64);
   const last = shown.charCodeAt(end - 1);
@@ -193,6 +200,7 @@ export function cut(shown: string, max: number): string {
     if (width + w > max - 1) {
       // The last character fits in the column kept for `…` when nothing follows it.
       if (
+        unread === 0 &&
         taken === parts.length - 1 &&
         kept.length + segment.length === shown.length &&
         width + w <= max
@@ -204,12 +212,12 @@ export function cut(shown: string, max: number): string {
     kept += segment;
     taken++;
   }
-  if (kept.length === shown.length) return shown;
-  // Characters read but not kept, then code points past what was read.
-  let more = parts.length - taken;
+  if (kept.length === shown.length && unread === 0) return shown;
+  // Characters read but not kept, then code points past what was read, and what the caller left unread.
+  let more = parts.length - taken + unread;
   const readLength = parts.reduce((n, p) => n + p.length, 0);
   for (const _ of shown.slice(readLength)) more++;
-  return `${kept}… (${more} more ${more === 1 ? 'character' : 'characters'} not shown)`;
+  return `${kept}…${note(more)}`;
 }
 
 /**
@@ -219,7 +227,33 @@ export function cut(shown: string, max: number): string {
  * it stands for what is sent.
  */
 export function bounded(text: string, max = MAX_LABEL_COLUMNS): string {
-  return cut(oneLine(text), max);
+  const { head, rest } = headOf(text, 32 * max + 64);
+  return cut(oneLine(head), max, rest);
+}
+
+/**
+ * The first `units` UTF-16 units of `text` (never ending inside a surrogate
+ * pair), and how many code points follow them: what a bounded display reads,
+ * so that escaping and the patterns of {@link visible} run on no more than
+ * can be shown. A column takes at least one unit of the text but for
+ * characters drawn together (an emoji sequence, four marks): 32 units a
+ * column are more than any shown text needs.
+ */
+function headOf(text: string, units: number): { head: string; rest: number } {
+  if (text.length <= units) return { head: text, rest: 0 };
+  let end = units;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  let rest = 0;
+  for (let i = end; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    const before = text.charCodeAt(i - 1);
+    // A low surrogate after a high one ends a pair already counted.
+    if (i > end && unit >= 0xdc00 && unit <= 0xdfff && before >= 0xd800 && before <= 0xdbff)
+      continue;
+    rest++;
+  }
+  return { head: text.slice(0, end), rest };
 }
 
 /**
@@ -232,7 +266,8 @@ export function bounded(text: string, max = MAX_LABEL_COLUMNS): string {
  * off the screen.
  */
 export function shownLabel(text: string, max = MAX_LABEL_COLUMNS): string {
-  return cut(oneLine(text).replace(/\p{Zs}{2,}/gu, ' '), max);
+  const { head, rest } = headOf(text, 32 * max + 64);
+  return cut(oneLine(head).replace(/\p{Zs}{2,}/gu, ' '), max, rest);
 }
 
 /**

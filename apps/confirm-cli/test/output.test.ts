@@ -61,6 +61,16 @@ describe('mrtr tools', () => {
 });
 
 describe('what a server chose, at any length', () => {
+  it('a message of millions of lines or marks: the head shown, no crash, the rest said to be left out', () => {
+    const lines = shownMessage('a\n'.repeat(5_000_000));
+    expect(lines.split('\n')).toHaveLength(MAX_MESSAGE_LINES + 1);
+    expect(lines.endsWith('(… the rest is not shown)')).toBe(true);
+    // Eight million marks then a joiner: STRAY_JOINER's scan back threw RangeError past 4.2 million.
+    const marks = shownMessage(`Delete? x${'\u0301'.repeat(8_000_000)}\u200d`);
+    expect(marks.startsWith(`Delete? x${'\u0301'.repeat(4)}\\u{301}`)).toBe(true);
+    expect(marks.length).toBeLessThan(MAX_MESSAGE_CHARS + 100);
+  });
+
   it('is bounded on one line: an error message, a tool, a rejected tool', () => {
     const long = `\u001b]0;x\u0007${'y'.repeat(200_000)}`;
     const said = explain(new JsonRpcError(-32000, long, undefined, 200), true);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseArgs, parseDecimal, UsageError } from '../src/args.js';
-import { cut, oneLine, plain, shownLabel, showValue, visible } from '../src/display.js';
+import { bounded, cut, oneLine, plain, shownLabel, showValue, visible } from '../src/display.js';
 
 const tool = {
   name: 't',
@@ -210,6 +210,12 @@ describe('bounding labels on a terminal', () => {
     // Brahmi letters with three vowel signs: a column per eight units, so the head read fits whole.
     const brahmi = `x${'\u{11013}\u{11038}\u{11038}\u{11038}'.repeat(71)}`;
     for (const max of [120, 121, 122, 123]) expect(cut(brahmi, max).isWellFormed()).toBe(true);
+    // A label of 16 MiB is read only as far as it can be shown; the rest is counted, not escaped.
+    const wide = bounded('\u200b'.repeat(5_000_000), 20);
+    expect(wide).toMatch(/^(\\u\{200b\}){2}\\u\{… \(\d{7} more characters not shown\)$/);
+    expect(shownLabel(`a${' '.repeat(1_000_000)}b`, 10)).toMatch(
+      /^a … \(\d+ more characters not shown\)$/,
+    );
     // Past what is split into characters, the rest is counted in code points (a long URL: at once).
     expect(cut('a'.repeat(100_000), 10)).toBe(
       `${'a'.repeat(9)}… (99991 more characters not shown)`,
