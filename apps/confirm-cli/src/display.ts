@@ -48,8 +48,8 @@ const UNSEEN = /[\p{Default_Ignorable_Code_Point}\u2800]|(?! )\p{Zs}|^\p{M}/u;
  */
 export function visible(text: string): string {
   // A joiner or variation selector that joins nothing draws nothing: shown as its code too. Looked
-  // for before the other codes are written: they make the text up to eight times longer.
-  return capMarkStacks(text.replace(STRAY_JOINER, code).replace(UNSAFE, code));
+  // for once the other codes are written: a joiner next to one (`\u{61c}`) joins nothing either.
+  return capMarkStacks(text.replace(UNSAFE, code).replace(STRAY_JOINER, code));
 }
 
 /** A character as its code point, `\u{202e}`. */
@@ -129,8 +129,9 @@ export const MAX_MESSAGE_CHARS = 2000;
  * screen, nor paint a header of its own below a screenful of blank lines.
  */
 export function shownMessage(text: string): string {
-  // What can be shown lies in a head of the text: the rest is not read (a 16 MiB message).
-  const { head, rest } = headOf(text, 64 * MAX_MESSAGE_CHARS);
+  // What can be shown lies in a head of the text, after any blank lines it starts with (padding
+  // must not push the question out of the head): the rest is not read (a 16 MiB message).
+  const { head, rest } = headOf(text.slice(firstLineShown(text)), 64 * MAX_MESSAGE_CHARS);
   const lines: string[] = [];
   for (const line of visible(head).split('\n')) {
     const blank = line.trim() === '';
@@ -266,8 +267,50 @@ function headOf(text: string, units: number): { head: string; rest: number } {
  * off the screen.
  */
 export function shownLabel(text: string, max = MAX_LABEL_COLUMNS): string {
-  const { head, rest } = headOf(text, 32 * max + 64);
-  return cut(oneLine(head).replace(/\p{Zs}{2,}/gu, ' '), max, rest);
+  // Runs of spaces collapsed over the whole text first: padding must not push what tells two
+  // labels apart out of the head read.
+  const { head, rest } = headOf(collapseSpaces(text), 32 * max + 64);
+  return cut(oneLine(head), max, rest);
+}
+
+/** Whether a UTF-16 unit is a tab (shown as a space) or a space separator (`Zs`: U+0020, U+00A0, U+1680, U+2000–U+200A, U+202F, U+205F, U+3000). */
+function isSpace(unit: number): boolean {
+  return (
+    unit === 0x09 ||
+    unit === 0x20 ||
+    unit === 0xa0 ||
+    unit === 0x1680 ||
+    (unit >= 0x2000 && unit <= 0x200a) ||
+    unit === 0x202f ||
+    unit === 0x205f ||
+    unit === 0x3000
+  );
+}
+
+/** `text` with each run of two or more spaces (`Zs`, tabs) as one U+0020: a loop, linear at any length. */
+function collapseSpaces(text: string): string {
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (!isSpace(text.charCodeAt(i)) || !isSpace(text.charCodeAt(i + 1))) continue;
+    let end = i + 2;
+    while (end < text.length && isSpace(text.charCodeAt(end))) end++;
+    out += `${text.slice(from, i)} `;
+    from = end;
+    i = end - 1;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
+/** Where the first line of `text` that is not blank (spaces and tabs only) starts: a loop, linear. */
+function firstLineShown(text: string): number {
+  let lineStart = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit === 0x0a) lineStart = i + 1;
+    else if (unit !== 0x20 && unit !== 0x09 && unit !== 0x0d) return lineStart;
+  }
+  return lineStart;
 }
 
 /**

@@ -62,6 +62,10 @@ describe('mrtr tools', () => {
 
 describe('what a server chose, at any length', () => {
   it('a message of millions of lines or marks: the head shown, no crash, the rest said to be left out', () => {
+    // Blank lines before the question, however many, do not push it out of what is read.
+    expect(shownMessage(`${'\n'.repeat(130_000)}Delete the production database?`)).toBe(
+      'Delete the production database?',
+    );
     const lines = shownMessage('a\n'.repeat(5_000_000));
     expect(lines.split('\n')).toHaveLength(MAX_MESSAGE_LINES + 1);
     expect(lines.endsWith('(… the rest is not shown)')).toBe(true);
