@@ -269,7 +269,8 @@ function headOf(text: string, units: number): { head: string; rest: number } {
 export function shownLabel(text: string, max = MAX_LABEL_COLUMNS): string {
   // Runs of spaces collapsed over the whole text first: padding must not push what tells two
   // labels apart out of the head read.
-  const { head, rest } = headOf(collapseSpaces(text), 32 * max + 64);
+  const units = 32 * max + 64;
+  const { head, rest } = headOf(collapseSpaces(text, units), units);
   return cut(oneLine(head), max, rest);
 }
 
@@ -287,11 +288,15 @@ function isSpace(unit: number): boolean {
   );
 }
 
-/** `text` with each run of two or more spaces (`Zs`, tabs) as one U+0020: a loop, linear at any length. */
-function collapseSpaces(text: string): string {
+/**
+ * `text` with each run of two or more spaces (`Zs`, tabs) as one U+0020, up
+ * to `enough` units of output (the rest as it is: only a head is shown). A
+ * loop, linear at any length.
+ */
+function collapseSpaces(text: string, enough: number): string {
   let out = '';
   let from = 0;
-  for (let i = 0; i < text.length; i++) {
+  for (let i = 0; i < text.length && out.length <= enough; i++) {
     if (!isSpace(text.charCodeAt(i)) || !isSpace(text.charCodeAt(i + 1))) continue;
     let end = i + 2;
     while (end < text.length && isSpace(text.charCodeAt(end))) end++;
