@@ -187,12 +187,10 @@ export function cut(shown: string, max: number, unread = 0): string {
     ` (${more} more ${more === 1 ? 'character' : 'characters'} not shown)`;
   // No character is wider than two columns: text of at most max / 2 units fits.
   if (shown.length * 2 <= max) return unread > 0 ? `${shown}…${note(unread)}` : shown;
-  // Read a head, never ending inside a surrogate pair; its last character may go on past it.
-  let end = Math.min(shown.length, 4 * max + 64);
-  const last = shown.charCodeAt(end - 1);
-  if (end < shown.length && last >= 0xd800 && last <= 0xdbff) end--;
-  const parts = Array.from(graphemes.segment(shown.slice(0, end)), (s) => s.segment);
-  if (end < shown.length) parts.pop();
+  // Read a head; its last character may go on past it, so it is not taken as whole.
+  const { head, rest } = headOf(shown, 4 * max + 64);
+  const parts = Array.from(graphemes.segment(head), (s) => s.segment);
+  const cutShort = rest > 0 ? (parts.pop() ?? '') : '';
   let width = 0;
   let kept = '';
   let taken = 0;
@@ -214,10 +212,9 @@ export function cut(shown: string, max: number, unread = 0): string {
     taken++;
   }
   if (kept.length === shown.length && unread === 0) return shown;
-  // Characters read but not kept, then code points past what was read, and what the caller left unread.
-  let more = parts.length - taken + unread;
-  const readLength = parts.reduce((n, p) => n + p.length, 0);
-  for (const _ of shown.slice(readLength)) more++;
+  // Characters read but not kept, then code points past them, and what the caller left unread.
+  let more = parts.length - taken + rest + unread;
+  for (const _ of cutShort) more++;
   return `${kept}…${note(more)}`;
 }
 

@@ -30,7 +30,7 @@ import {
 } from '@mrtr/server';
 import { directlyServable, nodeExchange, writeReply } from './direct.js';
 import { JSON_TYPE, rpcError, rpcResponse } from './json-rpc.js';
-import { createHttpServer, headerFieldsProblem } from './server.js';
+import { createHttpServer, headerFieldsProblem, refuse } from './server.js';
 
 export {
   createHttpServer,
@@ -76,9 +76,7 @@ export interface NodeHandlerOptions {
 function refusedForHeaderFields(req: IncomingMessage, res: ServerResponse): boolean {
   const problem = headerFieldsProblem(req);
   if (problem === undefined) return false;
-  const { body } = rpcError(431, -32600, problem);
-  const length = String(Buffer.byteLength(body));
-  res.writeHead(431, { ...JSON_TYPE, 'content-length': length, connection: 'close' }).end(body);
+  refuse(res, 431, problem);
   return true;
 }
 

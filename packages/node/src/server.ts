@@ -120,7 +120,7 @@ export function handleConnect(_req: IncomingMessage, socket: Duplex): void {
 }
 
 /** Answer with a JSON-RPC error body (`-32600`, no id) and close the connection. */
-function refuse(res: ServerResponse, status: number, message: string): void {
+export function refuse(res: ServerResponse, status: number, message: string): void {
   // A pipelined request's response has no socket until the answers before it are out.
   const socket = res.req?.socket ?? res.socket;
   if (socket) closing.add(socket);

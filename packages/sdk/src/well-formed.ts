@@ -6,6 +6,7 @@
  * strict client cannot read it as its own.
  */
 import { clip, shownText } from '@mrtr/wire';
+import { isRequestId } from './http.js';
 
 /** What {@link illFormedPlace} found: the `id`, or a member under `params` (its keys from `params` down). */
 export type IllFormedPlace = { id: true } | { path: (string | number)[] };
@@ -84,8 +85,10 @@ export function illFormedRefusal(body: unknown, place: IllFormedPlace): Response
     data: { path: where, problem: 'ill-formed-unicode' },
   };
   const { id } = (body ?? {}) as { id?: unknown };
-  const answerable = typeof id === 'string' || Number.isSafeInteger(id);
-  return Response.json(answerable ? { jsonrpc: '2.0', id, error } : { jsonrpc: '2.0', error }, {
-    status: 400,
-  });
+  return Response.json(
+    isRequestId(id) ? { jsonrpc: '2.0', id, error } : { jsonrpc: '2.0', error },
+    {
+      status: 400,
+    },
+  );
 }
