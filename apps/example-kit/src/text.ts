@@ -38,11 +38,12 @@ export function singleLineText(max: number, min = 1) {
         // reorder what is read; only the joiners emoji need are kept.
         // Default-ignorable code points (Hangul fillers, …) draw nothing either, as the blank braille
         // pattern; the joiners and variation selectors emoji need are kept.
+        // Private-use and unassigned code points may draw as nothing in a client's font.
         (s) =>
-          !/(?![\ufe00-\ufe0f]|\u034f|\u200c|\u200d)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800]/u.test(
+          !/(?![\ufe00-\ufe0f]|\u034f|\u200c|\u200d)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}\u2800]/u.test(
             s,
           ),
-        'must be one line without control, bidi or other invisible format characters',
+        'must be one line without control, bidi, private-use, unassigned or other invisible format characters',
       )
       .refine((s) => !stacksMarks(s), 'must not stack more than 4 combining marks on one character')
       // A joiner that joins nothing draws nothing: `api\u200d-staging` would read as `api-staging`.

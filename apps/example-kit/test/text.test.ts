@@ -19,10 +19,13 @@ describe('storableText and singleLineText', () => {
     const result = singleLineText(50).safeParse('a\u0000\u200d-b');
     expect(result.error?.issues.map((i) => i.message)).toEqual([
       'must not contain U+0000 (NUL)',
-      'must be one line without control, bidi or other invisible format characters',
+      'must be one line without control, bidi, private-use, unassigned or other invisible format characters',
       'must not hold a joiner or variation selector that joins nothing (only emoji and joining scripts use them)',
     ]);
     expect(singleLineText(50).safeParse('notes 👩\u200d💻').success).toBe(true);
+    // A font may draw a private-use or unassigned code point as nothing: `prod-db` twins.
+    for (const name of ['prod\ue000-db', 'prod\u{f0000}-db', 'prod\u0378-db', 'prod\ufffe-db'])
+      expect(singleLineText(50).safeParse(name).success).toBe(false);
     expect(stacksMarks('e\u0301\u0301\u0301\u0301\u0301')).toBe(true);
   });
 });

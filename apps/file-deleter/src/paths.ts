@@ -29,7 +29,8 @@ const SLASH_LIKE = /[\u2044\u2215\u2216\u2571\u2572\u29F5\u29F8\u29F9\uFE68]/;
  *   no `.` or `..`;
  * - taken literally: percent-encoding (`%2e%2e%2f`) is refused, never decoded;
  * - no control characters, no invisible format characters (bidi overrides,
- *   zero-width joiners), no line or paragraph separators;
+ *   zero-width joiners), no line or paragraph separators, no private-use
+ *   or unassigned code points;
  * - Unicode NFC, and unchanged by NFKC: compatibility look-alikes of `/` and
  *   `.` (`／`, `․`, `‥`), fullwidth letters and ligatures are refused, never
  *   normalized into another name; so are the slashes NFKC keeps (`∕`, `⁄`, `⧸`);
@@ -43,9 +44,10 @@ export function pathProblem(path: string): string | undefined {
   if (/%[0-9A-Fa-f]{2}/.test(path))
     return 'is taken literally and never URL-decoded: percent-encoding (%2e, %2f, …) is refused';
   // Default-ignorable code points (Hangul fillers, variation selectors) and the blank braille
-  // pattern draw nothing: two names would look the same.
-  if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800]/u.test(path))
-    return 'contains a control or invisible formatting character';
+  // pattern draw nothing: two names would look the same. Private-use and unassigned code points
+  // may draw as nothing too, and the gate's question shows them as U+FFFD, which no one can type.
+  if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}\u2800]/u.test(path))
+    return 'contains a control, private-use, unassigned or invisible formatting character';
   // A stack of combining marks (NFC keeps what has no composed form) draws over the question's lines.
   if (stacksMarks(path)) return 'stacks more than 4 combining marks on one character';
   if (path.normalize('NFC') !== path)

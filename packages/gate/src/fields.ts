@@ -138,10 +138,13 @@ const LINE_BREAKS = /[\t\n\v\f\r\u0085\u2028\u2029]+/g;
  * person does not see, zero-width spaces, the BOM), every other
  * default-ignorable code point (Hangul fillers) and the blank braille
  * pattern, but the joiners (ZWJ, ZWNJ, CGJ) and variation selectors that
- * emoji and several scripts need: shown as U+FFFD.
+ * emoji and several scripts need: shown as U+FFFD. So are private-use and
+ * unassigned code points (`\p{Co}`, `\p{Cn}`), which a client's font may draw
+ * as nothing (`prod\u{e000}-db` read as `prod-db`), as the approval page and
+ * `mrtr` show them as codes.
  */
 const HIDDEN =
-  /(?![\ufe00-\ufe0f]|\u034f|\u200c|\u200d)[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\u2800]/gu;
+  /(?![\ufe00-\ufe0f]|\u034f|\u200c|\u200d)[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}\u2800]/gu;
 /**
  * An emoji tag sequence with the black flag as its base that can name a
  * subdivision flag (UTS #51 `emoji_tag_sequence`: U+1F3F4, a tag spec, then
@@ -185,7 +188,8 @@ const PLAIN = /^[\x20-\x7e]*$/;
  * `Intl.Segmenter`), with `…` when cut: never in the middle of a character,
  * an emoji or a combining sequence, so a preview stays valid Unicode. It is
  * one line: line breaks and tabs become a space, other control and format
- * characters (bidi controls, tag characters, zero-width spaces) U+FFFD, so
+ * characters (bidi controls, tag characters, zero-width spaces),
+ * private-use and unassigned code points U+FFFD, so
  * stored text (a note body, a name) shown in a question cannot add lines
  * that look like the server's, reorder what the person reads, or carry text
  * the person cannot see. An emoji tag sequence on the black flag that can

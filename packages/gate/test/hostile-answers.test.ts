@@ -153,6 +153,10 @@ describe('answers no other layer cleaned', () => {
     // Marks that scripts stack (decomposed Vietnamese, a keycap) are kept.
     // Characters that draw nothing (Hangul fillers, blank braille) are shown; emoji keep theirs.
     expect(preview('notes\u115f.txt \u2800x', 40)).toBe('notes\ufffd.txt \ufffdx');
+    // Private-use and unassigned code points (a font may draw them as nothing), noncharacters too.
+    expect(preview('prod\ue000-db \u{10fffd}\u0378\ufdd0', 40)).toBe(
+      'prod\ufffd-db \ufffd\ufffd\ufffd',
+    );
     expect(preview('\u2764\ufe0f \u{1f469}\u200d\u{1f4bb}', 40)).toBe(
       '\u2764\ufe0f \u{1f469}\u200d\u{1f4bb}',
     );
