@@ -94,9 +94,10 @@ export function readServerEnv(env: NodeJS.ProcessEnv, defaultPort: number): Serv
       );
   }
   const days = env.MRTR_AUDIT_RETENTION_DAYS ? Number(env.MRTR_AUDIT_RETENTION_DAYS) : 30;
-  if (!(days > 0) || !Number.isFinite(days))
+  // At most 1,000 years (MAX_AUDIT_RETENTION_MS of @mrtr/audit-postgres): past it every sweep fails.
+  if (!(days > 0) || !(days <= 365_250))
     throw new Error(
-      `MRTR_AUDIT_RETENTION_DAYS must be a positive number of days, got ${env.MRTR_AUDIT_RETENTION_DAYS}`,
+      `MRTR_AUDIT_RETENTION_DAYS must be a positive number of days, at most 365250 (1,000 years), got ${env.MRTR_AUDIT_RETENTION_DAYS}`,
     );
   const rate = env.MRTR_RATE_LIMIT;
   const perMinute = rate && rate !== 'off' ? Number(rate) : undefined;

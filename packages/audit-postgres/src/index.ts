@@ -42,5 +42,6 @@ export { readAuditRecords } from './read.js';
 export {
   type AuditRetention,
   DEFAULT_AUDIT_RETENTION_MS,
+  MAX_AUDIT_RETENTION_MS,
   sweepAuditTable,
 } from './retention.js';

@@ -1,7 +1,7 @@
 import { canonicalize } from '@mrtr/digest';
 import type { AuditWriter, GateAuditEvent } from '@mrtr/gate';
 import { type SqlDriver, type SqlQueryable, sqlTableName } from '@mrtr/sql';
-import { DEFAULT_AUDIT_RETENTION_MS, sweepAuditTable } from './retention.js';
+import { DEFAULT_AUDIT_RETENTION_MS, retentionMs, sweepAuditTable } from './retention.js';
 
 /** Default table of the audit records. */
 export const DEFAULT_AUDIT_TABLE = 'mrtr_audit';
@@ -14,7 +14,9 @@ export const DEFAULT_AUDIT_TABLE = 'mrtr_audit';
  * (`form`, `url`, `presence`); `receipt` the signed approval receipt of a
  * `completed` row (a compact JWS of `@mrtr/receipt`), when the gate issues them. Each row is one `GateAuditEvent`; `arguments` holds the RFC
  * 8785 canonical JSON text, so `arguments_digest` can be recomputed from the
- * row alone (see the README). JSON columns are `json`, not `jsonb`: they keep
+ * row alone (see the README), or is `NULL` with `arguments_length` (UTF-16
+ * code units) when the gate left arguments over its `MAX_RECORDED_ARGUMENTS`
+ * (16 KiB) out of the record (migration `003_arguments_length.sql`). JSON columns are `json`, not `jsonb`: they keep
  * the JSON text as written, and accept the `\u0000` escape `jsonb` refuses.
  * A `text` column cannot hold U+0000 at all: {@link PostgresAuditSink} writes
  * it there as U+FFFD.
@@ -53,6 +55,9 @@ export function auditTableStatements(table: string = DEFAULT_AUDIT_TABLE): strin
     // migrations/002: added later, so ALTER (not CREATE) reaches tables made by 001.
     `ALTER TABLE ${t.sql} ADD COLUMN IF NOT EXISTS confirmation text`,
     `ALTER TABLE ${t.sql} ADD COLUMN IF NOT EXISTS receipt text`,
+    // migrations/003: arguments over the gate's MAX_RECORDED_ARGUMENTS are recorded by length.
+    `ALTER TABLE ${t.sql} ALTER COLUMN arguments DROP NOT NULL`,
+    `ALTER TABLE ${t.sql} ADD COLUMN IF NOT EXISTS arguments_length integer`,
   ];
 }
 
@@ -134,9 +139,9 @@ export class PostgresAuditSink implements AuditWriter<SqlQueryable | undefined> 
   /**
    * @param driver runs the inserts made outside a transaction, and the sweeps.
    * @param options.table table name, optionally `schema.table` (default `mrtr_audit`).
-   * @param options.retentionMs how long {@link sweep} keeps a row, in milliseconds (default 30 days).
+   * @param options.retentionMs how long {@link sweep} keeps a row, in milliseconds (default 30 days, at most `MAX_AUDIT_RETENTION_MS`, 1,000 years).
    * @param options.maxRows at most this many rows kept by {@link sweep}, the newest (default: no cap).
-   * @throws {TypeError} for a bad table name; {RangeError} for a `retentionMs` or `maxRows` that is not positive.
+   * @throws {TypeError} for a bad table name; {RangeError} for a `retentionMs` or `maxRows` that is not positive, or a `retentionMs` over 1,000 years.
    */
   constructor(
     driver: SqlQueryable,
@@ -144,9 +149,10 @@ export class PostgresAuditSink implements AuditWriter<SqlQueryable | undefined> 
   ) {
     const table = options.table ?? DEFAULT_AUDIT_TABLE;
     const t = sqlTableName(table).sql;
-    const olderThanMs = options.retentionMs ?? DEFAULT_AUDIT_RETENTION_MS;
-    if (!(olderThanMs > 0))
-      throw new RangeError(`retentionMs must be positive, got ${olderThanMs}`);
+    const olderThanMs = retentionMs(
+      'retentionMs',
+      options.retentionMs ?? DEFAULT_AUDIT_RETENTION_MS,
+    );
     if (
       options.maxRows !== undefined &&
       !(Number.isSafeInteger(options.maxRows) && options.maxRows > 0)
@@ -161,9 +167,9 @@ export class PostgresAuditSink implements AuditWriter<SqlQueryable | undefined> 
     this.#insert = `INSERT INTO ${t} (nonce, outcome, reason, principal, client, method, name,
       arguments, arguments_digest, phase, input_key, question, requested_schema, answer_action,
       answer_content, is_error, request_id, trace_id, span_id, received_at, recorded_at,
-      confirmation, receipt)
+      confirmation, receipt, arguments_length)
       VALUES ($1, $2, $3, $4, $5::json, $6, $7, $8, $9, $10, $11, $12, $13::json, $14,
-      $15::json, $16, $17::json, $18, $19, $20::timestamptz, $21::timestamptz, $22, $23)`;
+      $15::json, $16, $17::json, $18, $19, $20::timestamptz, $21::timestamptz, $22, $23, $24)`;
   }
 
   /**
@@ -181,7 +187,8 @@ export class PostgresAuditSink implements AuditWriter<SqlQueryable | undefined> 
       text(event.method),
       text(event.name),
       // RFC 8785 text escapes U+0000 (`\u0000`), so the canonical arguments need no mapping.
-      canonicalize(event.arguments),
+      // Arguments the gate left out of the record (over 16 KiB) are NULL, with their length.
+      event.arguments === undefined ? null : canonicalize(event.arguments),
       text(event.argumentsDigest),
       text(event.phase),
       text(event.key),
@@ -197,6 +204,7 @@ export class PostgresAuditSink implements AuditWriter<SqlQueryable | undefined> 
       iso(event.at),
       text(event.confirmation),
       text(event.receipt),
+      event.argumentsLength ?? null,
     ]);
   }
 

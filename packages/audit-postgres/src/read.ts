@@ -10,7 +10,7 @@ interface AuditRow {
   client: unknown;
   method: string;
   name: string;
-  arguments: string;
+  arguments: string | null;
   arguments_digest: string;
   phase: string;
   input_key: string;
@@ -26,6 +26,7 @@ interface AuditRow {
   recorded_at: string | Date;
   confirmation: string | null;
   receipt: string | null;
+  arguments_length: number | null;
 }
 
 const ms = (value: string | Date) => new Date(value).getTime();
@@ -53,13 +54,14 @@ export async function readAuditRecords(
       method: r.method,
       name: r.name,
       operation: `${r.method}:${r.name}`,
-      arguments: JSON.parse(r.arguments) as Record<string, unknown>,
       argumentsDigest: r.arguments_digest,
       phase: r.phase,
       key: r.input_key,
       receivedAt: ms(r.received_at),
       at: ms(r.recorded_at),
     };
+    if (r.arguments !== null) event.arguments = JSON.parse(r.arguments) as Record<string, unknown>;
+    if (r.arguments_length !== null) event.argumentsLength = r.arguments_length;
     if (r.reason !== null) event.reason = r.reason;
     if (r.client !== null) event.client = r.client as GateAuditEvent['client'];
     if (r.nonce !== null) event.nonce = r.nonce;

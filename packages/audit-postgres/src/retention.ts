@@ -2,12 +2,20 @@ import { type SqlQueryable, sqlTableName } from '@mrtr/sql';
 
 /** Default retention of the audit table: 30 days, in milliseconds. */
 export const DEFAULT_AUDIT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+/**
+ * Longest retention {@link sweepAuditTable} takes: 1,000 years (of 365.25
+ * days), in milliseconds. A longer one names a cutoff before the dates a
+ * JavaScript `Date` or PostgreSQL's `timestamptz` can hold; to keep rows for
+ * ever, do not sweep.
+ */
+export const MAX_AUDIT_RETENTION_MS = 1000 * 365.25 * 24 * 60 * 60 * 1000;
 
 /** What {@link sweepAuditTable} deletes. */
 export interface AuditRetention {
   /**
    * Delete the rows recorded (`recorded_at`) more than this many milliseconds
-   * before `now` (default {@link DEFAULT_AUDIT_RETENTION_MS}, 30 days).
+   * before `now` (default {@link DEFAULT_AUDIT_RETENTION_MS}, 30 days; at most
+   * {@link MAX_AUDIT_RETENTION_MS}).
    */
   olderThanMs?: number;
   /**
@@ -32,6 +40,20 @@ function positive(name: string, value: number, integer: boolean): number {
 }
 
 /**
+ * `olderThanMs` when it is a positive number of milliseconds up to
+ * {@link MAX_AUDIT_RETENTION_MS}.
+ * @throws {RangeError} otherwise.
+ */
+export function retentionMs(name: string, value: number): number {
+  positive(name, value, false);
+  if (value > MAX_AUDIT_RETENTION_MS)
+    throw new RangeError(
+      `${name} must be at most ${MAX_AUDIT_RETENTION_MS} ms (1,000 years; to keep rows for ever, do not sweep), got ${value}`,
+    );
+  return value;
+}
+
+/**
  * Delete the audit rows past their retention: those recorded more than
  * `olderThanMs` before `now`, then the oldest beyond `maxRows` when given.
  * Deletes in batches of `batchSize` rows, each its own statement, so no
@@ -44,7 +66,8 @@ function positive(name: string, value: number, integer: boolean): number {
  * @param q where to delete (a driver of `@mrtr/sql`).
  * @returns how many rows were deleted.
  * @throws {RangeError} for an `olderThanMs`, `maxRows` or `batchSize` that is
- *   not positive; {TypeError} for a bad table name; the driver's error when a
+ *   not positive, an `olderThanMs` over {@link MAX_AUDIT_RETENTION_MS}, or a
+ *   `now` that is not a finite number; {TypeError} for a bad table name; the driver's error when a
  *   statement fails (the batches deleted before it stay deleted).
  */
 export async function sweepAuditTable(
@@ -52,15 +75,13 @@ export async function sweepAuditTable(
   options: AuditRetention = {},
 ): Promise<number> {
   const t = sqlTableName(options.table ?? 'mrtr_audit').sql;
-  const olderThanMs = positive(
-    'olderThanMs',
-    options.olderThanMs ?? DEFAULT_AUDIT_RETENTION_MS,
-    false,
-  );
+  const olderThanMs = retentionMs('olderThanMs', options.olderThanMs ?? DEFAULT_AUDIT_RETENTION_MS);
   const batch = positive('batchSize', options.batchSize ?? 5000, true);
   const maxRows =
     options.maxRows === undefined ? undefined : positive('maxRows', options.maxRows, true);
-  const cutoff = new Date((options.now ?? Date.now()) - olderThanMs).toISOString();
+  const now = options.now ?? Date.now();
+  if (!Number.isFinite(now)) throw new RangeError(`now must be a finite number, got ${now}`);
+  const cutoff = new Date(now - olderThanMs).toISOString();
   let removed = 0;
   const drain = async (sql: string, params: unknown[]) => {
     for (;;) {

@@ -7,6 +7,7 @@ import { dropSchema, poolInSchema, postgresReachable } from '@mrtr/test-services
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   auditTableStatements,
+  MAX_AUDIT_RETENTION_MS,
   migrateAuditTable,
   PostgresAuditSink,
   readAuditRecords,
@@ -97,6 +98,18 @@ function table(
       });
     });
 
+    it('stores a record whose arguments were left out by their length, and reads it back so', async () => {
+      const sink = new PostgresAuditSink(db.driver);
+      const { arguments: _, ...long } = {
+        ...record,
+        nonce: 'long-arguments',
+        argumentsLength: 20_000,
+      };
+      await sink.write(long);
+      const [back] = await readAuditRecords(db.driver, { nonce: 'long-arguments' });
+      expect(back).toEqual(long);
+    });
+
     it('writes inside the transaction it is given: a rollback removes the row', async () => {
       const sink = new PostgresAuditSink(db.driver);
       await expect(
@@ -184,6 +197,19 @@ function table(
     it('refuses a retention or a cap that is not positive, before any SQL', async () => {
       expect(() => new PostgresAuditSink(db.driver, { retentionMs: 0 })).toThrow(RangeError);
       expect(() => new PostgresAuditSink(db.driver, { maxRows: 1.5 })).toThrow(RangeError);
+      // Past what a Date or timestamptz holds, every sweep would fail.
+      for (const retentionMs of [
+        Number.POSITIVE_INFINITY,
+        1e20,
+        8.64e15 + 1,
+        MAX_AUDIT_RETENTION_MS + 1,
+      ])
+        expect(() => new PostgresAuditSink(db.driver, { retentionMs })).toThrow(RangeError);
+      expect(
+        await new PostgresAuditSink(db.driver, { retentionMs: MAX_AUDIT_RETENTION_MS }).sweep(),
+      ).toBe(0);
+      await expect(sweepAuditTable(db.driver, { olderThanMs: 1e20 })).rejects.toThrow(/at most/);
+      await expect(sweepAuditTable(db.driver, { now: Number.NaN })).rejects.toThrow(RangeError);
       await expect(sweepAuditTable(db.driver, { olderThanMs: -1 })).rejects.toThrow(RangeError);
       await expect(sweepAuditTable(db.driver, { batchSize: 0 })).rejects.toThrow(RangeError);
     });
@@ -222,9 +248,10 @@ function sqlStatements(file: string): string[] {
     .filter(Boolean);
 }
 
-describe('migrations/001_mrtr_audit.sql and 002_receipt.sql', () => {
+describe('migrations/001_mrtr_audit.sql, 002_receipt.sql and 003_arguments_length.sql', () => {
   it('are, in order, what migrateAuditTable runs for the default table', () => {
-    const statements = ['001_mrtr_audit.sql', '002_receipt.sql'].flatMap((name) =>
+    const files = ['001_mrtr_audit.sql', '002_receipt.sql', '003_arguments_length.sql'];
+    const statements = files.flatMap((name) =>
       sqlStatements(readFileSync(new URL(`../migrations/${name}`, import.meta.url), 'utf8')),
     );
     expect(statements).toEqual(auditTableStatements().map((s) => s.replace(/\s+/g, ' ').trim()));

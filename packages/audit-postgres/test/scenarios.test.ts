@@ -224,6 +224,26 @@ function scenarios(
       ]);
     });
 
+    it('arguments over 16 KiB: every record keeps their length instead, and the operation completes', async () => {
+      // A long id makes the canonical arguments longer than the gate's MAX_RECORDED_ARGUMENTS.
+      const serviceId = `svc_${'x'.repeat(17_000)}`;
+      const ticket = await h.ask(serviceId);
+      const nonce = nonceOf(h);
+      const done = await h.call(serviceId, {
+        requestState: ticket,
+        answer: { action: 'accept', content: { serviceName: 'api-prod' } },
+      });
+      expect(done).toMatchObject({ isError: false });
+      expect(await h.exists(serviceId)).toBe(false);
+      const { json, table } = await h.trailOf(nonce);
+      expect(outcomes(table)).toEqual(['asked', 'accepted', 'completed']);
+      const length = JSON.stringify({ name: 'api-prod', serviceId }).length;
+      for (const r of [...json, ...table]) {
+        expect(r.arguments).toBeUndefined();
+        expect(r.argumentsLength).toBe(length);
+      }
+    });
+
     it('a declined operation: asked, declined in both sinks; nothing deleted, the nonce used up', async () => {
       const ticket = await h.ask('svc_decline');
       const nonce = nonceOf(h);
