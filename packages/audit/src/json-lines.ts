@@ -108,6 +108,7 @@ export class JsonLinesAuditSink implements AuditWriter {
   readonly #timeoutMs: number;
   /** The line pino handed over during the current `write` call. */
   #handed: Promise<void> | undefined;
+  #closed = false;
 
   /**
    * @throws the file system's error when the file cannot be opened (at construction, not at the
@@ -158,9 +159,14 @@ export class JsonLinesAuditSink implements AuditWriter {
    * Write one record as one line.
    * @returns a promise that resolves once the destination took the line.
    * @throws (rejects with) the destination's error, or `AuditDestinationBusyError`
-   *   when the line was not taken within `timeoutMs` or too much is waiting.
+   *   when the line was not taken within `timeoutMs` or too much is waiting; an
+   *   `Error` once {@link close} was called (the gate then fails the round closed).
    */
   write(event: GateAuditEvent): Promise<void> {
+    if (this.#closed)
+      return Promise.reject(
+        new Error('the audit sink is closed: no record is written after close()'),
+      );
     this.#handed = undefined;
     this.#logger.info(event, AUDIT_LINE_MESSAGE);
     const handed = this.#handed as Promise<void> | undefined;
@@ -169,11 +175,14 @@ export class JsonLinesAuditSink implements AuditWriter {
   }
 
   /**
-   * Wait until the lines handed over were taken or failed (`timeoutMs` at
-   * most), then close the file this sink opened (nothing is closed for
-   * stdout, stderr and given destinations).
+   * Refuse every later {@link write}, wait until the lines handed over were
+   * taken or failed (`timeoutMs` at most), then close the file this sink
+   * opened (nothing is closed for stdout, stderr and given destinations): a
+   * line still being written is refused if not started, and the file is
+   * closed once the one in flight settles, never under it.
    */
   async close(): Promise<void> {
+    this.#closed = true;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, this.#timeoutMs);

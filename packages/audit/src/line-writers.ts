@@ -6,7 +6,6 @@
  */
 import {
   close,
-  closeSync,
   constants,
   promises as fsp,
   fstat,
@@ -54,6 +53,7 @@ function writeSome(fd: number, bytes: Buffer, offset: number): Promise<number> {
 /** The lines of a file path, and how to close what they hold open. */
 export interface FileLines {
   send: LineSender;
+  /** Refuse every line not yet started (they reject), and close the file once the line in flight settles. */
   close(): void;
 }
 
@@ -92,6 +92,7 @@ export function fileLines(path: string, sync: boolean, giveUpMs: number): FileLi
   let file = described(fd, fstatSync(fd));
   /** The line before failed half written and could not be cut back. */
   let torn = false;
+  let closed = false;
 
   /**
    * The file at `path` now, opened again if the one held is no longer there,
@@ -118,6 +119,8 @@ export function fileLines(path: string, sync: boolean, giveUpMs: number): FileLi
   };
 
   const send = async (line: string) => {
+    if (closed)
+      throw new Error(`the audit file ${path} is closed: no line is written after close()`);
     const { fd, regular, start } = await current();
     const bytes = Buffer.from(torn ? `\n${line}` : line, 'utf8');
     const deadline = Date.now() + giveUpMs;
@@ -156,7 +159,10 @@ export function fileLines(path: string, sync: boolean, giveUpMs: number): FileLi
       return sent;
     },
     close() {
-      closeSync(file.fd);
+      closed = true;
+      // Closed once the line in flight (if any) settles, never under it: the number of a closed
+      // descriptor goes to the next file opened, which would receive that line.
+      void tail.then(() => close(file.fd, () => {}));
     },
   };
 }

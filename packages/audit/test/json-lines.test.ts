@@ -1,4 +1,12 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GateAuditEvent } from '@mrtr/gate';
@@ -27,6 +35,22 @@ const event = (outcome: GateAuditEvent['outcome'], extra: Partial<GateAuditEvent
   }) as GateAuditEvent;
 
 describe('JsonLinesAuditSink', () => {
+  it('refuses every record after close(): nothing reaches the file that takes its descriptor', async () => {
+    const sink = new JsonLinesAuditSink({ destination: join(dir, 'closed.jsonl') });
+    await sink.write(event('asked'));
+    await sink.close();
+    // The next file opened takes the lowest free descriptor: the one the sink held.
+    const unrelated = join(dir, 'unrelated.txt');
+    const fd = openSync(unrelated, 'w');
+    try {
+      await expect(sink.write(event('completed', { nonce: 'late' }))).rejects.toThrow(/closed/);
+      expect(readFileSync(unrelated, 'utf8')).toBe('');
+      expect(readFileSync(join(dir, 'closed.jsonl'), 'utf8')).not.toContain('late');
+    } finally {
+      closeSync(fd);
+    }
+  });
+
   it('appends one JSON object per record to a file it creates (with its directory, mode 0600)', async () => {
     const file = join(dir, 'nested', 'audit.jsonl');
     const sink = new JsonLinesAuditSink({ destination: file });
