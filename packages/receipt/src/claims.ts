@@ -109,6 +109,8 @@ const text =
   (value) =>
     typeof value === 'string' && value.length > 0 && value.length <= max && value.isWellFormed();
 const digest: Check = (value) => typeof value === 'string' && DIGEST.test(value);
+/** The confirmation's nonce: a replay store's key, which may not hold U+0000. */
+const nonce: Check = (value) => text(256)(value) && !(value as string).includes('\u0000');
 const seconds: Check = (value) => Number.isSafeInteger(value) && (value as number) >= 0;
 
 /** Each claim a caller supplies, with its rule in words for a `TypeError`. */
@@ -118,7 +120,7 @@ const INPUT_RULES: [keyof ReceiptInput, Check, string][] = [
   ['ad', digest, 'a digest of @mrtr/digest (sha256: and 43 base64url characters)'],
   ['qd', digest, 'a digest of @mrtr/digest (sha256: and 43 base64url characters)'],
   ['lvl', (v) => RECEIPT_LEVELS.includes(v as ReceiptLevel), "'form', 'url' or 'passkey'"],
-  ['n', text(256), 'a non-empty string of at most 256 characters'],
+  ['n', nonce, 'a non-empty string of at most 256 characters without U+0000'],
 ];
 
 function credentialOk(lvl: unknown, cred: unknown): boolean {

@@ -16,27 +16,24 @@ export interface ReceiptDescription {
 }
 
 /**
- * Whether a terminal or a page might act on `code`: C0 and C1 controls, DEL,
- * bidirectional marks, overrides and isolates. Claim values are shown with
- * these escaped, so a crafted `sub` cannot rewrite the lines around it.
+ * What a terminal or a page might act on, or that draws nothing: C0 and C1
+ * controls, DEL, line and paragraph separators, every format character
+ * (bidirectional marks, overrides and isolates, the Arabic letter mark,
+ * zero-width characters, the BOM, tag characters), other default-ignorable
+ * code points, private-use and unassigned code points. Claim values are
+ * shown with these escaped, so a crafted `sub` cannot rewrite the lines
+ * around it or hide what tells two values apart.
  */
-function unsafe(code: number): boolean {
-  return (
-    code < 0x20 ||
-    (code >= 0x7f && code <= 0x9f) ||
-    code === 0x200e ||
-    code === 0x200f ||
-    (code >= 0x202a && code <= 0x202e) ||
-    (code >= 0x2066 && code <= 0x2069)
-  );
-}
+const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]/u;
 
-/** A claim value as shown: JSON-quoted, with anything {@link unsafe} escaped as `\uXXXX`. */
+/** A claim value as shown: JSON-quoted, with anything {@link UNSAFE} escaped as `\uXXXX` (a pair for one past U+FFFF). */
 function quote(value: string): string {
   let out = '';
   for (const c of JSON.stringify(value)) {
-    const code = c.charCodeAt(0);
-    out += unsafe(code) ? `\\u${code.toString(16).padStart(4, '0')}` : c;
+    if (!UNSAFE.test(c)) out += c;
+    else
+      for (let i = 0; i < c.length; i++)
+        out += `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`;
   }
   return out;
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type JSONWebKeySet, SignJWT } from 'jose';
 import {
   assertReceiptInput,
+  MAX_RECEIPT_LENGTH,
   MAX_RECEIPT_TTL_SECONDS,
   RECEIPT_ALGORITHM,
   RECEIPT_TYPE,
@@ -110,7 +111,9 @@ export class ReceiptSigner {
    * whole seconds), `exp` (`iat + ttlSeconds`) and a fresh `jti`.
    * @param input the claims to attest ({@link ReceiptInput}).
    * @returns the compact JWS and its claims.
-   * @throws {TypeError} naming the first bad claim; nothing is signed.
+   * @throws {TypeError} naming the first bad claim, or when the receipt would
+   *   be longer than `MAX_RECEIPT_LENGTH` (8,192 characters), which every
+   *   verifier refuses as `malformed`; nothing is returned.
    */
   async sign(input: ReceiptInput): Promise<SignedReceipt> {
     assertReceiptInput(input);
@@ -134,6 +137,11 @@ export class ReceiptSigner {
     const receipt = await new SignJWT({ ...claims })
       .setProtectedHeader({ alg: RECEIPT_ALGORITHM, kid: active.kid, typ: RECEIPT_TYPE })
       .sign(active.privateKey as NonNullable<ImportedKey['privateKey']>);
+    // Each claim is bounded, but escapes (a control character is six in JSON) can add up past it.
+    if (receipt.length > MAX_RECEIPT_LENGTH)
+      throw new TypeError(
+        `the receipt would be ${receipt.length} characters, over MAX_RECEIPT_LENGTH (${MAX_RECEIPT_LENGTH}), which every verifier refuses: shorten sub, op or n`,
+      );
     return { receipt, claims };
   }
 

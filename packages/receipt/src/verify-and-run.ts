@@ -1,7 +1,7 @@
 import { type Json, type ReplayStore, ReplayStoreUnavailableError } from '@mrtr/replay';
 import { ReceiptError } from './errors.js';
 import { assertExpected, checkAction, onceRequestOf } from './expected.js';
-import type { VerifyReceiptOptions } from './verify-receipt.js';
+import { assertSystemClockWithStore, type VerifyReceiptOptions } from './verify-receipt.js';
 import { type VerifiedReceipt, verifyReceiptSignature } from './verify-signature.js';
 
 /** What {@link verifyAndRun} returns once the action ran. */
@@ -32,7 +32,8 @@ export interface VerifiedRun<T> {
  *   when the confirmation was claimed before (the action did not run);
  *   `store_unavailable` when the store failed (the action did not run, or
  *   what it did through `tx` was rolled back with the claim).
- * @throws {TypeError} for options that are not as documented.
+ * @throws {TypeError} for options that are not as documented, `now` among
+ *   them (with a store the time is the system clock's).
  * @throws whatever `action` throws, after the claim was released.
  */
 export async function verifyAndRun<T extends Json, Tx = void>(
@@ -43,6 +44,7 @@ export async function verifyAndRun<T extends Json, Tx = void>(
   assertExpected(options);
   if (typeof options.store?.once !== 'function')
     throw new TypeError('options.store must be a ReplayStore (@mrtr/replay)');
+  assertSystemClockWithStore(options);
   if (typeof action !== 'function') throw new TypeError('action must be a function');
   const verified = await verifyReceiptSignature(receipt, options);
   checkAction(verified.claims, options);

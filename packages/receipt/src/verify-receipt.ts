@@ -14,9 +14,25 @@ export interface VerifyReceiptOptions<Tx = unknown>
   /**
    * A replay store to make the receipt single use: its confirmation is
    * claimed here, once. Absent: nothing is claimed, and the same receipt
-   * verifies again until it expires.
+   * verifies again until it expires. With a store, `now` must be left out.
    */
   store?: ReplayStore<Tx>;
+}
+
+/**
+ * Refuse `now` beside `store`. The claim is kept until the receipt's `exp`
+ * plus the tolerances by the store's clock; a verifier that checks at a
+ * `now` of its choosing (fixed, or behind) would accept the receipt again
+ * once the store has forgotten the claim. With a store, the time is the
+ * system clock's, which the claim's lifetime assumes is within
+ * `MAX_CLOCK_TOLERANCE_SECONDS` of the store's.
+ * @throws {TypeError}
+ */
+export function assertSystemClockWithStore(options: { store?: unknown; now?: unknown }): void {
+  if (options.store !== undefined && options.now !== undefined)
+    throw new TypeError(
+      'options.now cannot be given with options.store: single use is kept by the clocks, so it is checked at the system time (now is for verifying without a store, e.g. in an audit)',
+    );
 }
 
 /**
@@ -36,13 +52,15 @@ export interface VerifyReceiptOptions<Tx = unknown>
  * @throws {ReceiptError} with the first failing check's code
  *   ({@link ReceiptErrorCode}); `already_used` when its confirmation was
  *   already claimed; `store_unavailable` when the store failed (nothing claimed).
- * @throws {TypeError} for options that are not as documented.
+ * @throws {TypeError} for options that are not as documented, `now` given
+ *   together with `store` among them.
  */
 export async function verifyReceipt<Tx = unknown>(
   receipt: string,
   options: VerifyReceiptOptions<Tx>,
 ): Promise<VerifiedReceipt> {
   assertExpected(options);
+  assertSystemClockWithStore(options);
   const verified = await verifyReceiptSignature(receipt, options);
   checkAction(verified.claims, options);
   if (options.store === undefined) return verified;

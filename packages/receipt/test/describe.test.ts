@@ -73,6 +73,33 @@ describe('describeReceipt', () => {
     for (const c of ['\u001b', '\u202e', '\u009b']) expect(line).not.toContain(c);
   });
 
+  it('escapes every format, separator, private-use and unassigned character too', async () => {
+    const { receipt } = await signer.sign(inputFor());
+    const { header, payload } = partsOf(receipt);
+    // The Arabic letter mark (bidi), a line separator, a zero-width space, the BOM, a soft hyphen,
+    // a tag character, a private-use and an unassigned code point.
+    const hidden = [
+      '\u061c',
+      '\u2028',
+      '\u200b',
+      '\ufeff',
+      '\u00ad',
+      '\u{e0041}',
+      '\ue000',
+      '\u0378',
+    ];
+    const crafted = await signRaw(
+      header,
+      { ...payload, sub: `adm${hidden.join('')}in` },
+      key.privateKey,
+    );
+    const line = describeReceipt(crafted).proves[0] as string;
+    expect(line).toContain(
+      '"adm\\u061c\\u2028\\u200b\\ufeff\\u00ad\\udb40\\udc41\\ue000\\u0378in"',
+    );
+    for (const c of hidden) expect(line).not.toContain(c);
+  });
+
   it('refuses what is not a receipt with malformed', async () => {
     const { receipt } = await signer.sign(inputFor());
     const { header, payload } = partsOf(receipt);

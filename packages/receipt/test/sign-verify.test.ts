@@ -1,5 +1,6 @@
 import { digestJson } from '@mrtr/digest';
-import { describe, expect, it } from 'vitest';
+import { MemoryReplayStore } from '@mrtr/replay';
+import { describe, expect, it, vi } from 'vitest';
 import {
   actionMismatch,
   type ConfirmedOperation,
@@ -20,6 +21,7 @@ import {
   partsOf,
   QUESTION,
   signerWith,
+  signRaw,
 } from './helpers.js';
 
 const key = await newKey('r1');
@@ -62,6 +64,8 @@ describe('ReceiptSigner.sign', () => {
     ['lvl', { lvl: 'sms' as 'form' }],
     ['n', { n: '' }],
     ['n', { n: 'x'.repeat(257) }],
+    // A replay store's key may not hold U+0000: a verifier with a store would throw on it.
+    ['n', { n: 'a\u0000b' }],
     ['cred', { lvl: 'passkey' as const }],
     ['cred', { lvl: 'passkey' as const, cred: 'not base64url!' }],
     ['cred', { lvl: 'form' as const, cred: 'AQID' }],
@@ -69,6 +73,33 @@ describe('ReceiptSigner.sign', () => {
     await expect(signer.sign(inputFor(bad))).rejects.toThrow(
       new RegExp(`^receipt claim ${name} must be`),
     );
+  });
+
+  it('refuses to sign a receipt longer than any verifier decodes, each claim within its bound', async () => {
+    // A control character is six characters in JSON: 1,024 of them pass each claim's bound.
+    const c = '\u0001';
+    await expect(
+      signer.sign(inputFor({ sub: c.repeat(256), op: c.repeat(512), n: c.repeat(256) })),
+    ).rejects.toThrow(/over MAX_RECEIPT_LENGTH \(8192\)/);
+    expect((await signer.sign(inputFor({ sub: c.repeat(256) }))).receipt.length).toBeLessThan(8192);
+  });
+
+  it('refuses a signed n holding U+0000 as malformed, with or without a store', async () => {
+    const { receipt } = await signer.sign(inputFor());
+    const { header, payload } = partsOf(receipt);
+    const crafted = await signRaw(header, { ...payload, n: 'a\u0000b' }, key.privateKey);
+    await expectRefused(verifyReceipt(crafted, expected), 'malformed');
+    // With a store the verifier checks at the system time: set it to the receipt's.
+    const { now: _, ...atSystemTime } = expected;
+    vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
+    try {
+      await expectRefused(
+        verifyReceipt(crafted, { ...atSystemTime, store: new MemoryReplayStore() }),
+        'malformed',
+      );
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('refuses input that is not an object', async () => {

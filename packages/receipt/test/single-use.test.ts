@@ -1,5 +1,5 @@
 import { MemoryReplayStore, type ReplayStore, ReplayStoreUnavailableError } from '@mrtr/replay';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   RECEIPT_NONCE_PREFIX,
   type ReceiptError,
@@ -18,8 +18,15 @@ import {
 } from './helpers.js';
 
 const signer = await signerWith([await newKey('r1')]);
-const base = { operation: OPERATION, arguments: ARGS_A, keys: signer.jwks(), now: NOW };
+// With a store the verifier checks at the system time (`now` is refused): the tests set it.
+const base = { operation: OPERATION, arguments: ARGS_A, keys: signer.jwks() };
 const storeOnClock = () => new MemoryReplayStore({ now: () => NOW });
+beforeEach(() => {
+  vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 /** A store whose backend is down: fails before the action, as the contract says. */
 const downStore: ReplayStore = {
@@ -46,8 +53,29 @@ describe('single use through a replay store', () => {
     const ahead = 600_000;
     const store = new MemoryReplayStore({ now: () => last + ahead });
     const late = { ...base, store, clockToleranceSeconds: 300 };
-    await expect(verifyReceipt(receipt, { ...late, now: NOW })).resolves.toBeDefined();
-    await expectRefused(verifyReceipt(receipt, { ...late, now: last }), 'already_used');
+    await expect(verifyReceipt(receipt, late)).resolves.toBeDefined();
+    vi.setSystemTime(last);
+    await expectRefused(verifyReceipt(receipt, late), 'already_used');
+  });
+
+  it("refuses a time of the caller's choosing beside a store: a verifier behind the store's clock would use a receipt again", async () => {
+    const { receipt } = await signer.sign(inputFor());
+    // The store's clock 20 minutes ahead of the time asked for: the claim would expire at once.
+    const store = new MemoryReplayStore({ now: () => NOW + 20 * 60_000 });
+    let runs = 0;
+    const action = async () => ++runs;
+    for (let use = 0; use < 3; use++) {
+      await expect(verifyAndRun(receipt, { ...base, store, now: NOW }, action)).rejects.toThrow(
+        /options\.now cannot be given with options\.store/,
+      );
+      await expect(verifyReceipt(receipt, { ...base, store, now: NOW })).rejects.toBeInstanceOf(
+        TypeError,
+      );
+    }
+    expect(runs).toBe(0);
+    expect(store.size).toBe(0);
+    // Without a store, `now` verifies at another time (an audit).
+    await expect(verifyReceipt(receipt, { ...base, now: NOW })).resolves.toBeDefined();
   });
 
   it('a second receipt minted for the same confirmation (ticket nonce) is refused too', async () => {
