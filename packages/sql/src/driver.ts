@@ -21,8 +21,11 @@ export interface SqlQueryable {
  * the order issued, and those issued before `fn` settles run before `COMMIT`
  * even when `fn` did not wait for them; a transaction that a failed
  * statement aborted must make `transaction` reject, never report a commit.
- * A transaction that lost its connection rejects with
- * {@link ConnectionLostError}, whatever `fn` threw.
+ * A statement issued on `tx` after `fn` settled rejects and runs nowhere
+ * (never in another transaction that reuses the connection). A failed
+ * statement that `fn` did not wait for rejects no one (no unhandled
+ * rejection): the transaction reports it. A transaction that lost its
+ * connection rejects with {@link ConnectionLostError}, whatever `fn` threw.
  */
 export interface SqlDriver extends SqlQueryable {
   transaction<T>(fn: (tx: SqlQueryable) => Promise<T>): Promise<T>;
@@ -312,11 +315,23 @@ export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}
       try {
         // Not awaited on its own: pipelined with the first statement, whose result waits for it.
         const begun = send('BEGIN');
+        let ended = false;
         const tx: SqlQueryable = {
           query: (sql, params) =>
-            Promise.all([begun, send(sql, params)]).then(([, result]) => result as never),
+            ended
+              ? Promise.reject(new TransactionEndedError())
+              : handled(
+                  Promise.all([begun, send(sql, params)]).then(([, result]) => result as never),
+                ),
         };
-        const result = await fn(tx);
+        let result: Awaited<ReturnType<typeof fn>>;
+        try {
+          result = await fn(tx);
+        } finally {
+          // The client goes back to the pool after this: a late statement would join the next
+          // transaction on it.
+          ended = true;
+        }
         await begun;
         committing = true;
         const committed = (await timed('COMMIT').catch((error: unknown) => {
@@ -380,6 +395,42 @@ export function pgliteDriver(db: PgliteLike): SqlDriver {
   return {
     query: (sql, params) => db.query(sql, params) as never,
     transaction: (fn) =>
-      db.transaction((tx) => fn({ query: (sql, params) => tx.query(sql, params) as never })),
+      db.transaction(async (tx) => {
+        let ended = false;
+        try {
+          return await fn({
+            query: (sql, params) =>
+              ended
+                ? Promise.reject(new TransactionEndedError())
+                : (handled(tx.query(sql, params)) as never),
+          });
+        } finally {
+          ended = true;
+        }
+      }),
   };
+}
+
+/**
+ * Thrown by a statement issued on a transaction's `tx` after its `fn`
+ * settled (a statement `fn` forgot to await, run later): it runs nowhere.
+ */
+export class TransactionEndedError extends Error {
+  override readonly name = 'TransactionEndedError';
+  constructor() {
+    super(
+      'this transaction has ended: a statement issued on its tx after fn settled runs nowhere (await every statement in fn)',
+    );
+  }
+}
+
+/**
+ * `promise`, marked as handled: a statement `fn` issues and does not wait
+ * for fails the transaction (COMMIT answers ROLLBACK), so its own rejection
+ * need not also end the process as an unhandled one. Whoever awaits it
+ * still gets the rejection.
+ */
+function handled<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
 }

@@ -41,5 +41,6 @@ export {
   type SqlDriver,
   type SqlQueryable,
   type SqlResult,
+  TransactionEndedError,
 } from './driver.js';
 export { sqlTableName } from './table-name.js';
