@@ -180,7 +180,15 @@ function wellFormed(value: unknown, depth: number): Json | undefined {
   const out: Record<string, Json> = {};
   for (const [k, v] of Object.entries(value)) {
     const clean = wellFormed(v, depth + 1);
-    if (clean !== undefined) out[storable(k)] = clean;
+    // Defined, not assigned: assigning a member named `__proto__` sets the prototype, and the
+    // member would be missing from the record (a refused answer recorded as a valid-looking one).
+    if (clean !== undefined)
+      Object.defineProperty(out, storable(k), {
+        value: clean,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
   return out;
 }

@@ -209,6 +209,27 @@ describe('answers no other layer cleaned', () => {
     expect(t.store.requests).toEqual([]);
   });
 
+  it('an answer with a "__proto__" member is recorded with it, as sent', async () => {
+    const t = setup();
+    const state = await t.asked();
+    // As JSON.parse makes it: an own member named __proto__, which the form does not have.
+    const content = JSON.parse('{"confirm":true,"__proto__":{"confirm":false}}');
+    const again = await t.gate.run(
+      t.request({
+        requestState: state,
+        inputResponses: { confirm: { action: 'accept', content } },
+      }),
+      t.spec,
+    );
+    expect(again).toMatchObject({ resultType: 'input_required' });
+    const recorded = t.events.at(-1)?.answer?.content as Record<string, unknown>;
+    expect(t.events.at(-1)).toMatchObject({ outcome: 'asked_again', reason: 'invalid_content' });
+    expect(Object.hasOwn(recorded, '__proto__')).toBe(true);
+    expect(JSON.stringify(recorded)).toBe('{"confirm":true,"__proto__":{"confirm":false}}');
+    expect(Object.getPrototypeOf(recorded)).toBe(Object.prototype);
+    expect(t.performed).toEqual([]);
+  });
+
   it('an accept with text Unicode cannot carry is asked again; the record holds it made well-formed', async () => {
     const t = setup();
     const state = await t.asked();
