@@ -2,7 +2,7 @@
  * The PostgreSQL tables of the approval store: their names, and the
  * migration that creates them.
  */
-import { type SqlDriver, sqlTableName as tableName } from '@mrtr/sql';
+import { type SqlDriver, type SqlTableName, sqlTableName as tableName } from '@mrtr/sql';
 
 export { tableName };
 
@@ -27,8 +27,10 @@ export interface ApprovalTableOptions {
   registrationTable?: string;
 }
 
-/** The four tables, as quoted SQL (`sql`) and their bare names (`bare`, for index names). */
-export function approvalTables(options: ApprovalTableOptions = {}) {
+/** The four tables, as quoted SQL (`sql`), their bare names (`bare`) and their index names (`index`). */
+export function approvalTables(
+  options: ApprovalTableOptions = {},
+): Record<'approvals' | 'sessions' | 'credentials' | 'registrations', SqlTableName> {
   return {
     approvals: tableName(options.table ?? DEFAULT_APPROVAL_TABLE),
     sessions: tableName(options.sessionTable ?? DEFAULT_SESSION_TABLE),
@@ -82,18 +84,18 @@ export async function migrateApprovalTables(
       id text PRIMARY KEY, approval text NOT NULL, expires_at timestamptz NOT NULL,
       decision text, decided_at timestamptz, challenge text)`);
     await tx.query(`ALTER TABLE ${a.sql} ADD COLUMN IF NOT EXISTS challenge text`);
-    await tx.query(`CREATE INDEX IF NOT EXISTS "${a.bare}_expires_at" ON ${a.sql} (expires_at)`);
+    await tx.query(`CREATE INDEX IF NOT EXISTS ${a.index('expires_at')} ON ${a.sql} (expires_at)`);
     await tx.query(`CREATE TABLE IF NOT EXISTS ${s.sql} (
       key text PRIMARY KEY, session text NOT NULL, expires_at timestamptz NOT NULL)`);
-    await tx.query(`CREATE INDEX IF NOT EXISTS "${s.bare}_expires_at" ON ${s.sql} (expires_at)`);
+    await tx.query(`CREATE INDEX IF NOT EXISTS ${s.index('expires_at')} ON ${s.sql} (expires_at)`);
     await tx.query(`CREATE TABLE IF NOT EXISTS ${c.sql} (
       id text PRIMARY KEY, principal text NOT NULL, credential text NOT NULL,
       counter bigint NOT NULL, created_at timestamptz NOT NULL)`);
     await tx.query(
-      `CREATE INDEX IF NOT EXISTS "${c.bare}_principal" ON ${c.sql} (principal, created_at)`,
+      `CREATE INDEX IF NOT EXISTS ${c.index('principal')} ON ${c.sql} (principal, created_at)`,
     );
     await tx.query(`CREATE TABLE IF NOT EXISTS ${r.sql} (
       key text PRIMARY KEY, challenge text NOT NULL, expires_at timestamptz NOT NULL)`);
-    await tx.query(`CREATE INDEX IF NOT EXISTS "${r.bare}_expires_at" ON ${r.sql} (expires_at)`);
+    await tx.query(`CREATE INDEX IF NOT EXISTS ${r.index('expires_at')} ON ${r.sql} (expires_at)`);
   });
 }

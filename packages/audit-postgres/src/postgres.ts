@@ -50,8 +50,8 @@ export function auditTableStatements(table: string = DEFAULT_AUDIT_TABLE): strin
   received_at timestamptz NOT NULL,
   recorded_at timestamptz NOT NULL
 )`,
-    `CREATE INDEX IF NOT EXISTS "${t.bare}_nonce" ON ${t.sql} (nonce)`,
-    `CREATE INDEX IF NOT EXISTS "${t.bare}_recorded_at" ON ${t.sql} (recorded_at)`,
+    `CREATE INDEX IF NOT EXISTS ${t.index('nonce')} ON ${t.sql} (nonce)`,
+    `CREATE INDEX IF NOT EXISTS ${t.index('recorded_at')} ON ${t.sql} (recorded_at)`,
     // migrations/002: added later, so ALTER (not CREATE) reaches tables made by 001.
     `ALTER TABLE ${t.sql} ADD COLUMN IF NOT EXISTS confirmation text`,
     `ALTER TABLE ${t.sql} ADD COLUMN IF NOT EXISTS receipt text`,

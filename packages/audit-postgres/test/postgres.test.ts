@@ -214,6 +214,21 @@ function table(
       await expect(sweepAuditTable(db.driver, { batchSize: 0 })).rejects.toThrow(RangeError);
     });
 
+    it('a table name of 63 characters still gets both its indexes (names PostgreSQL would cut)', async () => {
+      const long = `a${'u'.repeat(62)}`;
+      await migrateAuditTable(db.driver, { table: long });
+      await migrateAuditTable(db.driver, { table: long }); // idempotent
+      const { rows } = await db.driver.query<{ indexdef: string }>(
+        'SELECT indexdef FROM pg_indexes WHERE tablename = $1',
+        [long],
+      );
+      expect(rows.map((r) => r.indexdef.replace(/^.* USING btree /, '')).sort()).toEqual([
+        '(id)',
+        '(nonce)',
+        '(recorded_at)',
+      ]);
+    });
+
     it('rejects table names that are not plain identifiers, before any SQL', async () => {
       expect(() => new PostgresAuditSink(db.driver, { table: 'audit; DROP TABLE x' })).toThrow(
         TypeError,

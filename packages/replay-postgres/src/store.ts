@@ -43,7 +43,7 @@ export async function migrateReplayTable(
       expires_at timestamptz NOT NULL,
       outcome text,
       claimed_at timestamptz NOT NULL DEFAULT now())`);
-    await tx.query(`CREATE INDEX IF NOT EXISTS "${t.bare}_expires_at" ON ${t.sql} (expires_at)`);
+    await tx.query(`CREATE INDEX IF NOT EXISTS ${t.index('expires_at')} ON ${t.sql} (expires_at)`);
   });
 }
 

@@ -130,6 +130,23 @@ describe('migrateReplayTable and options', () => {
     }
   });
 
+  it('a table name of 63 characters still gets its expiry index (a name PostgreSQL would cut)', async () => {
+    const db = await PGlite.create();
+    const driver = pgliteDriver(db);
+    const table = `r${'e'.repeat(62)}`;
+    await migrateReplayTable(driver, { table });
+    await migrateReplayTable(driver, { table }); // idempotent
+    const { rows } = await db.query<{ indexname: string; indexdef: string }>(
+      'SELECT indexname, indexdef FROM pg_indexes WHERE tablename = $1 ORDER BY indexname',
+      [table],
+    );
+    expect(rows.map((r) => r.indexdef.replace(/^.* USING btree /, ''))).toEqual(
+      expect.arrayContaining(['(expires_at)', '(nonce)']),
+    );
+    expect(rows).toHaveLength(2);
+    await db.close();
+  });
+
   it('uses a schema-qualified custom table', async () => {
     const db = await PGlite.create();
     const driver = pgliteDriver(db);

@@ -43,4 +43,4 @@ export {
   type SqlResult,
   TransactionEndedError,
 } from './driver.js';
-export { sqlTableName } from './table-name.js';
+export { type SqlTableName, sqlTableName } from './table-name.js';

@@ -3,8 +3,30 @@ import { ConnectionLostError, isConnectionError, sqlTableName } from '../src/ind
 
 describe('sqlTableName', () => {
   it('quotes a name and a schema-qualified name', () => {
-    expect(sqlTableName('mrtr_replay')).toEqual({ sql: '"mrtr_replay"', bare: 'mrtr_replay' });
-    expect(sqlTableName('ops.audit_2')).toEqual({ sql: '"ops"."audit_2"', bare: 'audit_2' });
+    expect(sqlTableName('mrtr_replay')).toMatchObject({
+      sql: '"mrtr_replay"',
+      bare: 'mrtr_replay',
+    });
+    expect(sqlTableName('ops.audit_2')).toMatchObject({ sql: '"ops"."audit_2"', bare: 'audit_2' });
+  });
+
+  it('names indexes within 63 bytes, apart from the table and from each other', () => {
+    expect(sqlTableName('ops.mrtr_replay').index('expires_at')).toBe('"mrtr_replay_expires_at"');
+    // PostgreSQL cuts names past 63 bytes: these two would both have become the table's own name.
+    const long = 'a'.repeat(63);
+    const nonce = sqlTableName(long).index('nonce');
+    const recorded = sqlTableName(long).index('recorded_at');
+    for (const name of [nonce, recorded]) {
+      expect(name.length - 2).toBeLessThanOrEqual(63);
+      expect(name).not.toBe(`"${long}"`);
+    }
+    expect(nonce).not.toBe(recorded);
+    expect(nonce.endsWith('_nonce"')).toBe(true);
+    // Two long names with the same first characters get different index names.
+    expect(sqlTableName(`${'b'.repeat(60)}_x1`).index('expires_at')).not.toBe(
+      sqlTableName(`${'b'.repeat(60)}_x2`).index('expires_at'),
+    );
+    expect(() => sqlTableName('t').index('Bad"')).toThrow(TypeError);
   });
 
   it.each([
