@@ -68,14 +68,34 @@ function tooLarge(): HttpReply {
 function unsupportedVersion(id: RequestId, requested: string, legacy: boolean): HttpReply {
   const supported: string[] = [...SUPPORTED_PROTOCOL_VERSIONS];
   const shown = shownText(requested, 64);
-  const advice = 'send each request with _meta and the MCP-Protocol-Version header';
-  // An initialize that names no usable version falls back to the header, which may name one served here.
   const message = !legacy
     ? `Unsupported protocol version: ${shown}. Supported: ${supported.join(', ')}.`
-    : supported.includes(requested)
-      ? `${shown} has no initialize handshake: ${advice}, and no initialize.`
-      : `Unsupported protocol version: ${shown}. This server supports ${supported.join(', ')}, which has no initialize handshake: ${advice}.`;
+    : `Unsupported protocol version: ${shown}. This server supports ${supported.join(', ')}, which has no initialize handshake: ${MODERN_ADVICE}.`;
   return fail(id, ErrorCode.UnsupportedProtocolVersion, message, { requested: shown, supported });
+}
+
+const MODERN_ADVICE = 'send each request with _meta and the MCP-Protocol-Version header';
+
+/**
+ * A handshake-era `initialize` (no modern `_meta`): `-32022` when it asks for a
+ * version not served here; when it asks for one that is, or names none,
+ * `-32601` (the method is gone in this revision, and `-32022` would call a
+ * served version unsupported, or name one the client never asked for). Both
+ * name the versions served, as `basic/versioning` asks of a modern-only server.
+ */
+function legacyInitialize(id: RequestId, requested: string | undefined): HttpReply {
+  const supported: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS;
+  if (requested !== undefined && !supported.includes(requested))
+    return unsupportedVersion(id, requested, true);
+  // 400, not the 404 of -32601: a client of the handshake era reads a 404 as its session gone and
+  // initializes again; the Streamable HTTP binding rejects its request with 400.
+  return fail(
+    id,
+    ErrorCode.MethodNotFound,
+    `Method not found: initialize. This server speaks ${supported.join(', ')}, which has no initialize handshake: ${MODERN_ADVICE}.`,
+    undefined,
+    400,
+  );
 }
 
 /**
@@ -261,7 +281,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     // A client of the handshake era (2025-11-25 and before), headers or not: tell it what is spoken
     // here. A modern request (its _meta names a version served here) for the removed method gets -32601.
     if (method === 'initialize' && !isModern(params))
-      return unsupportedVersion(id, legacyRequestedVersion(params, version), true);
+      return legacyInitialize(id, legacyRequestedVersion(params, version));
     if (version === null)
       return fail(
         id,

@@ -49,16 +49,16 @@ export function requestEnvelope(
 
 /**
  * The version an `initialize` request (the handshake of protocol revisions
- * up to 2025-11-25) asks for: `params.protocolVersion`, else the
- * `MCP-Protocol-Version` header, else `"unknown"`.
+ * up to 2025-11-25) asks for: `params.protocolVersion` when a string, else
+ * the `MCP-Protocol-Version` header, else `undefined` (none named).
  */
 export function legacyRequestedVersion(
   params: Record<string, unknown>,
   header: string | null,
-): string {
+): string | undefined {
   const asked = params.protocolVersion;
-  if (typeof asked === 'string' && asked.length <= 64) return asked;
-  return header === null ? 'unknown' : header.slice(0, 64);
+  if (typeof asked === 'string') return asked;
+  return header ?? undefined;
 }
 
 /**

@@ -422,7 +422,7 @@ describe('request validation order and codes', () => {
     expect([m.status, m.body.error.code]).toEqual([400, -32020]);
   });
 
-  it('answers a handshake-era initialize with -32022 naming what it asked, or saying there is no handshake', async () => {
+  it('answers a handshake-era initialize with -32022 naming what it asked, or -32601 for a version served here', async () => {
     const legacy = (protocolVersion: unknown) =>
       post(
         { jsonrpc: '2.0', id: 3, method: 'initialize', params: { protocolVersion } },
@@ -437,14 +437,33 @@ describe('request validation order and codes', () => {
       '2025-06-18',
     ]);
     expect(old.body.error.message).toMatch(/^Unsupported protocol version: 2025-06-18\. /);
-    // No usable version in the body: the header's, which is served here, is not called unsupported.
-    const unusable = await send(endpoint, legacy({ a: '\ud800' }), false);
-    expect([unusable.body.error.code, unusable.body.error.data.requested]).toEqual([
+    // A served version, or none named: -32022 would call it unsupported, or make one up. The
+    // method is gone in this revision: -32601, still with 400 and the versions served named.
+    const header = (headers: Record<string, string | undefined>) =>
+      post(
+        { jsonrpc: '2.0', id: 3, method: 'initialize', params: {} },
+        {
+          'mcp-method': 'initialize',
+          ...headers,
+        },
+      );
+    for (const request of [
+      legacy('2026-07-28'),
+      legacy({ a: '\ud800' }), // the header's version, which is served here
+      header({ 'mcp-protocol-version': undefined }),
+    ]) {
+      const r = await send(endpoint, request, false);
+      expect([r.status, r.body.error.code, r.body.error.data]).toEqual([400, -32601, undefined]);
+      expect(r.body.error.message).toMatch(
+        /^Method not found: initialize\. This server speaks 2026-07-28, which has no initialize handshake: /,
+      );
+    }
+    // Asked by the header alone, for a version not served: that version, whole.
+    const other = await send(endpoint, header({ 'mcp-protocol-version': '2025-03-26' }), false);
+    expect([other.body.error.code, other.body.error.data.requested]).toEqual([
       -32022,
-      '2026-07-28',
+      '2025-03-26',
     ]);
-    expect(unusable.body.error.message).not.toMatch(/Unsupported protocol version: 2026-07-28/);
-    expect(unusable.body.error.message).toMatch(/^2026-07-28 has no initialize handshake: /);
   });
 
   it('requires Mcp-Method on every request and rejects a case-changed value', async () => {
