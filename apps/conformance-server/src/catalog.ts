@@ -4,7 +4,15 @@ import type {
   ResourceTemplateDefinition,
 } from '@mrtr/server';
 import type { CompleteRequestParams, CompleteResult, GetPromptResult } from '@mrtr/wire';
-import { ElicitResultSchema, field, formElicitation, formSchema, inputRequired } from '@mrtr/wire';
+import {
+  ElicitResultSchema,
+  ErrorCode,
+  field,
+  formElicitation,
+  formSchema,
+  inputRequired,
+  McpError,
+} from '@mrtr/wire';
 import { RED_PIXEL_PNG } from './media.js';
 
 /** The prompts, resources and completions of the conformance server scenarios. */
@@ -48,14 +56,19 @@ export const prompts: PromptDefinition[] = [
     arguments: [
       { name: 'resourceUri', description: 'URI of the resource to embed', required: true },
     ],
-    handler: (args) =>
-      complete([
+    handler: (args) => {
+      // Echoed as an embedded resource's `uri`, which schema.json says is a URI.
+      if (typeof args.resourceUri !== 'string' || !URL.canParse(args.resourceUri))
+        throw new McpError(ErrorCode.InvalidParams, 'resourceUri must be a URI, such as test://a', {
+          argument: 'resourceUri',
+        });
+      return complete([
         {
           role: 'user',
           content: {
             type: 'resource',
             resource: {
-              uri: args.resourceUri as string,
+              uri: args.resourceUri,
               mimeType: 'text/plain',
               text: 'Embedded resource content for testing.',
             },
@@ -65,7 +78,8 @@ export const prompts: PromptDefinition[] = [
           role: 'user',
           content: { type: 'text', text: 'Please process the embedded resource above.' },
         },
-      ]),
+      ]);
+    },
   },
   {
     name: 'test_prompt_with_image',

@@ -144,6 +144,19 @@ describe('conformance fixtures', () => {
     expect(none.error.code).toBe(-32021);
   });
 
+  it('the embedded-resource prompt embeds a URI, and refuses an argument that is none', async () => {
+    const ok = await call('prompts/get', {
+      name: 'test_prompt_with_embedded_resource',
+      arguments: { resourceUri: 'test://embedded' },
+    });
+    expect(ok.result.messages[0].content.resource.uri).toBe('test://embedded');
+    const bad = await call('prompts/get', {
+      name: 'test_prompt_with_embedded_resource',
+      arguments: { resourceUri: 'x' },
+    });
+    expect(bad.error).toMatchObject({ code: -32602, data: { argument: 'resourceUri' } });
+  });
+
   it('the prompt asks first and the template substitutes its id', async () => {
     const p = await call('prompts/get', { name: 'test_input_required_result_prompt' });
     expect(p.result.resultType).toBe('input_required');
