@@ -97,21 +97,39 @@ interface Session {
 
 /**
  * `response` with `session.busy` counted down once its body has been read
- * to the end (or at once, without a body). A body the client abandons is
- * never counted down; the idle sweep still closes that session.
+ * to the end, has failed, or was cancelled by its reader (a client that
+ * went away, an abandoned stream), or at once without a body: exactly once.
  */
 function tracked(session: Session, response: Response): Response {
   if (response.body === null) {
     session.busy--;
     return response;
   }
-  const body = response.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      flush() {
-        session.busy--;
-      },
-    }),
-  );
+  let counted = false;
+  const settle = () => {
+    if (counted) return;
+    counted = true;
+    session.busy--;
+  };
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { value, done } = await reader.read();
+        if (done) {
+          settle();
+          controller.close();
+        } else controller.enqueue(value);
+      } catch (error) {
+        settle();
+        controller.error(error);
+      }
+    },
+    async cancel(reason) {
+      settle();
+      await reader.cancel(reason).catch(() => {});
+    },
+  });
   return new Response(body, {
     status: response.status,
     statusText: response.statusText,
@@ -187,7 +205,10 @@ function tracked(session: Session, response: Response): Response {
  * id; an error's message quotes what the client sent only as `shownText` of
  * `@mrtr/wire` shows it (see `screenedError`).
  *
- * @throws {TypeError} for a `maxSessionsPerPrincipal` or `maxBodyDepth` that is not a positive integer.
+ * @throws {TypeError} for a `maxSessionsPerPrincipal`, `maxBodyDepth` or
+ *   `maxBodyItems` that is not a positive integer, a `maxSessions` that is
+ *   not an integer from 0 (0: no 2025-era session is opened), or a
+ *   `sessionIdleMs` that is not a positive number of milliseconds.
  */
 export function serveBothEras(
   factory: (ctx: McpRequestContext) => McpServer | Promise<McpServer>,
@@ -197,6 +218,11 @@ export function serveBothEras(
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
   const maxSessions = options.maxSessions ?? 1000;
   const perPrincipal = options.maxSessionsPerPrincipal ?? 32;
+  // `Number(process.env.X)` of an unset X is NaN: it would lift the bound, or close every session.
+  if (!Number.isInteger(maxSessions) || maxSessions < 0)
+    throw new TypeError(`maxSessions must be an integer from 0, got ${maxSessions}`);
+  if (!(idleMs > 0))
+    throw new TypeError(`sessionIdleMs must be a positive number of milliseconds, got ${idleMs}`);
   if (!Number.isInteger(perPrincipal) || perPrincipal < 1)
     throw new TypeError(`maxSessionsPerPrincipal must be a positive integer, got ${perPrincipal}`);
   const now = options.now ?? Date.now;
@@ -219,15 +245,18 @@ export function serveBothEras(
   /**
    * Close `owner`'s least recently used sessions until it holds at most
    * `perPrincipal`, idle ones first: one with a call in progress (waiting on
-   * the person) goes only when all are busy. Without a principal there is
-   * no one to count: every anonymous caller is the same `undefined`.
+   * the person) goes only when all are busy. The session being opened
+   * (`opened`) is never one of them: it is the one asked for. Without a
+   * principal there is no one to count: every anonymous caller is the same
+   * `undefined`.
    */
-  async function keepWithinShare(owner: string | undefined) {
+  async function keepWithinShare(owner: string | undefined, opened: string) {
     if (owner === undefined) return;
-    const own = [...sessions].filter(([, session]) => session.owner === owner);
-    if (own.length <= perPrincipal) return;
+    const own = [...sessions].filter(([id, session]) => session.owner === owner && id !== opened);
+    const excess = own.length + 1 - perPrincipal;
+    if (excess <= 0) return;
     own.sort(([, x], [, y]) => Number(x.busy > 0) - Number(y.busy > 0) || x.lastSeen - y.lastSeen);
-    for (const [id, session] of own.slice(0, own.length - perPrincipal)) await drop(id, session);
+    for (const [id, session] of own.slice(0, excess)) await drop(id, session);
   }
 
   async function sweep() {
@@ -278,7 +307,7 @@ export function serveBothEras(
         sessionIdGenerator: () => crypto.randomUUID(),
         onsessioninitialized: (sid) => {
           sessions.set(sid, session);
-          void keepWithinShare(session.owner);
+          void keepWithinShare(session.owner, sid);
         },
         onsessionclosed: (sid) => {
           sessions.delete(sid);

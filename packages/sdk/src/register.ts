@@ -13,6 +13,7 @@ import type {
   GatedToolDeclaration,
   GateRequest,
 } from '@mrtr/gate';
+import { legacyConfirmationFailure } from './legacy-advice.js';
 import { type PrincipalOf, principalFromAuthInfo } from './principal.js';
 import { eraOf, gateRequestOf } from './request.js';
 import { type SdkToolResult, toProtocolError, toSdkResult } from './results.js';
@@ -202,6 +203,8 @@ async function serveGated<Args>(
     // A 2025-era answer that came after the ticket (ours, never the client's) expired.
     if (era === 'legacy' && state !== undefined && isTicketExpired(refusal))
       return expiredResult(tool.name);
+    const onSession = era === 'legacy' ? legacyConfirmationFailure(error, refusal) : undefined;
+    if (onSession) throw onSession;
     if (era === 'legacy' && refusal.code === MISSING_CAPABILITY)
       // The gate's message points at this request's _meta; a 2025-era client declares at initialize.
       throw new ProtocolError(

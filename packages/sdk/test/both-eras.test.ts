@@ -103,6 +103,53 @@ describe('2025-era sessions', () => {
       expect((await fetchAs(post(list, 'bob', recent))).status).toBe(200);
   });
 
+  it('a principal whose sessions are all busy still opens a new one: its least recently used goes', async () => {
+    const { fetchAs } = handler({ maxSessionsPerPrincipal: 2 });
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
+    const older = await open(fetchAs, 'bob');
+    const newer = await open(fetchAs, 'bob');
+    // Responses left unread: both sessions have a call in progress.
+    const held = [await fetchAs(post(list, 'bob', older)), await fetchAs(post(list, 'bob', newer))];
+    const third = await fetchAs(post(initialize, 'bob'));
+    expect(third.status).toBe(200);
+    await third.body?.cancel();
+    await new Promise((resolve) => setImmediate(resolve));
+    const opened = third.headers.get('mcp-session-id') as string;
+    expect((await fetchAs(post(list, 'bob', opened))).status).toBe(200);
+    expect((await fetchAs(post(list, 'bob', older))).status).toBe(404);
+    for (const r of held) await r.body?.cancel();
+  });
+
+  it('a response stream its reader cancels no longer counts its session as busy', async () => {
+    const { fetchAs } = handler({ maxSessionsPerPrincipal: 2 });
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
+    const busy = await open(fetchAs, 'bob');
+    const abandoned = await open(fetchAs, 'bob');
+    const held = await fetchAs(post(list, 'bob', busy));
+    // Used after `busy`, so the more recent; its stream then abandoned by the client.
+    await (await fetchAs(post(list, 'bob', abandoned))).body?.cancel();
+    const third = await fetchAs(post(initialize, 'bob'));
+    expect(third.status).toBe(200);
+    await third.body?.cancel();
+    await new Promise((resolve) => setImmediate(resolve));
+    // The idle one goes first, though used more recently; the one with a call in progress stays.
+    expect((await fetchAs(post(list, 'bob', abandoned))).status).toBe(404);
+    const still = await fetchAs(post(list, 'bob', busy));
+    expect(still.status).toBe(200);
+    await still.body?.cancel();
+    await held.body?.cancel();
+  });
+
+  it.each([
+    { maxSessions: Number.NaN },
+    { maxSessions: -1 },
+    { maxSessions: 1.5 },
+    { sessionIdleMs: Number.NaN },
+    { sessionIdleMs: 0 },
+  ])('refuses %o: an unset environment variable read as a number must not lift a bound', (bad) => {
+    expect(() => serveBothEras(instance(shared(['r1'])).factory, bad)).toThrow(TypeError);
+  });
+
   it('callers without a principal are not counted as one (only maxSessions holds)', async () => {
     const { h } = handler({ maxSessionsPerPrincipal: 2 });
     for (let i = 0; i < 5; i++) {

@@ -9,12 +9,14 @@
 
 import type { Client } from '@modelcontextprotocol/client';
 import type { GateAuditEvent } from '@mrtr/gate';
+import { ReplayStoreUnavailableError } from '@mrtr/replay';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   callTool,
   fetchFor,
   instance,
   officialClient,
+  outcome,
   type Person,
   shared,
   textOf,
@@ -90,6 +92,34 @@ describe.each(['modern', 'legacy'] as const)('the official client on %s', (era) 
     // On 2026-07-28 the ticket travels as requestState; on a 2025-era session it never leaves the server.
     const traffic = [...wire.sent, ...(await wire.received())].join('\n');
     expect(traffic.includes('"requestState"')).toBe(era === 'modern');
+  });
+
+  it.each([
+    false,
+    true,
+  ])('a replay store that fails (outcome unknown: %s): the advice fits the era', async (outcomeUnknown) => {
+    s.store.once = async () => {
+      throw new ReplayStoreUnavailableError('connection refused', { outcomeUnknown });
+    };
+    const c = await client('a', () => yes);
+    const failed = await outcome(c.callTool({ name: TOOL, arguments: { id: 'r1' } }));
+    const message = failed.error?.message ?? '';
+    expect(failed.error?.code).toBe(-32603);
+    expect(message).toMatch(
+      outcomeUnknown
+        ? /^The store that keeps each confirmation single-use stopped answering while the operation was being committed: it was carried out once or not at all\. /
+        : /^This request changed nothing: the store that keeps each confirmation single-use is unavailable\. /,
+    );
+    if (era === 'legacy') {
+      // On a session the ticket never left the server: a new call asks afresh.
+      expect(message).not.toMatch(/same confirmation again before|Retry the same confirmation/);
+      expect(message).toMatch(
+        outcomeUnknown
+          ? /On this session the same confirmation cannot be sent again, and calling the tool again asks afresh: look at the target first\.$/
+          : /On this session the same confirmation cannot be sent again: call the tool again later, and you will be asked afresh\.$/,
+      );
+    } else expect(message).toMatch(/the same confirmation/);
+    expect(s.records.has('r1')).toBe(true);
   });
 
   it('a decline deletes nothing and uses the confirmation up', async () => {
