@@ -17,6 +17,14 @@ import { RED_PIXEL_PNG } from './media.js';
 
 /** The prompts, resources and completions of the conformance server scenarios. */
 
+/**
+ * A scheme, then only RFC 3986 characters (unreserved, reserved, `%` and two
+ * hex digits): no space, control, `<`, `"`, `{` or non-ASCII character, which
+ * `URL.canParse` lets through and schema.json's `format: uri` refuses.
+ */
+const RFC3986_URI =
+  /^[A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z0-9._~:/?#[\]@!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*$/;
+
 const complete = (messages: GetPromptResult['messages']): GetPromptResult => ({
   resultType: 'complete',
   messages,
@@ -57,8 +65,8 @@ export const prompts: PromptDefinition[] = [
       { name: 'resourceUri', description: 'URI of the resource to embed', required: true },
     ],
     handler: (args) => {
-      // Echoed as an embedded resource's `uri`, which schema.json says is a URI.
-      if (typeof args.resourceUri !== 'string' || !URL.canParse(args.resourceUri))
+      // Echoed as an embedded resource's `uri`, which schema.json says is a URI (RFC 3986).
+      if (typeof args.resourceUri !== 'string' || !RFC3986_URI.test(args.resourceUri))
         throw new McpError(ErrorCode.InvalidParams, 'resourceUri must be a URI, such as test://a', {
           argument: 'resourceUri',
         });

@@ -150,11 +150,24 @@ describe('conformance fixtures', () => {
       arguments: { resourceUri: 'test://embedded' },
     });
     expect(ok.result.messages[0].content.resource.uri).toBe('test://embedded');
-    const bad = await call('prompts/get', {
-      name: 'test_prompt_with_embedded_resource',
-      arguments: { resourceUri: 'x' },
-    });
-    expect(bad.error).toMatchObject({ code: -32602, data: { argument: 'resourceUri' } });
+    for (const resourceUri of [
+      'x',
+      ' test://a',
+      'test://a\n',
+      'test://x/<b>',
+      'test://a%zz',
+      'test://a{b}',
+      'test://é',
+    ]) {
+      const bad = await call('prompts/get', {
+        name: 'test_prompt_with_embedded_resource',
+        arguments: { resourceUri },
+      });
+      expect(bad.error, resourceUri).toMatchObject({
+        code: -32602,
+        data: { argument: 'resourceUri' },
+      });
+    }
   });
 
   it('the prompt asks first and the template substitutes its id', async () => {

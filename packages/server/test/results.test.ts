@@ -89,7 +89,11 @@ const resourceTemplates: ResourceTemplateDefinition[] = [
     read: ({ id }) =>
       id === 'missing'
         ? undefined
-        : { resultType: 'complete', contents: [{ uri: `test://items/${id}`, text: `item ${id}` }] },
+        : {
+            resultType: 'complete',
+            // The variable arrives decoded: encoded again, the uri is one (schema.json: format uri).
+            contents: [{ uri: `test://items/${encodeURIComponent(id)}`, text: `item ${id}` }],
+          },
   },
 ];
 
@@ -221,7 +225,7 @@ describe('prompts and resources', () => {
 
   it('resources/read serves direct resources and templates, and -32602 with data.uri otherwise', async () => {
     const item = await send(endpoint, post(rpc('resources/read', { uri: 'test://items/a%20b' })));
-    expect(item.body.result.contents).toEqual([{ uri: 'test://items/a b', text: 'item a b' }]);
+    expect(item.body.result.contents).toEqual([{ uri: 'test://items/a%20b', text: 'item a b' }]);
     for (const uri of ['test://items/missing', 'test://nothing', 'test://items/a/b']) {
       const r = await send(endpoint, post(rpc('resources/read', { uri })));
       expect(r.body.error, uri).toMatchObject({ code: -32602, data: { uri } });

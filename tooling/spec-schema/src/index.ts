@@ -140,7 +140,16 @@ export function validateMessage(
     const resultType = (m.result as { resultType?: unknown } | null)?.resultType;
     const request = options.method ? requests.get(options.method) : undefined;
     const answer = request?.replace(/Request$/, 'ResultResponse');
-    if (answer && answer in defs) return validateAs(answer, m);
+    if (answer && answer in defs) {
+      // The response's `result` is an anyOf of InputRequiredResult (which needs little more than a
+      // string resultType) and the method's own result: check the one it claims to be as well.
+      const response = validateAs(answer, m);
+      const claimed =
+        resultType === 'input_required'
+          ? 'InputRequiredResult'
+          : (request as string).replace(/Request$/, 'Result');
+      return claimed in defs ? both(response, validateAs(claimed, m.result)) : response;
+    }
     const envelope = validateAs('JSONRPCResultResponse', m);
     if (resultType === 'input_required')
       return both(envelope, validateAs('InputRequiredResult', m.result));

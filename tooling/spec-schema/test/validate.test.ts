@@ -64,11 +64,33 @@ describe('validateMessage picks the definition a message must match', () => {
   it('a result response by the method it answers', () => {
     const list = { jsonrpc: '2.0', id: 1, result: { resultType: 'complete', tools: [] } };
     const r = validateMessage(list, { method: 'tools/list' });
-    expect(r.definitions).toEqual(['ListToolsResultResponse']);
+    expect(r.definitions).toEqual(['ListToolsResultResponse', 'ListToolsResult']);
     expect(r.ok).toBe(false); // ttlMs and cacheScope are required
     const cached = { ...list, result: { ...list.result, ttlMs: 0, cacheScope: 'private' } };
     expect(validateMessage(cached, { method: 'tools/list' }).ok).toBe(true);
     expect(validateMessage({ jsonrpc: '2.0', id: 1, result: {} }).ok).toBe(false); // no resultType
+  });
+
+  it('checks the result a response of a method with input_required claims to be', () => {
+    // Its ResultResponse's result is anyOf InputRequiredResult (little more than a string
+    // resultType) or the method's own result: either alone lets almost anything through.
+    const bodies: [string, Record<string, unknown>][] = [
+      ['prompts/get', { resultType: 'complete', messages: 'not an array' }],
+      ['tools/call', { resultType: 'complete', content: 7 }],
+      ['resources/read', { resultType: 'complete', contents: [{ uri: ' test://a', text: 'x' }] }],
+      ['tools/call', { resultType: 'input_required', inputRequests: 'x' }],
+    ];
+    for (const [method, result] of bodies) {
+      const r = validateMessage({ jsonrpc: '2.0', id: 1, result }, { method });
+      expect([method, r.ok]).toEqual([method, false]);
+    }
+    const done = { resultType: 'complete', content: [{ type: 'text', text: 'ok' }] };
+    expect(
+      validateMessage({ jsonrpc: '2.0', id: 1, result: done }, { method: 'tools/call' }),
+    ).toMatchObject({
+      ok: true,
+      definitions: ['CallToolResultResponse', 'CallToolResult'],
+    });
   });
 
   it('refuses batches and non-objects', () => {
