@@ -182,6 +182,7 @@ export class JsonLinesAuditSink implements AuditWriter {
    * closed once the one in flight settles, never under it.
    */
   async close(): Promise<void> {
+    if (this.#closed) return;
     this.#closed = true;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<void>((resolve) => {

@@ -159,6 +159,8 @@ export function fileLines(path: string, sync: boolean, giveUpMs: number): FileLi
       return sent;
     },
     close() {
+      // A second close would close whatever file took the descriptor's number since.
+      if (closed) return;
       closed = true;
       // Closed once the line in flight (if any) settles, never under it: the number of a closed
       // descriptor goes to the next file opened, which would receive that line.

@@ -6,6 +6,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,7 +45,11 @@ describe('JsonLinesAuditSink', () => {
     const fd = openSync(unrelated, 'w');
     try {
       await expect(sink.write(event('completed', { nonce: 'late' }))).rejects.toThrow(/closed/);
-      expect(readFileSync(unrelated, 'utf8')).toBe('');
+      // Closing again leaves the descriptor, now the other file's, open.
+      await sink.close();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      writeSync(fd, 'still open');
+      expect(readFileSync(unrelated, 'utf8')).toBe('still open');
       expect(readFileSync(join(dir, 'closed.jsonl'), 'utf8')).not.toContain('late');
     } finally {
       closeSync(fd);
