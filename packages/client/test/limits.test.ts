@@ -330,6 +330,10 @@ describe('quoted', () => {
       '"a\\u202eb\\udb40\\udc41c\\u2028d\\u0085e\\u001bf"',
     );
     expect(quoted('é😀 ok')).toBe('"é😀 ok"');
+    // Private-use, unassigned and other default-ignorable code points may draw as nothing.
+    expect(quoted('prod\ue000-db \u0378\u3164\u{10fffd}')).toBe(
+      '"prod\\ue000-db \\u0378\\u3164\\udbff\\udffd"',
+    );
     expect(quoted('x'.repeat(500))).toHaveLength(103);
   });
 });

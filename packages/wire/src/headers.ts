@@ -293,15 +293,22 @@ export function hasStrayJoiner(text: string): boolean {
   return found;
 }
 
-/** Control and format characters but the two joiners emoji need (ZWNJ, ZWJ), and the line and paragraph separators. */
-const UNSHOWN = /(?![\u200c\u200d])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+/**
+ * Control and format characters but the two joiners emoji need (ZWNJ, ZWJ),
+ * the line and paragraph separators, other default-ignorable code points but
+ * the variation selectors (Hangul fillers draw nothing), and private-use and
+ * unassigned code points (a font may draw them as nothing).
+ */
+const UNSHOWN =
+  /(?![\u200c\u200d\ufe00-\ufe0f])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]/gu;
 
 /**
  * Text a client chose (a member name, a tool name, a method), as an error
  * message quotes it: well-formed (a lone surrogate becomes U+FFFD), every
  * control and format character (C0 and C1 controls, bidi overrides, tag
- * characters, zero-width spaces; not ZWJ or ZWNJ) and U+2028 and U+2029
- * shown as U+FFFD, so the message cannot reorder, hide or break what it
+ * characters, zero-width spaces; not ZWJ or ZWNJ), U+2028 and U+2029, other
+ * default-ignorable code points (Hangul fillers; not the variation
+ * selectors), private-use and unassigned code points shown as U+FFFD, so the message cannot reorder, hide or break what it
  * says, then {@link clip}ped to `max` UTF-16 code units.
  * @returns the text as shown; `text` itself when nothing needed changing.
  */

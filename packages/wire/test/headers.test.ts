@@ -12,6 +12,7 @@ import {
   MAX_SCHEMA_DEPTH,
   readHeaderAnnotations,
   STRAY_JOINER,
+  shownText,
 } from '../src/index.js';
 
 describe('encodeHeaderValue (streamable-http, "Value Encoding")', () => {
@@ -284,5 +285,19 @@ describe('hasStrayJoiner and STRAY_JOINER', () => {
     expect(hasStrayJoiner(`\u0628${'\u064b'.repeat(32)}\u200d\u0628`)).toBe(false);
     expect(hasStrayJoiner(`\u0628${'\u064b'.repeat(33)}\u200d\u0628`)).toBe(true);
     expect(hasStrayJoiner(`👩${'\u0301'.repeat(32)}\u200d💻`)).toBe(false);
+  });
+});
+
+describe('shownText', () => {
+  it('shows controls, format, separator, default-ignorable, private-use and unassigned characters as U+FFFD', () => {
+    expect(shownText('a\u202eb\u0000c\u2028d\ud800', 40)).toBe('a\ufffdb\ufffdc\ufffdd\ufffd');
+    // A font may draw these as nothing: `prod\u{e000}-db` would read as `prod-db`.
+    expect(shownText('prod\ue000-db \u0378\u3164\u115f\u{10fffd}', 40)).toBe(
+      'prod\ufffd-db \ufffd\ufffd\ufffd\ufffd',
+    );
+    // What emoji need stays: ZWJ and the variation selectors.
+    expect(shownText('\u2764\ufe0f \u{1f469}\u200d\u{1f4bb}', 40)).toBe(
+      '\u2764\ufe0f \u{1f469}\u200d\u{1f4bb}',
+    );
   });
 });
