@@ -111,7 +111,10 @@ const text =
 const digest: Check = (value) => typeof value === 'string' && DIGEST.test(value);
 /** The confirmation's nonce: a replay store's key, which may not hold U+0000. */
 const nonce: Check = (value) => text(256)(value) && !(value as string).includes('\u0000');
-const seconds: Check = (value) => Number.isSafeInteger(value) && (value as number) >= 0;
+/** Latest time a `Date` holds, seconds since the epoch: a later `iat` or `exp` names no date. */
+const MAX_DATE_SECONDS = 8_640_000_000_000;
+const seconds: Check = (value) =>
+  Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= MAX_DATE_SECONDS;
 
 /** Each claim a caller supplies, with its rule in words for a `TypeError`. */
 const INPUT_RULES: [keyof ReceiptInput, Check, string][] = [

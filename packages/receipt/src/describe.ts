@@ -20,11 +20,11 @@ export interface ReceiptDescription {
  * controls, DEL, line and paragraph separators, every format character
  * (bidirectional marks, overrides and isolates, the Arabic letter mark,
  * zero-width characters, the BOM, tag characters), other default-ignorable
- * code points, private-use and unassigned code points. Claim values are
+ * code points, the blank braille pattern, private-use and unassigned code points. Claim values are
  * shown with these escaped, so a crafted `sub` cannot rewrite the lines
  * around it or hide what tells two values apart.
  */
-const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]/u;
+const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}\u2800]/u;
 
 /** A claim value as shown: JSON-quoted, with anything {@link UNSAFE} escaped as `\uXXXX` (a pair for one past U+FFFF). */
 function quote(value: string): string {

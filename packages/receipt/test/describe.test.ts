@@ -87,6 +87,7 @@ describe('describeReceipt', () => {
       '\u{e0041}',
       '\ue000',
       '\u0378',
+      '\u2800',
     ];
     const crafted = await signRaw(
       header,
@@ -95,9 +96,17 @@ describe('describeReceipt', () => {
     );
     const line = describeReceipt(crafted).proves[0] as string;
     expect(line).toContain(
-      '"adm\\u061c\\u2028\\u200b\\ufeff\\u00ad\\udb40\\udc41\\ue000\\u0378in"',
+      '"adm\\u061c\\u2028\\u200b\\ufeff\\u00ad\\udb40\\udc41\\ue000\\u0378\\u2800in"',
     );
     for (const c of hidden) expect(line).not.toContain(c);
+  });
+
+  it('refuses times past what a Date holds as malformed, instead of throwing RangeError', async () => {
+    const { receipt } = await signer.sign(inputFor());
+    const { header, payload } = partsOf(receipt);
+    const far = await signRaw(header, { ...payload, iat: 9e12, exp: 9e12 + 60 }, key.privateKey);
+    expect(() => describeReceipt(far)).toThrow(ReceiptError);
+    expect(() => describeReceipt(far)).toThrow(/malformed/);
   });
 
   it('refuses what is not a receipt with malformed', async () => {
