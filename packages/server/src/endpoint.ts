@@ -114,8 +114,9 @@ function legacyInitialize(id: RequestId, requested: string | undefined): HttpRep
  * and an `id` a client can read back (a string of well-formed Unicode, RFC
  * 8259 §8.2, or a safe integer; else `-32600`, 400, without `id`);
  * no `initialize` of the handshake era (2025-11-25 and before: no `_meta`
- * naming a served version; `-32022` naming the supported versions, 400, with
- * or without headers; a modern `initialize` is an unknown method below);
+ * naming a served version; with or without headers, 400: `-32022` naming
+ * the supported versions when it asks for one not served, else `-32601`
+ * naming them; a modern `initialize` is an unknown method below);
  * `MCP-Protocol-Version` present and sent once (`-32020`) and supported (`-32022` with
  * `data.supported` and `data.requested`, 400); `Mcp-Method` equal to the body
  * (`-32020`); a served method (`-32601`, 404); `Mcp-Name` equal to
