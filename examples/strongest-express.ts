@@ -8,6 +8,8 @@
 // openssl genpkey -algorithm ed25519 -out receipt-key.pem   # the receipt signing key (keep it secret)
 // export TOKEN=$(openssl rand -hex 16); echo "token: $TOKEN"  # your MCP client sends it
 // export ALICE_PAGE_PASSWORD=$(openssl rand -base64 24)        # alice signs in to the page with it
+// export PUBLIC_ORIGIN=https://records.example.com  # optional: where people reach this server
+//                                                    # (default http://localhost:$PORT)
 // MRTR_SECRET=$(openssl rand -base64 32) RECEIPT_KEY_PEM="$(cat receipt-key.pem)" \
 //   DATABASE_URL=postgres://localhost/app npx tsx strongest-express.ts
 // Then, from a client that shows URL-mode questions, e.g. this repository's `mrtr` (call the
@@ -117,6 +119,8 @@ const deleteRecord = gate.tool({
 const endpoint = createMcpEndpoint({
   serverInfo: { name: 'records', version: '1.0.0' },
   tools: [deleteRecord],
+  // The MCP endpoint answers on the page's host too (its default: localhost, 127.0.0.1, [::1]).
+  allowedHosts: [new URL(PUBLIC_ORIGIN).host, 'localhost', '127.0.0.1', '[::1]'],
 });
 
 // Your authentication: here one bearer token for alice, compared in constant time.

@@ -7,6 +7,7 @@
  * published JWKS as a passkey approval of exactly this call.
  */
 import { generateKeyPairSync } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { ReceiptError, verifyAndRun, verifyReceipt } from '@mrtr/receipt';
 import { PostgresReplayStore } from '@mrtr/replay-postgres';
 import { pgPoolDriver } from '@mrtr/sql';
@@ -28,6 +29,43 @@ type Reply = { result?: Record<string, unknown>; error?: { code: number; message
 const URL_MODE = { elicitation: { url: {} } };
 
 describe.skipIf(!reachable || !chromiumAvailable())('the strongest example (Express)', () => {
+  it('serves MCP on the host PUBLIC_ORIGIN names, as its page, and nowhere else', async () => {
+    const schema = `${SCHEMA}_origin`;
+    await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}`);
+    const { privateKey } = generateKeyPairSync('ed25519');
+    const server = await start('strongest-express.ts', schema, undefined, {
+      ALICE_PAGE_PASSWORD: PAGE_PASSWORD,
+      RECEIPT_KEY_PEM: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      PUBLIC_ORIGIN: 'http://records.test:8443',
+    });
+    try {
+      const { port } = new URL(server.url);
+      const statusFor = (host: string) =>
+        new Promise<number>((resolve, reject) => {
+          const request = httpRequest(
+            {
+              port,
+              path: '/mcp',
+              method: 'POST',
+              headers: { host, 'content-type': 'application/json' },
+            },
+            (response) => {
+              response.resume();
+              resolve(response.statusCode ?? 0);
+            },
+          );
+          request.on('error', reject);
+          request.end('{}');
+        });
+      // Past the Host check (no token: 401); another host is refused as before.
+      expect(await statusFor('records.test:8443')).toBe(401);
+      expect(await statusFor('elsewhere.test')).toBe(403);
+    } finally {
+      server.stop();
+      await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    }
+  });
+
   it('refuses a form client, sends a URL client to the page; a passkey approval deletes once with a receipt', async () => {
     await pool.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE; CREATE SCHEMA ${SCHEMA}`);
     const { privateKey } = generateKeyPairSync('ed25519');
