@@ -30,6 +30,12 @@ export const DEFAULT_MAX_TICKET_LENGTH = 4096;
 export const DEFAULT_MAX_SKEW_SECONDS = 30;
 /** Largest clock skew a sealer accepts, seconds: beyond this, fix the clocks. */
 export const MAX_SKEW_SECONDS = 300;
+/**
+ * Longest ticket lifetime a sealer accepts, seconds (one day): a question is
+ * answered within it, and a replay record lives until the ticket's expiry,
+ * which a far one (`1e13` s) would put past what a `Date` or a store holds.
+ */
+export const MAX_TTL_SECONDS = 86_400;
 /** Default ticket lifetime, seconds. */
 export const DEFAULT_TTL_SECONDS = 300;
 
@@ -45,7 +51,7 @@ export interface TicketKey {
 export interface TicketSealerOptions {
   /** The key ring; the first key seals new tickets, every key opens. */
   keys: readonly TicketKey[];
-  /** Lifetime of new tickets, seconds (default 300). */
+  /** Lifetime of new tickets, seconds (default 300, at most {@link MAX_TTL_SECONDS}: one day). */
   ttlSeconds?: number;
   /** Clock skew tolerated when opening, seconds (default 30, at most 300). */
   maxSkewSeconds?: number;

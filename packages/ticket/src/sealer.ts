@@ -18,6 +18,7 @@ import {
   DEFAULT_MAX_TICKET_LENGTH,
   DEFAULT_TTL_SECONDS,
   MAX_SKEW_SECONDS,
+  MAX_TTL_SECONDS,
   MIN_SECRET_BYTES,
   TICKET_HKDF_INFO,
   TICKET_HKDF_SALT,
@@ -121,8 +122,10 @@ export class TicketSealer {
     this.#skew = options.maxSkewSeconds ?? DEFAULT_MAX_SKEW_SECONDS;
     this.#maxLength = options.maxTicketLength ?? DEFAULT_MAX_TICKET_LENGTH;
     this.#now = options.now ?? Date.now;
-    if (!Number.isSafeInteger(this.#ttl) || this.#ttl <= 0)
-      throw new TicketConfigError('ttlSeconds must be a positive integer');
+    if (!Number.isSafeInteger(this.#ttl) || this.#ttl <= 0 || this.#ttl > MAX_TTL_SECONDS)
+      throw new TicketConfigError(
+        `ttlSeconds must be an integer from 1 to ${MAX_TTL_SECONDS} (one day)`,
+      );
     if (!Number.isInteger(this.#skew) || this.#skew < 0 || this.#skew > MAX_SKEW_SECONDS)
       throw new TicketConfigError(
         `maxSkewSeconds must be an integer from 0 to ${MAX_SKEW_SECONDS}`,

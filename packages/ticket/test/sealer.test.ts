@@ -510,6 +510,9 @@ describe('configuration', () => {
     ['ttlSeconds 0', () => new TicketSealer({ keys: [good], ttlSeconds: 0 })],
     ['a negative ttlSeconds', () => new TicketSealer({ keys: [good], ttlSeconds: -5 })],
     ['a fractional ttlSeconds', () => new TicketSealer({ keys: [good], ttlSeconds: 1.5 })],
+    // Every confirmation failed: the replay record's expiry was past what a Date holds.
+    ['a ttlSeconds of 1e13', () => new TicketSealer({ keys: [good], ttlSeconds: 1e13 })],
+    ['a ttlSeconds over one day', () => new TicketSealer({ keys: [good], ttlSeconds: 86_401 })],
     [
       'an infinite ttlSeconds',
       () => new TicketSealer({ keys: [good], ttlSeconds: Number.POSITIVE_INFINITY }),
