@@ -39,12 +39,13 @@ export function pageLocation(location: PageLocation): {
       `origin must be an absolute http(s) URL, got ${JSON.stringify(location.origin)}`,
     );
   }
-  if (
-    (url.protocol !== 'https:' && url.protocol !== 'http:') ||
-    url.origin !== location.origin.replace(/\/$/, '')
-  )
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
     throw new TypeError(
-      `origin must be scheme://host[:port] only, got ${JSON.stringify(location.origin)}`,
+      `origin must be an http or https URL, got ${JSON.stringify(location.origin)}`,
+    );
+  if (url.origin !== location.origin.replace(/\/$/, ''))
+    throw new TypeError(
+      `origin must be written as browsers send it, ${JSON.stringify(url.origin)}: scheme://host[:port] only (no path or query), lower case, without the scheme's default port; got ${JSON.stringify(location.origin)}`,
     );
   const basePath = location.basePath ?? '/approve';
   if (!BASE_PATH.test(basePath))

@@ -84,16 +84,26 @@ function unavailable(error: unknown): boolean {
  * - `POST <basePath>/<id>`: records the decision once, if the `Origin` is
  *   the page's, the CSRF token matches the session and the approval, the
  *   approval is the principal's and not expired or decided; then `303` back
- *   to the page. A `presence` approval cannot be approved here (passkeys
- *   come later); it can be denied.
+ *   to the page. A `presence` approval is not approved by this form (it
+ *   needs a passkey, below); it can be denied.
+ * - `POST <basePath>/<id>/passkey-options`, `POST <basePath>/<id>/passkey`:
+ *   a `presence` approval, with a WebAuthn assertion (user verification
+ *   required) by one of the principal's passkeys over a challenge that
+ *   commits to this approval and its answers; then the decision, once.
+ * - `GET`/`POST <basePath>/passkeys`, `POST <basePath>/passkeys/options`,
+ *   `POST <basePath>/passkeys/remove`: the signed-in principal lists,
+ *   registers and removes its passkeys (see `passkeyRegistration`).
  * - `<basePath>/sign-in`, `<basePath>/sign-out`: the built-in sign-in, when configured.
- * - `GET <basePath>/assets/page.css`: the stylesheet.
+ * - `GET <basePath>/assets/page.css`, `assets/passkey.js`,
+ *   `assets/webauthn.js`: the stylesheet, and the scripts of the passkey
+ *   steps (the only scripts, served from this origin).
  *
  * A request whose `Host` is not in `allowedHosts` (default: the host of
  * `origin` and the loopback names) gets `403` whatever its path (DNS rebinding).
  *
- * Every response carries a strict Content-Security-Policy (no script at
- * all), `X-Frame-Options: DENY`, `Referrer-Policy: no-referrer`,
+ * Every response carries a strict Content-Security-Policy (`default-src
+ * 'none'`; scripts, styles and requests from this origin only; no inline
+ * script; `frame-ancestors 'none'`), `X-Frame-Options: DENY`, `Referrer-Policy: no-referrer`,
  * `Cache-Control: no-store` and `X-Content-Type-Options: nosniff`. A store
  * that cannot be reached gets `503` and records nothing.
  * @throws {TypeError} at creation for a malformed origin, base path, `allowedHosts` entry,

@@ -1,4 +1,4 @@
-/**
+/*
  * Approving with a passkey (W3C Web Authentication, §7.2 "Verifying an
  * Authentication Assertion", through `@simplewebauthn/server`):
  * - `POST <basePath>/<id>/passkey-options`: a fresh challenge that commits to

@@ -94,4 +94,14 @@ describe('createApprovalChannel', () => {
       TypeError,
     );
   });
+
+  it.each([
+    ['http://LOCALHOST:3000', 'http://localhost:3000'],
+    ['http://localhost:80', 'http://localhost'],
+    ['https://ops.example.com:443', 'https://ops.example.com'],
+  ])('refuses %s, naming how browsers write it (%s)', (origin, written) => {
+    expect(() => createApprovalChannel({ store: new MemoryApprovalStore(), origin })).toThrow(
+      `origin must be written as browsers send it, "${written}"`,
+    );
+  });
 });
