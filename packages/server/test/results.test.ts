@@ -92,7 +92,9 @@ const resourceTemplates: ResourceTemplateDefinition[] = [
         : {
             resultType: 'complete',
             // The variable arrives decoded: encoded again, the uri is one (schema.json: format uri).
-            contents: [{ uri: `test://items/${encodeURIComponent(String(id))}`, text: `item ${id}` }],
+            contents: [
+              { uri: `test://items/${encodeURIComponent(String(id))}`, text: `item ${id}` },
+            ],
           },
   },
 ];

@@ -300,7 +300,7 @@ export function hasStrayJoiner(text: string): boolean {
  * unassigned code points (a font may draw them as nothing).
  */
 const UNSHOWN =
-  /(?![\u200c\u200d\ufe00-\ufe0f])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]/gu;
+  /(?![\ufe00-\ufe0f]|\u200c|\u200d)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]/gu;
 
 /**
  * Text a client chose (a member name, a tool name, a method), as an error
