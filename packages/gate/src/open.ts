@@ -64,6 +64,22 @@ export async function openTicket<View, Tx>(flow: Flow<View, Tx>): Promise<Ticket
  * store that forgot the used nonce would take the claim afresh.
  * @throws {McpError} `-32602` `ticket_expired`, after a `refused` record.
  */
+/**
+ * The replay store refused the claim as `expired`: by its clock (the
+ * database's, Redis's) the ticket's record would already be gone, though
+ * this server's clock still opened the ticket, so its clock runs behind.
+ * The same refusal as an expired ticket: a new confirmation is needed.
+ * @throws {McpError} `-32602` `ticket_expired`, after a `refused` record.
+ */
+export async function expiredByStore<View, Tx>(flow: Flow<View, Tx>): Promise<never> {
+  await flow.round.emit({ outcome: 'refused', reason: 'ticket_expired', ...flow.round.known() });
+  throw refusal(
+    ErrorCode.InvalidParams,
+    'ticket_expired',
+    `requestState rejected (expired by the replay store's clock, which this server's runs behind)${TICKET_REFUSAL_DETAIL.expired ?? ''}`,
+  );
+}
+
 export async function assertStillOpen<View, Tx>(
   flow: Flow<View, Tx>,
   claims: TicketClaims,

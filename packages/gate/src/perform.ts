@@ -8,7 +8,7 @@ import type { GateAuditEvent } from './audit.js';
 import { ReceiptIssuerError } from './errors.js';
 import { type Asked, asked, type Flow, modeFor, policyOf } from './flow.js';
 import { toJson } from './json.js';
-import { assertStillOpen } from './open.js';
+import { assertStillOpen, expiredByStore } from './open.js';
 import { readTicketData } from './sealed.js';
 import {
   type Confirmation,
@@ -400,6 +400,7 @@ async function settle<View, Tx>(
       await round.emit({ outcome: 'replayed', ...about, isError: isErrorOf(result.outcome) });
       return result.outcome as unknown as CallToolResult;
     case 'refused':
+      if (result.reason === 'expired') return expiredByStore(flow);
       await round.emit({ outcome: 'refused', reason: `nonce_${result.reason}`, ...about });
       return textResult(
         result.reason === 'in_progress'

@@ -98,6 +98,33 @@ describe('ConfirmationGate', () => {
     expect(JSON.stringify(t.events)).not.toContain(state);
   });
 
+  it("a server whose clock runs behind the replay store's: the store refuses the expired claim, nothing runs", async () => {
+    // The store's clock 10 minutes ahead of this server's: past the record's life (exp + 3 × skew).
+    const t = setup({}, new MemoryReplayStore({ now: () => Date.now() + 600_000 }));
+    const first = (await t.gate.run(t.request(), t.spec)) as { requestState: string };
+    for (const content of [{ id: 'a', serviceName: 'api-prod' }]) {
+      const late = t.gate.run(
+        t.request({ requestState: first.requestState, inputResponses: answer(content) }),
+        t.spec,
+      );
+      await expect(late).rejects.toMatchObject({
+        code: -32602,
+        data: { reason: 'ticket_expired' },
+        message: expect.stringMatching(/expired by the replay store's clock/),
+      });
+    }
+    const decline = t.gate.run(
+      t.request({
+        requestState: first.requestState,
+        inputResponses: { confirm_delete: { action: 'decline' } },
+      }),
+      t.spec,
+    );
+    await expect(decline).rejects.toMatchObject({ data: { reason: 'ticket_expired' } });
+    expect(t.performed).toEqual([]);
+    expect(t.events.at(-1)).toMatchObject({ outcome: 'refused', reason: 'ticket_expired' });
+  });
+
   it('refuses to run a spec without consents (plain JavaScript): a programming error, never a silent decline', async () => {
     const t = setup();
     const { consents: _dropped, ...unsafe } = t.spec;

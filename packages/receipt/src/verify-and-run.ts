@@ -65,6 +65,8 @@ export async function verifyAndRun<T extends Json, Tx = void>(
       throw new ReceiptError('store_unavailable', { cause: error });
     throw error;
   }
+  // Past its claim's expiry by the store's clock: this verifier's clock runs behind the store's.
+  if (result.status === 'refused' && result.reason === 'expired') throw new ReceiptError('expired');
   if (result.status !== 'performed') throw new ReceiptError('already_used');
   return { receipt: verified, outcome: result.outcome };
 }

@@ -78,6 +78,19 @@ describe('single use through a replay store', () => {
     await expect(verifyReceipt(receipt, { ...base, now: NOW })).resolves.toBeDefined();
   });
 
+  it("a verifier behind the store's clock past the claim's expiry: expired, the action never runs", async () => {
+    const { receipt } = await signer.sign(inputFor());
+    // The store 20 minutes ahead: the claim (exp + 900 s) would be forgotten at once.
+    const store = new MemoryReplayStore({ now: () => NOW + 20 * 60_000 });
+    let runs = 0;
+    await expectRefused(
+      verifyAndRun(receipt, { ...base, store }, async () => ++runs),
+      'expired',
+    );
+    await expectRefused(verifyReceipt(receipt, { ...base, store }), 'expired');
+    expect(runs).toBe(0);
+  });
+
   it('a second receipt minted for the same confirmation (ticket nonce) is refused too', async () => {
     const store = storeOnClock();
     const first = await signer.sign(inputFor());

@@ -130,11 +130,14 @@ export class PostgresReplayStore implements ReplayStore<SqlQueryable> {
     this.#now = options.now ?? Date.now;
     this.#clockGiven = options.now !== undefined;
     this.#sql = {
+      // Only an entry that is not already expired by the database's clock (contract, item 7): an
+      // instance whose clock runs behind would claim a nonce whose record the others swept.
       claim: `INSERT INTO ${t} (nonce, request_digest, expires_at)
-        VALUES ($1, $2, $3::timestamptz) ON CONFLICT (nonce) DO NOTHING RETURNING 1 AS claimed`,
+        SELECT $1::text, $2::text, $3::timestamptz WHERE $3::timestamptz > now()
+        ON CONFLICT (nonce) DO NOTHING RETURNING 1 AS claimed`,
       // On conflict only: claims the nonce if its row expired (or is gone by now), else locks the row.
       takeover: `INSERT INTO ${t} AS r (nonce, request_digest, expires_at)
-        VALUES ($1, $2, $3::timestamptz)
+        SELECT $1::text, $2::text, $3::timestamptz WHERE $3::timestamptz > now()
         ON CONFLICT (nonce) DO UPDATE SET request_digest = EXCLUDED.request_digest,
           expires_at = EXCLUDED.expires_at, outcome = NULL, claimed_at = now()
         WHERE r.expires_at <= $4::timestamptz
@@ -331,7 +334,8 @@ export class PostgresReplayStore implements ReplayStore<SqlQueryable> {
     if (!won) {
       const { rows } = await tx.query<EntryRow>(this.#sql.read, [request.nonce]);
       const row = rows[0];
-      if (!row) throw new Error(`replay row for the nonce vanished during the claim`);
+      // Neither insert took it and no entry holds it: its expiresAt is past by the database's clock.
+      if (!row) return { status: 'refused', reason: 'expired' };
       if (row.request_digest !== request.requestDigest)
         return { status: 'refused', reason: 'used' };
       if (row.outcome === null) return { status: 'refused', reason: 'in_progress' };

@@ -18,6 +18,19 @@ export const RECORD = script(`if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0`);
 
+/**
+ * Claim the key (`SET NX GET PXAT`), unless the request's `expiresAt`
+ * (`ARGV[3]`) is at or before Redis's own clock: then `-1` and nothing is
+ * set (contract, item 7). A `PXAT` in the past would set a key that is gone
+ * at once, and the claim would look won: an instance whose clock runs
+ * behind would act on a nonce whose record has expired.
+ */
+export const CLAIM = script(`local t = redis.call('TIME')
+if tonumber(ARGV[3]) <= tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) then
+  return -1
+end
+return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'GET', 'PXAT', ARGV[2])`);
+
 /** Delete the claim, only if it is still this claim. */
 export const RELEASE = script(`if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('DEL', KEYS[1])

@@ -8,7 +8,15 @@ import {
   ReplayStoreUnavailableError,
 } from '@mrtr/replay';
 import { type Cluster, Redis, type RedisOptions } from 'ioredis';
-import { isRunningClaim, RECORD, RELEASE, settled, shortfall, waitCommand } from './commands.js';
+import {
+  CLAIM,
+  isRunningClaim,
+  RECORD,
+  RELEASE,
+  settled,
+  shortfall,
+  waitCommand,
+} from './commands.js';
 import { Connection } from './connection.js';
 import {
   durabilityProblems,
@@ -232,9 +240,11 @@ export class RedisReplayStore implements ReplayStore<void> {
     let previous: unknown;
     let acks: unknown;
     try {
-      [previous, acks] = await this.#c.exec(
-        ['SET', key, held, 'NX', 'GET', 'PXAT', String(until)],
-        ...(wait ? [wait] : []),
+      [previous, acks] = await this.#c.script(
+        CLAIM,
+        key,
+        [held, String(until), String(Math.ceil(request.expiresAt))],
+        wait,
       );
     } catch (error) {
       // The SET may have reached Redis before the failure: delete it when Redis answers.
@@ -245,6 +255,7 @@ export class RedisReplayStore implements ReplayStore<void> {
       );
     }
     if (typeof previous === 'string') return settled(previous, request.requestDigest);
+    if (previous === -1) return { status: 'refused', reason: 'expired' };
     if (previous !== null) {
       // `SET … GET` answers a string or nil: anything else is no answer about this key (a proxy
       // or a client library out of step). The SET may have been applied: delete it when Redis answers.

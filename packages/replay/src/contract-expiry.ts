@@ -34,6 +34,22 @@ export function describeExpiry<S extends ReplayStore<unknown>>(
     expect(again.calls.count).toBe(1);
   });
 
+  it('refuses a request whose expiresAt has passed by its clock: nothing runs, nothing is kept', async () => {
+    const [a, b] = await instances();
+    // As an instance whose clock runs minutes behind would present a confirmation the others forgot.
+    const late = freshRequest({ expiresAt: Date.now() - 60_000 });
+    const action = counted('ran');
+    expect(await a.once(late, action.action)).toEqual({ status: 'refused', reason: 'expired' });
+    expect(await b.once(late, action.action)).toEqual({ status: 'refused', reason: 'expired' });
+    expect(action.calls.count).toBe(0);
+    // The nonce itself is not used up: a request that is still live claims it.
+    const live = { ...late, expiresAt: Date.now() + 60_000 };
+    expect(await a.once(live, async () => 'live')).toEqual({
+      status: 'performed',
+      outcome: 'live',
+    });
+  });
+
   it('sweep removes expired entries and keeps live ones', async ({ skip }) => {
     const [a, b] = await instances();
     if (typeof a.sweep !== 'function') skip('this store has no sweep: its backend expires entries');
@@ -54,7 +70,13 @@ export function describeExpiry<S extends ReplayStore<unknown>>(
     if (sweepDeletes === false) expect(removed).toBe(0);
     else expect(removed).toBeGreaterThanOrEqual(1);
     expect(await b.once(live, async () => 'x')).toEqual({ status: 'replayed', outcome: 'live' });
+    // Presented again as it was, its expiresAt has passed: refused, nothing runs (item 7).
     expect(await b.once(expiring, async () => 'anew')).toEqual({
+      status: 'refused',
+      reason: 'expired',
+    });
+    const renewed = { ...expiring, expiresAt: Date.now() + 60_000 };
+    expect(await b.once(renewed, async () => 'anew')).toEqual({
       status: 'performed',
       outcome: 'anew',
     });

@@ -38,12 +38,12 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
  * The result of {@link ReplayStore.once}.
  * - `performed`: this call claimed the nonce, ran the action, and recorded its outcome.
  * - `replayed`: the nonce was already used by an identical request that completed; its recorded outcome.
- * - `refused`: the nonce is used by a different request (`used`), or an identical one is still running (`in_progress`). Nothing ran.
+ * - `refused`: the nonce is used by a different request (`used`), an identical one is still running (`in_progress`), or the request's `expiresAt` has passed by the store's clock (`expired`). Nothing ran.
  */
 export type OnceResult<T> =
   | { status: 'performed'; outcome: T }
   | { status: 'replayed'; outcome: T }
-  | { status: 'refused'; reason: 'used' | 'in_progress' };
+  | { status: 'refused'; reason: 'used' | 'in_progress' | 'expired' };
 
 /**
  * A store that runs an action at most once per nonce.
@@ -65,7 +65,13 @@ export type OnceResult<T> =
  *    says which;
  * 6. an entry whose `expiresAt` has passed and whose action has settled is
  *    forgotten: the nonce may be claimed again. The ticket that carries the
- *    nonce has expired by then, so the gate never presents it.
+ *    nonce has expired by then, so the gate never presents it;
+ * 7. a request whose `expiresAt` is at or before the store's own clock (the
+ *    database's, Redis's) and that finds no unexpired entry gets `refused` /
+ *    `expired`; nothing runs. The entry it would make is one the store
+ *    forgets at once, or has forgotten: an instance whose clock runs behind
+ *    the others' by more than the skew they allow would otherwise claim a
+ *    nonce whose record was swept, and act on a used confirmation again.
  *
  * If `action` throws, the nonce is released and the same error rethrown, so
  * a failed attempt leaves nothing half-claimed and a retry may perform.

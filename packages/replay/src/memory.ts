@@ -150,6 +150,8 @@ export class MemoryReplayStore implements ReplayStore<void> {
       }
       // Expired: the nonce may be claimed again (the entry below replaces it).
     }
+    // An entry that would be forgotten at once: its ticket has expired by this clock too.
+    if (expiresAt <= now) return { status: 'refused', reason: 'expired' };
     // Claim synchronously, before the first await, so concurrent callers see it.
     const entry: Running = { requestDigest, expiresAt };
     this.#entries.set(nonce, entry);

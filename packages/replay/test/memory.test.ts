@@ -345,13 +345,14 @@ describe('MemoryReplayStore.once', () => {
     expect(store.size).toBe(0);
   });
 
-  it('runs once for concurrent calls whose claim is already past expiresAt', async () => {
+  it('refuses every concurrent call whose claim is already past expiresAt: nothing runs', async () => {
     const store = new MemoryReplayStore({ now: clock().now });
     const { calls, action } = counted('done');
     const late = onceRequest({ expiresAt: T0 - 1 });
     const results = await Promise.all(Array.from({ length: 10 }, () => store.once(late, action)));
-    expect(calls.count).toBe(1);
-    expect(results.filter((r) => r.status === 'performed')).toHaveLength(1);
+    expect(calls.count).toBe(0);
+    expect(results.every((r) => r.status === 'refused' && r.reason === 'expired')).toBe(true);
+    expect(store.size).toBe(0);
   });
 
   it('sweeps expired entries every sweepEvery claims and on demand', async () => {
@@ -475,7 +476,9 @@ describe('MemoryReplayStore.once', () => {
     expect((await store.once(c, async () => 'ok')).status).toBe('performed');
     expect((await store.once(c, async () => 'ok')).status).toBe('replayed');
     const past = onceRequest({ nonce: 'old', expiresAt: Date.now() - 60_000 });
-    await store.once(past, async () => 'ok');
-    expect((await store.once(past, async () => 'again')).status).toBe('performed');
+    expect(await store.once(past, async () => 'ok')).toEqual({
+      status: 'refused',
+      reason: 'expired',
+    });
   });
 });
