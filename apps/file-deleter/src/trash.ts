@@ -44,6 +44,9 @@ export async function moveToTrash(
       );
       const intent: Intent = { path: expected.path, dev: expected.dev, ino: expected.ino };
       if (backup) intent.backup = backup;
+      // An intent with no entry beside it: a process died between writing it and the move, so
+      // nothing moved. This request holds the nonce's claim: it is this confirmation's to replace.
+      await unlinkIfThere(at(trash.fd, `${nonce}.json`));
       await writeNew(at(trash.fd, `${nonce}.json`), JSON.stringify(intent));
       const renamed = await fsp.rename(at(dir.fd, name), at(trash.fd, nonce)).then(
         () => true as const,

@@ -3,7 +3,15 @@
  * the commit leaves a used ticket and a trash entry that recovery unlinks,
  * never a second delete; two instances racing one confirmation delete once.
  */
-import { linkSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { AuditWriter, GateAuditEvent } from '@mrtr/gate';
 import { dropSchema, POSTGRES_URL, postgresReachable } from '@mrtr/test-services';
@@ -154,6 +162,24 @@ describe('at most once, across a rollback or a crash', () => {
     expect(await rows(x)).toEqual([]);
     writer.on = false;
     const done = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    expect(done.result.isError).toBe(false);
+    expect(exists(x.root, 'notes.txt')).toBe(false);
+    expect(await rows(x)).toHaveLength(1);
+  });
+
+  it('a crash between writing the intent and the move: the re-sent confirmation deletes at once, not 503', async () => {
+    const events: GateAuditEvent[] = [];
+    const x = await harness({ audit: [(e) => void events.push(e)] });
+    const q = await ask(x.url, 'notes.txt');
+    const nonce = events.find((e) => e.outcome === 'asked')?.nonce as string;
+    // What the killed process left: the intent, and the file still under its name.
+    mkdirSync(join(x.root, '.mrtr-trash'), { recursive: true });
+    writeFileSync(
+      join(x.root, '.mrtr-trash', `${nonce}.json`),
+      JSON.stringify({ path: 'notes.txt', dev: '0', ino: '0' }),
+    );
+    const done = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    expect(done.error).toBeUndefined();
     expect(done.result.isError).toBe(false);
     expect(exists(x.root, 'notes.txt')).toBe(false);
     expect(await rows(x)).toHaveLength(1);
