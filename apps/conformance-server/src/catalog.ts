@@ -13,17 +13,26 @@ import {
   inputRequired,
   McpError,
 } from '@mrtr/wire';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
 import { RED_PIXEL_PNG } from './media.js';
 
 /** The prompts, resources and completions of the conformance server scenarios. */
 
 /**
- * A scheme, then only RFC 3986 characters (unreserved, reserved, `%` and two
- * hex digits): no space, control, `<`, `"`, `{` or non-ASCII character, which
- * `URL.canParse` lets through and schema.json's `format: uri` refuses.
+ * Whether a value is a URI as schema.json's `format: uri` reads it (RFC 3986,
+ * ajv-formats' full check, as the tests validate our output): `URL.canParse`
+ * lets through spaces, controls, `<`, a second `#` and brackets outside an IP
+ * literal, which that format refuses.
  */
-const RFC3986_URI =
-  /^[A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z0-9._~:/?#[\]@!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*$/;
+const isUri = (() => {
+  // ajv-formats is CommonJS: under NodeNext its default export arrives as the module object.
+  const addFormats = ((addFormatsModule as { default?: unknown }).default ??
+    addFormatsModule) as typeof import('ajv-formats').default;
+  const validate = addFormats(new Ajv()).compile({ type: 'string', format: 'uri' });
+  return (value: unknown): value is string => validate(value) === true;
+})();
+/^[A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z0-9._~:/?#[\]@!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*$/;
 
 const complete = (messages: GetPromptResult['messages']): GetPromptResult => ({
   resultType: 'complete',
@@ -66,7 +75,7 @@ export const prompts: PromptDefinition[] = [
     ],
     handler: (args) => {
       // Echoed as an embedded resource's `uri`, which schema.json says is a URI (RFC 3986).
-      if (typeof args.resourceUri !== 'string' || !RFC3986_URI.test(args.resourceUri))
+      if (!isUri(args.resourceUri))
         throw new McpError(ErrorCode.InvalidParams, 'resourceUri must be a URI, such as test://a', {
           argument: 'resourceUri',
         });

@@ -158,6 +158,9 @@ describe('conformance fixtures', () => {
       'test://a%zz',
       'test://a{b}',
       'test://é',
+      'test://a#b#c',
+      'test://a]b',
+      'test://a/[x]',
     ]) {
       const bad = await call('prompts/get', {
         name: 'test_prompt_with_embedded_resource',

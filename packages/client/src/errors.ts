@@ -4,10 +4,12 @@ import { clip, type FormIssue, shownText } from '@mrtr/wire';
  * What `JSON.stringify` leaves as it is but a reader must not meet raw: the C1
  * controls and DEL, format characters (bidi overrides, zero-width, tags), the
  * line and paragraph separators, other default-ignorable code points (Hangul
- * fillers), private-use and unassigned code points (a font may draw them as
+ * fillers; not the variation selectors emoji need, nor CGJ), the blank braille
+ * pattern, private-use and unassigned code points (a font may draw them as
  * nothing). Each UTF-16 unit of one is escaped.
  */
-const UNESCAPED = /[\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]/gu;
+const UNESCAPED =
+  /(?![\ufe00-\ufe0f]|\u034f)[\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}\u2800]/gu;
 /** The UTF-16 unit of `text` at `i` as a JSON escape, `\u202e`. */
 const escapeUnit = (text: string, i: number) =>
   `\\u${text.charCodeAt(i).toString(16).padStart(4, '0')}`;

@@ -331,9 +331,11 @@ describe('quoted', () => {
     );
     expect(quoted('é😀 ok')).toBe('"é😀 ok"');
     // Private-use, unassigned and other default-ignorable code points may draw as nothing.
-    expect(quoted('prod\ue000-db \u0378\u3164\u{10fffd}')).toBe(
-      '"prod\\ue000-db \\u0378\\u3164\\udbff\\udffd"',
+    expect(quoted('prod\ue000-db \u0378\u3164\u{10fffd}\u2800')).toBe(
+      '"prod\\ue000-db \\u0378\\u3164\\udbff\\udffd\\u2800"',
     );
+    // What emoji need stays as it is: the variation selectors.
+    expect(quoted('\u2764\ufe0f 1\ufe0f\u20e3')).toBe('"\u2764\ufe0f 1\ufe0f\u20e3"');
     expect(quoted('x'.repeat(500))).toHaveLength(103);
   });
 });

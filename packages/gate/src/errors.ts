@@ -153,7 +153,8 @@ export function toMcpError(
         ErrorCode.InternalError,
         'This request changed nothing: the store of approvals on the server’s page is unavailable. Retry the same request later.',
       ),
-      error.cause,
+      // The channel's error, whose own cause is the store's: what failed is named, down to why.
+      error,
     );
   if (error instanceof ReceiptIssuerError)
     return withCause(

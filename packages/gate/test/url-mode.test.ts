@@ -431,7 +431,8 @@ describe('URL mode', () => {
     expect((asking as Error).message).toMatch(
       /^This request changed nothing: the store of approvals/,
     );
-    expect((asking as Error).cause).toBe(down);
+    // The channel's error, whose own cause is the store's.
+    expect((asking as Error).cause).toMatchObject({ name: 'ApprovalChannelError', cause: down });
     t.channel.open = open;
 
     const asked = (await t.call()) as unknown as Asked;

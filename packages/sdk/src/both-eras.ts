@@ -91,16 +91,20 @@ interface Session {
   /** The principal that opened the session: no one else may use it. */
   owner: string | undefined;
   lastSeen: number;
-  /** Responses still streaming (a call waiting on `elicitation/create`): evicted last. */
+  /** POST responses still streaming (a call waiting on `elicitation/create`): evicted last. */
   busy: number;
+  /** Its `initialize` is not answered yet: never closed to make room (its client awaits it). */
+  opening: boolean;
 }
 
 /**
  * `response` with `session.busy` counted down once its body has been read
- * to the end, has failed, or was cancelled by its reader (a client that
- * went away, an abandoned stream), or at once without a body: exactly once.
+ * to the end, has failed, or was cancelled by its reader, or once `signal`
+ * aborts (the request's: Node adapters abort it when the client's socket
+ * closes, which a stream idle while a person answers never notices
+ * otherwise), or at once without a body: exactly once.
  */
-function tracked(session: Session, response: Response): Response {
+function tracked(session: Session, response: Response, signal: AbortSignal): Response {
   if (response.body === null) {
     session.busy--;
     return response;
@@ -112,6 +116,16 @@ function tracked(session: Session, response: Response): Response {
     session.busy--;
   };
   const reader = response.body.getReader();
+  if (signal.aborted) settle();
+  else
+    signal.addEventListener(
+      'abort',
+      () => {
+        settle();
+        reader.cancel(signal.reason).catch(() => {});
+      },
+      { once: true },
+    );
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
@@ -235,6 +249,8 @@ export function serveBothEras(
   if (!Number.isInteger(maxItems) || maxItems < 1)
     throw new TypeError(`maxBodyItems must be a positive integer, got ${maxItems}`);
   const sessions = new Map<string, Session>();
+  /** Initializes being answered: not in `sessions` yet, but counted against `maxSessions`. */
+  let opening = 0;
 
   async function drop(id: string, session: Session) {
     sessions.delete(id);
@@ -252,7 +268,11 @@ export function serveBothEras(
    */
   async function keepWithinShare(owner: string | undefined, opened: string) {
     if (owner === undefined) return;
-    const own = [...sessions].filter(([id, session]) => session.owner === owner && id !== opened);
+    // Sessions whose initialize is still being answered count, but are not closed: their
+    // clients wait for them (concurrent initializes of one principal).
+    const own = [...sessions].filter(
+      ([id, session]) => session.owner === owner && id !== opened && !session.opening,
+    );
     const excess = own.length + 1 - perPrincipal;
     if (excess <= 0) return;
     own.sort(([, x], [, y]) => Number(x.busy > 0) - Number(y.busy > 0) || x.lastSeen - y.lastSeen);
@@ -277,10 +297,20 @@ export function serveBothEras(
       // Arguments or a cursor of another type: the SDK's session answers its zod issues, as on 2026-07-28.
       const refusal = body === undefined ? undefined : legacyParamsRefusal(request, body);
       if (refusal) return refusal;
+      // The transport's refusals say `"id": null` even to a request whose id it could read.
+      if (request.method !== 'POST') {
+        // A GET's stream stays open for the session's life, a call's only until it is answered:
+        // only calls make a session busy, or every connected official client would be.
+        const answer = await session.transport.handleRequest(request, handle);
+        return screenedError(answer, requestIdOf(request, body));
+      }
       session.busy++;
       const answer = await session.transport.handleRequest(request, handle);
-      // The transport's refusals say `"id": null` even to a request whose id it could read.
-      return tracked(session, await screenedError(answer, requestIdOf(request, body)));
+      return tracked(
+        session,
+        await screenedError(answer, requestIdOf(request, body)),
+        request.signal,
+      );
     }
     const body = request.method === 'POST' ? await bodyOf(request) : undefined;
     // A body that is not JSON is a parse error (JSON-RPC 2.0 §5.1), whatever else is missing.
@@ -295,14 +325,31 @@ export function serveBothEras(
         -32000,
         'Bad Request: no valid Mcp-Session-Id; send initialize first',
       );
-    if (sessions.size >= maxSessions)
+    // Counted before the first await: concurrent initializes would each see room otherwise.
+    if (sessions.size + opening >= maxSessions)
       return jsonRpcError(503, -32000, 'Too many sessions; try again later');
+    opening++;
+    try {
+      return await open(request, authInfo, handle, body);
+    } finally {
+      opening--;
+    }
+  }
+
+  /** A new session for `request`, an `initialize` (see {@link legacy}). */
+  async function open(
+    request: Request,
+    authInfo: AuthInfo | undefined,
+    handle: { authInfo?: AuthInfo },
+    body: unknown,
+  ): Promise<Response> {
     const server = await factory({ era: 'legacy', ...handle, requestInfo: request });
     const session: Session = {
       server,
       owner: principalOfAuthInfo(authInfo),
       lastSeen: now(),
       busy: 0,
+      opening: true,
       transport: new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => crypto.randomUUID(),
         onsessioninitialized: (sid) => {
@@ -315,8 +362,16 @@ export function serveBothEras(
       }),
     };
     await server.connect(session.transport);
-    const answer = await session.transport.handleRequest(request, handle);
-    return screenedError(answer, requestIdOf(request, body));
+    try {
+      const answer = await session.transport.handleRequest(request, handle);
+      return screenedError(answer, requestIdOf(request, body));
+    } finally {
+      session.opening = false;
+      // Sessions spared while they opened together may hold the principal over its share.
+      const sid = session.transport.sessionId;
+      if (sid !== undefined && sessions.get(sid) === session)
+        void keepWithinShare(session.owner, sid);
+    }
   }
 
   return {

@@ -40,8 +40,9 @@ export function legacyConfirmationFailure(
   if (failure === undefined) return undefined;
   const end = refusal.message.indexOf('. ');
   const happened = end === -1 ? refusal.message : refusal.message.slice(0, end + 1);
-  const advice =
-    failure.outcomeUnknown === true || !happened.startsWith('This request changed nothing')
+  const advice = /\bdecline\b/.test(happened)
+    ? 'On this session the same answer cannot be sent again; a decline carries nothing out, and calling the tool again asks afresh.'
+    : failure.outcomeUnknown === true || !happened.startsWith('This request changed nothing')
       ? 'On this session the same confirmation cannot be sent again, and calling the tool again asks afresh: look at the target first.'
       : 'On this session the same confirmation cannot be sent again: call the tool again later, and you will be asked afresh.';
   return new ProtocolError(refusal.code, `${happened} ${advice}`, refusal.data);

@@ -140,6 +140,88 @@ describe('2025-era sessions', () => {
     await held.body?.cancel();
   });
 
+  it('concurrent initializes of one principal all open: none closes another still being opened', async () => {
+    const { h, fetchAs } = handler({ maxSessionsPerPrincipal: 2 });
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
+    await open(fetchAs, 'bob');
+    await open(fetchAs, 'bob');
+    const answers = await Promise.all([0, 1, 2].map(() => fetchAs(post(initialize, 'bob'))));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
+    for (const r of answers) await r.body?.cancel();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Once all are open the share holds again: the least recently used go, the older ones first.
+    expect(h.sessions).toBe(2);
+    let usable = 0;
+    for (const r of answers) {
+      const used = await fetchAs(post(list, 'bob', r.headers.get('mcp-session-id') as string));
+      if (used.status === 200) usable++;
+      await used.body?.cancel();
+    }
+    expect(usable).toBe(2);
+  });
+
+  it('a standalone GET stream does not make a session busy; a call in progress does', async () => {
+    const { fetchAs } = handler({ maxSessionsPerPrincipal: 2 });
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
+    const calling = await open(fetchAs, 'bob');
+    const listening = await open(fetchAs, 'bob');
+    const held = await fetchAs(post(list, 'bob', calling));
+    const stream = await fetchAs(
+      new Request('http://records.test/mcp', {
+        method: 'GET',
+        headers: {
+          accept: 'text/event-stream',
+          authorization: `Bearer ${TOKENS.bob}`,
+          'mcp-session-id': listening,
+          'mcp-protocol-version': '2025-11-25',
+        },
+      }),
+    );
+    expect(stream.status).toBe(200);
+    const third = await fetchAs(post(initialize, 'bob'));
+    await third.body?.cancel();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await fetchAs(post(list, 'bob', listening))).status).toBe(404);
+    const still = await fetchAs(post(list, 'bob', calling));
+    expect(still.status).toBe(200);
+    await still.body?.cancel();
+    await held.body?.cancel();
+    await stream.body?.cancel();
+  });
+
+  it('a call whose client went away (its request aborted) no longer counts as busy', async () => {
+    const { fetchAs } = handler({ maxSessionsPerPrincipal: 2 });
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
+    const busy = await open(fetchAs, 'bob');
+    const gone = await open(fetchAs, 'bob');
+    const held = await fetchAs(post(list, 'bob', busy));
+    // Used after `busy`; its client's socket then closes, which aborts the request's signal.
+    const abort = new AbortController();
+    const left = await fetchAs(new Request(post(list, 'bob', gone), { signal: abort.signal }));
+    expect(left.status).toBe(200);
+    abort.abort();
+    const third = await fetchAs(post(initialize, 'bob'));
+    await third.body?.cancel();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await fetchAs(post(list, 'bob', gone))).status).toBe(404);
+    const still = await fetchAs(post(list, 'bob', busy));
+    expect(still.status).toBe(200);
+    await still.body?.cancel();
+    await held.body?.cancel();
+  });
+
+  it('maxSessions holds against concurrent initializes', async () => {
+    const { h, fetchAs } = handler({ maxSessions: 2 });
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => fetchAs(post(initialize, i % 2 ? 'alice' : 'bob'))),
+    );
+    for (const r of answers) await r.body?.cancel();
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(2);
+    expect(answers.filter((r) => r.status === 503)).toHaveLength(6);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(h.sessions).toBe(2);
+  });
+
   it.each([
     { maxSessions: Number.NaN },
     { maxSessions: -1 },

@@ -296,11 +296,12 @@ export function hasStrayJoiner(text: string): boolean {
 /**
  * Control and format characters but the two joiners emoji need (ZWNJ, ZWJ),
  * the line and paragraph separators, other default-ignorable code points but
- * the variation selectors (Hangul fillers draw nothing), and private-use and
- * unassigned code points (a font may draw them as nothing).
+ * the variation selectors and CGJ (Hangul fillers draw nothing), the blank
+ * braille pattern, and private-use and unassigned code points (a font may
+ * draw them as nothing): the characters the gate's questions hide.
  */
 const UNSHOWN =
-  /(?![\ufe00-\ufe0f]|\u200c|\u200d)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]/gu;
+  /(?![\ufe00-\ufe0f]|\u034f|\u200c|\u200d)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}\u2800]/gu;
 
 /**
  * Text a client chose (a member name, a tool name, a method), as an error

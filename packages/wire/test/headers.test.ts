@@ -292,9 +292,11 @@ describe('shownText', () => {
   it('shows controls, format, separator, default-ignorable, private-use and unassigned characters as U+FFFD', () => {
     expect(shownText('a\u202eb\u0000c\u2028d\ud800', 40)).toBe('a\ufffdb\ufffdc\ufffdd\ufffd');
     // A font may draw these as nothing: `prod\u{e000}-db` would read as `prod-db`.
-    expect(shownText('prod\ue000-db \u0378\u3164\u115f\u{10fffd}', 40)).toBe(
-      'prod\ufffd-db \ufffd\ufffd\ufffd\ufffd',
+    expect(shownText('prod\ue000-db \u0378\u3164\u115f\u{10fffd}\u2800', 40)).toBe(
+      'prod\ufffd-db \ufffd\ufffd\ufffd\ufffd\ufffd',
     );
+    // CGJ stays, as in the gate's questions.
+    expect(shownText('a\u0301\u034f\u0301', 40)).toBe('a\u0301\u034f\u0301');
     // What emoji need stays: ZWJ and the variation selectors.
     expect(shownText('\u2764\ufe0f \u{1f469}\u200d\u{1f4bb}', 40)).toBe(
       '\u2764\ufe0f \u{1f469}\u200d\u{1f4bb}',
