@@ -291,8 +291,9 @@ printTable(
 console.log(
   '\nAt most once with a recorded outcome needs two writes per claim (the claim before the action, the\n' +
     'outcome after it); the target compares each store with those two writes done raw on the same server.\n' +
-    'Redis: the store sends SET NX GET PXAT, then EVALSHA (record the outcome if the claim is still ours).\n' +
-    'PostgreSQL: the store runs BEGIN, INSERT … ON CONFLICT, UPDATE outcome, COMMIT, pipelined like the raw\n' +
-    'sequence (2 round trips). The one-write column is the primitive alone, for reference.',
+    'Redis: the store sends EVALSHA of its claim (refused if expiresAt is past by Redis TIME, else SET NX GET\n' +
+    'PXAT), then EVALSHA (record the outcome if the claim is still ours).\n' +
+    'PostgreSQL: the store runs BEGIN, INSERT … SELECT … WHERE expires_at > now() ON CONFLICT, UPDATE outcome,\n' +
+    'COMMIT, pipelined like the raw sequence (2 round trips). The one-write column is the primitive alone.',
 );
 for (const line of absent) console.log(`\nnot measured (unreachable): ${line}`);
