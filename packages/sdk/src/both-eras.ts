@@ -268,8 +268,8 @@ export function serveBothEras(
    */
   async function keepWithinShare(owner: string | undefined, opened: string) {
     if (owner === undefined) return;
-    // Sessions whose initialize is still being answered count, but are not closed: their
-    // clients wait for them (concurrent initializes of one principal).
+    // Sessions whose initialize is still being answered are left out (their clients wait for
+    // them); the share is applied again as each is answered (see `open`).
     const own = [...sessions].filter(
       ([id, session]) => session.owner === owner && id !== opened && !session.opening,
     );
@@ -305,7 +305,13 @@ export function serveBothEras(
         return screenedError(answer, requestIdOf(request, body));
       }
       session.busy++;
-      const answer = await session.transport.handleRequest(request, handle);
+      let answer: Response;
+      try {
+        answer = await session.transport.handleRequest(request, handle);
+      } catch (error) {
+        session.busy--;
+        throw error;
+      }
       return tracked(
         session,
         await screenedError(answer, requestIdOf(request, body)),
