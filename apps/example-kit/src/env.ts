@@ -32,6 +32,13 @@ export interface ServerEnv {
   pageUsersFrom: 'MRTR_PAGE_USERS' | 'generated' | 'MRTR_TOKENS';
   /** `MRTR_SECRET`, or a random 32-byte secret (said on stderr, with how to set one). */
   secret: Uint8Array | string;
+  /** `MRTR_SECRET_KID`: the key id of `secret` (default `k1`). */
+  secretKid: string;
+  /**
+   * `MRTR_OPEN_SECRET` under `MRTR_OPEN_SECRET_KID` (default `k1`): a key that
+   * opens tickets but seals none, for rotating the ticket key.
+   */
+  openKey: { kid: string; secret: string } | undefined;
   /** `HOST` (default 127.0.0.1). */
   host: string;
   /** `PORT` (default `defaultPort`). */
@@ -61,15 +68,19 @@ export interface ServerEnv {
 
 /**
  * Read the conventions every example server shares: `MRTR_TOKENS`,
- * `MRTR_PAGE_USERS`, `MRTR_SECRET`, `HOST`, `PORT`, `DATABASE_URL`, `MRTR_AUDIT_FILE`,
+ * `MRTR_PAGE_USERS`, `MRTR_SECRET` (with `MRTR_SECRET_KID`, `MRTR_OPEN_SECRET`,
+ * `MRTR_OPEN_SECRET_KID`), `HOST`, `PORT`, `DATABASE_URL`, `MRTR_AUDIT_FILE`,
  * `MRTR_AUDIT_TABLE`, `MRTR_PUBLIC_ORIGIN`, `MRTR_AUDIT_RETENTION_DAYS`, `MRTR_RATE_LIMIT`,
  * `MRTR_DB_TIMEOUT_MS`.
  * @throws on malformed `MRTR_TOKENS`, malformed `MRTR_PAGE_USERS` or one
  * whose password is a bearer token of `MRTR_TOKENS`, a `PORT` that is not a port number,
  * a `MRTR_PUBLIC_ORIGIN` that is not an http(s) origin, a
  * `MRTR_AUDIT_RETENTION_DAYS` that is not a positive number, or a
- * `MRTR_RATE_LIMIT` that is neither a positive whole number nor `off`, or a
- * `MRTR_DB_TIMEOUT_MS` that is not a positive whole number.
+ * `MRTR_RATE_LIMIT` that is neither a positive whole number nor `off`, a
+ * `MRTR_DB_TIMEOUT_MS` that is not a positive whole number, or an
+ * `MRTR_OPEN_SECRET` without `MRTR_SECRET`, with the same key id, or an
+ * `MRTR_OPEN_SECRET_KID` without it (key ids and secret lengths are the
+ * ticket sealer's to check, at start).
  */
 export function readServerEnv(env: NodeJS.ProcessEnv, defaultPort: number): ServerEnv {
   const generatedToken = env.MRTR_TOKENS ? undefined : randomToken();
@@ -93,6 +104,18 @@ export function readServerEnv(env: NodeJS.ProcessEnv, defaultPort: number): Serv
         `MRTR_PUBLIC_ORIGIN must be an origin such as https://ops.example.com (scheme, host, port; no path), got ${publicOrigin}`,
       );
   }
+  const secretKid = env.MRTR_SECRET_KID || 'k1';
+  if (env.MRTR_OPEN_SECRET_KID && !env.MRTR_OPEN_SECRET)
+    throw new Error('MRTR_OPEN_SECRET_KID is set without MRTR_OPEN_SECRET');
+  const openKey = env.MRTR_OPEN_SECRET
+    ? { kid: env.MRTR_OPEN_SECRET_KID || 'k1', secret: env.MRTR_OPEN_SECRET }
+    : undefined;
+  if (openKey && !env.MRTR_SECRET)
+    throw new Error('MRTR_OPEN_SECRET is set without MRTR_SECRET, the key that seals');
+  if (openKey && openKey.kid === secretKid)
+    throw new Error(
+      `MRTR_OPEN_SECRET_KID (${openKey.kid}) must differ from MRTR_SECRET_KID (${secretKid}): each key id names one secret (set MRTR_SECRET_KID=k2 for a new key)`,
+    );
   const days = env.MRTR_AUDIT_RETENTION_DAYS ? Number(env.MRTR_AUDIT_RETENTION_DAYS) : 30;
   // At most 1,000 years (MAX_AUDIT_RETENTION_MS of @mrtr/audit-postgres): past it every sweep fails.
   if (!(days > 0) || !(days <= 365_250))
@@ -120,6 +143,8 @@ export function readServerEnv(env: NodeJS.ProcessEnv, defaultPort: number): Serv
     pageUsersFrom: page.from,
     publicOrigin,
     secret: env.MRTR_SECRET || randomSecret(),
+    secretKid,
+    openKey,
     host: env.HOST ?? '127.0.0.1',
     port,
     databaseUrl: env.DATABASE_URL,

@@ -39,6 +39,7 @@ export {
   START_UP_PATIENCE_MS,
 } from './db.js';
 export { announcePageUsers, readServerEnv, runServer, type ServerEnv } from './env.js';
+export { type TicketKeyOption, type TicketKeyOptions, ticketKeys } from './keys.js';
 export {
   isUnreachable,
   type UntilReachableOptions,

@@ -1,5 +1,12 @@
 import { migrateAuditTable, PostgresAuditSink } from '@mrtr/audit-postgres';
-import { atStartUp, bearerAuthenticator, listen, type RunningServer } from '@mrtr/example-kit';
+import {
+  atStartUp,
+  bearerAuthenticator,
+  listen,
+  type RunningServer,
+  type TicketKeyOption,
+  ticketKeys,
+} from '@mrtr/example-kit';
 import { type AuditSink, ConfirmationGate } from '@mrtr/gate';
 import { LedgerReplayStore, type ReplayStore } from '@mrtr/replay';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
@@ -23,6 +30,10 @@ export interface FileDeleterOptions {
   tokens: Map<string, string>;
   /** Master secret for tickets, at least 32 bytes. */
   secret: Uint8Array | string;
+  /** The key id of `secret` (default `k1`; see `ticketKeys` of the example kit). */
+  secretKid?: string | undefined;
+  /** A ticket key that opens tickets but seals none, for rotating the key (see `ticketKeys`). */
+  openKey?: TicketKeyOption | undefined;
   /**
    * A faster replay store shared by every instance (e.g. `RedisReplayStore`),
    * put in front of the ledger: a `PostgresReplayStore` in `db` (table
@@ -59,7 +70,7 @@ async function assemble(options: FileDeleterOptions): Promise<{
     : ledger;
   const gate = new ConfirmationGate<Queryable>({
     sealer: new TicketSealer({
-      keys: [{ kid: 'k1', secret: options.secret }],
+      keys: ticketKeys(options),
       ...(options.now ? { now: options.now } : {}),
     }),
     store,

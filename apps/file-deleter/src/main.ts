@@ -17,6 +17,8 @@ runServer('file-deleter', async () => {
     root,
     tokens: env.tokens,
     secret: env.secret,
+    secretKid: env.secretKid,
+    openKey: env.openKey,
     audit: trail,
     auditTable: env.auditTable,
     host: env.host,

@@ -7,6 +7,8 @@ import {
   type RunningServer,
   type Sweep,
   startSweeper,
+  type TicketKeyOption,
+  ticketKeys,
 } from '@mrtr/example-kit';
 import { type ApprovalChannel, type AuditSink, ConfirmationGate } from '@mrtr/gate';
 import { LedgerReplayStore, type ReplayStore } from '@mrtr/replay';
@@ -25,6 +27,10 @@ export interface NotesServerOptions {
   tokens: Map<string, string>;
   /** Master secret for tickets, at least 32 bytes. */
   secret: Uint8Array | string;
+  /** The key id of `secret` (default `k1`; see `ticketKeys` of the example kit). */
+  secretKid?: string | undefined;
+  /** A ticket key that opens tickets but seals none, for rotating the key (see `ticketKeys`). */
+  openKey?: TicketKeyOption | undefined;
   /**
    * A faster replay store shared by every instance (e.g. `RedisReplayStore`,
    * `MemoryReplayStore`), put in front of the ledger. The ledger is always a
@@ -127,7 +133,7 @@ export async function prepareNotes(
   const sweeps: Sweep[] = [{ table: ledger.table, run: () => ledger.sweep() }];
   const gate = new ConfirmationGate<Queryable>({
     sealer: new TicketSealer({
-      keys: [{ kid: 'k1', secret: options.secret }],
+      keys: ticketKeys(options),
       ...(options.now ? { now: options.now } : {}),
     }),
     store,

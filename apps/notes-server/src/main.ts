@@ -20,6 +20,8 @@ runServer('notes-server', async () => {
     db,
     tokens: env.tokens,
     secret: env.secret,
+    secretKid: env.secretKid,
+    openKey: env.openKey,
     audit: trail,
     auditTable: env.auditTable,
     auditRetentionMs: env.auditRetentionMs,

@@ -17,6 +17,8 @@ runServer('notes-server (SDK)', async () => {
     db,
     tokens: env.tokens,
     secret: env.secret,
+    secretKid: env.secretKid,
+    openKey: env.openKey,
     audit: trail,
     auditTable: env.auditTable,
     host: env.host,

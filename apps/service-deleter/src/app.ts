@@ -7,6 +7,8 @@ import {
   type RunningServer,
   type Sweep,
   startSweeper,
+  type TicketKeyOption,
+  ticketKeys,
   untilReachable,
 } from '@mrtr/example-kit';
 import { type ApprovalChannel, type AuditSink, ConfirmationGate } from '@mrtr/gate';
@@ -38,6 +40,10 @@ export interface ServiceDeleterOptions {
   members?: readonly string[];
   /** Master secret for tickets, at least 32 bytes. */
   secret: Uint8Array | string;
+  /** The key id of `secret` (default `k1`; see `ticketKeys` of the example kit). */
+  secretKid?: string | undefined;
+  /** A ticket key that opens tickets but seals none, for rotating the key (see `ticketKeys`). */
+  openKey?: TicketKeyOption | undefined;
   /**
    * A faster replay store shared by every instance (e.g. `RedisReplayStore`),
    * put in front of the ledger: a `PostgresReplayStore` in `db` (table
@@ -186,7 +192,7 @@ async function assemble(
     : ledger;
   const gate = new ConfirmationGate<Queryable>({
     sealer: new TicketSealer({
-      keys: [{ kid: 'k1', secret: options.secret }],
+      keys: ticketKeys(options),
       ...(options.now ? { now: options.now } : {}),
     }),
     store,

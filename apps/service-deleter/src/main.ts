@@ -35,6 +35,8 @@ runServer('service-deleter', async () => {
     db,
     tokens: env.tokens,
     secret: env.secret,
+    secretKid: env.secretKid,
+    openKey: env.openKey,
     receiptKeys: receipts.keys,
     ...(replay.store ? { store: replay.store } : {}),
     audit: trail,
