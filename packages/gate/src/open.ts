@@ -64,6 +64,14 @@ export async function openTicket<View, Tx>(flow: Flow<View, Tx>): Promise<Ticket
  * store that forgot the used nonce would take the claim afresh.
  * @throws {McpError} `-32602` `ticket_expired`, after a `refused` record.
  */
+export async function assertStillOpen<View, Tx>(
+  flow: Flow<View, Tx>,
+  claims: TicketClaims,
+): Promise<void> {
+  if (flow.parts.sealer.stillOpens(claims)) return;
+  await refuseExpired(flow, 'expired');
+}
+
 /**
  * The replay store refused the claim as `expired`: by its clock (the
  * database's, Redis's) the ticket's record would already be gone, though
@@ -71,24 +79,19 @@ export async function openTicket<View, Tx>(flow: Flow<View, Tx>): Promise<Ticket
  * The same refusal as an expired ticket: a new confirmation is needed.
  * @throws {McpError} `-32602` `ticket_expired`, after a `refused` record.
  */
-export async function expiredByStore<View, Tx>(flow: Flow<View, Tx>): Promise<never> {
-  await flow.round.emit({ outcome: 'refused', reason: 'ticket_expired', ...flow.round.known() });
-  throw refusal(
-    ErrorCode.InvalidParams,
-    'ticket_expired',
-    `requestState rejected (expired by the replay store's clock, which this server's runs behind)${TICKET_REFUSAL_DETAIL.expired ?? ''}`,
+export function expiredByStore<View, Tx>(flow: Flow<View, Tx>): Promise<never> {
+  return refuseExpired(
+    flow,
+    "expired by the replay store's clock, which this server's runs behind",
   );
 }
 
-export async function assertStillOpen<View, Tx>(
-  flow: Flow<View, Tx>,
-  claims: TicketClaims,
-): Promise<void> {
-  if (flow.parts.sealer.stillOpens(claims)) return;
+/** The `-32602` `ticket_expired` refusal, `why` in its message, after its `refused` record. */
+async function refuseExpired<View, Tx>(flow: Flow<View, Tx>, why: string): Promise<never> {
   await flow.round.emit({ outcome: 'refused', reason: 'ticket_expired', ...flow.round.known() });
   throw refusal(
     ErrorCode.InvalidParams,
     'ticket_expired',
-    `requestState rejected (expired)${TICKET_REFUSAL_DETAIL.expired ?? ''}`,
+    `requestState rejected (${why})${TICKET_REFUSAL_DETAIL.expired ?? ''}`,
   );
 }

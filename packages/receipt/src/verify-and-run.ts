@@ -1,7 +1,11 @@
 import { type Json, type ReplayStore, ReplayStoreUnavailableError } from '@mrtr/replay';
 import { ReceiptError } from './errors.js';
 import { assertExpected, checkAction, onceRequestOf } from './expected.js';
-import { assertSystemClockWithStore, type VerifyReceiptOptions } from './verify-receipt.js';
+import {
+  assertClaimed,
+  assertSystemClockWithStore,
+  type VerifyReceiptOptions,
+} from './verify-receipt.js';
 import { type VerifiedReceipt, verifyReceiptSignature } from './verify-signature.js';
 
 /** What {@link verifyAndRun} returns once the action ran. */
@@ -65,8 +69,6 @@ export async function verifyAndRun<T extends Json, Tx = void>(
       throw new ReceiptError('store_unavailable', { cause: error });
     throw error;
   }
-  // Past its claim's expiry by the store's clock: this verifier's clock runs behind the store's.
-  if (result.status === 'refused' && result.reason === 'expired') throw new ReceiptError('expired');
-  if (result.status !== 'performed') throw new ReceiptError('already_used');
+  assertClaimed(result);
   return { receipt: verified, outcome: result.outcome };
 }

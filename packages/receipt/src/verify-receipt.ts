@@ -1,4 +1,4 @@
-import { type ReplayStore, ReplayStoreUnavailableError } from '@mrtr/replay';
+import { type OnceResult, type ReplayStore, ReplayStoreUnavailableError } from '@mrtr/replay';
 import { ReceiptError } from './errors.js';
 import { assertExpected, checkAction, type ExpectedAction, onceRequestOf } from './expected.js';
 import {
@@ -72,8 +72,21 @@ export async function verifyReceipt<Tx = unknown>(
       throw new ReceiptError('store_unavailable', { cause: error });
     throw error;
   }
-  // Past its claim's expiry by the store's clock: this verifier's clock runs behind the store's.
-  if (result.status === 'refused' && result.reason === 'expired') throw new ReceiptError('expired');
-  if (result.status !== 'performed') throw new ReceiptError('already_used');
+  assertClaimed(result);
   return verified;
+}
+
+/**
+ * The claim of a receipt's confirmation won, or its refusal as a `ReceiptError`:
+ * `expired` when past its expiry by the store's clock (this verifier's runs
+ * behind it), else `already_used`.
+ * @throws {ReceiptError}
+ */
+export function assertClaimed<T>(
+  result: OnceResult<T>,
+): asserts result is { status: 'performed'; outcome: T } {
+  if (result.status === 'performed') return;
+  throw new ReceiptError(
+    result.status === 'refused' && result.reason === 'expired' ? 'expired' : 'already_used',
+  );
 }
