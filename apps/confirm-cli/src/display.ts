@@ -23,7 +23,8 @@ import fastStringWidth from 'fast-string-width';
  * (`Cs`), which no terminal can show, and private-use (`Co`: U+E000–U+F8FF,
  * planes 15 and 16) and unassigned code points (`Cn`, as of the Unicode
  * version of Node's ICU; noncharacters such as U+FFFF included), which one
- * font draws as a blank, another as a box or an icon: the person cannot tell
+ * font draws as a blank, another as a box or an icon, and the blank braille
+ * pattern U+2800, drawn as a space that is none: the person cannot tell
  * what was sent. U+200C, U+200D and U+FE00–U+FE0F stay
  * in text shown where they join something: Persian, Indic scripts and emoji
  * (👩‍💻, ❤️) need them to read right, and none reorders text; where they join
@@ -31,7 +32,7 @@ import fastStringWidth from 'fast-string-width';
  * refuses them in a value to pre-fill.
  */
 const UNSAFE =
-  /(?![\t\n]|\u200c|\u200d|[\ufe00-\ufe0f])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]/gu;
+  /(?![\t\n]|\u200c|\u200d|[\ufe00-\ufe0f])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}\u2800]/gu;
 
 /**
  * What a value to pre-fill must not hold besides what {@link oneLine}
@@ -226,7 +227,7 @@ export function cut(shown: string, max: number, unread = 0): string {
  */
 export function bounded(text: string, max = MAX_LABEL_COLUMNS): string {
   const { head, rest } = headOf(text, 32 * max + 64);
-  return cut(oneLine(head), max, rest);
+  return unblank(cut(oneLine(head), max, rest));
 }
 
 /**
@@ -237,7 +238,7 @@ export function bounded(text: string, max = MAX_LABEL_COLUMNS): string {
  * characters drawn together (an emoji sequence, four marks): 32 units a
  * column are more than any shown text needs.
  */
-function headOf(text: string, units: number): { head: string; rest: number } {
+export function headOf(text: string, units: number): { head: string; rest: number } {
   if (text.length <= units) return { head: text, rest: 0 };
   let end = units;
   const last = text.charCodeAt(end - 1);
@@ -268,7 +269,25 @@ export function shownLabel(text: string, max = MAX_LABEL_COLUMNS): string {
   // labels apart out of the head read.
   const units = 32 * max + 64;
   const { head, rest } = headOf(collapseSpaces(text, units), units);
-  return cut(oneLine(head), max, rest);
+  return unblank(cut(oneLine(head), max, rest));
+}
+
+/**
+ * Text shown as it is, unless it shows nothing: `""` for empty text, and
+ * spaces as their codes (`\u{20}\u{3000}`) when there is nothing else, as
+ * {@link visible} shows what a terminal draws as nothing.
+ */
+const unblank = (shown: string) =>
+  /\S/u.test(shown) ? shown : shown === '' ? '""' : shown.replace(/\s/gu, code);
+
+/**
+ * The label of form field `name`: its `title`, unless that shows nothing but
+ * spaces (`""`, or characters {@link oneLine} leaves blank), then the field's
+ * name: a field the person cannot tell from a blank must not be answered
+ * as one.
+ */
+export function titleOf(name: string, field: { title?: string }): string {
+  return field.title !== undefined && /\S/u.test(oneLine(field.title)) ? field.title : name;
 }
 
 /** Whether a UTF-16 unit is a tab (shown as a space) or a space separator (`Zs`: U+0020, U+00A0, U+1680, U+2000–U+200A, U+202F, U+205F, U+3000). */
@@ -328,11 +347,17 @@ export function plain(text: string): boolean {
   return oneLine(text) === text && !UNSEEN.test(text);
 }
 
-/** A value as the review screen shows it. */
+/**
+ * A value as the review screen shows it; each choice of a multi-select in
+ * double quotes (its own `"` and `\\` escaped), so that one choice holding
+ * `, ` never reads as two.
+ */
 export function showValue(value: unknown): string {
   if (value === undefined) return '(no answer)';
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
   if (Array.isArray(value))
-    return value.length === 0 ? '(none)' : value.map((v) => oneLine(String(v))).join(', ');
+    return value.length === 0
+      ? '(none)'
+      : value.map((v) => `"${oneLine(String(v)).replace(/["\\]/g, '\\$&')}"`).join(', ');
   return oneLine(String(value));
 }

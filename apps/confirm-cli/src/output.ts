@@ -14,7 +14,14 @@ import {
 } from '@mrtr/client';
 import { clip } from '@mrtr/wire';
 import { UsageError } from './args.js';
-import { bounded, MAX_DESCRIPTION_COLUMNS, oneLine, serverName, visible } from './display.js';
+import {
+  bounded,
+  headOf,
+  MAX_DESCRIPTION_COLUMNS,
+  oneLine,
+  serverName,
+  visible,
+} from './display.js';
 
 /** Deepest nesting of a server's JSON value {@link shownJson} writes out; deeper values show as `[…]` or `{…}`. */
 export const MAX_SHOWN_DEPTH = 16;
@@ -99,30 +106,51 @@ function toolLines(tool: ToolInfo): string[] {
 }
 
 /**
+ * Most UTF-16 units of a tool result's text {@link resultLines} prints: a
+ * result is read on a terminal, and a server's 15 MiB of escapes took
+ * seconds to escape and flooded the screen.
+ */
+export const MAX_RESULT_UNITS = 100_000;
+
+/**
  * The lines a tool result prints: a text block's text as {@link visible}
  * shows it, any other block as `[type] {json}` on one line (`[?]` when its
  * type is not a string, `(a block that is not an object)` for `null` and
  * the like), and without content blocks the `structuredContent`, indented.
- * JSON deeper than {@link MAX_SHOWN_DEPTH} is cut ({@link shownJson}).
+ * JSON deeper than {@link MAX_SHOWN_DEPTH} is cut ({@link shownJson}). At
+ * most {@link MAX_RESULT_UNITS} of text in all, then a line saying how much
+ * more there was.
  */
 export function resultLines(result: { content: unknown[]; structuredContent?: unknown }): string[] {
   const lines: string[] = [];
-  for (const block of result.content) {
-    if (typeof block !== 'object' || block === null || Array.isArray(block)) {
+  let budget = MAX_RESULT_UNITS;
+  // Text past the budget is counted, not escaped or printed.
+  const within = (text: string) => {
+    const { head, rest } = headOf(text, budget);
+    budget -= head.length;
+    return rest > 0 ? `${visible(head)}… (${rest} more characters not shown)` : visible(head);
+  };
+  for (const [i, block] of result.content.entries()) {
+    if (budget <= 0) {
+      lines.push(`(${result.content.length - i} more content blocks not shown)`);
+      break;
+    }
+    const { type, text: body } = (block ?? {}) as { type?: unknown; text?: unknown };
+    if (typeof block !== 'object' || block === null || Array.isArray(block))
       lines.push(
         `[?] (a block that is not an object: ${bounded(shownJson(block), MAX_DESCRIPTION_COLUMNS)})`,
       );
+    else if (type === 'text' && typeof body === 'string') {
+      lines.push(within(body));
       continue;
-    }
-    const { type, text: body } = block as { type?: unknown; text?: unknown };
-    if (type === 'text' && typeof body === 'string') lines.push(visible(body));
-    else
+    } else
       lines.push(
         `[${typeof type === 'string' ? bounded(type) : '?'}] ${bounded(shownJson(block), MAX_DESCRIPTION_COLUMNS)}`,
       );
+    budget -= (lines.at(-1) as string).length + 1;
   }
   if (result.content.length === 0 && result.structuredContent !== undefined) {
-    lines.push(visible(shownJson(result.structuredContent, 2)));
+    lines.push(within(shownJson(result.structuredContent, 2)));
   }
   return lines;
 }
@@ -145,13 +173,13 @@ export function explain(error: unknown, interactive: boolean): string {
     if (error.rpcCode === -32021) {
       const needed = oneLine(clipped(shownJson(data.requiredCapabilities ?? {})));
       const why = interactive ? '' : ' (mrtr only answers questions when run in a terminal)';
-      return `The server needs a client that can ask you questions ${needed}${why}: ${said(error.message)}`;
+      return `The server needs a client that can ask you questions ${needed}${why}: ${said(error.serverMessage)}`;
     }
     if (error.rpcCode === -32022) {
       const supported = oneLine(clipped(shownJson(data.supported ?? [])));
-      return `The server does not speak protocol version 2026-07-28, the only one mrtr speaks (it supports: ${supported}): ${said(error.message)}`;
+      return `The server does not speak protocol version 2026-07-28, the only one mrtr speaks (it supports: ${supported}): ${said(error.serverMessage)}`;
     }
-    return `The server answered with JSON-RPC error ${error.rpcCode}: ${said(error.message)}`;
+    return `The server answered with JSON-RPC error ${error.rpcCode}: ${said(error.serverMessage)}`;
   }
   if (error instanceof McpClientError || error instanceof UsageError) return said(error.message);
   // Any other error's message may still quote what the server sent (a parser's excerpt, say).

@@ -24,6 +24,7 @@ import {
   shownLabel,
   shownMessage,
   showValue,
+  titleOf,
 } from './display.js';
 
 type Field = RequestedSchema['properties'][string];
@@ -69,7 +70,7 @@ function header(q: FormQuestion | UrlQuestion): void {
 }
 
 function fieldLabel(name: string, field: Field, required: boolean): string {
-  const title = shownLabel(field.title ?? name);
+  const title = shownLabel(titleOf(name, field));
   const detail = field.description
     ? `\n${shownLabel(field.description, MAX_DESCRIPTION_COLUMNS)}`
     : '';
@@ -135,7 +136,7 @@ async function askField(
   signal: AbortSignal,
 ): Promise<FormValue | undefined | typeof CANCELLED> {
   const message = fieldLabel(name, field, required);
-  const label = shownLabel(field.title ?? name);
+  const label = shownLabel(titleOf(name, field));
   const from = current !== undefined ? 'your last answer' : "the server's suggested answer";
   if ('enum' in field || 'oneOf' in field) {
     const options = optionsOf(field).map((o) => ({
@@ -255,7 +256,7 @@ function review(schema: RequestedSchema, content: Content): void {
     const options = optionsOf(field);
     const label = options.find((o) => o.value === content[name])?.label;
     if (label && label !== content[name]) shown = `${label} (${shown})`;
-    return `${shownLabel(field.title ?? name)}: ${styleText('bold', shown)}`;
+    return `${shownLabel(titleOf(name, field))}: ${styleText('bold', shown)}`;
   });
   log.info(['Your answers:', ...lines].join('\n'));
 }
@@ -332,7 +333,7 @@ async function answerForm(q: FormQuestion, state: TerminalState): Promise<FormAn
       message: 'Which answer?',
       options: Object.entries(schema.properties).map(([name, field]) => ({
         value: name,
-        label: shownLabel(field.title ?? name),
+        label: shownLabel(titleOf(name, field)),
       })),
       maxItems: MAX_SHOWN_CHOICES,
       signal,

@@ -11,7 +11,7 @@ import {
   serverName,
   shownMessage,
 } from '../src/display.js';
-import { explain, resultLines, toolListing } from '../src/output.js';
+import { explain, MAX_RESULT_UNITS, resultLines, toolListing } from '../src/output.js';
 
 /** An array nested `n` deep, built by JSON.parse as a server's body would be. */
 const deep = (n = 20_000): unknown => JSON.parse(`${'['.repeat(n)}${']'.repeat(n)}`);
@@ -107,6 +107,28 @@ describe('a tool result', () => {
     expect(lines[2]).toBe('[?] (a block that is not an object: "text")');
     expect(lines[3]).toBe('ok\\u{1b}[2J');
     expect(lines[4]).toMatch(/^\[image\] \{"type":"image","data":\[\[.*\[…\]/);
+  });
+
+  // helper-153 #6: 15 MiB of escapes were escaped (seconds) and printed whole.
+  it('prints at most MAX_RESULT_UNITS of text, then says how much more there was', () => {
+    const lines = resultLines({
+      content: [
+        { type: 'text', text: 'a'.repeat(MAX_RESULT_UNITS - 10) },
+        { type: 'text', text: '\u001b'.repeat(1_000_000) },
+        { type: 'text', text: 'never read' },
+        { type: 'image', data: 'x' },
+      ],
+    });
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toBe(`${'\\u{1b}'.repeat(10)}… (999990 more characters not shown)`);
+    expect(lines[2]).toBe('(2 more content blocks not shown)');
+    const many = resultLines({
+      content: Array.from({ length: 100_000 }, () => ({ type: 'x', n: 1 })),
+    });
+    expect(many.at(-1)).toMatch(/^\(\d+ more content blocks not shown\)$/);
+    expect(many.join('\n').length).toBeLessThan(MAX_RESULT_UNITS + 200);
+    const structured = resultLines({ content: [], structuredContent: { t: 'b'.repeat(200_000) } });
+    expect(structured[0]).toMatch(/… \(\d+ more characters not shown\)$/);
   });
 
   it('prints structuredContent nested 20,000 deep, cut at a depth', () => {

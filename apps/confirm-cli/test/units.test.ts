@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { parseArgs, parseDecimal, UsageError } from '../src/args.js';
-import { bounded, cut, oneLine, plain, shownLabel, showValue, visible } from '../src/display.js';
+import {
+  bounded,
+  cut,
+  oneLine,
+  plain,
+  shownLabel,
+  showValue,
+  titleOf,
+  visible,
+} from '../src/display.js';
 
 const tool = {
   name: 't',
@@ -186,7 +195,33 @@ describe('showing server text', () => {
     expect(oneLine('a\nb\tc')).toBe('a\\nb c');
     expect(showValue(true)).toBe('yes');
     expect(showValue(undefined)).toBe('(no answer)');
-    expect(showValue(['x', 'y'])).toBe('x, y');
+    expect(showValue(['x', 'y'])).toBe('"x", "y"');
+    // helper-153 #5: one choice "a.txt, b.txt" read as the two choices a.txt and b.txt.
+    expect(showValue(['a.txt, b.txt'])).toBe('"a.txt, b.txt"');
+    expect(showValue(['a.txt', 'b.txt'])).toBe('"a.txt", "b.txt"');
+    expect(showValue(['a", "b'])).toBe('"a\\", \\"b"');
+  });
+});
+
+// helper-153 #2: a blank title drew a field with no label, "yes" pre-selected.
+describe('labels that would show nothing', () => {
+  it('labels a field by its name when its title shows nothing', () => {
+    expect(titleOf('delete_all_files', { title: '' })).toBe('delete_all_files');
+    expect(titleOf('delete_all_files', { title: ' \u3000\t' })).toBe('delete_all_files');
+    expect(titleOf('delete_all_files', { title: 'Delete all files' })).toBe('Delete all files');
+    // Shown as a code, so seen: the title stays (the person reads that it is odd).
+    expect(titleOf('x', { title: '\u2800' })).toBe('\u2800');
+    expect(titleOf('x', {})).toBe('x');
+  });
+
+  it('shows the blank braille pattern as its code, and a blank label or value as codes or ""', () => {
+    expect(visible('a\u2800b')).toBe('a\\u{2800}b');
+    expect(plain('a\u2800b')).toBe(false);
+    expect(shownLabel('')).toBe('""');
+    expect(shownLabel('   ')).toBe('\\u{20}');
+    expect(bounded('  ')).toBe('\\u{20}\\u{20}');
+    expect(bounded('\u3000')).toBe('\\u{3000}');
+    expect(bounded('a b')).toBe('a b');
   });
 });
 

@@ -33,6 +33,25 @@ export function quoted(value: unknown): string {
   return typeof value === 'object' ? 'an object' : typeof value;
 }
 
+/** Most UTF-16 code units of a server's `error.message` a {@link JsonRpcError}'s `message` quotes. */
+export const MAX_ERROR_MESSAGE_LENGTH = 1000;
+
+/** What {@link UNESCAPED} leaves raw but a one-line message must not hold: C0 controls and lone surrogates. */
+const UNSHOWN_IN_MESSAGE =
+  /(?![\ufe00-\ufe0f]|\u034f)[\p{Cc}\p{Cs}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}\u2800]/gu;
+
+/**
+ * A server's message as this client's own messages quote it: clipped to
+ * {@link MAX_ERROR_MESSAGE_LENGTH}, every control, format, separator,
+ * private-use, unassigned or default-ignorable character and lone surrogate
+ * as its `\uXXXX` escape, quotes and backslashes as sent.
+ */
+function escapedMessage(text: string): string {
+  return clip(text, MAX_ERROR_MESSAGE_LENGTH).replace(UNSHOWN_IN_MESSAGE, (c) =>
+    c.length === 1 ? escapeUnit(c, 0) : escapeUnit(c, 0) + escapeUnit(c, 1),
+  );
+}
+
 /** Why an {@link McpClientError} was thrown; one string per failure class. */
 export type McpClientErrorCode =
   | 'rpc_error'
@@ -63,23 +82,26 @@ export class McpClientError extends Error {
  * The server answered with a JSON-RPC 2.0 error response (JSON-RPC 2.0 §5.1),
  * e.g. `-32021` MissingRequiredClientCapability with
  * `data.requiredCapabilities`, or `-32020` HeaderMismatch. Its `message` is
- * the server's `error.message` as sent, unescaped and unbounded, like
- * `data`: escape and bound it (`shownText` of `@mrtr/wire`) before a
- * terminal or a log shows it. Every other error of this client words its
- * own message and quotes what a server sent escaped and bounded.
+ * the server's `error.message` escaped and bounded, as every error of this
+ * client quotes what a server sent (controls, bidi and other format
+ * characters as `\uXXXX`, at most {@link MAX_ERROR_MESSAGE_LENGTH} code
+ * units): a program that logs it, or lets it go uncaught, writes no escape
+ * sequence of the server's to a terminal. The text as sent is
+ * `serverMessage`; it and `data` are the server's, unescaped and unbounded.
  */
 export class JsonRpcError extends McpClientError {
   override readonly name = 'JsonRpcError';
   constructor(
     /** The JSON-RPC `error.code`. */
     readonly rpcCode: number,
-    message: string,
+    /** The JSON-RPC `error.message` as the server sent it: escape and bound it before showing it. */
+    readonly serverMessage: string,
     /** The JSON-RPC `error.data`, unparsed. */
     readonly data: unknown,
     /** The HTTP status the error came with (200, 400, 401, 404, …). */
     readonly httpStatus: number,
   ) {
-    super('rpc_error', message);
+    super('rpc_error', escapedMessage(serverMessage));
   }
 }
 

@@ -50,6 +50,13 @@ function kindOf(field: Record<string, unknown>): string | undefined {
   }
 }
 
+/**
+ * Most fields a form may have for {@link checkRenderable} to accept it: a
+ * person answers each one, and a server asking hundreds of thousands would
+ * hold the client in checks (seconds) and the person in prompts.
+ */
+export const MAX_FORM_FIELDS = 100;
+
 /** Most reasons {@link checkRenderable} gives; more are counted in one last reason. */
 const MAX_REASONS = 10;
 
@@ -59,7 +66,8 @@ const MAX_REASONS = 10;
  * boolean, single-select or multi-select enum of the 2026-07-28 subset
  * (`client/elicitation`, "Requested Schema"), with no keyword the form could
  * not enforce (`pattern`, nested `properties`, `anyOf` at field level, …)
- * and every `required` name among the properties. A client must not show
+ * and every `required` name among the properties, at most
+ * {@link MAX_FORM_FIELDS} of them. A client must not show
  * half a form: anything else is declined without asking.
  *
  * @param schema the `requestedSchema` as received (any value)
@@ -78,6 +86,10 @@ export function checkRenderable(schema: unknown): Renderable {
   const properties = schema.properties;
   if (!isObject(properties)) {
     reasons.push('the requestedSchema has no properties object');
+  } else if (Object.keys(properties).length > MAX_FORM_FIELDS) {
+    reasons.push(
+      `the form has ${Object.keys(properties).length} fields; this client shows at most ${MAX_FORM_FIELDS}`,
+    );
   } else {
     for (const [name, field] of Object.entries(properties)) {
       if (!isObject(field)) {
@@ -129,5 +141,52 @@ export function checkRenderable(schema: unknown): Renderable {
     if (issues.length > MAX_REASONS) reasons.push(`and ${issues.length - MAX_REASONS} more`);
     return { ok: false, reasons };
   }
+  // The answerer is shown the parsed copy: it must be the form as sent. Zod keeps a `__proto__`
+  // member of a record as the copy's prototype, and a choice whose options are not strings parses as
+  // free text with its options stripped: either would be half a form, answered as another one.
+  const changed = Object.keys(properties as Record<string, unknown>).filter(
+    (name) =>
+      !Object.hasOwn(parsed.data.properties, name) ||
+      !sameField((properties as Record<string, unknown>)[name], parsed.data.properties[name]),
+  );
+  if (Object.getPrototypeOf(parsed.data.properties) !== Object.prototype)
+    changed.unshift('__proto__');
+  if (changed.length > 0)
+    return {
+      ok: false,
+      reasons: [...new Set(changed)]
+        .slice(0, MAX_REASONS)
+        .map(
+          (name) =>
+            `field ${quoted(name)} cannot be shown as sent (no field kind of the form schema reads it whole)`,
+        ),
+    };
   return { ok: true, schema: parsed.data };
+}
+
+/**
+ * Whether a field as parsed holds exactly the field as received, but the
+ * `$comment` annotation (which no form shows): same members, same values.
+ */
+function sameField(received: unknown, parsed: unknown): boolean {
+  if (!isObject(received) || !isObject(parsed)) return false;
+  const keys = Object.keys(received).filter((k) => k !== '$comment');
+  return (
+    keys.length === Object.keys(parsed).length &&
+    keys.every((k) => Object.hasOwn(parsed, k) && sameJson(received[k], parsed[k]))
+  );
+}
+
+/** Deep equality of two JSON values (a field's members: a few levels at most, the keyword check saw to that). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a))
+    return Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]));
+  if (!isObject(a) || !isObject(b) || Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  return (
+    keys.length === Object.keys(b).length &&
+    Object.getPrototypeOf(b) === Object.getPrototypeOf(a) &&
+    keys.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]))
+  );
 }

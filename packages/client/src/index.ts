@@ -66,6 +66,7 @@ export {
   InvalidAnswerError,
   JsonRpcError,
   LimitError,
+  MAX_ERROR_MESSAGE_LENGTH,
   McpClientError,
   type McpClientErrorCode,
   ProtocolError,
@@ -73,7 +74,7 @@ export {
   TransportError,
 } from './errors.js';
 export type { AutoDeclined, ClientEvent, QuestionContext } from './events.js';
-export { checkRenderable, type Renderable } from './form.js';
+export { checkRenderable, MAX_FORM_FIELDS, type Renderable } from './form.js';
 export { paramHeaders } from './headers.js';
 export { type ElicitResponse, MAX_QUESTIONS_PER_ROUND } from './inputs.js';
 export {

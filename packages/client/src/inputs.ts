@@ -234,7 +234,8 @@ export const MAX_QUESTIONS_PER_ROUND = 20;
  * is asked; questions are then put to the answerer one at a time.
  *
  * A round with more than {@link MAX_QUESTIONS_PER_ROUND} questions to show is
- * declined whole without asking. Once one question is answered `cancel` (the
+ * declined whole without asking (past four times that many requests, without
+ * checking each form: only each request's method). Once one question is answered `cancel` (the
  * person dismissed it, or it timed out), the round's remaining questions are
  * answered `cancel` without being asked: dismissing one question dismisses
  * the round, so a server cannot keep a person answering by asking many.
@@ -247,7 +248,11 @@ export async function answerInputRequests(
   inputRequests: Record<string, unknown>,
   ctx: RoundContext,
 ): Promise<Record<string, ElicitResponse>> {
-  let plans = Object.entries(inputRequests).map(([key, request]) => plan(key, request, ctx));
+  const entries = Object.entries(inputRequests);
+  // Far more requests than a round may put to a person: none is read further than its method (a
+  // hundred thousand forms took seconds of checks, each to be declined anyway).
+  if (entries.length > MAX_QUESTIONS_PER_ROUND * 4) return declineAll(entries, ctx);
+  let plans = entries.map(([key, request]) => plan(key, request, ctx));
   const asked = plans.filter((p) => p.kind !== 'decline').length;
   if (asked > MAX_QUESTIONS_PER_ROUND) {
     const reason = `the round asks ${asked} questions; this client puts at most ${MAX_QUESTIONS_PER_ROUND} to a person in one round`;
@@ -284,6 +289,28 @@ export async function answerInputRequests(
       responses.push([p.key, await answerUrl(p.key, p.question, ctx.answerer.url, ctx)]);
     }
     dismissed ||= responses.at(-1)?.[1].action === 'cancel' && p.kind !== 'decline';
+  }
+  return Object.fromEntries(responses);
+}
+
+/** Every request of `entries` declined for the round's size, after the protocol check of {@link plan}. */
+function declineAll(
+  entries: [string, unknown][],
+  ctx: RoundContext,
+): Record<string, ElicitResponse> {
+  const reason = `the round asks ${entries.length} questions; this client puts at most ${MAX_QUESTIONS_PER_ROUND} to a person in one round`;
+  const responses: [string, ElicitResponse][] = [];
+  for (const [key, request] of entries) {
+    if (!isObject(request) || request.method !== 'elicitation/create') plan(key, request, ctx);
+    const params = isObject(request) && isObject(request.params) ? request.params : {};
+    ctx.emit({
+      type: 'auto-declined',
+      ...about(key, ctx),
+      mode: typeof params.mode === 'string' ? params.mode : 'form',
+      reasons: [reason],
+      ...(typeof params.message === 'string' ? { message: params.message } : {}),
+    });
+    responses.push([key, { action: 'decline' }]);
   }
   return Object.fromEntries(responses);
 }

@@ -72,6 +72,34 @@ describe('checkRenderable: the flat subset of client/elicitation', () => {
     if (!r.ok) expect(r.reasons.join('; ')).toMatch(reason);
   });
 
+  // helper-153 #1: zod's copy of these dropped a field or turned a choice into free text.
+  it.each([
+    ['an enum of numbers', { p: { type: 'string', enum: [1, 2] } }],
+    ['options without titles', { p: { type: 'string', oneOf: [{ const: 'keep' }] } }],
+    ['a numeric const', { p: { type: 'string', oneOf: [{ const: 1, title: 'One' }] } }],
+    ['enumNames of another type', { p: { type: 'string', enum: ['a', 'b'], enumNames: ['A', 2] } }],
+    [
+      'an option with a member no form shows',
+      { p: { type: 'string', oneOf: [{ const: 'a', title: 'A', x: 1 }] } },
+    ],
+  ])('declines a choice it would show as something else: %s', (_label, properties) => {
+    const r = checkRenderable({ type: 'object', properties });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.reasons.join('; ')).toMatch(/field "p"/);
+  });
+
+  it('declines a field named __proto__ rather than leave it out of the form', () => {
+    const schema = JSON.parse(
+      '{"type":"object","properties":{"__proto__":{"type":"boolean","title":"DELETE ALL","default":true},"keep":{"type":"boolean"}}}',
+    );
+    const r = checkRenderable(schema);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.reasons.join('; ')).toMatch(/field "__proto__" cannot be shown as sent/);
+    // `$comment`, which no form shows, does not make a field another one.
+    const commented = { type: 'object', properties: { k: { type: 'boolean', $comment: 'x' } } };
+    expect(checkRenderable(commented).ok).toBe(true);
+  });
+
   it('declines a required name that is not a property, and a non-object schema', () => {
     const r = checkRenderable({ type: 'object', properties: {}, required: ['ghost'] });
     expect(r.ok).toBe(false);

@@ -12,6 +12,7 @@ import { checkRenderable } from '../src/form.js';
 import {
   type ClientEvent,
   LimitError,
+  MAX_FORM_FIELDS,
   MAX_KEPT_NOTIFICATIONS,
   MAX_LISTED_TOOLS,
   MAX_QUESTIONS_PER_ROUND,
@@ -259,6 +260,74 @@ describe('a round puts at most MAX_QUESTIONS_PER_ROUND questions to a person', (
     expect(Object.values(sent).every((r: any) => r.action === 'decline')).toBe(true);
   });
 
+  // helper-153 #7: a hundred thousand forms were each checked (seconds) before all were declined.
+  it('declines a round of far more requests without checking each form, still refusing a method not declared', async () => {
+    const bad = { type: 'object', properties: { p: { type: 'string', pattern: 'x' } } };
+    const s = await scriptedServer((body, n) =>
+      n === 0
+        ? {
+            result: {
+              resultType: 'input_required',
+              inputRequests: Object.fromEntries(
+                Array.from({ length: MAX_QUESTIONS_PER_ROUND * 4 + 1 }, (_, i) => [
+                  `q${i}`,
+                  formRequest(i === 0 ? bad : confirmSchema),
+                ]),
+              ),
+            },
+          }
+        : done(JSON.stringify(body.params.inputResponses)),
+    );
+    closers.push(s.close);
+    const { answerer, questions } = scriptedAnswerer([]);
+    const out = await new McpClient({ url: s.url, answerer }).callTool('t');
+    expect(questions).toHaveLength(0);
+    expect(out.autoDeclined).toHaveLength(MAX_QUESTIONS_PER_ROUND * 4 + 1);
+    // The unrenderable form was not checked: it is declined for the round's size like the rest.
+    expect(out.autoDeclined[0]?.reasons).toEqual([
+      `the round asks ${MAX_QUESTIONS_PER_ROUND * 4 + 1} questions; this client puts at most ${MAX_QUESTIONS_PER_ROUND} to a person in one round`,
+    ]);
+    const sampling = await scriptedServer((_b, n) =>
+      n === 0
+        ? {
+            result: {
+              resultType: 'input_required',
+              inputRequests: Object.fromEntries(
+                Array.from({ length: 200 }, (_, i) => [
+                  `q${i}`,
+                  i === 150
+                    ? { method: 'sampling/createMessage', params: {} }
+                    : formRequest(confirmSchema),
+                ]),
+              ),
+            },
+          }
+        : done(),
+    );
+    closers.push(sampling.close);
+    await expect(new McpClient({ url: sampling.url, answerer }).callTool('t')).rejects.toThrow(
+      ProtocolError,
+    );
+    expect(sampling.requests).toHaveLength(1);
+  });
+
+  it('declines a form of more than MAX_FORM_FIELDS fields', () => {
+    const fields = (n: number) => ({
+      type: 'object',
+      properties: Object.fromEntries(
+        Array.from({ length: n }, (_, i) => [`f${i}`, { type: 'boolean' }]),
+      ),
+    });
+    expect(checkRenderable(fields(MAX_FORM_FIELDS)).ok).toBe(true);
+    const r = checkRenderable(fields(MAX_FORM_FIELDS + 1));
+    expect(r).toEqual({
+      ok: false,
+      reasons: [
+        `the form has ${MAX_FORM_FIELDS + 1} fields; this client shows at most ${MAX_FORM_FIELDS}`,
+      ],
+    });
+  });
+
   it('asks a round of exactly that many', async () => {
     const s = await asking(MAX_QUESTIONS_PER_ROUND);
     closers.push(s.close);
@@ -343,13 +412,13 @@ describe('quoted', () => {
 describe('reasons about what a server sent', () => {
   it('are at most ten, then how many more, with names quoted', () => {
     const properties = Object.fromEntries(
-      Array.from({ length: 5_000 }, (_, i) => [`f\u202e${i}`, { type: 'string', minLength: 'x' }]),
+      Array.from({ length: 60 }, (_, i) => [`f\u202e${i}`, { type: 'string', minLength: 'x' }]),
     );
     const checked = checkRenderable({ type: 'object', properties });
     expect(checked.ok).toBe(false);
     const reasons = checked.ok ? [] : checked.reasons;
     expect(reasons).toHaveLength(11);
-    expect(reasons.at(-1)).toBe('and 4990 more');
+    expect(reasons.at(-1)).toBe('and 50 more');
     expect(reasons[0]).toMatch(/^field "f\\u202e0"/);
     expect(reasons.join('\n')).not.toMatch(/\p{Cf}/u);
   });

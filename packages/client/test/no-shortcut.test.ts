@@ -35,6 +35,8 @@ const EXPORTS: Record<string, string> = {
   MAX_KEPT_NOTIFICATIONS: 'a number',
   MAX_KEPT_NOTIFICATION_CHARS: 'a number',
   MAX_QUESTIONS_PER_ROUND: 'a number',
+  MAX_FORM_FIELDS: 'a number',
+  MAX_ERROR_MESSAGE_LENGTH: 'a number',
   MAX_RESPONSE_BYTES: 'a number',
   MAX_REDIRECTS: 'a number',
 };

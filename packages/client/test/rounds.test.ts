@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   JsonRpcError,
+  MAX_ERROR_MESSAGE_LENGTH,
   McpClient,
   ProtocolError,
   RoundLimitError,
@@ -325,6 +326,22 @@ describe('Streamable HTTP', () => {
     expect(error.rpcCode).toBe(-32021);
     expect(error.httpStatus).toBe(400);
     expect(error.data).toEqual({ requiredCapabilities: { elicitation: { form: {} } } });
+  });
+
+  // helper-153 #3: the message was the server's raw text, escapes and all, for a program to log.
+  it("escapes and bounds the server's message in JsonRpcError.message, keeping it raw in serverMessage", async () => {
+    const raw = `Denied\u001b]52;c;ZWNobyBldmls\u0007\u001b[2J\u202e\ud800 "x" \\ ${'y'.repeat(3000)}`;
+    const s = await serve(() => ({ error: { code: -32603, message: raw }, status: 500 }));
+    const error = await new McpClient({ url: s.url }).callTool('t').catch((e) => e);
+    expect(error).toBeInstanceOf(JsonRpcError);
+    expect(error.serverMessage).toBe(raw);
+    expect(
+      error.message.startsWith(
+        'Denied\\u001b]52;c;ZWNobyBldmls\\u0007\\u001b[2J\\u202e\\ud800 "x" \\ y',
+      ),
+    ).toBe(true);
+    expect(error.message).not.toMatch(/[\p{Cc}\p{Cf}\p{Cs}]/u);
+    expect(error.message).toHaveLength(MAX_ERROR_MESSAGE_LENGTH + 1 + 5 * 5);
   });
 
   it('reports HTTP failures without a JSON-RPC body, and unknown content types, as TransportError', async () => {
