@@ -3,7 +3,11 @@
  * before it touches its backend: bad input is refused with a clear error
  * and changes nothing.
  */
-import type { ApprovalBinding, PendingApproval } from '@mrtr/gate';
+import {
+  type ApprovalBinding,
+  MAX_APPROVAL_MESSAGE_LENGTH,
+  type PendingApproval,
+} from '@mrtr/gate';
 import { RequestedSchemaSchema, validateFormContent } from '@mrtr/wire';
 import type {
   DecideRefusal,
@@ -17,8 +21,11 @@ import type {
 /** An approval id: 128 random bits as 22 base64url characters. */
 export const APPROVAL_ID = /^[A-Za-z0-9_-]{22}$/;
 
-/** Longest question text a store keeps, characters (the page shows all of it). */
-export const MAX_MESSAGE_LENGTH = 65_536;
+/**
+ * Longest question text a store keeps, UTF-16 code units (the page shows all of it), and longest
+ * `requestedSchema` and answer as JSON: the gate's bound, which it checks before it opens one.
+ */
+export const MAX_MESSAGE_LENGTH = MAX_APPROVAL_MESSAGE_LENGTH;
 /** Longest binding field (nonce, principal, operation, digests), characters. */
 const MAX_FIELD_LENGTH = 1024;
 

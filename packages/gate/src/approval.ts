@@ -30,6 +30,15 @@ export interface ApprovalBinding {
   questionDigest: string;
 }
 
+/**
+ * Longest question a URL-mode or presence approval carries, UTF-16 code
+ * units of `message`, and longest `requestedSchema` as JSON text: what an
+ * approval store keeps and the page shows whole. A gate whose question is
+ * longer answers an `isError` result without asking (refusal reason
+ * `question_too_long`); a channel may refuse a longer one with a `TypeError`.
+ */
+export const MAX_APPROVAL_MESSAGE_LENGTH = 65_536;
+
 /** A pending approval, recorded by {@link ApprovalChannel.open} at round 1. */
 export interface PendingApproval extends ApprovalBinding {
   /**
@@ -38,7 +47,10 @@ export interface PendingApproval extends ApprovalBinding {
    * nothing by itself: the page still requires the principal to sign in.
    */
   id: string;
-  /** The question exactly as sent in the `elicitation/create` request; the page shows it as text. */
+  /**
+   * The question exactly as sent in the `elicitation/create` request; the page shows it as text.
+   * At most {@link MAX_APPROVAL_MESSAGE_LENGTH} code units (as is `requestedSchema` as JSON).
+   */
   message: string;
   /**
    * Fields the person fills in on the page before approving (a choice among

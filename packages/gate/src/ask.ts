@@ -6,8 +6,11 @@ import {
   formElicitation,
   type InputRequiredResult,
   inputRequired,
+  type RequestedSchema,
+  textResult,
   urlElicitation,
 } from '@mrtr/wire';
+import { MAX_APPROVAL_MESSAGE_LENGTH } from './approval.js';
 import { fromChannel } from './errors.js';
 import { type Asked, asked, type Flow, modeFor, policyOf, withNotice } from './flow.js';
 import type { AskAgainReason } from './reasons.js';
@@ -45,8 +48,24 @@ export async function askAfresh<View, Tx>(
   flow: Flow<View, Tx>,
   live: Asked<View>,
   again?: { reason: AskAgainReason; notice: string },
-): Promise<InputRequiredResult> {
+): Promise<CallToolResult | InputRequiredResult> {
   const { round, spec } = flow;
+  const shown = again ? withNotice(spec, live.context, again.notice) : live.question;
+  // Before anything is minted or recorded: the page could not keep the question, and arguments a
+  // question quotes are the client's to shorten.
+  const tooLong = live.mode === 'form' ? undefined : approvalTooLong(shown.message, live.schema);
+  if (tooLong) {
+    await round.emit({
+      outcome: 'refused',
+      reason: 'question_too_long',
+      isError: true,
+      ...round.known(),
+    });
+    return textResult(
+      `Nothing was done: the confirmation this call needs ${tooLong}, longer than the approval page shows (${MAX_APPROVAL_MESSAGE_LENGTH} characters). Call the tool again with arguments that make a shorter question.`,
+      { isError: true },
+    );
+  }
   if (again) await round.emit({ outcome: 'asked_again', reason: again.reason, ...round.known() });
   const claims: TicketClaimsInput<Json> = {
     sub: flow.principal,
@@ -62,7 +81,6 @@ export async function askAfresh<View, Tx>(
   if (data !== undefined) claims.data = data;
   const { ticket, claims: minted } = flow.parts.sealer.seal(claims);
   round.setNonce(minted.nonce);
-  const shown = again ? withNotice(spec, live.context, again.notice) : live.question;
   let request: ReturnType<typeof formElicitation>;
   if (approvalId === undefined) {
     request = formElicitation(shown.message, shown.requestedSchema);
@@ -133,4 +151,16 @@ export function contextOf<View>(prepared: Preparation<View>): AskContext<View> {
   return p.seal === undefined
     ? { candidates: p.candidates, view: p.view }
     : { candidates: p.candidates, view: p.view, seal: p.seal };
+}
+
+/**
+ * What makes a URL-mode or presence question longer than an approval keeps
+ * ({@link MAX_APPROVAL_MESSAGE_LENGTH}), worded for the refusal, or `undefined`.
+ */
+function approvalTooLong(message: string, schema: RequestedSchema): string | undefined {
+  if (message.length > MAX_APPROVAL_MESSAGE_LENGTH)
+    return `asks a question of ${message.length} characters`;
+  const fields = JSON.stringify(schema).length;
+  if (fields > MAX_APPROVAL_MESSAGE_LENGTH) return `offers fields of ${fields} characters as JSON`;
+  return undefined;
 }

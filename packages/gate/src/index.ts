@@ -29,12 +29,13 @@
  * @packageDocumentation
  */
 
-export type {
-  ApprovalBinding,
-  ApprovalChannel,
-  ApprovalDecision,
-  ConfirmationLevel,
-  PendingApproval,
+export {
+  type ApprovalBinding,
+  type ApprovalChannel,
+  type ApprovalDecision,
+  type ConfirmationLevel,
+  MAX_APPROVAL_MESSAGE_LENGTH,
+  type PendingApproval,
 } from './approval.js';
 export type { ArgsSchema, InputSchema } from './args.js';
 export {

@@ -12,7 +12,9 @@ import type { TicketFailureReason } from '@mrtr/ticket';
  * - `nonce_in_progress`: an identical confirmation is being carried out right now (an `isError` result);
  * - `not_asked`: the tool answered at once without a question (nothing matched, no access);
  * - `target_unavailable`: on a retry, the tool answered without a question: the target is gone or no longer accessible;
- * - `approval_unknown`: the approval the ticket names is gone (expired or swept) or bound to something else (`-32602`).
+ * - `approval_unknown`: the approval the ticket names is gone (expired or swept) or bound to something else (`-32602`);
+ * - `question_too_long`: a URL-mode or presence question longer than the approval page keeps
+ *   (`MAX_APPROVAL_MESSAGE_LENGTH`), e.g. one that quotes long arguments (an `isError` result).
  */
 export type RefusalReason =
   | 'capability_missing'
@@ -22,7 +24,8 @@ export type RefusalReason =
   | 'nonce_in_progress'
   | 'not_asked'
   | 'target_unavailable'
-  | 'approval_unknown';
+  | 'approval_unknown'
+  | 'question_too_long';
 
 /**
  * Why the person is asked again, nothing performed:

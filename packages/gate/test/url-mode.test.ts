@@ -11,6 +11,7 @@ import {
   choose,
   type GateAuditEvent,
   type GateRequest,
+  MAX_APPROVAL_MESSAGE_LENGTH,
   type PendingApproval,
   typeToConfirm,
 } from '../src/index.js';
@@ -468,6 +469,52 @@ describe('URL mode', () => {
     };
     await expect(t.call()).rejects.toBe(refused);
     expect(t.events.at(-1)).toMatchObject({ outcome: 'failed', reason: 'TypeError' });
+  });
+
+  // helper-152 F1: a question quoting long arguments reached the store, whose TypeError was a 500.
+  it('a question longer than the page keeps is not asked: an isError result, nothing opened or minted', async () => {
+    for (const [label, ask] of [
+      ['message', (id: string) => ({ message: `Destroy ${id}?`, choices: ['primary'] })],
+      ['fields', (id: string) => ({ message: 'Destroy?', choices: [id, 'primary'] })],
+    ] as const) {
+      const channel = new FakeChannel();
+      const events: GateAuditEvent[] = [];
+      const tool = volumeGate(channel, events).tool({
+        ...VOLUME_TOOL,
+        ask: async ({ args }) => {
+          const q = ask(args.volumeId);
+          return {
+            message: q.message,
+            view: args.volumeId,
+            choices: { target: q.choices.map((value) => ({ value, label: value })) },
+            expect: { volumeId: args.volumeId },
+          };
+        },
+        level: 'url',
+        perform: async () => textResult('Destroyed.'),
+      });
+      const long = 'v'.repeat(MAX_APPROVAL_MESSAGE_LENGTH);
+      const out = await tool.handler(
+        { volumeId: long },
+        request({ arguments: { volumeId: long } }),
+      );
+      expect(out, label).toMatchObject({ isError: true });
+      expect(JSON.stringify(out), label).toMatch(
+        /longer than the approval page shows \(65536 characters\)/,
+      );
+      expect(channel.opened.size, label).toBe(0);
+      expect(events, label).toEqual([
+        expect.objectContaining({ outcome: 'refused', reason: 'question_too_long', isError: true }),
+      ]);
+      // Just within the bound, the question is asked (a choice's value is its label too).
+      const fits = 'v'.repeat((MAX_APPROVAL_MESSAGE_LENGTH - 400) / (label === 'fields' ? 2 : 1));
+      const asked = await tool.handler(
+        { volumeId: fits },
+        request({ arguments: { volumeId: fits } }),
+      );
+      expect(asked, label).toMatchObject({ resultType: 'input_required' });
+      expect(channel.opened.size, label).toBe(1);
+    }
   });
 });
 
