@@ -7,6 +7,7 @@ import {
   isLegacyRequest,
   type McpRequestContext,
   type McpServer,
+  SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import {
@@ -24,6 +25,7 @@ import {
   requestEncodingProblem,
   requestIdOf,
   screenedError,
+  unsupportedVersion,
 } from './http.js';
 import { principalOfAuthInfo } from './principal.js';
 import {
@@ -36,6 +38,9 @@ import { illFormedPlace, illFormedRefusal } from './well-formed.js';
 
 /** The revision without `initialize` or sessions (`MCP-Protocol-Version`). */
 const MODERN_REVISION = '2026-07-28';
+
+/** Every `MCP-Protocol-Version` either leg serves: this revision, then the SDK's handshake-era ones. */
+const SERVED_VERSIONS: readonly string[] = [MODERN_REVISION, ...SUPPORTED_PROTOCOL_VERSIONS];
 
 /** Options of {@link serveBothEras}. */
 export interface BothErasOptions {
@@ -424,6 +429,13 @@ export function serveBothEras(
         const body = await jsonWithin(request, maxBytes);
         const place = illFormedPlace(body);
         if (place) return illFormedRefusal(body, place);
+      }
+      // A version neither leg serves: the SDK reads any later date (and any word) as the modern
+      // era and asks for its `_meta`, so the client never learns which versions to fall back to.
+      const version = request.headers.get('mcp-protocol-version')?.replace(/^[ \t]+|[ \t]+$/g, '');
+      if (version !== undefined && !SERVED_VERSIONS.includes(version)) {
+        const body = request.method === 'POST' ? await jsonWithin(request, maxBytes) : undefined;
+        return unsupportedVersion(version, SERVED_VERSIONS, requestIdOf(request, body));
       }
       // Under the modern leg's bound: a larger body is classified modern, which answers it 413.
       if (await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBytes }))

@@ -7,7 +7,7 @@
  * refused with 415, in the words of `@mrtr/server`.
  */
 import { isJsonContentType } from '@modelcontextprotocol/server';
-import { bodyEncodingProblem, shownText } from '@mrtr/wire';
+import { bodyEncodingProblem, shownText, unsupportedVersionError } from '@mrtr/wire';
 import { parse as parseContentType } from 'content-type';
 
 /** A JSON-RPC error response to a request whose id is unknown: no `id` member. */
@@ -176,4 +176,25 @@ export async function screenedError(
     ...(status === response.status ? { statusText: response.statusText } : {}),
     headers,
   });
+}
+
+/**
+ * The `-32022` UnsupportedProtocolVersion answer (HTTP 400) to a request whose
+ * `MCP-Protocol-Version` names a version neither leg serves, as
+ * `@mrtr/server` words it (`basic/versioning`): `data.requested` (the header,
+ * through `shownText`, at most 64 code units) and `data.supported`.
+ * @param id the request's id when it can be read, else none (JSON-RPC 2.0 §5)
+ */
+export function unsupportedVersion(
+  requested: string,
+  supported: readonly string[],
+  id: string | number | undefined,
+): Response {
+  const shown = shownText(requested, 64);
+  const error = unsupportedVersionError(shown, supported);
+  error.message = `Unsupported protocol version: ${shown}. Supported: ${supported.join(', ')}.`;
+  return Response.json(
+    { jsonrpc: '2.0', ...(id !== undefined ? { id } : {}), error },
+    { status: 400 },
+  );
 }

@@ -333,7 +333,7 @@ describe('an error to a request whose id is unknown omits id', () => {
     const list = { jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} };
     // A valid request, sent as JSON: its id, whatever the transport refuses it for.
     const withId: [string, Request, number, number][] = [
-      ['version', legacy(list, { 'mcp-protocol-version': '1999-01-01' }, session), 400, -32000],
+      ['version', legacy(list, { 'mcp-protocol-version': '1999-01-01' }, session), 400, -32022],
       ['accept', legacy(list, { accept: 'application/json' }, session), 406, -32000],
       ['initialize again', legacy({ ...initialize, id: 7 }, {}, session), 400, -32600],
     ];
@@ -347,7 +347,9 @@ describe('an error to a request whose id is unknown omits id', () => {
     const quoted = await errorBody(
       await fetchAs(legacy(list, { 'mcp-protocol-version': '1999-01-01' }, session)),
     );
-    expect(quoted.error.message).toMatch(/^Bad Request: Unsupported protocol version: 1999-01-01/);
+    expect(quoted.error.message).toMatch(
+      /^Unsupported protocol version: 1999-01-01\. Supported: 2026-07-28, 2025-11-25/,
+    );
     // No request whose id could be read: no `id` member at all.
     const notification = { jsonrpc: '2.0', method: 'notifications/initialized' };
     const withoutId: [string, Request][] = [
@@ -385,6 +387,58 @@ describe('an error to a request whose id is unknown omits id', () => {
     );
     expect(stream.status).toBe(400);
     expect(await errorBody(stream)).not.toHaveProperty('id');
+  });
+});
+
+// helper-150 F1: a later date or a word was read as the modern era: "-32602 missing _meta", no versions.
+describe('an MCP-Protocol-Version neither leg serves', () => {
+  it('is 400 -32022 naming the versions served, in either era, with the id when one was read', async () => {
+    const fetchAs = bridge();
+    const session = await openedSession(fetchAs);
+    const list = { jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} };
+    const cases: [string, Request, string][] = [
+      [
+        'a later date, no _meta',
+        modern(list, { 'mcp-protocol-version': '2099-01-01' }),
+        '2099-01-01',
+      ],
+      [
+        'a later date with a 2026-07-28 _meta',
+        modern(listCall, { 'mcp-protocol-version': '2099-01-01' }),
+        '2099-01-01',
+      ],
+      [
+        'a word, on a 2025-era session',
+        legacy(list, { 'mcp-protocol-version': 'bogus' }, session),
+        'bogus',
+      ],
+      [
+        'an escape, no session',
+        legacy(list, { 'mcp-protocol-version': '2099\u0001' }),
+        '2099\ufffd',
+      ],
+    ];
+    for (const [name, request, requested] of cases) {
+      const response = await fetchAs(request);
+      expect(response.status, name).toBe(400);
+      const body = (await errorBody(response)) as Record<string, any>;
+      expect(body.id, name).toBe(7);
+      expect(body.error.code, name).toBe(-32022);
+      expect(body.error.data, name).toEqual({
+        requested,
+        supported: [
+          '2026-07-28',
+          '2025-11-25',
+          '2025-06-18',
+          '2025-03-26',
+          '2024-11-05',
+          '2024-10-07',
+        ],
+      });
+    }
+    // The versions served still are, in each era.
+    expect((await fetchAs(modern(listCall))).status).toBe(200);
+    expect((await fetchAs(legacy(list, {}, session))).status).toBe(200);
   });
 });
 
