@@ -10,7 +10,7 @@ import { createHttpServer, mcpErrorHandler, mcpHandler } from '@mrtr/express';
 import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
 import { createMcpEndpoint } from '@mrtr/server';
-import { pgPoolDriver } from '@mrtr/sql';
+import { pgPoolDriver, pgPoolTimeouts } from '@mrtr/sql';
 import { TicketSealer } from '@mrtr/ticket';
 import { textResult } from '@mrtr/wire';
 import express, { type RequestHandler } from 'express';
@@ -20,7 +20,7 @@ import { z } from 'zod';
 const { MRTR_SECRET, TOKEN, DATABASE_URL, PORT = '3000' } = process.env;
 if (!MRTR_SECRET || !TOKEN || !DATABASE_URL)
   throw new Error('Set MRTR_SECRET (openssl rand -base64 32), TOKEN and DATABASE_URL');
-const db = pgPoolDriver(new pg.Pool({ connectionString: DATABASE_URL }));
+const db = pgPoolDriver(new pg.Pool({ connectionString: DATABASE_URL, ...pgPoolTimeouts() }));
 await migrateReplayTable(db); // table mrtr_replay: one row per confirmation used
 await db.transaction(async (tx) => {
   // Under a lock: instances starting together on a new database would race to create the table.

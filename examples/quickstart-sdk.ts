@@ -20,7 +20,7 @@ import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
 import { createHttpServer } from '@mrtr/node';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
 import { registerGatedTool, serveBothEras } from '@mrtr/sdk';
-import { pgPoolDriver } from '@mrtr/sql';
+import { pgPoolDriver, pgPoolTimeouts } from '@mrtr/sql';
 import { TicketSealer } from '@mrtr/ticket';
 import { shownText, textResult } from '@mrtr/wire';
 import pg from 'pg';
@@ -29,7 +29,7 @@ import { z } from 'zod';
 const { MRTR_SECRET, TOKEN, DATABASE_URL, PORT = '3000' } = process.env;
 if (!MRTR_SECRET || !TOKEN || !DATABASE_URL)
   throw new Error('Set MRTR_SECRET (openssl rand -base64 32), TOKEN and DATABASE_URL');
-const db = pgPoolDriver(new pg.Pool({ connectionString: DATABASE_URL }));
+const db = pgPoolDriver(new pg.Pool({ connectionString: DATABASE_URL, ...pgPoolTimeouts() }));
 await migrateReplayTable(db); // table mrtr_replay: one row per confirmation used
 await db.transaction(async (tx) => {
   // Under a lock: instances starting together on a new database would race to create the table.

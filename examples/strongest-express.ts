@@ -28,7 +28,7 @@ import { ConfirmationGate, confirm, withoutAsking } from '@mrtr/gate';
 import { ReceiptSigner, receiptIssuer, verifyAndRun } from '@mrtr/receipt';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
 import { createMcpEndpoint } from '@mrtr/server';
-import { pgPoolDriver } from '@mrtr/sql';
+import { pgPoolDriver, pgPoolTimeouts } from '@mrtr/sql';
 import { TicketSealer } from '@mrtr/ticket';
 import { textResult } from '@mrtr/wire';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
@@ -44,7 +44,7 @@ if (!MRTR_SECRET || !TOKEN || !ALICE_PAGE_PASSWORD || !RECEIPT_KEY_PEM || !DATAB
   throw new Error(
     'Set MRTR_SECRET, TOKEN, ALICE_PAGE_PASSWORD, RECEIPT_KEY_PEM and DATABASE_URL (see the top)',
   );
-const db = pgPoolDriver(new pg.Pool({ connectionString: DATABASE_URL }));
+const db = pgPoolDriver(new pg.Pool({ connectionString: DATABASE_URL, ...pgPoolTimeouts() }));
 await migrateReplayTable(db);
 await migrateApprovalTables(db); // approvals and passkeys, in the same database
 await db.transaction(async (tx) => {

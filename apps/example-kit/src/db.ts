@@ -8,14 +8,12 @@ import {
   NoConnectionError,
   pgliteDriver,
   pgPoolDriver,
+  pgPoolTimeouts,
   type SqlDriver,
 } from '@mrtr/sql';
 import { ErrorCode, McpError } from '@mrtr/wire';
 import pg from 'pg';
 import { type UntilReachableOptions, untilReachable } from './reachable.js';
-
-/** How much longer than the driver's deadline the server's `statement_timeout` is, in ms. */
-const SERVER_TIMEOUT_MARGIN_MS = 1000;
 
 /** The rows of a query. */
 export interface QueryResult<R> {
@@ -215,20 +213,7 @@ export async function openDatabase(
     // The server's own bounds, a little beyond the driver's: a backend whose client gave up
     // (the driver closes the socket) otherwise keeps its transaction and locks until its lock
     // wait ends, and one behind a network that stopped carrying packets keeps them for good.
-    const ms = options.timeoutMs ?? DEFAULT_PG_TIMEOUT_MS;
-    if (Number.isFinite(ms)) {
-      // A connection the server accepts and never answers (a proxy without a backend) is given
-      // up by the pool too, not only by the driver's deadline: it would keep its slot for good,
-      // and ten of them leave the pool with none to connect with when the database comes back.
-      config.connectionTimeoutMillis = Math.max(1, Math.ceil(ms));
-      // PostgreSQL takes at most 2^31 − 1 ms (about 24.8 days) for either.
-      const most = 2 ** 31 - 1;
-      config.statement_timeout = Math.min(most, Math.ceil(ms) + SERVER_TIMEOUT_MARGIN_MS);
-      config.idle_in_transaction_session_timeout = Math.min(
-        most,
-        Math.max(60_000, Math.ceil(ms) * 6),
-      );
-    }
+    Object.assign(config, pgPoolTimeouts(options.timeoutMs ?? DEFAULT_PG_TIMEOUT_MS));
     if (options.searchPath) {
       if (!/^[a-z_][a-z0-9_]*$/.test(options.searchPath)) throw new Error('invalid schema name');
       const setup = new pg.Client({ connectionString: url });

@@ -73,8 +73,9 @@ export interface PgPoolDriverOptions {
    * out for every other request. On expiry the client's socket is closed
    * (PostgreSQL rolls back what was not committed once it sees the closed
    * connection: at once when it waits for the next statement, at the end of
-   * a lock wait or other work in progress; a server-side `statement_timeout`
-   * a little above this bounds that too) and the statement rejects with a connection error (see
+   * a lock wait or other work in progress; a close that never reaches it, as
+   * behind a network partition, only when its own bounds fire: give the
+   * pool {@link pgPoolTimeouts} of the same value) and the statement rejects with a connection error (see
    * {@link isConnectionError}, `code` `ETIMEDOUT`); a transaction rejects
    * with {@link ConnectionLostError}, `08006` when `COMMIT` had not been sent
    * and `08007` when it had (a stopped backend may still read it later).
@@ -84,6 +85,50 @@ export interface PgPoolDriverOptions {
 
 /** Default of {@link PgPoolDriverOptions.timeoutMs}: 10,000 ms. */
 export const DEFAULT_PG_TIMEOUT_MS = 10_000;
+
+/** The `pg.Pool` options {@link pgPoolTimeouts} returns, all in milliseconds. */
+export interface PgPoolTimeouts {
+  /** How long the pool waits to connect: a server that accepts and never answers keeps no slot for good. */
+  connectionTimeoutMillis?: number;
+  /** PostgreSQL's own bound on a statement, a second beyond the driver's (a lock wait included). */
+  statement_timeout?: number;
+  /** PostgreSQL's bound on a transaction left idle: `timeoutMs` × 6, at least 60,000. */
+  idle_in_transaction_session_timeout?: number;
+}
+
+/**
+ * The `pg.Pool` options that make PostgreSQL itself give up what a
+ * {@link pgPoolDriver} of the same `timeoutMs` gives up on; spread them into
+ * the pool's config (`new pg.Pool({ connectionString, ...pgPoolTimeouts() })`).
+ *
+ * The driver closes its socket when a statement outlives `timeoutMs`, but a
+ * close the server never receives (a network partition, a NAT entry or a
+ * load balancer gone) leaves the backend idle in its transaction, holding
+ * the replay claim and the rows it locked until the server's TCP keepalive
+ * gives up (two hours by default on Linux): every re-send of that
+ * confirmation, and every request for those rows, then waits and fails.
+ * `idle_in_transaction_session_timeout` rolls such a transaction back on the
+ * server; `statement_timeout` ends the lock waits of the retries, which
+ * PostgreSQL would otherwise keep on connections their clients closed.
+ * Both are session settings sent when each connection starts: nothing is
+ * added to a transaction.
+ * @param timeoutMs the driver's `timeoutMs` (default {@link DEFAULT_PG_TIMEOUT_MS}); `Infinity` gives `{}`.
+ * @returns `connectionTimeoutMillis` = `timeoutMs`, `statement_timeout` = `timeoutMs` + 1,000,
+ *   `idle_in_transaction_session_timeout` = max(60,000, 6 × `timeoutMs`), each at most 2^31 − 1 (PostgreSQL's bound).
+ * @throws {RangeError} when `timeoutMs` is not a positive number.
+ */
+export function pgPoolTimeouts(timeoutMs: number = DEFAULT_PG_TIMEOUT_MS): PgPoolTimeouts {
+  if (!(timeoutMs > 0))
+    throw new RangeError(`timeoutMs must be a positive number of milliseconds; got ${timeoutMs}`);
+  if (timeoutMs === Number.POSITIVE_INFINITY) return {};
+  const ms = Math.ceil(timeoutMs);
+  const most = 2 ** 31 - 1;
+  return {
+    connectionTimeoutMillis: Math.min(most, ms),
+    statement_timeout: Math.min(most, ms + 1000),
+    idle_in_transaction_session_timeout: Math.min(most, Math.max(60_000, ms * 6)),
+  };
+}
 
 /** What {@link pgliteDriver} uses of a `PGlite` instance. */
 export interface PgliteLike {

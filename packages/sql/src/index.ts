@@ -10,9 +10,10 @@
  * @example
  * ```ts
  * import pg from 'pg';
- * import { pgPoolDriver, sqlTableName } from '@mrtr/sql';
+ * import { pgPoolDriver, pgPoolTimeouts, sqlTableName } from '@mrtr/sql';
  *
- * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * // The server's own bounds, matching the driver's deadline (see pgPoolTimeouts).
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, ...pgPoolTimeouts() });
  * // Before the pool's first use: a lost connection then never ends the process.
  * const driver = pgPoolDriver(pool, { onConnectionError: (e) => console.warn(e.message) });
  * const table = sqlTableName('ops.notes').sql; // "ops"."notes"
@@ -36,8 +37,10 @@ export {
   type PgPoolClientLike,
   type PgPoolDriverOptions,
   type PgPoolLike,
+  type PgPoolTimeouts,
   pgliteDriver,
   pgPoolDriver,
+  pgPoolTimeouts,
   type SqlDriver,
   type SqlQueryable,
   type SqlResult,

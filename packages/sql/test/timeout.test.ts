@@ -9,7 +9,12 @@
 import { POSTGRES_URL, postgresReachable } from '@mrtr/test-services';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectionLostError, isConnectionError, pgPoolDriver } from '../src/index.js';
+import {
+  ConnectionLostError,
+  isConnectionError,
+  pgPoolDriver,
+  pgPoolTimeouts,
+} from '../src/index.js';
 
 const reachable = await postgresReachable();
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -20,6 +25,41 @@ describe('pgPoolDriver timeoutMs', () => {
     const pool = { query: async () => ({ rows: [] }), connect: async () => ({}) as never };
     expect(() => pgPoolDriver(pool, { timeoutMs })).toThrow(RangeError);
   });
+});
+
+// helper-151 #1: a close that never reached the server left its claim and row locks for hours.
+describe('pgPoolTimeouts', () => {
+  it("gives the server bounds a little beyond the driver's deadline", () => {
+    expect(pgPoolTimeouts()).toEqual({
+      connectionTimeoutMillis: 10_000,
+      statement_timeout: 11_000,
+      idle_in_transaction_session_timeout: 60_000,
+    });
+    expect(pgPoolTimeouts(20_000.5)).toEqual({
+      connectionTimeoutMillis: 20_001,
+      statement_timeout: 21_001,
+      idle_in_transaction_session_timeout: 120_006,
+    });
+    expect(pgPoolTimeouts(2 ** 40).statement_timeout).toBe(2 ** 31 - 1);
+    expect(pgPoolTimeouts(Number.POSITIVE_INFINITY)).toEqual({});
+    for (const bad of [0, -1, Number.NaN]) expect(() => pgPoolTimeouts(bad)).toThrow(RangeError);
+  });
+
+  it.skipIf(!reachable)(
+    'reach PostgreSQL as session settings: a statement past them is ended there',
+    async () => {
+      const pool = new pg.Pool({ connectionString: POSTGRES_URL, ...pgPoolTimeouts(300) });
+      try {
+        const show = async (name: string) =>
+          ((await pool.query(`SHOW ${name}`)).rows[0] as Record<string, string>)[name];
+        expect(await show('statement_timeout')).toBe('1300ms');
+        expect(await show('idle_in_transaction_session_timeout')).toBe('1min');
+        await expect(pool.query('SELECT pg_sleep(5)')).rejects.toMatchObject({ code: '57014' });
+      } finally {
+        await pool.end();
+      }
+    },
+  );
 });
 
 describe('pgPoolDriver timeoutMs beyond what setTimeout takes', () => {
