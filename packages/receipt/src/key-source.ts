@@ -126,10 +126,11 @@ function describeKeySet(source: ReceiptKeySource): string {
 
 /**
  * A jose key resolver over `source` that fails closed with a
- * {@link ReceiptError}: `unknown_key` when no key has the receipt's `kid` or
- * the key is not an Ed25519 public key, `ambiguous_key` when more than one
+ * {@link ReceiptError}: `unknown_key` when no key has the receipt's `kid`,
+ * the key is not an Ed25519 public key, or a JWKS given as an object holds a
+ * private key (jose refuses the set), `ambiguous_key` when more than one
  * has it, `keys_unavailable`
- * when the resolver itself fails (network, timeout, invalid set).
+ * when the resolver itself fails (network, timeout, a fetched set that is invalid).
  * @throws {TypeError} at once for a `source` that is not a JWKS, URL or function.
  */
 export function receiptKeyResolver(source: ReceiptKeySource): JWTVerifyGetKey {
@@ -146,6 +147,15 @@ export function receiptKeyResolver(source: ReceiptKeySource): JWTVerifyGetKey {
       if (error instanceof errors.JWKSMultipleMatchingKeys) throw new ReceiptError('ambiguous_key');
       if (error instanceof errors.JWKSNoMatchingKey)
         throw new ReceiptError('unknown_key', { detail: known });
+      // A set in hand that jose refuses (a private key in it) is no outage: retrying cannot help.
+      if (
+        error instanceof errors.JWKSInvalid &&
+        typeof source === 'object' &&
+        !(source instanceof URL)
+      )
+        throw new ReceiptError('unknown_key', {
+          detail: ' (the key set cannot be used: it must hold public keys only)',
+        });
       throw new ReceiptError('keys_unavailable', { cause: error });
     }
     if (!isEd25519PublicKey(key))

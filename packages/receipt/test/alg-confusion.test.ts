@@ -126,6 +126,15 @@ describe('algorithm confusion', () => {
     await expectRefused(verifyReceipt(receipt, { ...expected, keys }), 'unknown_key');
   });
 
+  // helper-152 F5: jose refuses the set, which read as keys_unavailable (an outage to retry).
+  it('a JWKS holding our private JWK under our kid: unknown_key, not keys_unavailable', async () => {
+    const privateJwk = { ...(await exportJWK(key.privateKey)), kid: 'r1', alg: 'EdDSA' };
+    const keys = { keys: [privateJwk] };
+    const error = await verifyReceipt(receipt, { ...expected, keys }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'unknown_key' });
+    expect(String((error as Error).message)).toMatch(/public keys only/);
+  });
+
   it('a JWKS with two keys under one kid, or ours twice: ambiguous_key, not a guess', async () => {
     const twin = await newKey('r1');
     const keys = { keys: [...jwks.keys, { ...(await exportJWK(twin.publicKey)), kid: 'r1' }] };
