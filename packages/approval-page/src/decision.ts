@@ -42,7 +42,7 @@ export function timeLeft(ms: number): string {
 /** The name after `method:` in an operation (`tools/call:delete_volume` → `delete_volume`). */
 const toolOf = (operation: string) => operation.slice(operation.indexOf(':') + 1) || operation;
 
-function outcome(approval: PendingApproval, decision: FinalDecision) {
+function outcome(approval: PendingApproval, decision: FinalDecision, now: number) {
   const when = utc(decision.decidedAt);
   if (decision.status === 'withdrawn')
     return {
@@ -70,10 +70,15 @@ function outcome(approval: PendingApproval, decision: FinalDecision) {
     };
   });
   const how = decision.via === 'passkey' ? ' with your passkey' : '';
+  // Past its expiry no retry can act on it: the page must not still promise that one will.
+  const next =
+    approval.expiresAt <= now
+      ? `This approval expired at ${utc(approval.expiresAt)}: if your MCP client retried the request before then, it ran once; if not, nothing ran, and running it takes a new request from your client.`
+      : 'Go back to your MCP client and let it retry the request: it runs once.';
   return {
     tone: 'approved',
     title: 'You approved this request',
-    text: `Approved${how} at ${when}. Go back to your MCP client and let it retry the request: it runs once.`,
+    text: `Approved${how} at ${when}. ${next}`,
     content: content.length > 0 ? content : null,
   };
 }
@@ -142,7 +147,7 @@ export function approvalPage(
     presence: approval.level === 'presence',
     approveButton: buttonOnly,
     passkey,
-    decided: decision ? outcome(approval, decision) : null,
+    decided: decision ? outcome(approval, decision, kit.now()) : null,
     fields:
       buttonOnly || passkey?.ready
         ? fieldViews(approval.requestedSchema, rejected?.values, rejected?.errors)

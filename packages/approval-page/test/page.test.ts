@@ -714,6 +714,27 @@ describe('the decision POST', () => {
     expect(await channel.decision(approval.id, approval)).toEqual({ status: 'pending' });
   });
 
+  // helper-152 F2: an approval past its expiry still promised that a retry would run it.
+  it('an approval that expired after it was decided no longer says a retry runs it', async () => {
+    const { page, open, clock } = setup();
+    const { url } = await open({ expiresAt: Date.now() + 60_000 });
+    const cookie = await signIn(page, 'alice');
+    const csrf = await csrfOf(page, url, cookie);
+    expect((await page(post(url, { csrf, decision: 'approve' }, { cookie }))).status).toBe(303);
+    const before = await (await page(new Request(url, { headers: { cookie } }))).text();
+    expect(before).toContain('let it retry the request: it runs once');
+    clock.now += 61_000;
+    const after = await page(new Request(url, { headers: { cookie } }));
+    expect(after.status).toBe(200);
+    const text = await after.text();
+    expect(text).toContain('You approved this request');
+    expect(text).not.toContain('let it retry the request');
+    expect(text).toMatch(
+      /This approval expired at .*: if your MCP client retried the request before then, it ran once; if not, nothing ran/,
+    );
+    clock.now -= 61_000;
+  });
+
   it('refuses a decision after expiry with 410', async () => {
     const { page, open, channel, clock } = setup();
     const { url, approval } = await open({ expiresAt: Date.now() + 60_000 });
