@@ -96,8 +96,9 @@ export const MIN_PAGE_PASSWORD_LENGTH = 12;
 
 /**
  * Whether `password` has at least `min` code points (a lone surrogate counts
- * as one).
- * @param min characters, default {@link MIN_PAGE_PASSWORD_LENGTH}.
+ * as one): what the page's built-in sign-in requires of each page password.
+ * @param min characters, default {@link MIN_PAGE_PASSWORD_LENGTH} (12).
+ * @returns never throws.
  */
 export function longEnoughPagePassword(password: string, min = MIN_PAGE_PASSWORD_LENGTH): boolean {
   if (password.length >= 2 * min) return true;

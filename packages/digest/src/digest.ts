@@ -50,7 +50,9 @@ const oneShot = (
 ).hash;
 
 /**
- * Compare two digests in time independent of where they first differ.
+ * Compare two digests in time independent of where they first differ: any
+ * two strings, typically the base64url SHA-256 text of {@link digestJson}
+ * (43 characters). Never throws.
  * @returns `true` only when both are strings of equal length and content.
  */
 export function digestEquals(a: string, b: string): boolean {

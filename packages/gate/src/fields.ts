@@ -42,9 +42,19 @@ export interface FlagField extends FieldLabels {
   default: boolean;
 }
 
-/** Choose one of the candidates `ask` returns under this field's name in `choices`. */
+/**
+ * Choose one of the candidates `ask` returns under this field's name in
+ * `choices` (`[{ value, label }]`: `value` is what the answer carries,
+ * `label` what the person reads), shown as a titled single-select enum
+ * (`oneOf: [{ const, title }]`); an answer outside them is asked again.
+ * @param labels `{ title, description? }` of the field. Never throws.
+ */
 export const choose = (labels: FieldLabels): ChooseField => ({ kind: 'choose', ...labels });
-/** A "yes, do it" box the person must tick. */
+/**
+ * A "yes, do it" box the person must tick: a boolean field whose answer must
+ * be `true` to consent (`false` is a refusal that uses the ticket up).
+ * @param labels `{ title, description? }` of the field. Never throws.
+ */
 export const confirm = (labels: FieldLabels): ConfirmField => ({ kind: 'confirm', ...labels });
 /** The person types the target's name (`ask` returns it in `expect`); a mismatch is asked again. */
 export const typeToConfirm = (labels: FieldLabels): TypedField => ({ kind: 'typed', ...labels });
@@ -52,7 +62,11 @@ export const typeToConfirm = (labels: FieldLabels): TypedField => ({ kind: 'type
 export const text = (
   labels: FieldLabels & Omit<TextField, 'kind' | keyof FieldLabels>,
 ): TextField => ({ kind: 'text', ...labels });
-/** A boolean option with its default. */
+/**
+ * A boolean option (`{ type: "boolean", default }`), handed to `perform` as
+ * the person left it; never read as consent.
+ * @param labels `{ title, description?, default }`. Never throws.
+ */
 export const flag = (labels: FieldLabels & { default: boolean }): FlagField => ({
   kind: 'flag',
   ...labels,

@@ -20,7 +20,12 @@ export function principalFromAuthInfo(ctx: ServerContext): string | undefined {
   return principalOfAuthInfo(ctx.http?.authInfo);
 }
 
-/** The principal id of `authInfo`: `extra.sub` when a non-empty string, else a non-empty `clientId`. */
+/**
+ * The principal id of `authInfo`: `extra.sub` when a non-empty string, else
+ * a non-empty `clientId`, else `undefined` (no `authInfo`, or neither set),
+ * which the gate refuses (`-32603`, nothing asked). {@link principalFromAuthInfo}
+ * reads it from a handler's context. Never throws.
+ */
 export function principalOfAuthInfo(authInfo: AuthInfo | undefined): string | undefined {
   if (!authInfo) return undefined;
   const sub = authInfo.extra?.sub;

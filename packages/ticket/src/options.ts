@@ -93,7 +93,14 @@ export type TicketOpenResult<Data = unknown> =
   | { ok: true; claims: TicketClaims<Data>; kid: string }
   | { ok: false; reason: TicketFailureReason };
 
-/** Thrown at construction for a key ring or option that must not be used. */
+/**
+ * Thrown by the `TicketSealer` constructor for a key ring or option that
+ * must not be used: no keys; a `kid` that is not 1 to 32 characters of
+ * `A-Z a-z 0-9 _ -`, or appears twice; a secret under 32 bytes; `ttlSeconds`
+ * not an integer from 1 to `MAX_TTL_SECONDS` (86,400); `maxSkewSeconds` not
+ * an integer from 0 to 300; `maxTicketLength` under 64 characters. Its
+ * `message` says which and how to fix it; nothing is kept.
+ */
 export class TicketConfigError extends Error {
   override readonly name = 'TicketConfigError';
 }
