@@ -186,7 +186,6 @@ function sameJson(a: unknown, b: unknown): boolean {
   const keys = Object.keys(a);
   return (
     keys.length === Object.keys(b).length &&
-    Object.getPrototypeOf(b) === Object.getPrototypeOf(a) &&
     keys.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]))
   );
 }
