@@ -437,6 +437,14 @@ export function serveBothEras(
         const body = request.method === 'POST' ? await jsonWithin(request, maxBytes) : undefined;
         return unsupportedVersion(version, SERVED_VERSIONS, requestIdOf(request, body));
       }
+      // Batching left the protocol in 2025-06-18: a session of that version or later (which names
+      // it in every request) may not send one, though the SDK's transport serves it.
+      if (scan && 'batch' in scan && scan.batch && version !== undefined && version >= '2025-06-18')
+        return jsonRpcError(
+          400,
+          -32600,
+          `Invalid Request: JSON-RPC batches are not part of protocol version ${version} (they were removed in 2025-06-18)`,
+        );
       // Under the modern leg's bound: a larger body is classified modern, which answers it 413.
       if (await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBytes }))
         return legacy(request, fetchOptions.authInfo);

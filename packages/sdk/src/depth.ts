@@ -49,11 +49,18 @@ class DepthScan {
    * per container; a member counts twice).
    */
   items = 0;
+  /**
+   * The first byte that is not white space or a byte order mark's: `[`
+   * (0x5b) for a JSON-RPC batch; 0 until one is read.
+   */
+  first = 0;
 
   /** Feed the next bytes; `true` once the depth has passed `limit` (the rest need not be read). */
   feed(bytes: Uint8Array, limit: number): boolean {
     for (let i = 0; i < bytes.length; i++) {
       const c = bytes[i] as number;
+      // JSON's white space, and the bytes of a leading BOM (EF BB BF), none of which starts a value.
+      if (this.first === 0 && c > 0x20 && c !== 0xef && c !== 0xbb && c !== 0xbf) this.first = c;
       if (this.#inString) {
         // Hex digits are neither `"` nor `\`: the checks below still read each byte.
         if (this.#hex === 1) this.#hex = (c | 0x20) === 0x64 ? 2 : 0;
@@ -90,7 +97,7 @@ export type BodyScan =
   | { notUtf8: true; deeper: false }
   | { notJson: true; deeper: false }
   | { deeper: true }
-  | { deeper: false; items: number; surrogateEscapes: boolean };
+  | { deeper: false; items: number; surrogateEscapes: boolean; batch: boolean };
 
 /**
  * Whether the body of `request` is UTF-8 (RFC 8259 §8.1), whether it nests
@@ -110,7 +117,7 @@ export async function scanBody(
   maxBytes: number,
 ): Promise<BodyScan> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
-  const unread = { deeper: false, items: 0, surrogateEscapes: false } as const;
+  const unread = { deeper: false, items: 0, surrogateEscapes: false, batch: false } as const;
   if (declared > maxBytes) return unread;
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   try {
@@ -134,7 +141,12 @@ export async function scanBody(
       const { done, value } = await reader.read();
       if (done)
         return isUtf8()
-          ? { deeper: false, items: scan.items, surrogateEscapes: scan.surrogateEscapes }
+          ? {
+              deeper: false,
+              items: scan.items,
+              surrogateEscapes: scan.surrogateEscapes,
+              batch: scan.first === 0x5b,
+            }
           : NOT_UTF8;
       read += value.length;
       if (read > maxBytes) return unread;

@@ -442,6 +442,42 @@ describe('an MCP-Protocol-Version neither leg serves', () => {
   });
 });
 
+// helper-150 F3: the SDK's session transport served batches, which 2025-06-18 removed.
+describe('a JSON-RPC batch on a 2025-era session', () => {
+  it('is 400 -32600 under a version from 2025-06-18 on, and still served under 2025-03-26', async () => {
+    const fetchAs = bridge();
+    const session = await openedSession(fetchAs);
+    const batch = [
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+      { jsonrpc: '2.0', id: 2, method: 'ping' },
+    ];
+    for (const version of ['2025-11-25', '2025-06-18']) {
+      const response = await fetchAs(legacy(batch, { 'mcp-protocol-version': version }, session));
+      expect(response.status, version).toBe(400);
+      const body = await errorBody(response);
+      expect(body.error.code, version).toBe(-32600);
+      expect(body.error.message, version).toMatch(/batches are not part of protocol version/);
+      expect(body, version).not.toHaveProperty('id');
+    }
+    // With a BOM and white space before it: still a batch.
+    const spaced = new Request(URL_, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${TOKENS.alice}`,
+        'mcp-session-id': session,
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: `\ufeff \n${JSON.stringify(batch)}`,
+    });
+    expect((await fetchAs(spaced)).status).toBe(400);
+    const old = await fetchAs(legacy(batch, { 'mcp-protocol-version': '2025-03-26' }, session));
+    expect(old.status).toBe(200);
+    await old.body?.cancel();
+  });
+});
+
 describe('a body in another charset or under a Content-Encoding is refused with 415', () => {
   const CHARSETS = [
     'application/json; charset=latin1',
