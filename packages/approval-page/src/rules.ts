@@ -5,6 +5,7 @@
  */
 import {
   type ApprovalBinding,
+  MAX_APPROVAL_FIELD_LENGTH,
   MAX_APPROVAL_MESSAGE_LENGTH,
   type PendingApproval,
 } from '@mrtr/gate';
@@ -26,8 +27,8 @@ export const APPROVAL_ID = /^[A-Za-z0-9_-]{22}$/;
  * `requestedSchema` and answer as JSON: the gate's bound, which it checks before it opens one.
  */
 export const MAX_MESSAGE_LENGTH = MAX_APPROVAL_MESSAGE_LENGTH;
-/** Longest binding field (nonce, principal, operation, digests), characters. */
-const MAX_FIELD_LENGTH = 1024;
+/** Longest binding field (nonce, principal, operation, digests), characters: the gate's bound. */
+const MAX_FIELD_LENGTH = MAX_APPROVAL_FIELD_LENGTH;
 
 const BINDING_FIELDS = [
   'nonce',

@@ -39,6 +39,25 @@ export interface ApprovalBinding {
  */
 export const MAX_APPROVAL_MESSAGE_LENGTH = 65_536;
 
+/**
+ * Longest `principal` and `operation` an approval binds, UTF-16 code units;
+ * both must also be well-formed text without U+0000, as an approval store
+ * keeps them. A gate whose principal or operation falls outside answers a
+ * URL-mode or presence question with an `isError` result without asking
+ * (refusal reason `principal_unrecordable`).
+ */
+export const MAX_APPROVAL_FIELD_LENGTH = 1024;
+
+/** Whether `value` can be a binding field of an approval ({@link MAX_APPROVAL_FIELD_LENGTH}). */
+export function isApprovalField(value: string): boolean {
+  return (
+    value.length > 0 &&
+    value.length <= MAX_APPROVAL_FIELD_LENGTH &&
+    value.isWellFormed() &&
+    !value.includes('\0')
+  );
+}
+
 /** A pending approval, recorded by {@link ApprovalChannel.open} at round 1. */
 export interface PendingApproval extends ApprovalBinding {
   /**

@@ -10,7 +10,11 @@ import {
   textResult,
   urlElicitation,
 } from '@mrtr/wire';
-import { MAX_APPROVAL_MESSAGE_LENGTH } from './approval.js';
+import {
+  isApprovalField,
+  MAX_APPROVAL_FIELD_LENGTH,
+  MAX_APPROVAL_MESSAGE_LENGTH,
+} from './approval.js';
 import { fromChannel } from './errors.js';
 import { type Asked, asked, type Flow, modeFor, policyOf, withNotice } from './flow.js';
 import type { AskAgainReason } from './reasons.js';
@@ -50,7 +54,25 @@ export async function askAfresh<View, Tx>(
   again?: { reason: AskAgainReason; notice: string },
 ): Promise<CallToolResult | InputRequiredResult> {
   const { round, spec } = flow;
-  const shown = again ? withNotice(spec, live.context, again.notice) : live.question;
+  let shown = again ? withNotice(spec, live.context, again.notice) : live.question;
+  if (
+    live.mode !== 'form' &&
+    !(isApprovalField(flow.principal) && isApprovalField(flow.operation))
+  ) {
+    await round.emit({
+      outcome: 'refused',
+      reason: 'principal_unrecordable',
+      isError: true,
+      ...round.known(),
+    });
+    return textResult(
+      `Nothing was done: this confirmation is made on the server's approval page, which cannot record the caller's identity this call was made under (at most ${MAX_APPROVAL_FIELD_LENGTH} characters of text without U+0000). Ask the server's operator.`,
+      { isError: true },
+    );
+  }
+  // The gate's own notice of why it asks again never makes a question that fits too long.
+  if (again && live.mode !== 'form' && approvalTooLong(shown.message, live.schema))
+    shown = live.question;
   // Before anything is minted or recorded: the page could not keep the question, and arguments a
   // question quotes are the client's to shorten.
   const tooLong = live.mode === 'form' ? undefined : approvalTooLong(shown.message, live.schema);

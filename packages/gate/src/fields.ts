@@ -58,10 +58,29 @@ export const choose = (labels: FieldLabels): ChooseField => ({ kind: 'choose', .
 export const confirm = (labels: FieldLabels): ConfirmField => ({ kind: 'confirm', ...labels });
 /** The person types the target's name (`ask` returns it in `expect`); a mismatch is asked again. */
 export const typeToConfirm = (labels: FieldLabels): TypedField => ({ kind: 'typed', ...labels });
-/** Free text with optional length bounds (in code points). */
+/**
+ * Free text with optional length bounds (in code points).
+ * @param labels `{ title, description?, minLength?, maxLength?, optional? }`.
+ * @throws {TypeError} when `minLength` or `maxLength` is not a safe integer ≥ 0, or
+ *   `minLength` > `maxLength`: the form schema would be invalid (`client/elicitation`
+ *   bounds are integers), and an approval page would refuse it on every call.
+ */
 export const text = (
   labels: FieldLabels & Omit<TextField, 'kind' | keyof FieldLabels>,
-): TextField => ({ kind: 'text', ...labels });
+): TextField => {
+  for (const bound of ['minLength', 'maxLength'] as const) {
+    const value = labels[bound];
+    if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0))
+      throw new TypeError(
+        `text(): ${bound} must be a whole number of characters ≥ 0; got ${value}`,
+      );
+  }
+  if ((labels.minLength ?? 0) > (labels.maxLength ?? Number.POSITIVE_INFINITY))
+    throw new TypeError(
+      `text(): minLength ${labels.minLength} is more than maxLength ${labels.maxLength}: no answer fits`,
+    );
+  return { kind: 'text', ...labels };
+};
 /**
  * A boolean option (`{ type: "boolean", default }`), handed to `perform` as
  * the person left it; never read as consent.

@@ -34,6 +34,8 @@ export {
   type ApprovalChannel,
   type ApprovalDecision,
   type ConfirmationLevel,
+  isApprovalField,
+  MAX_APPROVAL_FIELD_LENGTH,
   MAX_APPROVAL_MESSAGE_LENGTH,
   type PendingApproval,
 } from './approval.js';

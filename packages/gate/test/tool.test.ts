@@ -713,3 +713,21 @@ describe('gate.tool(): facts sealed in the ticket (seal → sealed)', () => {
     expect(seen.at(-1)).toBe(1);
   });
 });
+
+// helper-156 M4: bounds that are no whole numbers reached clients and the approval store (500).
+describe('text() bounds', () => {
+  it('refuses bounds that are not whole numbers ≥ 0, or a minimum over the maximum', () => {
+    for (const bounds of [
+      { maxLength: 1.5 },
+      { minLength: -1 },
+      { maxLength: 1e300 },
+      { minLength: Number.NaN },
+    ])
+      expect(() => text({ title: 'Why', ...bounds })).toThrow(TypeError);
+    expect(() => text({ title: 'Why', minLength: 5, maxLength: 4 })).toThrow(/no answer fits/);
+    expect(text({ title: 'Why', minLength: 0, maxLength: 200 })).toMatchObject({
+      kind: 'text',
+      maxLength: 200,
+    });
+  });
+});

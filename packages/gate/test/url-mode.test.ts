@@ -11,6 +11,7 @@ import {
   choose,
   type GateAuditEvent,
   type GateRequest,
+  MAX_APPROVAL_FIELD_LENGTH,
   MAX_APPROVAL_MESSAGE_LENGTH,
   type PendingApproval,
   typeToConfirm,
@@ -515,6 +516,66 @@ describe('URL mode', () => {
       expect(asked, label).toMatchObject({ resultType: 'input_required' });
       expect(channel.opened.size, label).toBe(1);
     }
+  });
+});
+
+// helper-156 M3: a principal the approval store refuses met its TypeError (HTTP 500).
+describe('URL mode, a principal an approval cannot bind', () => {
+  it('is an isError result, nothing opened; form mode is not concerned', async () => {
+    for (const principal of [
+      'p'.repeat(MAX_APPROVAL_FIELD_LENGTH + 1),
+      'al\u0000ice',
+      'al\ud800ice',
+    ]) {
+      const t = setup();
+      const out = await t.call({ principal });
+      expect(out, principal.slice(0, 8)).toMatchObject({ isError: true });
+      expect(JSON.stringify(out)).toMatch(/cannot record the caller's identity/);
+      expect(t.channel.opened.size).toBe(0);
+      expect(t.events.at(-1)).toMatchObject({
+        outcome: 'refused',
+        reason: 'principal_unrecordable',
+      });
+    }
+    const fits = setup();
+    const asked = await fits.call({ principal: 'p'.repeat(MAX_APPROVAL_FIELD_LENGTH) });
+    expect(asked).toMatchObject({ resultType: 'input_required' });
+    const form = setup('form-or-url');
+    const formAsked = await form.call({
+      principal: 'p'.repeat(MAX_APPROVAL_FIELD_LENGTH + 1),
+      capabilities: { elicitation: { form: {} } },
+    });
+    expect(formAsked).toMatchObject({ resultType: 'input_required' });
+  });
+});
+
+// helper-156 L1: the gate's own notice pushed a question that fits over the bound.
+describe('URL mode, a changed question that fits only without the notice', () => {
+  it('is asked without the notice rather than refused', async () => {
+    const channel = new FakeChannel();
+    let long = false;
+    const tool = volumeGate(channel).tool({
+      ...VOLUME_TOOL,
+      ask: async ({ args }) => ({
+        message: long ? 'x'.repeat(MAX_APPROVAL_MESSAGE_LENGTH - 40) : `Destroy ${args.volumeId}?`,
+        view: long,
+        choices: { target: [{ value: 'primary', label: 'Primary' }] },
+        expect: { volumeId: args.volumeId },
+      }),
+      level: 'url',
+      perform: async () => textResult('Destroyed.'),
+    });
+    const call = (extra: Partial<GateRequest> = {}) =>
+      tool.handler({ volumeId: 'vol_1' }, request(extra));
+    const asked = (await call()) as unknown as Asked;
+    long = true;
+    const again = (await call({
+      requestState: asked.requestState,
+      inputResponses: { confirm: { action: 'accept' } },
+    })) as unknown as Asked;
+    expect(again.inputRequests.confirm.params.message).toBe(
+      'x'.repeat(MAX_APPROVAL_MESSAGE_LENGTH - 40),
+    );
   });
 });
 
