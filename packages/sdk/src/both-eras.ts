@@ -10,6 +10,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
+import { headerMismatchError } from '@mrtr/wire';
 import {
   DEFAULT_MAX_BODY_DEPTH,
   DEFAULT_MAX_BODY_ITEMS,
@@ -22,6 +23,7 @@ import {
 import {
   isRequestId,
   jsonRpcError,
+  jsonRpcResponse,
   requestEncodingProblem,
   requestIdOf,
   screenedError,
@@ -435,6 +437,13 @@ export function serveBothEras(
       const version = request.headers.get('mcp-protocol-version')?.replace(/^[ \t]+|[ \t]+$/g, '');
       if (version !== undefined && !SERVED_VERSIONS.includes(version)) {
         const body = request.method === 'POST' ? await jsonWithin(request, maxBytes) : undefined;
+        // Repeated fields arrive joined with ", " (RFC 9110 §5.3); no version holds a comma.
+        if (version.includes(','))
+          return jsonRpcResponse(
+            400,
+            requestIdOf(request, body),
+            headerMismatchError('MCP-Protocol-Version must be sent once, with one version'),
+          );
         return unsupportedVersion(version, SERVED_VERSIONS, requestIdOf(request, body));
       }
       // Batching left the protocol in 2025-06-18: a session of that version or later (which names

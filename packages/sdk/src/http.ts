@@ -7,7 +7,12 @@
  * refused with 415, in the words of `@mrtr/server`.
  */
 import { isJsonContentType } from '@modelcontextprotocol/server';
-import { bodyEncodingProblem, shownText, unsupportedVersionError } from '@mrtr/wire';
+import {
+  bodyEncodingProblem,
+  type JSONRPCErrorObject,
+  shownText,
+  unsupportedVersionError,
+} from '@mrtr/wire';
 import { parse as parseContentType } from 'content-type';
 
 /** A JSON-RPC error response to a request whose id is unknown: no `id` member. */
@@ -178,6 +183,15 @@ export async function screenedError(
   });
 }
 
+/** A JSON-RPC error response with HTTP `status`, carrying `id` when one was read (JSON-RPC 2.0 §5). */
+export function jsonRpcResponse(
+  status: number,
+  id: string | number | undefined,
+  error: JSONRPCErrorObject,
+): Response {
+  return Response.json({ jsonrpc: '2.0', ...(id !== undefined ? { id } : {}), error }, { status });
+}
+
 /**
  * The `-32022` UnsupportedProtocolVersion answer (HTTP 400) to a request whose
  * `MCP-Protocol-Version` names a version neither leg serves, as
@@ -193,8 +207,5 @@ export function unsupportedVersion(
   const shown = shownText(requested, 64);
   const error = unsupportedVersionError(shown, supported);
   error.message = `Unsupported protocol version: ${shown}. Supported: ${supported.join(', ')}.`;
-  return Response.json(
-    { jsonrpc: '2.0', ...(id !== undefined ? { id } : {}), error },
-    { status: 400 },
-  );
+  return jsonRpcResponse(400, id, error);
 }

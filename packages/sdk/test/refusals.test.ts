@@ -436,6 +436,20 @@ describe('an MCP-Protocol-Version neither leg serves', () => {
         ],
       });
     }
+    // helper-156 M2: a repeated header (joined with ", ") named no version at all.
+    for (const [name, request] of [
+      ['modern', modern(list, { 'mcp-protocol-version': '2026-07-28, 2026-07-28' })],
+      ['session', legacy(list, { 'mcp-protocol-version': '2025-11-25, 2025-11-25' }, session)],
+    ] as const) {
+      const response = await fetchAs(request);
+      expect(response.status, name).toBe(400);
+      const body = (await errorBody(response)) as Record<string, any>;
+      expect(body.id, name).toBe(7);
+      expect(body.error, name).toEqual({
+        code: -32020,
+        message: 'Header mismatch: MCP-Protocol-Version must be sent once, with one version',
+      });
+    }
     // The versions served still are, in each era.
     expect((await fetchAs(modern(listCall))).status).toBe(200);
     expect((await fetchAs(legacy(list, {}, session))).status).toBe(200);
