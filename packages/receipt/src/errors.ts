@@ -11,7 +11,8 @@
  * - `wrong_type`: `typ` other than {@link RECEIPT_TYPE}: another kind of JWT
  *   signed by the same key (RFC 8725 §3.11).
  * - `unknown_key`: no key in the verifier's set has this `kid` (never ours, or
- *   removed after rotation), or the key found is not an Ed25519 public key.
+ *   removed after rotation), or the key found is not an Ed25519 public key,
+ *   or a set given as an object holds one under it that cannot be used.
  * - `ambiguous_key`: the verifier's set holds several keys under this `kid`
  *   (a key published twice, or two keys sharing an id): none is tried.
  * - `bad_signature`: the Ed25519 signature does not verify under the key of
@@ -56,7 +57,7 @@ const MESSAGES: Record<ReceiptErrorCode, string> = {
   malformed: 'it is not a well-formed approval receipt',
   unsupported_algorithm: 'its algorithm is not EdDSA',
   wrong_type: 'its typ header is not that of an approval receipt',
-  unknown_key: 'it names a key id that is not in the verification key set',
+  unknown_key: 'the verification key set has no usable key under its key id',
   ambiguous_key:
     'the verification key set holds several keys under its key id, so which one signed cannot be told: publish each key id once',
   bad_signature: 'its signature does not verify',

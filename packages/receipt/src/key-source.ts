@@ -127,8 +127,8 @@ function describeKeySet(source: ReceiptKeySource): string {
 /**
  * A jose key resolver over `source` that fails closed with a
  * {@link ReceiptError}: `unknown_key` when no key has the receipt's `kid`,
- * the key is not an Ed25519 public key, or a JWKS given as an object holds a
- * private key (jose refuses the set), `ambiguous_key` when more than one
+ * the key is not an Ed25519 public key, or a JWKS given as an object holds
+ * one jose refuses (a private key, a missing or malformed member), `ambiguous_key` when more than one
  * has it, `keys_unavailable`
  * when the resolver itself fails (network, timeout, a fetched set that is invalid).
  * @throws {TypeError} at once for a `source` that is not a JWKS, URL or function.
@@ -147,14 +147,11 @@ export function receiptKeyResolver(source: ReceiptKeySource): JWTVerifyGetKey {
       if (error instanceof errors.JWKSMultipleMatchingKeys) throw new ReceiptError('ambiguous_key');
       if (error instanceof errors.JWKSNoMatchingKey)
         throw new ReceiptError('unknown_key', { detail: known });
-      // A set in hand that jose refuses (a private key in it) is no outage: retrying cannot help.
-      if (
-        error instanceof errors.JWKSInvalid &&
-        typeof source === 'object' &&
-        !(source instanceof URL)
-      )
+      // A set in hand is read without I/O: whatever jose refuses in it (a private key, a key
+      // with a missing or malformed member) is no outage, and retrying cannot help.
+      if (typeof source === 'object' && !(source instanceof URL))
         throw new ReceiptError('unknown_key', {
-          detail: ' (the key set cannot be used: it must hold public keys only)',
+          detail: ` (the set has no usable public key under it: ${shownReason(error)})`,
         });
       throw new ReceiptError('keys_unavailable', { cause: error });
     }
@@ -164,4 +161,10 @@ export function receiptKeyResolver(source: ReceiptKeySource): JWTVerifyGetKey {
       });
     return key;
   };
+}
+
+/** jose's reason for refusing a key of a set in hand, as a refusal quotes it: one line, bounded. */
+function shownReason(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.replace(/[^\x20-\x7e]/g, '?').slice(0, 120);
 }

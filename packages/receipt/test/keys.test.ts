@@ -49,7 +49,7 @@ describe('key rotation', () => {
     );
     // The refusal says what the verifier's set holds, so the operator sees it is the old one.
     expect(stale.message).toBe(
-      'receipt refused (unknown_key): it names a key id that is not in the verification key set (the set has key ids 2026-10)',
+      'receipt refused (unknown_key): the verification key set has no usable key under its key id (the set has key ids 2026-10)',
     );
 
     // Step 3: after the old receipts expired, the old key is removed.
