@@ -126,6 +126,8 @@ export function approvalPage(
   const scripts = passkey?.ready
     ? [`${kit.basePath}/assets/webauthn.js`, `${kit.basePath}/assets/passkey.js`]
     : [];
+  // The Approve button takes clicks only once the page has been in front a moment (approve.js).
+  if (!decision && buttonOnly) scripts.push(`${kit.basePath}/assets/approve.js`);
   const data = {
     ...kit.layout(heading, decision ? 'plain' : 'danger', who.principal, scripts),
     // The header's Passkeys link comes back here, as the in-page one does.

@@ -34,6 +34,7 @@
  * @packageDocumentation
  */
 
+export { APPROVE_AFTER_MS } from './approve-script.js';
 export {
   approvalChallenge,
   CHALLENGE_DOMAIN,

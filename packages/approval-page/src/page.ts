@@ -1,3 +1,4 @@
+import { APPROVE_SCRIPT } from './approve-script.js';
 import { PAGE_CSS } from './assets.js';
 import { type PageLocation, pageLocation } from './channel.js';
 import { decide, showApproval } from './decision.js';
@@ -95,8 +96,10 @@ function unavailable(error: unknown): boolean {
  *   registers and removes its passkeys (see `passkeyRegistration`).
  * - `<basePath>/sign-in`, `<basePath>/sign-out`: the built-in sign-in, when configured.
  * - `GET <basePath>/assets/page.css`, `assets/passkey.js`,
- *   `assets/webauthn.js`: the stylesheet, and the scripts of the passkey
- *   steps (the only scripts, served from this origin).
+ *   `assets/webauthn.js`, `assets/approve.js`: the stylesheet, the scripts
+ *   of the passkey steps, and the one that keeps the Approve button from
+ *   taking a click until the page has been in front for
+ *   `APPROVE_AFTER_MS` (the only scripts, served from this origin).
  *
  * A request whose `Host` is not in `allowedHosts` (default: the host of
  * `origin` and the loopback names) gets `403` whatever its path (DNS rebinding).
@@ -180,6 +183,8 @@ export function createApprovalPage(options: ApprovalPageOptions): ApprovalPage {
         );
       case 'assets/passkey.js':
         return only('GET', request, async () => script(PASSKEY_SCRIPT));
+      case 'assets/approve.js':
+        return only('GET', request, async () => script(APPROVE_SCRIPT));
       case 'assets/webauthn.js':
         return only('GET', request, async () => script(await webauthnBundle()));
       case 'passkeys':

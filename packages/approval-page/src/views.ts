@@ -95,7 +95,7 @@ const APPROVAL = `{{#> layout}}
   <p id="passkey-status" class="passkey-status" role="status" aria-live="polite" hidden></p>
   <div class="buttons">
     <button type="submit" name="decision" value="deny" class="button secondary" formnovalidate>Deny</button>
-    {{#if approveButton}}<button type="submit" name="decision" value="approve" class="button danger">Approve</button>{{/if}}
+    {{#if approveButton}}<button type="submit" name="decision" value="approve" class="button danger" id="approve" hidden disabled>Approve</button><noscript><button type="submit" name="decision" value="approve" class="button danger">Approve</button></noscript>{{/if}}
     {{#if passkey.ready}}<button type="button" id="passkey-approve" class="button {{#if passkey.required}}danger{{else}}secondary{{/if}}" data-options="{{passkey.optionsUrl}}" disabled>Approve with passkey</button>{{/if}}
   </div>
   {{#if passkey.ready}}<noscript><p class="hint">Approving with a passkey needs JavaScript on this page.</p></noscript>{{/if}}

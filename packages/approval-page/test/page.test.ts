@@ -278,7 +278,16 @@ describe('the approval page', () => {
     expect(body).toContain('<dt>For principal</dt><dd>alice</dd>');
     expect(body).toMatch(/value="approve"[^>]*>Approve</);
     expect(body).toMatch(/value="deny"[^>]*>Deny</);
-    expect(body).not.toMatch(/<script|style=/i);
+    // One script, a file of the page's own (approve.js); no inline script or style.
+    expect(body.match(/<script[^>]*>/gi)).toEqual([
+      '<script src="/approve/assets/approve.js" defer>',
+    ]);
+    expect(body).not.toMatch(/style=/i);
+    // The Approve button is sent hidden and disabled for the script to show; a noscript one stands in.
+    expect(body).toMatch(/<button [^>]*value="approve"[^>]*id="approve" hidden disabled>/);
+    expect(body).toMatch(
+      /<noscript><button [^>]*value="approve"[^>]*>Approve<\/button><\/noscript>/,
+    );
   });
 
   it('renders a question holding NUL, a lone surrogate and astral characters without failing', async () => {
