@@ -5,7 +5,7 @@ import { ConfirmationGate } from '@mrtr/gate';
 import { createMcpHttpServer } from '@mrtr/node';
 import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
 import { createMcpEndpoint } from '@mrtr/server';
-import { pgPoolDriver } from '@mrtr/sql';
+import { pgPoolDriver, pgPoolTimeouts } from '@mrtr/sql';
 import { TicketSealer } from '@mrtr/ticket';
 import pg from 'pg';
 import { migrate } from './notes.js';
@@ -14,7 +14,7 @@ import { notesTools } from './tools.js';
 const { MRTR_SECRET, TOKEN, DATABASE_URL, PORT = '3000' } = process.env;
 if (!MRTR_SECRET || !TOKEN || !DATABASE_URL)
   throw new Error('Set MRTR_SECRET (openssl rand -base64 32), TOKEN and DATABASE_URL');
-const db = pgPoolDriver(new pg.Pool({ connectionString: DATABASE_URL }));
+const db = pgPoolDriver(new pg.Pool({ connectionString: DATABASE_URL, ...pgPoolTimeouts() }));
 await migrateReplayTable(db); // table mrtr_replay: one row per confirmation used
 await migrate(db, ['alice']); // the notes tables; a new database gets notes://team, alice its member
 

@@ -82,11 +82,11 @@ export interface ApprovalChannelOptions extends PageLocation {
  * ```ts
  * import { createApprovalChannel, PostgresApprovalStore } from '@mrtr/approval-page';
  * import type { PendingApproval } from '@mrtr/gate';
- * import { pgPoolDriver } from '@mrtr/sql';
+ * import { pgPoolDriver, pgPoolTimeouts } from '@mrtr/sql';
  * import pg from 'pg';
  *
  * declare const approval: PendingApproval; // what the gate asks the channel to open
- * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, ...pgPoolTimeouts() });
  * const store = new PostgresApprovalStore(pgPoolDriver(pool));
  * const channel = createApprovalChannel({ store, origin: 'https://ops.example.com', basePath: '/approve' });
  * const url = await channel.open(approval); // https://ops.example.com/approve/<id>

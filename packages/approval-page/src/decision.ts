@@ -55,7 +55,10 @@ function outcome(approval: PendingApproval, decision: FinalDecision, now: number
     return {
       tone: 'denied',
       title: 'You denied this request',
-      text: `Denied at ${when}. Nothing will run: your client's retry is answered as declined.`,
+      text:
+        approval.expiresAt <= now
+          ? `Denied at ${when}. Nothing ran, and nothing will: this request has expired.`
+          : `Denied at ${when}. Nothing will run: your client's retry is answered as declined.`,
       content: null,
     };
   const properties = approval.requestedSchema?.properties ?? {};

@@ -742,6 +742,15 @@ describe('the decision POST', () => {
       /This approval expired at .*: if your MCP client retried the request before then, it ran once; if not, nothing ran/,
     );
     clock.now -= 61_000;
+    // helper-156 L2: denied, then expired: no retry is answered as declined any more.
+    const denied = await open({ expiresAt: Date.now() + 60_000 });
+    const token = await csrfOf(page, denied.url, cookie);
+    await page(post(denied.url, { csrf: token, decision: 'deny' }, { cookie }));
+    clock.now += 61_000;
+    const late = await (await page(new Request(denied.url, { headers: { cookie } }))).text();
+    expect(late).toContain('Nothing ran, and nothing will: this request has expired.');
+    expect(late).not.toContain('answered as declined');
+    clock.now -= 61_000;
   });
 
   it('refuses a decision after expiry with 410', async () => {

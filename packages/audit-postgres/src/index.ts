@@ -13,11 +13,11 @@
  * import { migrateAuditTable, PostgresAuditSink } from '@mrtr/audit-postgres';
  * import { ConfirmationGate } from '@mrtr/gate';
  * import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
- * import { pgPoolDriver } from '@mrtr/sql';
+ * import { pgPoolDriver, pgPoolTimeouts } from '@mrtr/sql';
  * import { TicketSealer } from '@mrtr/ticket';
  * import pg from 'pg';
  *
- * const driver = pgPoolDriver(new pg.Pool({ connectionString: process.env.DATABASE_URL }));
+ * const driver = pgPoolDriver(new pg.Pool({ connectionString: process.env.DATABASE_URL, ...pgPoolTimeouts() }));
  * await migrateReplayTable(driver);
  * await migrateAuditTable(driver); // table mrtr_audit
  * const gate = new ConfirmationGate({

@@ -9,11 +9,11 @@
  * ```ts
  * import pg from 'pg';
  * import { migrateReplayTable, PostgresReplayStore } from '@mrtr/replay-postgres';
- * import { pgPoolDriver } from '@mrtr/sql';
+ * import { pgPoolDriver, pgPoolTimeouts } from '@mrtr/sql';
  *
  * declare const nonce: string, requestDigest: string, expiresAt: number; // from the ticket
  * declare const id: string; // the note to delete
- * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, ...pgPoolTimeouts() });
  * // Before the pool's first use: a lost connection then never ends the process.
  * const driver = pgPoolDriver(pool, { onConnectionError: (e) => console.warn(e.message) });
  * // or pgliteDriver(new PGlite())

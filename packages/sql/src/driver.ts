@@ -111,7 +111,10 @@ export interface PgPoolTimeouts {
  * server; `statement_timeout` ends the lock waits of the retries, which
  * PostgreSQL would otherwise keep on connections their clients closed.
  * Both are session settings sent when each connection starts: nothing is
- * added to a transaction.
+ * added to a transaction. Behind PgBouncer or another pooler, which refuses
+ * them as startup parameters (or drops them when told to ignore them), keep
+ * only `connectionTimeoutMillis` and set the other two on the role or the
+ * database (`ALTER ROLE … SET idle_in_transaction_session_timeout = '60s'`).
  * @param timeoutMs the driver's `timeoutMs` (default {@link DEFAULT_PG_TIMEOUT_MS}); `Infinity` gives `{}`.
  * @returns `connectionTimeoutMillis` = `timeoutMs`, `statement_timeout` = `timeoutMs` + 1,000,
  *   `idle_in_transaction_session_timeout` = max(60,000, 6 × `timeoutMs`), each at most 2^31 − 1 (PostgreSQL's bound).
