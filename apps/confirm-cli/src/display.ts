@@ -273,21 +273,28 @@ export function shownLabel(text: string, max = MAX_LABEL_COLUMNS): string {
 }
 
 /**
- * Text shown as it is, unless it shows nothing: `""` for empty text, and
- * spaces as their codes (`\u{20}\u{3000}`) when there is nothing else, as
- * {@link visible} shows what a terminal draws as nothing.
+ * Whether text as shown holds a character that draws on its own: anything
+ * but white space and combining marks (a mark with no letter before it
+ * draws on the space before the label, or nothing).
  */
-const unblank = (shown: string) =>
-  /\S/u.test(shown) ? shown : shown === '' ? '""' : shown.replace(/\s/gu, code);
+const showsSomething = (shown: string) => /[^\s\p{M}]/u.test(shown);
 
 /**
- * The label of form field `name`: its `title`, unless that shows nothing but
- * spaces (`""`, or characters {@link oneLine} leaves blank), then the field's
- * name: a field the person cannot tell from a blank must not be answered
- * as one.
+ * Text shown as it is, unless it shows nothing: `""` for empty text, and
+ * spaces and combining marks as their codes (`\u{20}\u{301}`) when there is
+ * nothing else, as {@link visible} shows what a terminal draws as nothing.
+ */
+const unblank = (shown: string) =>
+  showsSomething(shown) ? shown : shown === '' ? '""' : shown.replace(/[\s\p{M}]/gu, code);
+
+/**
+ * The label of form field `name`: its `title`, unless that shows nothing of
+ * its own (`""`, spaces, combining marks alone, or characters {@link oneLine}
+ * leaves blank), then the field's name: a field the person cannot tell from
+ * a blank must not be answered as one.
  */
 export function titleOf(name: string, field: { title?: string }): string {
-  return field.title !== undefined && /\S/u.test(oneLine(field.title)) ? field.title : name;
+  return field.title !== undefined && showsSomething(oneLine(field.title)) ? field.title : name;
 }
 
 /** Whether a UTF-16 unit is a tab (shown as a space) or a space separator (`Zs`: U+0020, U+00A0, U+1680, U+2000–U+200A, U+202F, U+205F, U+3000). */
@@ -347,17 +354,26 @@ export function plain(text: string): boolean {
   return oneLine(text) === text && !UNSEEN.test(text);
 }
 
+/** Marks that read as a double quote (primes, curly and full-width quotes, gershayim, ditto). */
+const LOOKALIKE_QUOTES =
+  /[\u02ba\u02dd\u02ee\u05f4\u201c-\u201f\u2033\u2036\u275d\u275e\u3003\u301d-\u301f\uff02]/gu;
+
 /**
- * A value as the review screen shows it; each choice of a multi-select in
- * double quotes (its own `"` and `\\` escaped), so that one choice holding
- * `, ` never reads as two.
+ * A choice as shown, in double quotes, so that one choice holding `, ` never
+ * reads as two: its own `"` and `\\` escaped, and marks that read as a
+ * quote (`ʺ`, `″`, `＂`, curly quotes) as their codes.
  */
+export function quotedChoice(shown: string): string {
+  return `"${shown.replace(/["\\]/g, '\\$&').replace(LOOKALIKE_QUOTES, code)}"`;
+}
+
+/** A value as the review screen shows it; each choice of a multi-select {@link quotedChoice}. */
 export function showValue(value: unknown): string {
   if (value === undefined) return '(no answer)';
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
   if (Array.isArray(value))
     return value.length === 0
       ? '(none)'
-      : value.map((v) => `"${oneLine(String(v)).replace(/["\\]/g, '\\$&')}"`).join(', ');
+      : value.map((v) => quotedChoice(oneLine(String(v)))).join(', ');
   return oneLine(String(value));
 }

@@ -106,11 +106,24 @@ function toolLines(tool: ToolInfo): string[] {
 }
 
 /**
- * Most UTF-16 units of a tool result's text {@link resultLines} prints: a
- * result is read on a terminal, and a server's 15 MiB of escapes took
- * seconds to escape and flooded the screen.
+ * Most UTF-16 units {@link resultLines} prints of a tool result, escapes
+ * counted as printed: a result is read on a terminal, and a server's 15 MiB
+ * of escapes took seconds to escape and flooded the screen.
  */
 export const MAX_RESULT_UNITS = 100_000;
+
+/** Most lines {@link resultLines} prints of a tool result (each block starts one). */
+export const MAX_RESULT_LINES = 2_000;
+
+/** The index of the `n`th line break of `text`, or -1 when it has fewer. */
+function nthLineBreak(text: string, n: number): number {
+  let at = -1;
+  for (let i = 0; i < n; i++) {
+    at = text.indexOf('\n', at + 1);
+    if (at === -1) return -1;
+  }
+  return at;
+}
 
 /**
  * The lines a tool result prints: a text block's text as {@link visible}
@@ -118,20 +131,27 @@ export const MAX_RESULT_UNITS = 100_000;
  * type is not a string, `(a block that is not an object)` for `null` and
  * the like), and without content blocks the `structuredContent`, indented.
  * JSON deeper than {@link MAX_SHOWN_DEPTH} is cut ({@link shownJson}). At
- * most {@link MAX_RESULT_UNITS} of text in all, then a line saying how much
- * more there was.
+ * most {@link MAX_RESULT_UNITS} printed and {@link MAX_RESULT_LINES} lines
+ * in all, then a line saying how much more there was.
  */
 export function resultLines(result: { content: unknown[]; structuredContent?: unknown }): string[] {
   const lines: string[] = [];
   let budget = MAX_RESULT_UNITS;
-  // Text past the budget is counted, not escaped or printed.
+  let linesLeft = MAX_RESULT_LINES;
+  // Text past either budget is counted, not escaped or printed; escaping can make a unit eight.
   const within = (text: string) => {
-    const { head, rest } = headOf(text, budget);
-    budget -= head.length;
-    return rest > 0 ? `${visible(head)}… (${rest} more characters not shown)` : visible(head);
+    let { head, rest } = headOf(text, budget);
+    const lastBreak = nthLineBreak(head, linesLeft);
+    if (lastBreak !== -1) ({ head, rest } = headOf(text, lastBreak));
+    let shown = visible(head);
+    for (let tries = 0; shown.length > budget && tries < 4; tries++) {
+      ({ head, rest } = headOf(text, Math.floor((head.length * budget) / shown.length)));
+      shown = visible(head);
+    }
+    return rest > 0 ? `${shown}… (${rest} more characters not shown)` : shown;
   };
   for (const [i, block] of result.content.entries()) {
-    if (budget <= 0) {
+    if (budget <= 0 || linesLeft <= 0) {
       lines.push(`(${result.content.length - i} more content blocks not shown)`);
       break;
     }
@@ -140,14 +160,15 @@ export function resultLines(result: { content: unknown[]; structuredContent?: un
       lines.push(
         `[?] (a block that is not an object: ${bounded(shownJson(block), MAX_DESCRIPTION_COLUMNS)})`,
       );
-    else if (type === 'text' && typeof body === 'string') {
-      lines.push(within(body));
-      continue;
-    } else
+    else if (type === 'text' && typeof body === 'string') lines.push(within(body));
+    else
       lines.push(
         `[${typeof type === 'string' ? bounded(type) : '?'}] ${bounded(shownJson(block), MAX_DESCRIPTION_COLUMNS)}`,
       );
-    budget -= (lines.at(-1) as string).length + 1;
+    // Each block costs its printed text and its line, an empty one too.
+    const printed = lines.at(-1) as string;
+    budget -= printed.length + 1;
+    linesLeft -= 1 + (printed.match(/\n/g)?.length ?? 0);
   }
   if (result.content.length === 0 && result.structuredContent !== undefined) {
     lines.push(within(shownJson(result.structuredContent, 2)));

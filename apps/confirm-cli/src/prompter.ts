@@ -20,6 +20,7 @@ import {
   MAX_URL_CHARS,
   oneLine,
   plain,
+  quotedChoice,
   serverName,
   shownLabel,
   shownMessage,
@@ -174,7 +175,11 @@ async function askField(
       return isCancel(v) ? CANCELLED : v;
     }
     case 'array': {
-      const options = optionsOf(field);
+      const listed = optionsOf(field);
+      // The answered line joins the chosen labels with ", ": a label holding one is quoted, all are.
+      const options = listed.some((o) => o.label.includes(','))
+        ? listed.map((o) => ({ ...o, label: quotedChoice(o.label) }))
+        : listed;
       const wanted: unknown[] = Array.isArray(current) ? current : (field.default ?? []);
       // Pre-select only offered choices that show as they are: clack would send any other value unseen.
       const initialValues = wanted.filter(

@@ -145,6 +145,33 @@ describe.skipIf(!hasTmux)('mrtr against a hostile server', () => {
     }
   });
 
+  // helper-153 #2, helper-155 L3: a blank title drew a field with no label and "yes" pre-selected.
+  it('labels a field whose title shows nothing by its name, on the prompt and in the review', async () => {
+    const s = await askingServer({
+      message: 'Keep your files?',
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          delete_all_files: { type: 'boolean', title: ' \u0301', default: true },
+          keep: { type: 'boolean', title: 'Keep backups' },
+        },
+      },
+    });
+    try {
+      const t = mrtr(['call', s.url, 'ask']);
+      await t.waitFor(active('What would you like to do?'));
+      t.keys(['Enter']); // Answer
+      await t.waitFor(active('delete_all_files'));
+      t.keys(['Enter']);
+      await t.waitFor(active('Keep backups'));
+      t.keys(['Enter']);
+      const screen = await t.waitFor(active('Send these answers?'));
+      expect(screen).toContain('delete_all_files: yes');
+    } finally {
+      await s.close();
+    }
+  });
+
   it('does not pre-fill a default with private-use characters, and shows them as codes', async () => {
     const s = await askingServer({
       message: 'Type the name to confirm',

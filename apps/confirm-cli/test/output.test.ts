@@ -11,7 +11,13 @@ import {
   serverName,
   shownMessage,
 } from '../src/display.js';
-import { explain, MAX_RESULT_UNITS, resultLines, toolListing } from '../src/output.js';
+import {
+  explain,
+  MAX_RESULT_LINES,
+  MAX_RESULT_UNITS,
+  resultLines,
+  toolListing,
+} from '../src/output.js';
 
 /** An array nested `n` deep, built by JSON.parse as a server's body would be. */
 const deep = (n = 20_000): unknown => JSON.parse(`${'['.repeat(n)}${']'.repeat(n)}`);
@@ -120,13 +126,30 @@ describe('a tool result', () => {
       ],
     });
     expect(lines).toHaveLength(3);
-    expect(lines[1]).toBe(`${'\\u{1b}'.repeat(10)}… (999990 more characters not shown)`);
+    // Nine units left, an escape printing six: one.
+    expect(lines[1]).toBe('\\u{1b}… (999999 more characters not shown)');
     expect(lines[2]).toBe('(2 more content blocks not shown)');
     const many = resultLines({
       content: Array.from({ length: 100_000 }, () => ({ type: 'x', n: 1 })),
     });
     expect(many.at(-1)).toMatch(/^\(\d+ more content blocks not shown\)$/);
     expect(many.join('\n').length).toBeLessThan(MAX_RESULT_UNITS + 200);
+    // helper-155 M2: empty blocks cost nothing, escapes printed eight times their units, lines unbounded.
+    const empties = resultLines({
+      content: Array.from({ length: 600_000 }, () => ({ type: 'text', text: '' })),
+    });
+    expect(empties.length).toBeLessThanOrEqual(MAX_RESULT_LINES + 1);
+    expect(empties.at(-1)).toMatch(/^\(\d+ more content blocks not shown\)$/);
+    const invisible = resultLines({
+      content: [{ type: 'text', text: '\u200b'.repeat(MAX_RESULT_UNITS) }],
+    });
+    expect(invisible[0]?.length).toBeLessThan(MAX_RESULT_UNITS + 100);
+    expect(invisible[0]).toMatch(/… \(\d+ more characters not shown\)$/);
+    const breaks = resultLines({
+      content: [{ type: 'text', text: '\n'.repeat(MAX_RESULT_UNITS - 10) }],
+    });
+    expect(breaks.join('\n').split('\n').length).toBeLessThanOrEqual(MAX_RESULT_LINES + 1);
+    expect(breaks[0]).toMatch(/… \(\d+ more characters not shown\)$/);
     const structured = resultLines({ content: [], structuredContent: { t: 'b'.repeat(200_000) } });
     expect(structured[0]).toMatch(/… \(\d+ more characters not shown\)$/);
   });

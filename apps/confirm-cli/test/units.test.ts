@@ -200,6 +200,9 @@ describe('showing server text', () => {
     expect(showValue(['a.txt, b.txt'])).toBe('"a.txt, b.txt"');
     expect(showValue(['a.txt', 'b.txt'])).toBe('"a.txt", "b.txt"');
     expect(showValue(['a", "b'])).toBe('"a\\", \\"b"');
+    // helper-155 L2: look-alike quote marks read as the quotes around two choices.
+    expect(showValue(['a.txt\u02ba, \u02bab.txt'])).toBe('"a.txt\\u{2ba}, \\u{2ba}b.txt"');
+    expect(showValue(['a\uff02, \u201cb'])).toBe('"a\\u{ff02}, \\u{201c}b"');
   });
 });
 
@@ -212,6 +215,10 @@ describe('labels that would show nothing', () => {
     // Shown as a code, so seen: the title stays (the person reads that it is odd).
     expect(titleOf('x', { title: '\u2800' })).toBe('\u2800');
     expect(titleOf('x', {})).toBe('x');
+    // helper-155 M1: combining marks alone draw on the space before the label, or nothing.
+    for (const marks of ['\u0301', ' \u0301', '\u0301'.repeat(4), '\u0e31', '\u0488'])
+      expect(titleOf('delete_everything', { title: marks })).toBe('delete_everything');
+    expect(titleOf('x', { title: 'e\u0301' })).toBe('e\u0301');
   });
 
   it('shows the blank braille pattern as its code, and a blank label or value as codes or ""', () => {
@@ -222,6 +229,8 @@ describe('labels that would show nothing', () => {
     expect(bounded('  ')).toBe('\\u{20}\\u{20}');
     expect(bounded('\u3000')).toBe('\\u{3000}');
     expect(bounded('a b')).toBe('a b');
+    expect(bounded('\u0301')).toBe('\\u{301}');
+    expect(shownLabel(' \u0301')).toBe('\\u{20}\\u{301}');
   });
 });
 

@@ -57,6 +57,21 @@ function kindOf(field: Record<string, unknown>): string | undefined {
  */
 export const MAX_FORM_FIELDS = 100;
 
+/**
+ * Most choices one field may offer for {@link checkRenderable} to accept it:
+ * nobody reads more, and three million took a terminal client seconds to
+ * draw.
+ */
+export const MAX_FIELD_CHOICES = 1000;
+
+/** How many choices a field offers (`enum`, `oneOf`, a multi-select's `items`), 0 for none. */
+function choiceCount(field: Record<string, unknown>): number {
+  const items = isObject(field.items) ? field.items : {};
+  for (const list of [field.enum, field.oneOf, items.enum, items.anyOf])
+    if (Array.isArray(list)) return list.length;
+  return 0;
+}
+
 /** Most reasons {@link checkRenderable} gives; more are counted in one last reason. */
 const MAX_REASONS = 10;
 
@@ -107,6 +122,10 @@ export function checkRenderable(schema: unknown): Renderable {
         if (!(FIELD_KEYWORDS[kind] as string[]).includes(key))
           reasons.push(`field ${quoted(name)} uses ${quoted(key)}, which this form cannot enforce`);
       }
+      if (choiceCount(field) > MAX_FIELD_CHOICES)
+        reasons.push(
+          `field ${quoted(name)} offers ${choiceCount(field)} choices; this client shows at most ${MAX_FIELD_CHOICES}`,
+        );
       if (kind === 'array' && !isOptionList(field.items)) {
         reasons.push(`field ${quoted(name)} is a list of something other than offered strings`);
       }

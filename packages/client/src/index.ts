@@ -74,7 +74,12 @@ export {
   TransportError,
 } from './errors.js';
 export type { AutoDeclined, ClientEvent, QuestionContext } from './events.js';
-export { checkRenderable, MAX_FORM_FIELDS, type Renderable } from './form.js';
+export {
+  checkRenderable,
+  MAX_FIELD_CHOICES,
+  MAX_FORM_FIELDS,
+  type Renderable,
+} from './form.js';
 export { paramHeaders } from './headers.js';
 export { type ElicitResponse, MAX_QUESTIONS_PER_ROUND } from './inputs.js';
 export {

@@ -12,6 +12,7 @@ import { checkRenderable } from '../src/form.js';
 import {
   type ClientEvent,
   LimitError,
+  MAX_FIELD_CHOICES,
   MAX_FORM_FIELDS,
   MAX_KEPT_NOTIFICATIONS,
   MAX_LISTED_TOOLS,
@@ -326,6 +327,29 @@ describe('a round puts at most MAX_QUESTIONS_PER_ROUND questions to a person', (
         `the form has ${MAX_FORM_FIELDS + 1} fields; this client shows at most ${MAX_FORM_FIELDS}`,
       ],
     });
+  });
+
+  // helper-155 L5: a field of three million choices took mrtr seconds to draw.
+  it('declines a field of more than MAX_FIELD_CHOICES choices, of any kind', () => {
+    const values = (n: number) => Array.from({ length: n }, (_, i) => `v${i}`);
+    const titled = (n: number) => values(n).map((v) => ({ const: v, title: v }));
+    const kinds = (n: number) => [
+      { type: 'string', enum: values(n) },
+      { type: 'string', oneOf: titled(n) },
+      { type: 'array', items: { type: 'string', enum: values(n) } },
+      { type: 'array', items: { anyOf: titled(n) } },
+    ];
+    for (const p of kinds(MAX_FIELD_CHOICES))
+      expect(checkRenderable({ type: 'object', properties: { p } }).ok).toBe(true);
+    for (const p of kinds(MAX_FIELD_CHOICES + 1)) {
+      const r = checkRenderable({ type: 'object', properties: { p } });
+      expect(r).toEqual({
+        ok: false,
+        reasons: [
+          `field "p" offers ${MAX_FIELD_CHOICES + 1} choices; this client shows at most ${MAX_FIELD_CHOICES}`,
+        ],
+      });
+    }
   });
 
   it('asks a round of exactly that many', async () => {

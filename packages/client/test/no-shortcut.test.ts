@@ -36,6 +36,7 @@ const EXPORTS: Record<string, string> = {
   MAX_KEPT_NOTIFICATION_CHARS: 'a number',
   MAX_QUESTIONS_PER_ROUND: 'a number',
   MAX_FORM_FIELDS: 'a number',
+  MAX_FIELD_CHOICES: 'a number',
   MAX_ERROR_MESSAGE_LENGTH: 'a number',
   MAX_RESPONSE_BYTES: 'a number',
   MAX_REDIRECTS: 'a number',
