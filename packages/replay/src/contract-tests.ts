@@ -90,10 +90,11 @@ export function describeReplayStoreContract<S extends ReplayStore<unknown>>(
   };
 
   describe.skipIf(options.skip === true)(`${name}: ReplayStore contract`, () => {
-    // Opening may start an embedded database or connect pools: not part of any test's time.
+    // Opening may start an embedded database or connect pools: not part of any test's time. PGlite
+    // took over a minute to start on a loaded two-core machine: three minutes, as the suites' hooks get.
     beforeAll(async () => {
       await instances();
-    }, 60_000);
+    }, 180_000);
     afterAll(async () => {
       for (const store of opened) await options.close?.(store);
     });
