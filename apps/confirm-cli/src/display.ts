@@ -24,7 +24,7 @@ import fastStringWidth from 'fast-string-width';
  * planes 15 and 16) and unassigned code points (`Cn`, as of the Unicode
  * version of Node's ICU; noncharacters such as U+FFFF included), which one
  * font draws as a blank, another as a box or an icon, and the blank braille
- * pattern U+2800, drawn as a space that is none: the person cannot tell
+ * pattern U+2800 and the null notehead U+1D159, drawn as a space that is none: the person cannot tell
  * what was sent. U+200C, U+200D and U+FE00–U+FE0F stay
  * in text shown where they join something: Persian, Indic scripts and emoji
  * (👩‍💻, ❤️) need them to read right, and none reorders text; where they join
@@ -32,7 +32,7 @@ import fastStringWidth from 'fast-string-width';
  * refuses them in a value to pre-fill.
  */
 const UNSAFE =
-  /(?![\t\n]|\u200c|\u200d|[\ufe00-\ufe0f])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}\u2800]/gu;
+  /(?![\t\n]|\u200c|\u200d|[\ufe00-\ufe0f])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}\u2800\u{1d159}]/gu;
 
 /**
  * What a value to pre-fill must not hold besides what {@link oneLine}
@@ -274,10 +274,12 @@ export function shownLabel(text: string, max = MAX_LABEL_COLUMNS): string {
 
 /**
  * Whether text as shown holds a character that draws on its own: anything
- * but white space and combining marks (a mark with no letter before it
- * draws on the space before the label, or nothing).
+ * but white space, combining marks, and the Hangul vowel and final jamo
+ * (U+1160–U+11FF, U+D7B0–U+D7FF), which draw over the character before them
+ * (a mark with no letter before it draws on the space before the label, or
+ * nothing).
  */
-const showsSomething = (shown: string) => /[^\s\p{M}]/u.test(shown);
+const showsSomething = (shown: string) => /[^\s\p{M}\u1160-\u11ff\ud7b0-\ud7ff]/u.test(shown);
 
 /**
  * Text shown as it is, unless it shows nothing: `""` for empty text, and
@@ -285,7 +287,7 @@ const showsSomething = (shown: string) => /[^\s\p{M}]/u.test(shown);
  * nothing else, as {@link visible} shows what a terminal draws as nothing.
  */
 const unblank = (shown: string) =>
-  showsSomething(shown) ? shown : shown === '' ? '""' : shown.replace(/[\s\p{M}]/gu, code);
+  showsSomething(shown) ? shown : shown === '' ? '""' : shown.replace(/./gsu, code);
 
 /**
  * The label of form field `name`: its `title`, unless that shows nothing of
@@ -356,15 +358,16 @@ export function plain(text: string): boolean {
 
 /** Marks that read as a double quote (primes, curly and full-width quotes, gershayim, ditto). */
 const LOOKALIKE_QUOTES =
-  /[\u02ba\u02dd\u02ee\u05f4\u201c-\u201f\u2033\u2036\u275d\u275e\u3003\u301d-\u301f\uff02]/gu;
+  /["\u00a8\u02ba\u02dd\u02ee\u02f5\u02f6\u05f4\u201c-\u201f\u2033\u2034\u2036\u2057\u275d\u275e\u2e42\u3003\u301d-\u301f\uff02\u{1f676}-\u{1f678}]/gu;
 
 /**
  * A choice as shown, in double quotes, so that one choice holding `, ` never
- * reads as two: its own `"` and `\\` escaped, and marks that read as a
- * quote (`ʺ`, `″`, `＂`, curly quotes) as their codes.
+ * reads as two: its own `"` and every mark that reads as one (`ʺ`, `″`, `˶`,
+ * `＂`, curly quotes) as their codes, `\u{22}`, as {@link visible} shows
+ * what must not pass for something else (its codes are not escaped again).
  */
 export function quotedChoice(shown: string): string {
-  return `"${shown.replace(/["\\]/g, '\\$&').replace(LOOKALIKE_QUOTES, code)}"`;
+  return `"${shown.replace(LOOKALIKE_QUOTES, code)}"`;
 }
 
 /** A value as the review screen shows it; each choice of a multi-select {@link quotedChoice}. */

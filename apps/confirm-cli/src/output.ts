@@ -148,6 +148,11 @@ export function resultLines(result: { content: unknown[]; structuredContent?: un
       ({ head, rest } = headOf(text, Math.floor((head.length * budget) / shown.length)));
       shown = visible(head);
     }
+    // Escapes bunched at the start can keep it over after those tries: cut what is printed itself.
+    if (shown.length > budget) {
+      shown = headOf(shown, budget).head;
+      rest = Math.max(rest, 1);
+    }
     return rest > 0 ? `${shown}… (${rest} more characters not shown)` : shown;
   };
   for (const [i, block] of result.content.entries()) {

@@ -176,11 +176,15 @@ async function askField(
     }
     case 'array': {
       const listed = optionsOf(field);
-      // The answered line joins the chosen labels with ", ": a label holding one is quoted, all are.
-      const options = listed.some((o) => o.label.includes(','))
+      // The answered line joins the chosen labels with ", ": when a label may hold one, or a character
+      // drawn like one (any but ASCII), every label is quoted.
+      const options = listed.some((o) => /[,\u0080-\u{10ffff}]/u.test(o.label))
         ? listed.map((o) => ({ ...o, label: quotedChoice(o.label) }))
         : listed;
-      const wanted: unknown[] = Array.isArray(current) ? current : (field.default ?? []);
+      // Each value once: the check below reads every choice for each.
+      const wanted: unknown[] = [
+        ...new Set(Array.isArray(current) ? current : (field.default ?? [])),
+      ];
       // Pre-select only offered choices that show as they are: clack would send any other value unseen.
       const initialValues = wanted.filter(
         (w): w is string =>

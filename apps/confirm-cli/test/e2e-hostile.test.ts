@@ -145,6 +145,35 @@ describe.skipIf(!hasTmux)('mrtr against a hostile server', () => {
     }
   });
 
+  // helper-155 L1, helper-157 L3: clack's answered line joined one choice "a.txt, b.txt" like two.
+  it('quotes every choice of a multi-select when one may hold a comma, on the answered line too', async () => {
+    const s = await askingServer({
+      message: 'Delete files?',
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          files: {
+            type: 'array',
+            title: 'Files',
+            items: { type: 'string', enum: ['a.txt', 'b.txt', 'a.txt, b.txt'] },
+          },
+        },
+      },
+    });
+    try {
+      const t = mrtr(['call', s.url, 'ask']);
+      await t.waitFor(active('What would you like to do?'));
+      t.keys(['Enter']); // Answer
+      await t.waitFor(active('Files'));
+      t.keys(['Down', 'Down', 'Space', 'Enter']);
+      const screen = await t.waitFor(active('Send these answers?'));
+      expect(screen).toMatch(/│ {2}"a\.txt, b\.txt"\n/);
+      expect(screen).toContain('Files: "a.txt, b.txt"');
+    } finally {
+      await s.close();
+    }
+  });
+
   // helper-153 #2, helper-155 L3: a blank title drew a field with no label and "yes" pre-selected.
   it('labels a field whose title shows nothing by its name, on the prompt and in the review', async () => {
     const s = await askingServer({

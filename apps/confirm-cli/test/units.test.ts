@@ -199,7 +199,9 @@ describe('showing server text', () => {
     // helper-153 #5: one choice "a.txt, b.txt" read as the two choices a.txt and b.txt.
     expect(showValue(['a.txt, b.txt'])).toBe('"a.txt, b.txt"');
     expect(showValue(['a.txt', 'b.txt'])).toBe('"a.txt", "b.txt"');
-    expect(showValue(['a", "b'])).toBe('"a\\", \\"b"');
+    expect(showValue(['a", "b'])).toBe('"a\\u{22}, \\u{22}b"');
+    // helper-157 L2, L7: more look-alike quotes; codes already shown are not escaped again.
+    expect(showValue(['a\u02f6, \u02f6b', 'x\u001by'])).toBe('"a\\u{2f6}, \\u{2f6}b", "x\\u{1b}y"');
     // helper-155 L2: look-alike quote marks read as the quotes around two choices.
     expect(showValue(['a.txt\u02ba, \u02bab.txt'])).toBe('"a.txt\\u{2ba}, \\u{2ba}b.txt"');
     expect(showValue(['a\uff02, \u201cb'])).toBe('"a\\u{ff02}, \\u{201c}b"');
@@ -219,6 +221,11 @@ describe('labels that would show nothing', () => {
     for (const marks of ['\u0301', ' \u0301', '\u0301'.repeat(4), '\u0e31', '\u0488'])
       expect(titleOf('delete_everything', { title: marks })).toBe('delete_everything');
     expect(titleOf('x', { title: 'e\u0301' })).toBe('e\u0301');
+    // helper-157 L6: characters of no width draw over the cell before, or nothing.
+    for (const blank of ['\u1161', '\ud7b0'])
+      expect(titleOf('delete_db', { title: blank })).toBe('delete_db');
+    expect(bounded('\u1161')).toBe('\\u{1161}');
+    expect(bounded('\u{1d159}')).toBe('\\u{1d159}');
   });
 
   it('shows the blank braille pattern as its code, and a blank label or value as codes or ""', () => {

@@ -78,7 +78,7 @@ code {
 .button:focus-visible, .link:focus-visible, input:focus-visible, a:focus-visible {
   outline: 3px solid var(--focus); outline-offset: 2px;
 }
-.button:disabled { opacity: .45; cursor: not-allowed; }
+.button:disabled, .button[aria-disabled=true] { opacity: .45; cursor: not-allowed; }
 .passkey, .outcome { margin-top: 1.25rem; padding: 1rem 1.25rem; border: 1px solid; border-radius: 8px; }
 .passkey { border-color: var(--warn); background: var(--warn-bg); }
 .passkey h2 { color: var(--warn); }

@@ -95,9 +95,10 @@ const APPROVAL = `{{#> layout}}
   <p id="passkey-status" class="passkey-status" role="status" aria-live="polite" hidden></p>
   <div class="buttons">
     <button type="submit" name="decision" value="deny" class="button secondary" formnovalidate>Deny</button>
-    {{#if approveButton}}<button type="submit" name="decision" value="approve" class="button danger" id="approve" hidden disabled>Approve</button><noscript><button type="submit" name="decision" value="approve" class="button danger">Approve</button></noscript>{{/if}}
+    {{#if approveButton}}<button type="submit" name="decision" value="approve" class="button danger" id="approve" aria-disabled="true" hidden>Approve</button><noscript><button type="submit" name="decision" value="approve" class="button danger">Approve</button></noscript>{{/if}}
     {{#if passkey.ready}}<button type="button" id="passkey-approve" class="button {{#if passkey.required}}danger{{else}}secondary{{/if}}" data-options="{{passkey.optionsUrl}}" disabled>Approve with passkey</button>{{/if}}
   </div>
+  {{#if approveButton}}<p id="approve-hint" class="hint">Approve shows a moment after this page opens, with a small script of this server's. If it does not, reload the page.</p>{{/if}}
   {{#if passkey.ready}}<noscript><p class="hint">Approving with a passkey needs JavaScript on this page.</p></noscript>{{/if}}
 </form>
 {{#if passkey.ready}}

@@ -284,7 +284,9 @@ describe('the approval page', () => {
     ]);
     expect(body).not.toMatch(/style=/i);
     // The Approve button is sent hidden and disabled for the script to show; a noscript one stands in.
-    expect(body).toMatch(/<button [^>]*value="approve"[^>]*id="approve" hidden disabled>/);
+    expect(body).toMatch(
+      /<button [^>]*value="approve"[^>]*id="approve" aria-disabled="true" hidden>/,
+    );
     expect(body).toMatch(
       /<noscript><button [^>]*value="approve"[^>]*>Approve<\/button><\/noscript>/,
     );

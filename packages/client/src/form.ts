@@ -64,12 +64,24 @@ export const MAX_FORM_FIELDS = 100;
  */
 export const MAX_FIELD_CHOICES = 1000;
 
-/** How many choices a field offers (`enum`, `oneOf`, a multi-select's `items`), 0 for none. */
+/**
+ * The longest list of choices a field holds (`enum`, `oneOf`, `enumNames`, a
+ * multi-select's `items` and `default`), 0 for none: every one is read per
+ * choice when the field is drawn.
+ */
 function choiceCount(field: Record<string, unknown>): number {
   const items = isObject(field.items) ? field.items : {};
-  for (const list of [field.enum, field.oneOf, items.enum, items.anyOf])
-    if (Array.isArray(list)) return list.length;
-  return 0;
+  let most = 0;
+  for (const list of [
+    field.enum,
+    field.oneOf,
+    field.enumNames,
+    field.default,
+    items.enum,
+    items.anyOf,
+  ])
+    if (Array.isArray(list)) most = Math.max(most, list.length);
+  return most;
 }
 
 /** Most reasons {@link checkRenderable} gives; more are counted in one last reason. */
@@ -124,7 +136,7 @@ export function checkRenderable(schema: unknown): Renderable {
       }
       if (choiceCount(field) > MAX_FIELD_CHOICES)
         reasons.push(
-          `field ${quoted(name)} offers ${choiceCount(field)} choices; this client shows at most ${MAX_FIELD_CHOICES}`,
+          `field ${quoted(name)} lists ${choiceCount(field)} choices; this client shows at most ${MAX_FIELD_CHOICES}`,
         );
       if (kind === 'array' && !isOptionList(field.items)) {
         reasons.push(`field ${quoted(name)} is a list of something other than offered strings`);

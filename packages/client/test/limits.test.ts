@@ -341,12 +341,19 @@ describe('a round puts at most MAX_QUESTIONS_PER_ROUND questions to a person', (
     ];
     for (const p of kinds(MAX_FIELD_CHOICES))
       expect(checkRenderable({ type: 'object', properties: { p } }).ok).toBe(true);
-    for (const p of kinds(MAX_FIELD_CHOICES + 1)) {
+    // helper-157 L4: a default, or enumNames, of millions of entries was read per choice.
+    const few = { type: 'string', enum: ['a', 'b'], enumNames: values(MAX_FIELD_CHOICES + 1) };
+    const defaults = {
+      type: 'array',
+      items: { type: 'string', enum: ['a'] },
+      default: Array(MAX_FIELD_CHOICES + 1).fill('a'),
+    };
+    for (const p of [...kinds(MAX_FIELD_CHOICES + 1), few, defaults]) {
       const r = checkRenderable({ type: 'object', properties: { p } });
       expect(r).toEqual({
         ok: false,
         reasons: [
-          `field "p" offers ${MAX_FIELD_CHOICES + 1} choices; this client shows at most ${MAX_FIELD_CHOICES}`,
+          `field "p" lists ${MAX_FIELD_CHOICES + 1} choices; this client shows at most ${MAX_FIELD_CHOICES}`,
         ],
       });
     }

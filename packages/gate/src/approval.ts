@@ -42,9 +42,10 @@ export const MAX_APPROVAL_MESSAGE_LENGTH = 65_536;
 /**
  * Longest `principal` and `operation` an approval binds, UTF-16 code units;
  * both must also be well-formed text without U+0000, as an approval store
- * keeps them. A gate whose principal or operation falls outside answers a
- * URL-mode or presence question with an `isError` result without asking
- * (refusal reason `principal_unrecordable`).
+ * keeps them. A gate whose principal falls outside answers a URL-mode or
+ * presence question with an `isError` result without asking (refusal reason
+ * `principal_unrecordable`); an operation outside (a tool's own name) is a
+ * `TypeError`, the server's configuration to fix.
  */
 export const MAX_APPROVAL_FIELD_LENGTH = 1024;
 

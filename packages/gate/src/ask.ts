@@ -55,10 +55,7 @@ export async function askAfresh<View, Tx>(
 ): Promise<CallToolResult | InputRequiredResult> {
   const { round, spec } = flow;
   let shown = again ? withNotice(spec, live.context, again.notice) : live.question;
-  if (
-    live.mode !== 'form' &&
-    !(isApprovalField(flow.principal) && isApprovalField(flow.operation))
-  ) {
+  if (live.mode !== 'form' && !isApprovalField(flow.principal)) {
     await round.emit({
       outcome: 'refused',
       reason: 'principal_unrecordable',
@@ -70,6 +67,11 @@ export async function askAfresh<View, Tx>(
       { isError: true },
     );
   }
+  // The operation is the server's own (a tool's registered name): a configuration error, said as one.
+  if (live.mode !== 'form' && !isApprovalField(flow.operation))
+    throw new TypeError(
+      `${flow.request.name}: its operation cannot be bound by an approval (at most ${MAX_APPROVAL_FIELD_LENGTH} characters of well-formed text without U+0000): give the tool a shorter name`,
+    );
   // The gate's own notice of why it asks again never makes a question that fits too long.
   if (again && live.mode !== 'form' && approvalTooLong(shown.message, live.schema))
     shown = live.question;

@@ -15,9 +15,8 @@ import type { TicketFailureReason } from '@mrtr/ticket';
  * - `approval_unknown`: the approval the ticket names is gone (expired or swept) or bound to something else (`-32602`);
  * - `question_too_long`: a URL-mode or presence question longer than the approval page keeps
  *   (`MAX_APPROVAL_MESSAGE_LENGTH`), e.g. one that quotes long arguments (an `isError` result);
- * - `principal_unrecordable`: a URL-mode or presence question for a principal (or operation) an
- *   approval cannot bind: over `MAX_APPROVAL_FIELD_LENGTH`, or holding U+0000 or a lone surrogate
- *   (an `isError` result).
+ * - `principal_unrecordable`: a URL-mode or presence question for a principal an approval cannot
+ *   bind: over `MAX_APPROVAL_FIELD_LENGTH`, or holding U+0000 or a lone surrogate (an `isError` result).
  */
 export type RefusalReason =
   | 'capability_missing'

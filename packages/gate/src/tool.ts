@@ -184,7 +184,8 @@ interface Shown<View> {
 
 /**
  * Build the {@link GatedTool} of `declaration` on `gate`.
- * @throws {TypeError} at once when the form has no consent field (`confirm` or `typeToConfirm`),
+ * @throws {TypeError} at once when the form has no consent field (`confirm` or `typeToConfirm`)
+ *   or a field named `__proto__`,
  *   the argument schema gives no object JSON Schema, or a fixed `level` is
  *   no level, or is `url`, `presence` or `form-or-url` on a gate without `approvals`.
  */
@@ -193,6 +194,9 @@ export function gatedTool<Args, View, F extends FormFields, Tx>(
   declaration: GatedToolDeclaration<Args, View, F, Tx>,
 ): GatedTool<Args> {
   const form = Object.entries(declaration.form ?? {}); // plain JavaScript may omit it: same rule, same message
+  // A form parsed from JSON may hold one: assigned into the schema it would set its prototype instead.
+  if (form.some(([name]) => name === '__proto__'))
+    throw new TypeError(`gated tool ${declaration.name}: a form field cannot be named __proto__`);
   if (!form.some(([, f]) => isConsent(f)))
     throw new TypeError(
       `gated tool ${declaration.name} needs a consent field in its form (confirm or typeToConfirm): in form mode accept only means the form was submitted`,

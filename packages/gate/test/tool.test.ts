@@ -731,3 +731,21 @@ describe('text() bounds', () => {
     });
   });
 });
+
+// helper-158 L2: assigned into the schema, a field named __proto__ set its prototype: a field lost.
+describe('a form field named __proto__', () => {
+  it('is refused when the tool is declared', () => {
+    const gate = new ConfirmationGate({ sealer: sealer(), store: new MemoryReplayStore() });
+    const form = JSON.parse('{"__proto__": {"kind": "flag", "title": "x", "default": false}}');
+    expect(() =>
+      gate.tool({
+        name: 'delete_x',
+        description: 'Delete x.',
+        args: z.object({ id: z.string() }),
+        form: { ...form, ok: confirm({ title: 'Yes' }) },
+        ask: async ({ args }) => ({ message: `Delete ${args.id}?`, view: args.id }),
+        perform: async () => textResult('Deleted.'),
+      }),
+    ).toThrow(/cannot be named __proto__/);
+  });
+});

@@ -54,6 +54,8 @@ class DepthScan {
    * (0x5b) for a JSON-RPC batch; 0 until one is read.
    */
   first = 0;
+  /** Whether a byte 0 was read: no JSON text holds one (UTF-16 text read as bytes does). */
+  nul = false;
 
   /** Feed the next bytes; `true` once the depth has passed `limit` (the rest need not be read). */
   feed(bytes: Uint8Array, limit: number): boolean {
@@ -61,6 +63,7 @@ class DepthScan {
       const c = bytes[i] as number;
       // JSON's white space, and the bytes of a leading BOM (EF BB BF), none of which starts a value.
       if (this.first === 0 && c > 0x20 && c !== 0xef && c !== 0xbb && c !== 0xbf) this.first = c;
+      if (c === 0) this.nul = true;
       if (this.#inString) {
         // Hex digits are neither `"` nor `\`: the checks below still read each byte.
         if (this.#hex === 1) this.#hex = (c | 0x20) === 0x64 ? 2 : 0;
@@ -145,7 +148,7 @@ export async function scanBody(
               deeper: false,
               items: scan.items,
               surrogateEscapes: scan.surrogateEscapes,
-              batch: scan.first === 0x5b,
+              batch: scan.first === 0x5b && !scan.nul,
             }
           : NOT_UTF8;
       read += value.length;

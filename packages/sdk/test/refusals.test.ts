@@ -486,6 +486,21 @@ describe('a JSON-RPC batch on a 2025-era session', () => {
       body: `\ufeff \n${JSON.stringify(batch)}`,
     });
     expect((await fetchAs(spaced)).status).toBe(400);
+    // helper-158 L4: UTF-16 text is no JSON batch, but no JSON at all (-32700), as without a version.
+    const utf16 = new Request(URL_, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${TOKENS.alice}`,
+        'mcp-session-id': session,
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: Buffer.from(JSON.stringify(batch), 'utf16le'),
+    });
+    const notJson = await fetchAs(utf16);
+    expect(notJson.status).toBe(400);
+    expect((await errorBody(notJson)).error.code).toBe(-32700);
     const old = await fetchAs(legacy(batch, { 'mcp-protocol-version': '2025-03-26' }, session));
     expect(old.status).toBe(200);
     await old.body?.cancel();
