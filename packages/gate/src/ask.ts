@@ -55,40 +55,10 @@ export async function askAfresh<View, Tx>(
 ): Promise<CallToolResult | InputRequiredResult> {
   const { round, spec } = flow;
   let shown = again ? withNotice(spec, live.context, again.notice) : live.question;
-  if (live.mode !== 'form' && !isApprovalField(flow.principal)) {
-    await round.emit({
-      outcome: 'refused',
-      reason: 'principal_unrecordable',
-      isError: true,
-      ...round.known(),
-    });
-    return textResult(
-      `Nothing was done: this confirmation is made on the server's approval page, which cannot record the caller's identity this call was made under (at most ${MAX_APPROVAL_FIELD_LENGTH} characters of text without U+0000). Ask the server's operator.`,
-      { isError: true },
-    );
-  }
-  // The operation is the server's own (a tool's registered name): a configuration error, said as one.
-  if (live.mode !== 'form' && !isApprovalField(flow.operation))
-    throw new TypeError(
-      `${flow.request.name}: its operation cannot be bound by an approval (at most ${MAX_APPROVAL_FIELD_LENGTH} characters of well-formed text without U+0000): give the tool a shorter name`,
-    );
-  // The gate's own notice of why it asks again never makes a question that fits too long.
-  if (again && live.mode !== 'form' && approvalTooLong(shown.message, live.schema))
-    shown = live.question;
-  // Before anything is minted or recorded: the page could not keep the question, and arguments a
-  // question quotes are the client's to shorten.
-  const tooLong = live.mode === 'form' ? undefined : approvalTooLong(shown.message, live.schema);
-  if (tooLong) {
-    await round.emit({
-      outcome: 'refused',
-      reason: 'question_too_long',
-      isError: true,
-      ...round.known(),
-    });
-    return textResult(
-      `Nothing was done: the confirmation this call needs ${tooLong}, longer than the approval page shows (${MAX_APPROVAL_MESSAGE_LENGTH} characters). Call the tool again with arguments that make a shorter question.`,
-      { isError: true },
-    );
+  if (live.mode !== 'form') {
+    const checked = await forApproval(flow, live, shown);
+    if ('refused' in checked) return checked.refused;
+    shown = checked.shown;
   }
   if (again) await round.emit({ outcome: 'asked_again', reason: again.reason, ...round.known() });
   const claims: TicketClaimsInput<Json> = {
@@ -187,4 +157,49 @@ function approvalTooLong(message: string, schema: RequestedSchema): string | und
   const fields = JSON.stringify(schema).length;
   if (fields > MAX_APPROVAL_MESSAGE_LENGTH) return `offers fields of ${fields} characters as JSON`;
   return undefined;
+}
+
+/**
+ * What a URL-mode or presence question needs of an approval, checked before
+ * anything is minted or recorded: a principal it can bind and a question it
+ * can keep (arguments a question quotes are the client's to shorten), else
+ * the refusal, audited; the question to put, without the gate's notice of
+ * why it asks again when only that notice made it too long.
+ * @throws {TypeError} when the operation (a tool's own name) cannot be bound: the server's configuration.
+ */
+async function forApproval<View, Tx>(
+  flow: Flow<View, Tx>,
+  live: Asked<View>,
+  shown: Asked<View>['question'],
+): Promise<{ refused: CallToolResult } | { shown: Asked<View>['question'] }> {
+  if (!isApprovalField(flow.operation))
+    throw new TypeError(
+      `${flow.request.name}: its operation cannot be bound by an approval (at most ${MAX_APPROVAL_FIELD_LENGTH} characters of well-formed text without U+0000): give the tool a shorter name`,
+    );
+  if (!isApprovalField(flow.principal))
+    return refuse(
+      flow,
+      'principal_unrecordable',
+      `Nothing was done: this confirmation is made on the server's approval page, which cannot record the caller's identity this call was made under (at most ${MAX_APPROVAL_FIELD_LENGTH} characters of text without U+0000). Ask the server's operator.`,
+    );
+  const question =
+    shown !== live.question && approvalTooLong(shown.message, live.schema) ? live.question : shown;
+  const tooLong = approvalTooLong(question.message, live.schema);
+  if (tooLong)
+    return refuse(
+      flow,
+      'question_too_long',
+      `Nothing was done: the confirmation this call needs ${tooLong}, longer than the approval page shows (${MAX_APPROVAL_MESSAGE_LENGTH} characters). Call the tool again with arguments that make a shorter question.`,
+    );
+  return { shown: question };
+}
+
+/** Refuse without asking: an `isError` result saying `text`, audited `refused` with `reason`. */
+async function refuse<View, Tx>(
+  flow: Flow<View, Tx>,
+  reason: 'principal_unrecordable' | 'question_too_long',
+  text: string,
+): Promise<{ refused: CallToolResult }> {
+  await flow.round.emit({ outcome: 'refused', reason, isError: true, ...flow.round.known() });
+  return { refused: textResult(text, { isError: true }) };
 }
