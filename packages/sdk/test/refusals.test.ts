@@ -47,7 +47,7 @@ function modern(body: unknown, headers: Record<string, string> = {}): Request {
   });
 }
 
-/** A 2025-era POST of `body`, on `session` when given. */
+/** A 2025-era POST of `body` (text or bytes as they are), on `session` when given. */
 function legacy(body: unknown, headers: Record<string, string> = {}, session?: string): Request {
   return new Request(URL_, {
     method: 'POST',
@@ -58,7 +58,10 @@ function legacy(body: unknown, headers: Record<string, string> = {}, session?: s
       ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } : {}),
       ...headers,
     },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
+    body:
+      typeof body === 'string' || body instanceof Uint8Array
+        ? (body as BodyInit)
+        : JSON.stringify(body),
   });
 }
 
@@ -474,31 +477,12 @@ describe('a JSON-RPC batch on a 2025-era session', () => {
       expect(body, version).not.toHaveProperty('id');
     }
     // With a BOM and white space before it: still a batch.
-    const spaced = new Request(URL_, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${TOKENS.alice}`,
-        'mcp-session-id': session,
-        'mcp-protocol-version': '2025-11-25',
-      },
-      body: `\ufeff \n${JSON.stringify(batch)}`,
-    });
+    const spaced = legacy(`\ufeff \n${JSON.stringify(batch)}`, {}, session);
     expect((await fetchAs(spaced)).status).toBe(400);
     // helper-158 L4: UTF-16 text is no JSON batch, but no JSON at all (-32700), as without a version.
-    const utf16 = new Request(URL_, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${TOKENS.alice}`,
-        'mcp-session-id': session,
-        'mcp-protocol-version': '2025-11-25',
-      },
-      body: Buffer.from(JSON.stringify(batch), 'utf16le'),
-    });
-    const notJson = await fetchAs(utf16);
+    const notJson = await fetchAs(
+      legacy(Buffer.from(JSON.stringify(batch), 'utf16le'), {}, session),
+    );
     expect(notJson.status).toBe(400);
     expect((await errorBody(notJson)).error.code).toBe(-32700);
     const old = await fetchAs(legacy(batch, { 'mcp-protocol-version': '2025-03-26' }, session));
