@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Json } from '@mrtr/replay';
-import type { TicketClaimsInput } from '@mrtr/ticket';
+import type { TicketClaimsInput, TicketSealer } from '@mrtr/ticket';
 import {
   type CallToolResult,
   formElicitation,
@@ -54,6 +54,15 @@ export async function askAfresh<View, Tx>(
   again?: { reason: AskAgainReason; notice: string },
 ): Promise<CallToolResult | InputRequiredResult> {
   const { round, spec } = flow;
+  // Checked in every mode: a ticket seals the principal, and an approval or audit record names it.
+  if (!isApprovalField(flow.principal))
+    return (
+      await refuse(
+        flow,
+        'principal_unrecordable',
+        `Nothing was done: a confirmation cannot be bound to the identity this call was made under (it must be text of 1 to ${MAX_APPROVAL_FIELD_LENGTH} characters without U+0000). Ask the server's operator.`,
+      )
+    ).refused;
   let shown = again ? withNotice(spec, live.context, again.notice) : live.question;
   if (live.mode !== 'form') {
     const checked = await forApproval(flow, live, shown);
@@ -73,7 +82,22 @@ export async function askAfresh<View, Tx>(
   if (approvalId !== undefined) claims.approvalId = approvalId;
   const data = ticketData(sealTraceContext(round.span), live.context.seal);
   if (data !== undefined) claims.data = data;
-  const { ticket, claims: minted } = flow.parts.sealer.seal(claims);
+  let sealed: ReturnType<TicketSealer['seal']>;
+  try {
+    sealed = flow.parts.sealer.seal(claims);
+  } catch (error) {
+    // Longer than the sealer's `maxTicketLength` (a long principal in a script of three UTF-8
+    // bytes a character, or what `ask` seals): the caller's to learn, not an internal error.
+    if (!(error instanceof RangeError)) throw error;
+    return (
+      await refuse(
+        flow,
+        'request_state_too_long',
+        `Nothing was done: the requestState this confirmation needs (it seals the caller's identity and what the tool keeps of its target) is longer than this server allows. Ask the server's operator.`,
+      )
+    ).refused;
+  }
+  const { ticket, claims: minted } = sealed;
   round.setNonce(minted.nonce);
   let request: ReturnType<typeof formElicitation>;
   if (approvalId === undefined) {
@@ -161,8 +185,8 @@ function approvalTooLong(message: string, schema: RequestedSchema): string | und
 
 /**
  * What a URL-mode or presence question needs of an approval, checked before
- * anything is minted or recorded: a principal it can bind and a question it
- * can keep (arguments a question quotes are the client's to shorten), else
+ * anything is minted or recorded (the principal was checked before, in every
+ * mode): an operation it can bind and a question it can keep (arguments a question quotes are the client's to shorten), else
  * the refusal, audited; the question to put, without the gate's notice of
  * why it asks again when only that notice made it too long.
  * @throws {TypeError} when the operation (a tool's own name) cannot be bound: the server's configuration.
@@ -175,12 +199,6 @@ async function forApproval<View, Tx>(
   if (!isApprovalField(flow.operation))
     throw new TypeError(
       `${flow.request.name}: its operation cannot be bound by an approval (at most ${MAX_APPROVAL_FIELD_LENGTH} characters of well-formed text without U+0000): give the tool a shorter name`,
-    );
-  if (!isApprovalField(flow.principal))
-    return refuse(
-      flow,
-      'principal_unrecordable',
-      `Nothing was done: this confirmation is made on the server's approval page, which cannot record the caller's identity this call was made under (at most ${MAX_APPROVAL_FIELD_LENGTH} characters of text without U+0000). Ask the server's operator.`,
     );
   const question =
     shown !== live.question && approvalTooLong(shown.message, live.schema) ? live.question : shown;
@@ -197,7 +215,7 @@ async function forApproval<View, Tx>(
 /** Refuse without asking: an `isError` result saying `text`, audited `refused` with `reason`. */
 async function refuse<View, Tx>(
   flow: Flow<View, Tx>,
-  reason: 'principal_unrecordable' | 'question_too_long',
+  reason: 'principal_unrecordable' | 'question_too_long' | 'request_state_too_long',
   text: string,
 ): Promise<{ refused: CallToolResult }> {
   await flow.round.emit({ outcome: 'refused', reason, isError: true, ...flow.round.known() });

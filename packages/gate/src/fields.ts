@@ -43,31 +43,64 @@ export interface FlagField extends FieldLabels {
 }
 
 /**
+ * `labels` checked and followed by `kind`: a plain JavaScript caller's own
+ * `kind` member cannot turn a consent box into an option, nor a title that is
+ * no string make a form no client can show.
+ * @throws {TypeError} when `title` is not a string or `description` is neither a string nor absent.
+ */
+function labelled<L extends FieldLabels, K extends FormField['kind']>(
+  builder: string,
+  labels: L,
+  kind: K,
+): L & { readonly kind: K } {
+  if (typeof labels?.title !== 'string')
+    throw new TypeError(`${builder}(): title must be a string`);
+  if (labels.description !== undefined && typeof labels.description !== 'string')
+    throw new TypeError(`${builder}(): description must be a string when given`);
+  return { ...labels, kind };
+}
+
+/**
  * Choose one of the candidates `ask` returns under this field's name in
  * `choices` (`[{ value, label }]`: `value` is what the answer carries,
  * `label` what the person reads), shown as a titled single-select enum
- * (`oneOf: [{ const, title }]`); an answer outside them is asked again.
- * @param labels `{ title, description? }` of the field. Never throws.
+ * (`oneOf: [{ const, title }]`); an answer outside them is asked again. When
+ * none is left (`choices` empty or missing) the call is refused, an `isError`
+ * result saying there is nothing to choose from, and nothing is asked.
+ * @param labels `{ title, description? }` of the field.
+ * @throws {TypeError} when `title` is not a string or `description` is neither a string nor absent.
  */
-export const choose = (labels: FieldLabels): ChooseField => ({ kind: 'choose', ...labels });
+export const choose = (labels: FieldLabels): ChooseField => labelled('choose', labels, 'choose');
 /**
  * A "yes, do it" box the person must tick: a boolean field whose answer must
  * be `true` to consent (`false` is a refusal that uses the ticket up).
- * @param labels `{ title, description? }` of the field. Never throws.
+ * @param labels `{ title, description? }` of the field.
+ * @throws {TypeError} when `title` is not a string or `description` is neither a string nor absent.
  */
-export const confirm = (labels: FieldLabels): ConfirmField => ({ kind: 'confirm', ...labels });
-/** The person types the target's name (`ask` returns it in `expect`); a mismatch is asked again. */
-export const typeToConfirm = (labels: FieldLabels): TypedField => ({ kind: 'typed', ...labels });
+export const confirm = (labels: FieldLabels): ConfirmField =>
+  labelled('confirm', labels, 'confirm');
+/**
+ * The person types the target's name (`ask` returns it in `expect`); a mismatch is asked again.
+ * @param labels `{ title, description? }` of the field.
+ * @throws {TypeError} when `title` is not a string or `description` is neither a string nor absent.
+ */
+export const typeToConfirm = (labels: FieldLabels): TypedField =>
+  labelled('typeToConfirm', labels, 'typed');
 /**
  * Free text with optional length bounds (in code points).
  * @param labels `{ title, description?, minLength?, maxLength?, optional? }`.
  * @throws {TypeError} when `minLength` or `maxLength` is not a safe integer ≥ 0, or
  *   `minLength` > `maxLength`: the form schema would be invalid (`client/elicitation`
- *   bounds are integers), and an approval page would refuse it on every call.
+ *   bounds are integers), and an approval page would refuse it on every call;
+ *   when `optional` is given and not a boolean, `title` is not a string, or
+ *   `description` is neither a string nor absent.
  */
 export const text = (
   labels: FieldLabels & Omit<TextField, 'kind' | keyof FieldLabels>,
 ): TextField => {
+  const checked = labelled('text', labels, 'text');
+  if (labels.optional !== undefined && typeof labels.optional !== 'boolean')
+    throw new TypeError('text(): optional must be true or false when given');
   for (const bound of ['minLength', 'maxLength'] as const) {
     const value = labels[bound];
     if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0))
@@ -79,17 +112,22 @@ export const text = (
     throw new TypeError(
       `text(): minLength ${labels.minLength} is more than maxLength ${labels.maxLength}: no answer fits`,
     );
-  return { kind: 'text', ...labels };
+  return checked;
 };
 /**
  * A boolean option (`{ type: "boolean", default }`), handed to `perform` as
  * the person left it; never read as consent.
- * @param labels `{ title, description?, default }`. Never throws.
+ * @param labels `{ title, description?, default }`.
+ * @throws {TypeError} when `default` is not `true` or `false` (the form would
+ *   not be valid, and `perform` would get no answer for the option), or `title`
+ *   is not a string, or `description` is neither a string nor absent.
  */
-export const flag = (labels: FieldLabels & { default: boolean }): FlagField => ({
-  kind: 'flag',
-  ...labels,
-});
+export const flag = (labels: FieldLabels & { default: boolean }): FlagField => {
+  const checked = labelled('flag', labels, 'flag');
+  if (typeof labels.default !== 'boolean')
+    throw new TypeError('flag(): default must be true or false');
+  return checked;
+};
 
 /** The fields of a form, by name (the order is the order shown). */
 export type FormFields = Record<string, FormField>;

@@ -10,7 +10,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { answer } from './answer.js';
-import type { ApprovalChannel } from './approval.js';
+import { type ApprovalChannel, isApprovalField } from './approval.js';
 import { ask } from './ask.js';
 import { AuditFanout, type AuditSink, AuditSinkError } from './audit.js';
 import {
@@ -270,8 +270,9 @@ export class ConfirmationGate<Tx = void> {
     phase: string,
     receivedAt: number,
   ): Flow<View, Tx> {
-    const principal =
-      typeof request.principal === 'string' ? request.principal : request.principal.id;
+    const id = typeof request.principal === 'string' ? request.principal : request.principal?.id;
+    // Not text (an `authenticate` that returned `{ id: 5 }`): bound to nothing, refused when asked.
+    const principal = typeof id === 'string' ? id : '';
     const operation = `${request.method}:${request.name}`;
     round.canonicalArguments = canonicalArgumentsOf(request);
     const argsDigest = digestCanonical(round.canonicalArguments);
@@ -279,7 +280,8 @@ export class ConfirmationGate<Tx = void> {
     // A silent round writes no record: nothing to read.
     if (!round.silent)
       round.base = {
-        principal,
+        // Exactly, when a ticket can bind it; else (refused when asked) as records keep text a caller chose.
+        principal: isApprovalField(principal) ? principal : recordedText(principal),
         ...clientOf(request),
         method: request.method,
         // A resource's name is the caller's URI: kept as other text a caller chose is.

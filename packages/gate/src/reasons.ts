@@ -15,8 +15,10 @@ import type { TicketFailureReason } from '@mrtr/ticket';
  * - `approval_unknown`: the approval the ticket names is gone (expired or swept) or bound to something else (`-32602`);
  * - `question_too_long`: a URL-mode or presence question longer than the approval page keeps
  *   (`MAX_APPROVAL_MESSAGE_LENGTH`), e.g. one that quotes long arguments (an `isError` result);
- * - `principal_unrecordable`: a URL-mode or presence question for a principal an approval cannot
- *   bind: over `MAX_APPROVAL_FIELD_LENGTH`, or holding U+0000 or a lone surrogate (an `isError` result).
+ * - `principal_unrecordable`: a question for a principal a ticket or an approval cannot bind: not
+ *   text, empty, over `MAX_APPROVAL_FIELD_LENGTH`, or holding U+0000 or a lone surrogate (an `isError` result);
+ * - `request_state_too_long`: the ticket would be longer than the sealer's `maxTicketLength`
+ *   (a long principal, or a large `seal`) (an `isError` result).
  */
 export type RefusalReason =
   | 'capability_missing'
@@ -28,7 +30,8 @@ export type RefusalReason =
   | 'target_unavailable'
   | 'approval_unknown'
   | 'question_too_long'
-  | 'principal_unrecordable';
+  | 'principal_unrecordable'
+  | 'request_state_too_long';
 
 /**
  * Why the person is asked again, nothing performed:

@@ -1,14 +1,16 @@
 import type { Json } from '@mrtr/replay';
-import type {
-  CallToolResult,
-  InputRequiredResult,
-  RequestedSchema,
-  ToolAnnotations,
+import {
+  type CallToolResult,
+  type InputRequiredResult,
+  type RequestedSchema,
+  type ToolAnnotations,
+  textResult,
 } from '@mrtr/wire';
 import { type ArgsSchema, objectSchema, parseArgs } from './args.js';
 import {
   type AnswerOf,
   type Choice,
+  type FormField,
   type FormFields,
   fieldSchema,
   isConsent,
@@ -238,6 +240,12 @@ export function gatedTool<Args, View, F extends FormFields, Tx>(
           };
           const candidates =
             chooser === undefined ? undefined : (shown.choices[chooser] ?? []).map((c) => c.value);
+          // The last candidate went while the person answered (or none matched): nothing to ask.
+          // Two of one value: an answer could not say which was meant (nor could a form offer both).
+          if (candidates !== undefined && (candidates.length === 0 || hasRepeats(candidates)))
+            return {
+              result: unchoosable(declaration.form?.[chooser as string], candidates.length > 0),
+            };
           return {
             view: shown,
             ...(candidates === undefined ? {} : { candidates }),
@@ -289,6 +297,26 @@ export function gatedTool<Args, View, F extends FormFields, Tx>(
       return gate.run({ ...request, arguments: args as Record<string, unknown> }, spec);
     },
   };
+}
+
+/**
+ * The result of a call whose `choose` field has no live candidate, or two of
+ * one value: an `isError` result, as `withoutAsking` would give (a select of
+ * no options, or of one option twice, is no valid form).
+ */
+function unchoosable(f: FormField | undefined, repeated: boolean): CallToolResult {
+  const title = quoted(f?.title ?? '', MAX_EXPECTED_SHOWN);
+  return textResult(
+    repeated
+      ? `Nothing was done: two of the choices for ${title} have the same value, so an answer could not say which was meant. Ask the server's operator.`
+      : `Nothing was done: there is nothing to choose from for ${title}.`,
+    { isError: true },
+  );
+}
+
+/** Whether a value occurs twice in `values`. */
+function hasRepeats(values: readonly string[]): boolean {
+  return new Set(values).size !== values.length;
 }
 
 /** The requested schema of `form` with the live choices. */

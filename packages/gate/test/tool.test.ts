@@ -749,3 +749,164 @@ describe('a form field named __proto__', () => {
     ).toThrow(/cannot be named __proto__/);
   });
 });
+
+describe('a choose field with no live candidate (helper-163 H1)', () => {
+  function emptying() {
+    const ids = new Set(['n1']);
+    const events: GateAuditEvent[] = [];
+    const deleted: string[] = [];
+    const gate = new ConfirmationGate({
+      sealer: sealer(),
+      store: new MemoryReplayStore(),
+      audit: (e) => void events.push(e),
+    });
+    const tool = gate.tool({
+      name: 'notes_delete',
+      description: 'Delete a note; a person confirms.',
+      args: z.object({}),
+      form: {
+        note_id: choose({ title: 'Note to delete' }),
+        confirm: confirm({ title: 'Yes, delete it' }),
+      },
+      // Written as a tool author may: the choices are whatever matches, possibly none.
+      ask: async () => ({
+        message: 'Delete which note?',
+        view: null,
+        choices: { note_id: [...ids].map((id) => ({ value: id, label: id })) },
+      }),
+      async perform({ answer }) {
+        deleted.push(answer.note_id);
+        return textResult('Deleted.');
+      },
+    });
+    return { ids, events, deleted, tool };
+  }
+
+  it('is refused at once with an isError result, never a TypeError (HTTP 500)', async () => {
+    const t = emptying();
+    t.ids.clear();
+    const result = await t.tool.handler({}, callOf('notes_delete', {}));
+    expect(result).toMatchObject({
+      isError: true,
+      content: [
+        { text: 'Nothing was done: there is nothing to choose from for "Note to delete".' },
+      ],
+    });
+    expect(t.events.at(-1)).toMatchObject({ outcome: 'refused', reason: 'not_asked' });
+  });
+
+  it('two choices of one value are refused the same way, nothing asked', async () => {
+    const t = emptying();
+    const tool = new ConfirmationGate({ sealer: sealer(), store: new MemoryReplayStore() }).tool({
+      name: 'notes_delete',
+      description: 'Delete a note; a person confirms.',
+      args: z.object({}),
+      form: { note_id: choose({ title: 'Note' }), confirm: confirm({ title: 'Yes' }) },
+      ask: async () => ({
+        message: 'Delete which note?',
+        view: null,
+        choices: {
+          note_id: [
+            { value: 'Dup', label: 'n1' },
+            { value: 'Dup', label: 'n2' },
+          ],
+        },
+      }),
+      perform: async () => textResult('Deleted.'),
+    });
+    expect(await tool.handler({}, callOf('notes_delete', {}))).toMatchObject({
+      isError: true,
+      content: [
+        { text: expect.stringMatching(/two of the choices for "Note" have the same value/) },
+      ],
+    });
+    expect(t.deleted).toEqual([]);
+  });
+
+  it('gone while the person answered: refused, nothing performed, the ticket unused', async () => {
+    const t = emptying();
+    const asked = (await t.tool.handler({}, callOf('notes_delete', {}))) as {
+      requestState: string;
+    };
+    t.ids.clear();
+    const retry = callOf(
+      'notes_delete',
+      {},
+      {
+        requestState: asked.requestState,
+        inputResponses: {
+          confirm: { action: 'accept', content: { note_id: 'n1', confirm: true } },
+        },
+      },
+    );
+    expect(await t.tool.handler({}, retry)).toMatchObject({ isError: true });
+    expect(t.events.at(-1)).toMatchObject({ outcome: 'refused', reason: 'target_unavailable' });
+    expect(t.deleted).toEqual([]);
+    t.ids.add('n1');
+    expect(await t.tool.handler({}, retry)).toMatchObject({ content: [{ text: 'Deleted.' }] });
+    expect(t.deleted).toEqual(['n1']);
+  });
+});
+
+describe('field builders called from plain JavaScript (helper-163 L9)', () => {
+  it('keep their own kind whatever the labels hold', () => {
+    const labels = { title: 'Yes', kind: 'flag', default: true } as unknown as { title: string };
+    expect(confirm(labels).kind).toBe('confirm');
+    expect(typeToConfirm(labels).kind).toBe('typed');
+    expect(choose(labels).kind).toBe('choose');
+    expect(flag({ ...(labels as object), kind: 'confirm' } as never).kind).toBe('flag');
+  });
+
+  it('refuse what would make a form no client can show', () => {
+    expect(() => flag({ title: 'Keep a copy' } as never)).toThrow(
+      'flag(): default must be true or false',
+    );
+    expect(() => flag({ title: 'Keep a copy', default: 'yes' } as never)).toThrow(TypeError);
+    expect(() => confirm({ title: 5 } as never)).toThrow('confirm(): title must be a string');
+    expect(() => choose(undefined as never)).toThrow('choose(): title must be a string');
+    expect(() => typeToConfirm({ title: 'x', description: {} } as never)).toThrow(
+      'typeToConfirm(): description must be a string when given',
+    );
+    expect(() => text({ title: 'Why', optional: 'yes' } as never)).toThrow(
+      'text(): optional must be true or false when given',
+    );
+    expect(flag({ title: 'Keep a copy', default: false })).toEqual({
+      title: 'Keep a copy',
+      default: false,
+      kind: 'flag',
+    });
+  });
+});
+
+describe('a ticket that cannot be minted for the caller (helper-163 L1)', () => {
+  it('a principal whose id is not text is refused as unrecordable, never a TypeError', async () => {
+    const t = setup();
+    for (const principal of [{ id: 5 }, {}]) {
+      const out = await t.tool.handler(
+        { title: 'Dup' },
+        t.request({ principal: principal as never }),
+      );
+      expect(out).toMatchObject({ isError: true });
+      expect(t.events.at(-1)).toMatchObject({
+        outcome: 'refused',
+        reason: 'principal_unrecordable',
+        principal: '',
+      });
+    }
+  });
+
+  it('a requestState longer than the sealer allows is an isError result, audited', async () => {
+    const t = setup();
+    // 1,024 characters fit an approval; at three UTF-8 bytes each they do not fit a 4,096-character ticket.
+    const out = await t.tool.handler(
+      { title: 'Dup' },
+      t.request({ principal: { id: '界'.repeat(1024) } }),
+    );
+    expect(out).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringMatching(/^Nothing was done: the requestState/) }],
+    });
+    expect(t.events.at(-1)).toMatchObject({ outcome: 'refused', reason: 'request_state_too_long' });
+    expect(t.deleted).toEqual([]);
+  });
+});

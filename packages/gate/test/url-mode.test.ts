@@ -519,9 +519,10 @@ describe('URL mode', () => {
   });
 });
 
-// helper-156 M3: a principal the approval store refuses met its TypeError (HTTP 500).
-describe('URL mode, a principal an approval cannot bind', () => {
-  it('is an isError result, nothing opened; form mode is not concerned', async () => {
+// helper-156 M3: a principal the approval store refuses met its TypeError (HTTP 500);
+// helper-163 L1: in form mode the ticket sealer's (a lone surrogate, a long one).
+describe('a principal a ticket or an approval cannot bind', () => {
+  it('is an isError result, nothing opened, in URL mode and in form mode', async () => {
     for (const principal of [
       'p'.repeat(MAX_APPROVAL_FIELD_LENGTH + 1),
       'al\u0000ice',
@@ -530,7 +531,9 @@ describe('URL mode, a principal an approval cannot bind', () => {
       const t = setup();
       const out = await t.call({ principal });
       expect(out, principal.slice(0, 8)).toMatchObject({ isError: true });
-      expect(JSON.stringify(out)).toMatch(/cannot record the caller's identity/);
+      expect(JSON.stringify(out)).toMatch(
+        /a confirmation cannot be bound to the identity this call was made under/,
+      );
       expect(t.channel.opened.size).toBe(0);
       expect(t.events.at(-1)).toMatchObject({
         outcome: 'refused',
@@ -540,12 +543,23 @@ describe('URL mode, a principal an approval cannot bind', () => {
     const fits = setup();
     const asked = await fits.call({ principal: 'p'.repeat(MAX_APPROVAL_FIELD_LENGTH) });
     expect(asked).toMatchObject({ resultType: 'input_required' });
-    const form = setup('form-or-url');
-    const formAsked = await form.call({
-      principal: 'p'.repeat(MAX_APPROVAL_FIELD_LENGTH + 1),
-      capabilities: { elicitation: { form: {} } },
-    });
-    expect(formAsked).toMatchObject({ resultType: 'input_required' });
+    for (const [principal, recorded] of [
+      ['p'.repeat(MAX_APPROVAL_FIELD_LENGTH + 1), `${'p'.repeat(255)}…`],
+      ['al\ud800ice', 'al\ufffdice'],
+      ['', ''],
+    ] as const) {
+      const form = setup('form-or-url');
+      const formAsked = await form.call({
+        principal,
+        capabilities: { elicitation: { form: {} } },
+      });
+      expect(formAsked).toMatchObject({ isError: true });
+      expect(form.events.at(-1)).toMatchObject({
+        outcome: 'refused',
+        reason: 'principal_unrecordable',
+        principal: recorded,
+      });
+    }
   });
 });
 

@@ -83,9 +83,13 @@ function parseRecord(kept: string): Settled {
 
 /** Options of {@link MemoryReplayStore}. */
 export interface MemoryReplayStoreOptions {
-  /** Clock, milliseconds since the epoch (default `Date.now`); for tests. */
+  /**
+   * Clock, milliseconds since the epoch (default `Date.now`); for tests. A
+   * reading that is not a finite number makes `once` throw a `TypeError`:
+   * no entry could be told live from expired.
+   */
   now?: () => number;
-  /** Sweep expired entries every this many claims (default 1024). */
+  /** Sweep expired entries every this many claims: a whole number ≥ 1 (default 1024). */
   sweepEvery?: number;
 }
 
@@ -112,9 +116,19 @@ export class MemoryReplayStore implements ReplayStore<void> {
   readonly #sweepEvery: number;
   #claims = 0;
 
+  /**
+   * @throws {TypeError} when `now` is given and is not a function, or
+   *   `sweepEvery` is not a whole number ≥ 1.
+   */
   constructor(options: MemoryReplayStoreOptions = {}) {
     this.#now = options.now ?? Date.now;
     this.#sweepEvery = options.sweepEvery ?? 1024;
+    if (typeof this.#now !== 'function')
+      throw new TypeError('MemoryReplayStore: now must be a function returning milliseconds');
+    if (!Number.isSafeInteger(this.#sweepEvery) || this.#sweepEvery < 1)
+      throw new TypeError(
+        `MemoryReplayStore: sweepEvery must be a whole number of claims ≥ 1; got ${String(this.#sweepEvery)}`,
+      );
   }
 
   /** Number of live entries (for tests and metrics). */
@@ -125,7 +139,10 @@ export class MemoryReplayStore implements ReplayStore<void> {
   /**
    * See {@link ReplayStore.once}. An identical presentation while the action
    * runs is refused as `in_progress` at once.
-   * @throws {TypeError} for a malformed request; otherwise only what `action` throws.
+   * @throws {TypeError} for a malformed request, a clock (`now`) that reads no
+   *   finite number (before anything is claimed), or an outcome that is no JSON
+   *   value (after the action ran; its claim is kept, recorded as used);
+   *   otherwise only what `action` throws.
    */
   async once<T extends Json>(
     request: OnceRequest,
@@ -134,6 +151,9 @@ export class MemoryReplayStore implements ReplayStore<void> {
     assertOnceRequest(request);
     const { nonce, requestDigest, expiresAt } = request;
     const now = this.#now();
+    // A broken clock would read every settled entry as expired and run the action again: fail closed.
+    if (!Number.isFinite(now))
+      throw new TypeError(`MemoryReplayStore: the clock returned ${String(now)}, not milliseconds`);
     if (++this.#claims % this.#sweepEvery === 0) this.sweep(now);
     const kept = this.#entries.get(nonce);
     if (kept !== undefined) {
@@ -209,7 +229,8 @@ export class MemoryReplayStore implements ReplayStore<void> {
    */
   sweep(now = this.#now()): number {
     let removed = 0;
-    if (Number.isNaN(now)) return removed; // no time is past a broken clock's reading
+    // No time is past a broken clock's reading (NaN), nor a value that is no time: never delete live entries.
+    if (typeof now !== 'number' || !(now >= 0)) return removed;
     for (const [second, nonces] of this.#bySecond) {
       if (second * 1000 > now) continue;
       const kept: string[] = [];

@@ -413,6 +413,49 @@ describe('MemoryReplayStore.once', () => {
     expect(again.calls.count).toBe(0);
   });
 
+  it('sweep of a value that is no time forgets nothing (helper-163 M1)', async () => {
+    const store = new MemoryReplayStore({ now: clock().now });
+    await store.once(onceRequest({ nonce: 'a', expiresAt: T0 + 10 }), async () => 1);
+    for (const now of ['x', null, {}, -1, Number.NEGATIVE_INFINITY])
+      expect(store.sweep(now as number)).toBe(0);
+    expect(store.size).toBe(1);
+    const again = counted('again');
+    expect(
+      (await store.once(onceRequest({ nonce: 'a', expiresAt: T0 + 10 }), again.action)).status,
+    ).toBe('replayed');
+    expect(again.calls.count).toBe(0);
+  });
+
+  it('a clock that reads no number fails closed: nothing claimed, nothing run twice', async () => {
+    const c = clock();
+    const reading = { value: Number.NaN as unknown };
+    const store = new MemoryReplayStore({
+      now: () => (reading.value === undefined ? c.now() : (reading.value as number)),
+    });
+    reading.value = undefined;
+    const first = counted('done');
+    await store.once(onceRequest({ nonce: 'a' }), first.action);
+    for (const broken of [Number.NaN, 'later', Number.POSITIVE_INFINITY]) {
+      reading.value = broken;
+      await expect(store.once(onceRequest({ nonce: 'a' }), first.action)).rejects.toThrow(
+        /MemoryReplayStore: the clock returned/,
+      );
+      await expect(store.once(onceRequest({ nonce: 'b' }), first.action)).rejects.toThrow(
+        TypeError,
+      );
+    }
+    expect(first.calls.count).toBe(1);
+  });
+
+  it('refuses options it cannot follow', () => {
+    for (const sweepEvery of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '8'])
+      expect(() => new MemoryReplayStore({ sweepEvery: sweepEvery as number })).toThrow(
+        /sweepEvery must be a whole number of claims/,
+      );
+    expect(() => new MemoryReplayStore({ now: 5 as never })).toThrow(/now must be a function/);
+    expect(new MemoryReplayStore({ sweepEvery: 1 }).size).toBe(0);
+  });
+
   it('sweep(now) uses the given time', async () => {
     const store = new MemoryReplayStore({ now: clock().now });
     await store.once(onceRequest({ nonce: 'a', expiresAt: T0 + 10 }), async () => 1);

@@ -92,14 +92,17 @@ export class TicketSealer {
   /**
    * @throws {TicketConfigError} on an empty ring, a bad or repeated kid, a
    *   secret under 32 bytes, a TTL that is not a positive integer, a skew
-   *   that is not an integer from 0 to 300, or a maximum length under 64.
+   *   that is not an integer from 0 to 300, a maximum length under 64, a key
+   *   that is not `{ kid, secret }`, a secret that is neither a `Uint8Array` nor
+   *   a well-formed string, or a `now` that is not a function.
    */
   constructor(options: TicketSealerOptions) {
     if (!Array.isArray(options?.keys) || options.keys.length === 0)
       throw new TicketConfigError(
         'keys must list at least one { kid, secret }: the first seals new tickets, the others only open them (rotation)',
       );
-    for (const { kid, secret } of options.keys) {
+    for (const key of options.keys) {
+      const { kid, secret } = (key ?? {}) as Partial<TicketKey>;
       if (typeof kid !== 'string' || !KID.test(kid))
         throw new TicketConfigError(
           `invalid key id ${JSON.stringify(kid)}: a kid is 1 to 32 characters of A-Z, a-z, 0-9, _ and -`,
@@ -108,8 +111,13 @@ export class TicketSealer {
         throw new TicketConfigError(
           `key id ${kid} appears twice in keys: each kid names one secret`,
         );
-      const ikm = typeof secret === 'string' ? encoder.encode(secret) : secret;
-      if (!(ikm instanceof Uint8Array) || ikm.length < MIN_SECRET_BYTES) {
+      if (typeof secret === 'string' ? !secret.isWellFormed() : !(secret instanceof Uint8Array))
+        // UTF-8 would write a lone surrogate as U+FFFD: two such secrets would derive one key.
+        throw new TicketConfigError(
+          `master secret for key ${kid} must be a Uint8Array or a well-formed string (e.g. base64 of random bytes)`,
+        );
+      const ikm = typeof secret === 'string' ? encoder.encode(secret) : (secret as Uint8Array);
+      if (ikm.length < MIN_SECRET_BYTES) {
         throw new TicketConfigError(
           `master secret for key ${kid} is ${ikm?.length ?? 0} bytes; at least ${MIN_SECRET_BYTES} random bytes are required (make one with \`openssl rand -base64 32\`)`,
         );
@@ -132,6 +140,8 @@ export class TicketSealer {
       );
     if (!Number.isSafeInteger(this.#maxLength) || this.#maxLength < 64)
       throw new TicketConfigError('maxTicketLength must be an integer of at least 64');
+    if (typeof this.#now !== 'function')
+      throw new TicketConfigError('now must be a function returning milliseconds since the epoch');
   }
 
   /** The ticket lifetime, seconds. */
@@ -191,6 +201,7 @@ export class TicketSealer {
    *   a lone surrogate (UTF-8 would silently change it), or `data` JSON cannot hold.
    * @throws {RangeError} when the ticket would exceed `maxTicketLength`: it
    *   could never be opened.
+   * @throws {TicketConfigError} when the clock (`now`) reads no time (NaN, before 1970).
    */
   seal<Data>(input: TicketClaimsInput<Data>): { ticket: string; claims: TicketClaims<Data> } {
     const { sub, op, argsDigest, inputKey, phase, questionDigest, approvalId, candidates, data } =
@@ -222,6 +233,9 @@ export class TicketSealer {
     }
 
     const iat = Math.floor(this.#now() / 1000);
+    // A broken clock (NaN) would seal a ticket that says nothing of when it was issued.
+    if (!Number.isSafeInteger(iat) || iat < 0)
+      throw new TicketConfigError(`the clock (now) read ${String(iat * 1000)}, not a time`);
     const random = fresh(NONCE_BYTES + TICKET_NONCE_BYTES);
     const aeadNonce = random.subarray(0, NONCE_BYTES);
     const nonce = random.subarray(NONCE_BYTES);
@@ -334,8 +348,9 @@ export class TicketSealer {
     if (!claims) return fail('malformed');
     if (!sameString(claims.sub, binding.sub)) return fail('principal');
     const now = Math.floor(this.#now() / 1000);
-    if (claims.iat > now + this.#skew) return fail('not_yet_valid');
-    if (claims.exp + this.#skew < now) return fail('expired');
+    // Written so that a clock reading NaN fails both: no ticket is valid at no time.
+    if (!(claims.iat <= now + this.#skew)) return fail('not_yet_valid');
+    if (!(claims.exp + this.#skew >= now)) return fail('expired');
     return { ok: true, claims: claims as TicketClaims<Data>, kid };
   }
 }

@@ -370,6 +370,21 @@ describe('expiry with an injected clock', () => {
   });
 });
 
+describe('a clock that reads no time (helper-163 L2)', () => {
+  it('seals nothing, and opens nothing, expired or not', () => {
+    const reading = { ms: T * 1000 };
+    const s = new TicketSealer({ keys: [{ kid: 'k1', secret: SECRET_1 }], now: () => reading.ms });
+    const { ticket } = s.seal(INPUT);
+    reading.ms = Number.NaN;
+    expectFailure(s.open(ticket, BINDING), ['not_yet_valid']);
+    expect(() => s.seal(INPUT)).toThrow(TicketConfigError);
+    reading.ms = -5000;
+    expect(() => s.seal(INPUT)).toThrow(/the clock \(now\) read/);
+    reading.ms = (T + 7 * 86_400) * 1000;
+    expectFailure(s.open(ticket, BINDING), ['expired']);
+  });
+});
+
 describe('key rotation', () => {
   it('old tickets open after rotation, new ones use the new key, and dropping the old key refuses them', () => {
     const before = new TicketSealer({ keys: [{ kid: 'k1', secret: SECRET_1 }] });
@@ -525,6 +540,17 @@ describe('configuration', () => {
       () => new TicketSealer({ keys: [good], maxSkewSeconds: Number.POSITIVE_INFINITY }),
     ],
     ['a maxTicketLength under 64', () => new TicketSealer({ keys: [good], maxTicketLength: 63 })],
+    // helper-163 L2/L3
+    ['a key that is null', () => new TicketSealer({ keys: [null as never] })],
+    [
+      'an ArrayBuffer secret',
+      () => new TicketSealer({ keys: [{ kid: 'k1', secret: new ArrayBuffer(64) as never }] }),
+    ],
+    [
+      'a string secret with a lone surrogate',
+      () => new TicketSealer({ keys: [{ kid: 'k1', secret: `${'x'.repeat(40)}\ud800` }] }),
+    ],
+    ['a clock that is no function', () => new TicketSealer({ keys: [good], now: 5 as never })],
   ])('throws TicketConfigError for %s', (_label, make) => {
     expect(make).toThrow(TicketConfigError);
     expect(() => make()).toThrow(expect.objectContaining({ name: 'TicketConfigError' }));
