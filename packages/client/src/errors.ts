@@ -112,13 +112,26 @@ export class JsonRpcError extends McpClientError {
  */
 export class TransportError extends McpClientError {
   override readonly name = 'TransportError';
+  /**
+   * Whether the request was sent, or may have been, and its response was
+   * lost: the connection failed or closed, or the event stream ended, before
+   * the response (`basic/transports/streamable-http`: a broken stream loses
+   * the in-flight request). Not set for a timeout, an HTTP error or a
+   * response the client refused.
+   */
+  readonly responseLost: boolean;
   constructor(
     message: string,
     /** The HTTP status, when a response arrived. */
     readonly httpStatus?: number,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; responseLost?: boolean },
   ) {
-    super('transport', message, options);
+    super(
+      'transport',
+      message,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.responseLost = options?.responseLost === true;
   }
 }
 

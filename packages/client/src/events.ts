@@ -26,7 +26,9 @@ export interface QuestionContext {
  * - `open-failed`: the URL could not be opened after consent; the answer sent is `cancel`;
  * - `retried`: a request was sent again once, after `-32022`
  *   (`unsupported-version`) or, for `tools/call`, after `-32020` and a fresh
- *   `tools/list` (`header-mismatch`);
+ *   `tools/list` (`header-mismatch`); or re-issued after its response was
+ *   lost (`response-lost`, at most `MAX_REISSUES` times: reads, and a
+ *   `tools/call` retry that echoes a `requestState`);
  * - `round`: a response arrived (`resultType` as read, `keys` of its `inputRequests`);
  * - `notification`: a notification on the request's SSE stream;
  * - `ignored`: a message the client ignored (a server request on the stream).
@@ -45,7 +47,7 @@ export type ClientEvent =
   | {
       type: 'retried';
       method: string;
-      reason: 'unsupported-version' | 'header-mismatch';
+      reason: 'unsupported-version' | 'header-mismatch' | 'response-lost';
       detail: string;
     }
   | { type: 'round'; round: number; resultType: string; keys: string[] }

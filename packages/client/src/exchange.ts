@@ -85,7 +85,7 @@ export async function exchange(
 ): Promise<Record<string, unknown>> {
   let result: Record<string, unknown>;
   try {
-    result = await postOnce(method, params, ctx);
+    result = await postReissuing(method, params, ctx);
   } catch (error) {
     const retry = versionToRetry(error);
     if (!retry) throw error;
@@ -98,7 +98,7 @@ export async function exchange(
     });
     const meta = isObject(params._meta) ? params._meta : {};
     const again = { ...params, _meta: { ...meta, [MetaKey.protocolVersion]: retry.version } };
-    result = await postOnce(method, again, ctx);
+    result = await postReissuing(method, again, ctx);
   }
   if (result.resultType === 'input_required' && !MRTR_METHODS.has(method)) {
     throw new ProtocolError(
@@ -137,10 +137,96 @@ async function postOnce(
     if (timeout.aborted) {
       throw new TransportError(`No response from ${ctx.url.origin} within ${ctx.timeoutMs} ms`);
     }
+    // The body's read failed (the connection reset mid-response): the request went out.
     throw new TransportError(
       `Request failed: ${error instanceof Error ? error.message : String(error)}`,
       undefined,
-      { cause: error },
+      { cause: error, responseLost: true },
     );
   }
+}
+
+/**
+ * Most times one request is re-issued after its response was lost
+ * (`TransportError.responseLost`), each as a new request with a new id.
+ */
+export const MAX_REISSUES = 2;
+
+/**
+ * Requests re-issued when their response is lost: those that change nothing
+ * (`prompts/get` and `resources/read` included: a server's input request only
+ * asks). A `tools/call` is re-issued only as a retry that echoes a
+ * `requestState`: the server keyed what it does on it, so a re-issued retry
+ * is answered with what was done (a server built on `@mrtr/gate` replays the
+ * recorded outcome). A first `tools/call` may have run a tool that asks
+ * nothing; sending it again could run it twice, so its loss is thrown.
+ */
+const REISSUED_METHODS: ReadonlySet<string> = new Set([
+  'server/discover',
+  'tools/list',
+  'prompts/list',
+  'prompts/get',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'completion/complete',
+]);
+
+/** Whether `method` with `params` is re-issued after its response was lost. */
+function reissuable(method: string, params: Record<string, unknown>): boolean {
+  return (
+    REISSUED_METHODS.has(method) ||
+    (method === 'tools/call' && typeof params.requestState === 'string')
+  );
+}
+
+/**
+ * {@link postOnce}, re-issued as a new request with a new id, at most
+ * {@link MAX_REISSUES} times, 250 ms × the attempt apart, when the response
+ * was lost and {@link reissuable} says it may be
+ * (`basic/transports/streamable-http`, 2026-07-28 change 9: "clients MUST
+ * re-issue it as a new request with a new request ID").
+ */
+async function postReissuing(
+  method: string,
+  params: Record<string, unknown>,
+  ctx: ExchangeContext,
+): Promise<Record<string, unknown>> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await postOnce(method, params, ctx);
+    } catch (error) {
+      if (
+        !(error instanceof TransportError) ||
+        !error.responseLost ||
+        attempt > MAX_REISSUES ||
+        !reissuable(method, params)
+      )
+        throw error;
+      ctx.emit({
+        type: 'retried',
+        method,
+        reason: 'response-lost',
+        detail: `${error.message}; re-issued as a new request (${attempt} of ${MAX_REISSUES})`,
+      });
+      await pause(250 * attempt, ctx.signal);
+    }
+  }
+}
+
+/** Wait `ms`, or until `signal` aborts. @throws {AbortedError} when it does. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new AbortedError({ cause: signal.reason }));
+    const done = () => {
+      signal?.removeEventListener('abort', aborted);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    const aborted = () => {
+      clearTimeout(timer);
+      reject(new AbortedError({ cause: signal?.reason }));
+    };
+    signal?.addEventListener('abort', aborted, { once: true });
+  });
 }

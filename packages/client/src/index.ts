@@ -74,6 +74,7 @@ export {
   TransportError,
 } from './errors.js';
 export type { AutoDeclined, ClientEvent, QuestionContext } from './events.js';
+export { MAX_REISSUES } from './exchange.js';
 export {
   checkRenderable,
   MAX_FIELD_CHOICES,

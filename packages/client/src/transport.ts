@@ -177,6 +177,7 @@ async function fetchFollowing(
       if (options.signal?.aborted) throw options.signal.reason ?? error;
       throw new TransportError(`Could not reach ${url.origin}: ${describe(error)}`, undefined, {
         cause: error,
+        responseLost: true,
       });
     }
     // A browser's fetch hides a manual redirect's target: refuse it unread.
@@ -350,7 +351,9 @@ async function readStream(
     await reader.cancel().catch(() => {});
   }
   if (!outcome)
-    throw new TransportError('The event stream ended without a response', response.status);
+    throw new TransportError('The event stream ended without a response', response.status, {
+      responseLost: true,
+    });
   if ('error' in outcome) throw outcome.error;
   options.onResponseBytes?.(size);
   return unwrap(outcome.message, id, response.status);

@@ -16,7 +16,9 @@ export type Reply =
   | { result: Record<string, unknown> }
   | { error: { code: number; message: string; data?: unknown }; status?: number }
   | { status: number; contentType?: string; text: string }
-  | { sse: string[] };
+  | { sse: string[] }
+  /** Close the connection without a response (a reset or a dropped proxy). */
+  | { drop: true };
 
 /** Start a server that answers request n (0-based) with `script(body, n)`. */
 export async function scriptedServer(script: (body: any, n: number) => Reply) {
@@ -31,7 +33,9 @@ export async function scriptedServer(script: (body: any, n: number) => Reply) {
       const body = JSON.parse(raw);
       requests.push({ headers: req.headers, raw, body });
       const reply = script(body, requests.length - 1);
-      if ('sse' in reply) {
+      if ('drop' in reply) {
+        req.socket.destroy();
+      } else if ('sse' in reply) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         // One write per event: the client must join events split across reads.
         for (const chunk of reply.sse) res.write(chunk);

@@ -40,6 +40,7 @@ const EXPORTS: Record<string, string> = {
   MAX_ERROR_MESSAGE_LENGTH: 'a number',
   MAX_RESPONSE_BYTES: 'a number',
   MAX_REDIRECTS: 'a number',
+  MAX_REISSUES: 'a number',
 };
 
 /** Every method of McpClient.prototype (private ones included), and where its answers come from. */
