@@ -33,7 +33,11 @@ export function quoted(value: unknown): string {
   return typeof value === 'object' ? 'an object' : typeof value;
 }
 
-/** Most UTF-16 code units of a server's `error.message` a {@link JsonRpcError}'s `message` quotes. */
+/**
+ * Most UTF-16 code units of a server's `error.message` a {@link JsonRpcError}'s
+ * `message` quotes (then `…`). Each of them the message escapes takes six
+ * units (`\uXXXX`), so the message itself is at most 6,001 units long.
+ */
 export const MAX_ERROR_MESSAGE_LENGTH = 1000;
 
 /** What {@link UNESCAPED} leaves raw but a one-line message must not hold: C0 controls and lone surrogates. */

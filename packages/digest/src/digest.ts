@@ -51,8 +51,8 @@ const oneShot = (
 
 /**
  * Compare two digests in time independent of where they first differ: any
- * two strings, typically the base64url SHA-256 text of {@link digestJson}
- * (43 characters). Never throws.
+ * two strings, typically the `sha256:` digests {@link digestJson} returns
+ * (50 characters: the prefix and 43 of base64url). Never throws.
  * @returns `true` only when both are strings of equal length and content.
  */
 export function digestEquals(a: string, b: string): boolean {

@@ -65,11 +65,14 @@ export class Asked<View> {
   }
 }
 
-/** The `_meta`-declared capability each mode needs (`data.requiredCapabilities` of `-32021`). */
-export const REQUIRED_CAPABILITIES = {
-  form: { elicitation: { form: {} } },
-  url: { elicitation: { url: {} } },
-} as const;
+/**
+ * The `_meta`-declared capability each mode needs (`data.requiredCapabilities`
+ * of `-32021`, which carries a copy). Frozen, to the last level.
+ */
+export const REQUIRED_CAPABILITIES = Object.freeze({
+  form: Object.freeze({ elicitation: Object.freeze({ form: Object.freeze({}) }) }),
+  url: Object.freeze({ elicitation: Object.freeze({ url: Object.freeze({}) }) }),
+});
 
 /** The capability a gated request needs in form mode. */
 export const FORM_ELICITATION_REQUIRED = REQUIRED_CAPABILITIES.form;
@@ -125,7 +128,8 @@ export function modeFor(flow: { request: GateRequest }, policy: LevelPolicy): Co
   throw new McpError(
     ErrorCode.MissingRequiredClientCapability,
     `${flow.request.name} needs a person to confirm it ${how} in _meta clientCapabilities`,
-    { requiredCapabilities: REQUIRED_CAPABILITIES[needs] },
+    // A copy: a caller that adds to the error's data changes neither the constant nor later errors.
+    { requiredCapabilities: structuredClone(REQUIRED_CAPABILITIES[needs]) },
   );
 }
 

@@ -16,13 +16,13 @@ import {
 import { recordedText } from './recorded-text.js';
 
 /** The W3C trace context keys MCP 2026-07-28 reserves in a request `_meta` (`basic/index`, "OpenTelemetry trace context"). */
-export const TRACE_META_KEYS = ['traceparent', 'tracestate', 'baggage'] as const;
+export const TRACE_META_KEYS = Object.freeze(['traceparent', 'tracestate', 'baggage'] as const);
 
 /** Instrumentation scope name of the gate's spans. */
 export const TRACER_NAME = '@mrtr/gate';
 
 /** Span attribute keys the gate sets (OpenTelemetry MCP semantic conventions, plus `mrtr.*`). */
-export const SpanAttribute = {
+export const SpanAttribute = Object.freeze({
   method: 'mcp.method.name',
   tool: 'gen_ai.tool.name',
   prompt: 'gen_ai.prompt.name',
@@ -38,7 +38,7 @@ export const SpanAttribute = {
   argumentsDigest: 'mrtr.gate.arguments_digest',
   nonce: 'mrtr.ticket.nonce',
   link: 'mrtr.link',
-} as const;
+} as const);
 
 /** Reads `traceparent`, `tracestate` and `baggage` (strings only) from a `_meta` carrier. */
 const metaGetter: TextMapGetter<Record<string, string>> = {

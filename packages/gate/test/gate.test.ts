@@ -7,6 +7,7 @@ import {
   type GateAuditEvent,
   type GateRequest,
   type GateSpec,
+  REQUIRED_CAPABILITIES,
   StaleTargetError,
 } from '../src/index.js';
 
@@ -149,6 +150,23 @@ describe('ConfirmationGate', () => {
     expect(error.code).toBe(-32021);
     expect(error.data).toEqual({ requiredCapabilities: { elicitation: { form: {} } } });
     expect(prepared).toBe(false);
+  });
+
+  it("-32021's data is the caller's own copy: decorating it changes no later refusal (helper-163 L19)", async () => {
+    const t = setup();
+    const refused = () =>
+      t.gate.run(t.request({ capabilities: { elicitation: { url: {} } } }), t.spec).then(
+        () => undefined as never,
+        (e: McpError) => e,
+      );
+    const first = await refused();
+    (
+      first.data as { requiredCapabilities: { elicitation: { form: object } } }
+    ).requiredCapabilities.elicitation.form = {
+      hint: 'added by a caller',
+    };
+    expect((await refused()).data).toEqual({ requiredCapabilities: { elicitation: { form: {} } } });
+    expect(Object.isFrozen(REQUIRED_CAPABILITIES.form.elicitation.form)).toBe(true);
   });
 
   it('asks again with the same ticket when check fails, then accepts the corrected answer', async () => {

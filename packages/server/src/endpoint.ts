@@ -56,6 +56,22 @@ function positiveInteger(name: string, value: number): number {
 }
 
 /**
+ * Refuse cache hints the wire cannot carry: `CacheableResult.ttlMs` is an
+ * integer ≥ 0 and `cacheScope` `"public"` or `"private"` (schema.json).
+ * @throws Error naming the option.
+ */
+function checkCacheHints(options: McpEndpointOptions): void {
+  for (const name of ['listTtlMs', 'readTtlMs'] as const) {
+    const value = options[name];
+    if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0))
+      throw new Error(`${name} must be a whole number of milliseconds ≥ 0`);
+  }
+  const scope = options.cacheScope;
+  if (scope !== undefined && scope !== 'public' && scope !== 'private')
+    throw new Error('cacheScope must be "public" or "private"');
+}
+
+/**
  * 413: the rest of the body is not read, so the connection cannot carry
  * another request (`Connection: close`, RFC 9112 §9.6).
  */
@@ -155,7 +171,9 @@ function legacyInitialize(id: RequestId, requested: string | undefined): HttpRep
  *
  * @throws Error at creation on a tool, prompt or resource defined twice, an
  *   invalid `x-mcp-header` annotation, an `inputSchema` that cannot be compiled,
- *   a `maxBodyBytes`, `maxDepth` or `rateLimit` that is not made of positive integers.
+ *   a `maxBodyBytes`, `maxDepth` or `rateLimit` that is not made of positive integers,
+ *   a `listTtlMs` or `readTtlMs` that is not a whole number ≥ 0, or a `cacheScope`
+ *   other than `"public"` and `"private"`.
  * @example
  * ```ts
  * import { type AnyToolDefinition, createMcpEndpoint } from '@mrtr/server';
@@ -179,6 +197,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   const originAllowed = originPolicy(options.allowedOrigins);
   const maxBody = positiveInteger('maxBodyBytes', options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
   const maxDepth = positiveInteger('maxDepth', options.maxDepth ?? DEFAULT_MAX_DEPTH);
+  checkCacheHints(options);
   const limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
   const logging = options.logging !== false;
   const onError = quietly(

@@ -164,6 +164,19 @@ describe('prompts, pagination, logging', () => {
     expect(() => endpointWith([], { rateLimit: { limit: 0, windowMs: 1 } })).toThrow(/limit/);
     expect(() => endpointWith([], { rateLimit: { limit: 1, windowMs: 1.5 } })).toThrow(/windowMs/);
   });
+
+  it('cache hints the wire cannot carry are refused at creation (helper-163 L11)', () => {
+    for (const ttl of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, null, '60'])
+      for (const name of ['listTtlMs', 'readTtlMs'])
+        expect(() => endpointWith([], { [name]: ttl } as never)).toThrow(
+          `${name} must be a whole number of milliseconds ≥ 0`,
+        );
+    for (const cacheScope of ['public-ish', 5, null])
+      expect(() => endpointWith([], { cacheScope } as never)).toThrow(/cacheScope must be/);
+    expect(() =>
+      endpointWith([], { listTtlMs: 0, readTtlMs: 0, cacheScope: 'public' }),
+    ).not.toThrow();
+  });
 });
 
 describe('inspectParams', () => {

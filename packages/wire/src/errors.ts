@@ -12,7 +12,7 @@ import { type ClientCapabilities, ClientCapabilitiesSchema } from './meta.js';
  * JSON-RPC error codes used by MCP 2026-07-28: the JSON-RPC 2.0 §5.1 codes and
  * the protocol-defined codes of `basic/index` ("Error Codes").
  */
-export const ErrorCode = {
+export const ErrorCode = Object.freeze({
   /** Invalid JSON was received (JSON-RPC 2.0). */
   ParseError: -32700,
   /** The JSON sent is not a valid request object (JSON-RPC 2.0). */
@@ -29,7 +29,7 @@ export const ErrorCode = {
   MissingRequiredClientCapability: -32021,
   /** The requested protocol version is not supported by this server. */
   UnsupportedProtocolVersion: -32022,
-} as const;
+} as const);
 /** One of the {@link ErrorCode} values. */
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

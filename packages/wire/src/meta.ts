@@ -5,14 +5,14 @@ import { JSONObjectSchema } from './jsonrpc.js';
 export const PROTOCOL_VERSION = '2026-07-28';
 
 /** The `_meta` keys MCP 2026-07-28 defines on every request (`basic/index`, "_meta"). */
-export const MetaKey = {
+export const MetaKey = Object.freeze({
   protocolVersion: 'io.modelcontextprotocol/protocolVersion',
   clientInfo: 'io.modelcontextprotocol/clientInfo',
   clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
   logLevel: 'io.modelcontextprotocol/logLevel',
   /** Result `_meta` key naming the server (`basic/index`, "Per-response protocol fields"). */
   serverInfo: 'io.modelcontextprotocol/serverInfo',
-} as const;
+} as const);
 
 /**
  * `ClientCapabilities`: what the client can do for this one request. Unknown
