@@ -3,6 +3,7 @@
  * it on `@mrtr/server` (`tools.ts`), `registerGatedTool` of `@mrtr/sdk` on
  * the official SDK's `McpServer` (`sdk-app.ts`).
  */
+import { createHash } from 'node:crypto';
 import { singleLineText } from '@mrtr/example-kit';
 import {
   choose,
@@ -16,7 +17,7 @@ import {
 import type { SqlDriver, SqlQueryable } from '@mrtr/sql';
 import { type CallToolResult, textResult } from '@mrtr/wire';
 import { z } from 'zod';
-import { deleteNote, findByTitle, isMember } from './notes.js';
+import { deleteNote, findByTitle, isMember, type Note } from './notes.js';
 
 export const WorkspaceUri = singleLineText(200).describe('Workspace URI, e.g. notes://team');
 // Quoted in the question: one line, no bidi controls (see singleLineText).
@@ -35,6 +36,19 @@ const PREVIEW_LENGTH = 40;
 /** The refusal of a tool called on a workspace the principal is not a member of. */
 export function noAccess(uri: string): CallToolResult {
   return textResult(`You are not a member of a workspace ${quoted(uri, 200)}.`, { isError: true });
+}
+
+/**
+ * A note's revision, shown beside it: 64 bits of the SHA-256 of all it holds
+ * (id, workspace, title, body, creation time), as 16 hex digits. The question
+ * shows only a preview of the body; with the revision in it, a note edited
+ * past its preview, or deleted and created again under its id, between the
+ * question and the answer changes the question the ticket sealed, and is
+ * asked about afresh rather than deleted.
+ */
+function revisionOf(n: Note): string {
+  const all = JSON.stringify([n.id, n.workspaceUri, n.title, n.body, n.createdAt]);
+  return createHash('sha256').update(all).digest('hex').slice(0, 16);
 }
 
 /** A declaration for a store whose transaction is a `SqlQueryable`, typed from its members. */
@@ -76,23 +90,21 @@ export function deleteNoteDeclaration(db: SqlDriver, options: { approvals: boole
             { isError: true },
           ),
         );
-      if (matches.length > MAX_CANDIDATES)
-        return withoutAsking(
-          textResult(
-            `${matches.length} notes are titled ${quoted(args.title, 200)}; at most ${MAX_CANDIDATES} can be offered. Rename some first.`,
-            { isError: true },
-          ),
-        );
+      // The oldest first: a call after each deletion offers the next ones.
+      const offered = matches.slice(0, MAX_CANDIDATES);
+      // The revision binds all of the note to the question the ticket seals (see revisionOf).
       const label = (n: (typeof matches)[number]) =>
-        `${n.id} (created ${n.createdAt.slice(0, 16).replace('T', ' ')} UTC): ${preview(n.body, PREVIEW_LENGTH)}`;
+        `${n.id} (created ${n.createdAt.slice(0, 16).replace('T', ' ')} UTC, revision ${revisionOf(n)}): ${preview(n.body, PREVIEW_LENGTH)}`;
       const head =
         matches.length === 1
           ? `Delete the note ${quoted(args.title, 200)} from ${quoted(args.workspaceUri, 200)}? This cannot be undone.`
-          : `${matches.length} notes titled ${quoted(args.title, 200)} are in ${quoted(args.workspaceUri, 200)}. Choose the one to delete and confirm. This cannot be undone.`;
+          : matches.length > offered.length
+            ? `${matches.length} notes titled ${quoted(args.title, 200)} are in ${quoted(args.workspaceUri, 200)}; the ${offered.length} oldest are offered here (call again after a deletion for the next ones). Choose the one to delete and confirm. This cannot be undone.`
+            : `${matches.length} notes titled ${quoted(args.title, 200)} are in ${quoted(args.workspaceUri, 200)}. Choose the one to delete and confirm. This cannot be undone.`;
       return {
-        message: [head, ...matches.map((n) => `• ${label(n)}`)].join('\n'),
-        view: matches,
-        choices: { note_id: matches.map((n) => ({ value: n.id, label: label(n) })) },
+        message: [head, ...offered.map((n) => `• ${label(n)}`)].join('\n'),
+        view: offered,
+        choices: { note_id: offered.map((n) => ({ value: n.id, label: label(n) })) },
       };
     },
     async perform({ answer, view, tx }) {

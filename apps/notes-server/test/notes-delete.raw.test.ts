@@ -400,6 +400,91 @@ describe('notes_delete over raw HTTP', () => {
     expect(await remaining(ws.uri)).toHaveLength(3);
   });
 
+  // helper-162 H2: the question shows 40 characters of a note; the ticket seals all of it.
+  it('a note edited past its preview, or deleted and created again under its id, between the rounds is not deleted', async () => {
+    for (const change of [
+      (id: string) =>
+        db.query(
+          "UPDATE notes SET body = body || ' and a sentence past the preview' WHERE id = $1",
+          [id],
+        ),
+      async (id: string) => {
+        const { rows } = await db.query<Record<string, unknown>>(
+          'SELECT * FROM notes WHERE id = $1',
+          [id],
+        );
+        const row = rows[0] as Record<string, unknown>;
+        await db.query('DELETE FROM notes WHERE id = $1', [id]);
+        await db.query(
+          'INSERT INTO notes (id, workspace_uri, title, body) VALUES ($1, $2, $3, $4)',
+          [id, row.workspace_uri, row.title, `${row.body} (created again)`],
+        );
+      },
+    ]) {
+      const ws = await workspace();
+      // Longer than the 40 characters the question shows: every change below is past them.
+      await db.query("UPDATE notes SET body = repeat('long body ', 8) WHERE workspace_uri = $1", [
+        ws.uri,
+      ]);
+      const first = await ask(ws.uri);
+      const target = ws.dups[0] as string;
+      await change(target);
+      const answer = { inputResponses: accept(target), requestState: first.requestState };
+      const r = await callTool(
+        url,
+        ALICE,
+        'notes_delete',
+        { workspaceUri: ws.uri, title: 'Dup' },
+        answer,
+      );
+      // The revision in the question changed: asked afresh, under a new ticket, nothing deleted.
+      expect(r.body.result.resultType).toBe('input_required');
+      expect(r.body.result.requestState).not.toBe(first.requestState);
+      expect(r.body.result.inputRequests.delete_choice.params.message).toMatch(/changed/);
+      expect(await remaining(ws.uri)).toContain(target);
+      const done = await callTool(
+        url,
+        ALICE,
+        'notes_delete',
+        { workspaceUri: ws.uri, title: 'Dup' },
+        { inputResponses: accept(target), requestState: r.body.result.requestState },
+      );
+      expect(done.body.result.isError).toBe(false);
+      expect(await remaining(ws.uri)).not.toContain(target);
+    }
+  });
+
+  // helper-160 M3: more than 20 notes of one title could not be deleted at all.
+  it('more notes of one title than a form offers: the oldest are offered, and can be deleted', async () => {
+    const uri = `notes://many-${++seq}`;
+    const ids: string[] = [];
+    for (let i = 0; i < 22; i++) {
+      const r = await callTool(url, ALICE, 'notes_create', {
+        workspaceUri: uri,
+        title: 'Same',
+        body: `n${i}`,
+      });
+      ids.push(r.body.result.structuredContent.note.id);
+    }
+    const first = await ask(uri, ALICE, 'Same');
+    const form = first.inputRequests.delete_choice.params;
+    expect(form.message).toMatch(/^22 notes titled "Same" .* the 20 oldest are offered here/);
+    const offered = fieldOptions(form.requestedSchema.properties.note_id);
+    expect(offered).toHaveLength(20);
+    const r = await callTool(
+      url,
+      ALICE,
+      'notes_delete',
+      { workspaceUri: uri, title: 'Same' },
+      {
+        inputResponses: accept(offered[19] as string),
+        requestState: first.requestState,
+      },
+    );
+    expect(r.body.result.isError).toBe(false);
+    expect(await remaining(uri)).toHaveLength(21);
+  });
+
   it('requests without a valid bearer token get HTTP 401', async () => {
     for (const token of [undefined, 'wrong']) {
       const r = await fetch(url, {

@@ -1,6 +1,6 @@
 import { digestCanonical } from '@mrtr/digest';
 import type { Json, OnceRequest, OnceResult } from '@mrtr/replay';
-import type { TicketClaims } from '@mrtr/ticket';
+import { MAX_SKEW_SECONDS, type TicketClaims } from '@mrtr/ticket';
 import { type CallToolResult, type InputRequiredResult, textResult } from '@mrtr/wire';
 import type { ConfirmationLevel } from './approval.js';
 import { askAfresh, contextOf } from './ask.js';
@@ -344,6 +344,11 @@ export function acceptedAnswerText(
  * instance that opens a re-send may run behind by it (the ticket opens
  * until `acceptedUntil` on its clock), and the clock that judges the
  * record's expiry (Redis `PXAT`, another instance's sweep) ahead by it.
+ * Another instance may tolerate more skew than this one and open the ticket
+ * for longer (its `maxSkewSeconds`, up to `MAX_SKEW_SECONDS`, during a
+ * rolling change of it): the record outlives what any sealer accepts, by
+ * the most skew a sealer can be given, not this one's (helper-161 H1: a
+ * re-send to an instance with 30 s ran again once this one's 0 s had passed).
  */
 function onceRequestOf<View, Tx>(
   flow: Flow<View, Tx>,
@@ -353,8 +358,7 @@ function onceRequestOf<View, Tx>(
   return {
     nonce: claims.nonce,
     requestDigest: digestCanonical(answer),
-    expiresAt:
-      flow.parts.sealer.acceptedUntil(claims) + 2 * flow.parts.sealer.maxSkewSeconds * 1000,
+    expiresAt: (claims.exp + 1 + MAX_SKEW_SECONDS + 2 * flow.parts.sealer.maxSkewSeconds) * 1000,
   };
 }
 

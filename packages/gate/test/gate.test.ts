@@ -100,8 +100,8 @@ describe('ConfirmationGate', () => {
   });
 
   it("a server whose clock runs behind the replay store's: the store refuses the expired claim, nothing runs", async () => {
-    // The store's clock 10 minutes ahead of this server's: past the record's life (exp + 3 × skew).
-    const t = setup({}, new MemoryReplayStore({ now: () => Date.now() + 600_000 }));
+    // The store's clock 15 minutes ahead of this server's: past the record's life (exp + 1 s + 300 s + 2 × skew).
+    const t = setup({}, new MemoryReplayStore({ now: () => Date.now() + 900_000 }));
     const first = (await t.gate.run(t.request(), t.spec)) as { requestState: string };
     for (const content of [{ id: 'a', serviceName: 'api-prod' }]) {
       const late = t.gate.run(
@@ -124,6 +124,31 @@ describe('ConfirmationGate', () => {
     await expect(decline).rejects.toMatchObject({ data: { reason: 'ticket_expired' } });
     expect(t.performed).toEqual([]);
     expect(t.events.at(-1)).toMatchObject({ outcome: 'refused', reason: 'ticket_expired' });
+  });
+
+  it('two instances with different maxSkewSeconds: a re-send past one skew, inside the other, replays (helper-161 H1)', async () => {
+    const clock = { ms: 1_800_000_000_000 };
+    const now = () => clock.ms;
+    const store = new MemoryReplayStore({ now });
+    const instance = (maxSkewSeconds: number) =>
+      new ConfirmationGate({
+        sealer: new TicketSealer({ keys: [{ kid: 'k1', secret }], maxSkewSeconds, now }),
+        store,
+      });
+    const strict = instance(0);
+    const lenient = instance(30);
+    const t = setup();
+    const first = (await strict.run(t.request(), t.spec)) as { requestState: string };
+    const yes = t.request({
+      requestState: first.requestState,
+      inputResponses: answer({ id: 'a', serviceName: 'api-prod' }),
+    });
+    expect(await strict.run(yes, t.spec)).toMatchObject({ content: [{ text: 'deleted a' }] });
+    // Past exp + 3 × 0 + 1 s (the strict instance's own reckoning), inside exp + 30 s.
+    clock.ms += (300 + 10) * 1000;
+    store.sweep();
+    expect(await lenient.run(yes, t.spec)).toMatchObject({ content: [{ text: 'deleted a' }] });
+    expect(t.performed).toEqual(['a']);
   });
 
   it('refuses to run a spec without consents (plain JavaScript): a programming error, never a silent decline', async () => {
