@@ -214,3 +214,16 @@ function pageSchema<View, Tx>(spec: GateSpec<View, Tx>, q: GateQuestion): Reques
     ? { type: 'object', properties, required }
     : { type: 'object', properties };
 }
+
+/**
+ * The principal's id as the gate binds it: the text given, or a safe integer
+ * written in decimal (an `authenticate` that resolves a serial key, `{ id: 42 }`,
+ * binds `"42"`); anything else is `''`, bound to nothing and refused when asked
+ * (`principal_unrecordable`).
+ */
+export function principalIdOf(request: Pick<GateRequest, 'principal'>): string {
+  const p = request.principal as unknown;
+  const id = typeof p === 'object' && p !== null ? (p as { id?: unknown }).id : p;
+  if (typeof id === 'string') return id;
+  return typeof id === 'number' && Number.isSafeInteger(id) ? String(id) : '';
+}

@@ -21,7 +21,14 @@ import {
   toMcpError,
 } from './errors.js';
 import type { FormFields } from './fields.js';
-import { assertLevel, type Flow, type GateParts, modeFor, policyOf } from './flow.js';
+import {
+  assertLevel,
+  type Flow,
+  type GateParts,
+  modeFor,
+  policyOf,
+  principalIdOf,
+} from './flow.js';
 import { openTicket } from './open.js';
 import { recordedText } from './recorded-text.js';
 import { Round } from './round.js';
@@ -270,9 +277,7 @@ export class ConfirmationGate<Tx = void> {
     phase: string,
     receivedAt: number,
   ): Flow<View, Tx> {
-    const id = typeof request.principal === 'string' ? request.principal : request.principal?.id;
-    // Not text (an `authenticate` that returned `{ id: 5 }`): bound to nothing, refused when asked.
-    const principal = typeof id === 'string' ? id : '';
+    const principal = principalIdOf(request);
     const operation = `${request.method}:${request.name}`;
     round.canonicalArguments = canonicalArgumentsOf(request);
     const argsDigest = digestCanonical(round.canonicalArguments);

@@ -17,7 +17,7 @@ import {
   isRequired,
   quoted,
 } from './fields.js';
-import { assertLevel } from './flow.js';
+import { assertLevel, principalIdOf } from './flow.js';
 import type { ConfirmationGate } from './gate.js';
 import type { Confirmation, GateRequest, GateSpec, LevelPolicy } from './types.js';
 
@@ -220,8 +220,7 @@ export function gatedTool<Args, View, F extends FormFields, Tx>(
       return parseArgs(declaration, declared, raw);
     },
     handler(args, request) {
-      const principal =
-        typeof request.principal === 'string' ? request.principal : request.principal.id;
+      const principal = principalIdOf(request);
       const spec: GateSpec<Shown<View>, Tx> = {
         key: declaration.key ?? 'confirm',
         ...(level === undefined

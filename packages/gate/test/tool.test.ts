@@ -879,9 +879,30 @@ describe('field builders called from plain JavaScript (helper-163 L9)', () => {
 });
 
 describe('a ticket that cannot be minted for the caller (helper-163 L1)', () => {
+  it('a principal id that is a safe integer binds its decimal text (helper-161 H2)', async () => {
+    const t = setup();
+    const asked = (await t.tool.handler(
+      { title: 'Dup' },
+      t.request({ principal: { id: 42 } as never }),
+    )) as {
+      requestState: string;
+    };
+    expect(t.events.at(-1)).toMatchObject({ outcome: 'asked', principal: '42' });
+    const yes = {
+      requestState: asked.requestState,
+      inputResponses: { confirm: { action: 'accept', content: { note_id: 'n1', confirm: true } } },
+    } as const;
+    expect(
+      await t.tool.handler({ title: 'Dup' }, t.request({ principal: '42', ...yes })),
+    ).toMatchObject({
+      content: [{ text: 'Deleted n1.' }],
+    });
+    expect(t.deleted).toEqual(['n1']);
+  });
+
   it('a principal whose id is not text is refused as unrecordable, never a TypeError', async () => {
     const t = setup();
-    for (const principal of [{ id: 5 }, {}]) {
+    for (const principal of [{ id: 5.5 }, {}, { id: { sub: 'x' } }, { id: 2 ** 60 }]) {
       const out = await t.tool.handler(
         { title: 'Dup' },
         t.request({ principal: principal as never }),
