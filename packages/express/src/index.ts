@@ -112,6 +112,31 @@ const TWO_BOMS: Unkept = {
   message: 'Parse error: body is not valid JSON (it starts with two byte order marks)',
 };
 
+const STRING_NOT_AS_POSTED: Unkept = {
+  status: 400,
+  code: -32600,
+  message:
+    'Invalid Request: a body parser read this body into a string whose length is not that of the body posted (a JSON parser with strict: false decodes a JSON string literal; a text parser may drop a byte order mark), so it cannot be passed on as it came; mount this handler before the body parser, or give the parser verify: keepRawBody',
+};
+
+/**
+ * Whether the string a body parser made is the body's text as posted: a text
+ * parser keeps every byte but one leading BOM, so its UTF-8 length is the
+ * declared `Content-Length`, or 3 bytes less. A JSON parser given
+ * `strict: false` makes the value of a JSON string literal, written 2 bytes
+ * longer (its quotes) plus at least 1 for each `"` or `\` in it (escaped),
+ * and no escape is shorter than what it decodes to: a value that is JSON text
+ * holds no such character (`{}`, `[1]`; 2 bytes longer) or at least two
+ * (4 or more), never exactly 3. Without a length to compare (a chunked body)
+ * it cannot be told, and is refused.
+ */
+function isPostedText(req: ExpressRequest, body: string): boolean {
+  const declared = req.headers['content-length'];
+  if (declared === undefined) return false;
+  const bytes = Buffer.byteLength(body);
+  return Number(declared) === bytes || Number(declared) === bytes + 3;
+}
+
 /**
  * Whether `text`, decoded by a body parser, holds U+FFFD: the parser writes it
  * for bytes that are not UTF-8 (iconv-lite, `querystring`), so the bytes sent
@@ -156,8 +181,8 @@ function finiteOnly(_key: string, value: unknown): unknown {
  * The body a middleware already read, as the bytes `@mrtr/node` passes on
  * (`req.rawBody`): a body parser's own raw copy when it kept one (see
  * {@link keepRawBody}), else the parsed value (`express.json()`'s object
- * re-serialized as JSON, `express.urlencoded()`'s as form text, a string or
- * a `Buffer` as they are).
+ * re-serialized as JSON, `express.urlencoded()`'s as form text, a `Buffer` as
+ * it is, a string as it is when its length is the body's `Content-Length`).
  * @returns `undefined`, or why the parsed value cannot be serialized again
  *   as it came (nested too deeply for `JSON.stringify`, a number out of range,
  *   a U+FFFD that may stand for bytes that were not UTF-8).
@@ -171,6 +196,8 @@ function keepReadBody(req: ExpressRequest & { rawBody?: unknown }): Unkept | und
     if (mayBeReplaced(body)) return REPLACED;
     // The parser dropped one BOM; a second would be dropped by the endpoint, and no JSON read as JSON.
     if (body.startsWith('\uFEFF')) return TWO_BOMS;
+    // A string a JSON parser decoded would be read as the request it spells (a parser differential).
+    if (!isPostedText(req, body)) return STRING_NOT_AS_POSTED;
     req.rawBody = Buffer.from(body);
   } else if (
     req.is('application/x-www-form-urlencoded') &&

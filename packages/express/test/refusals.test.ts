@@ -163,6 +163,52 @@ describe('Express behind express.text() (the parser already decoded the text)', 
   });
 });
 
+// helper-161 M1: the value of a JSON string literal was served as the request it spells.
+describe('Express behind express.json({ strict: false }) (a JSON string is a value, not the body)', () => {
+  let lax: string;
+  let chunkedText: string;
+  beforeAll(async () => {
+    lax = await listen(createHttpServer(quickStartApp(express.json({ strict: false }))));
+    chunkedText = await listen(
+      createHttpServer(quickStartApp(express.text({ type: 'application/json' }))),
+    );
+  });
+
+  it('a body that is a JSON string holding a request: 400 -32600, never served', async () => {
+    for (const body of [JSON.stringify(LIST), JSON.stringify('{}'), JSON.stringify(`${LIST} `)]) {
+      const got = await answer(`${lax}/mcp`, body);
+      expect([got.status, JSON.parse(got.body).error?.code], body.slice(0, 20)).toEqual([
+        400, -32600,
+      ]);
+      expect(got.body).not.toMatch(/"tools"/);
+    }
+    expect((await answer(`${lax}/mcp`, LIST)).status).toBe(200);
+  });
+
+  it('a chunked body a text parser read cannot be told from one: refused, naming keepRawBody', async () => {
+    const chunked = new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode(LIST));
+        c.close();
+      },
+    });
+    const res = await fetch(`${chunkedText}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/list',
+      },
+      body: chunked,
+      duplex: 'half',
+    } as RequestInit);
+    const body = await res.json();
+    expect([res.status, body.error.code]).toEqual([400, -32600]);
+    expect(body.error.message).toMatch(/keepRawBody/);
+  });
+});
+
 describe.each(Object.keys(MOUNTINGS))('Express %s answers as @mrtr/node', (mounting) => {
   const url = () => `${bases[mounting]}/mcp`;
 
