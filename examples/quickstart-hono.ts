@@ -16,6 +16,7 @@ import { pgPoolDriver, pgPoolTimeouts } from '@mrtr/sql';
 import { TicketSealer } from '@mrtr/ticket';
 import { textResult } from '@mrtr/wire';
 import { Hono, type MiddlewareHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import pg from 'pg';
 import { z } from 'zod';
 
@@ -75,6 +76,13 @@ const bearerAuth: MiddlewareHandler<Env> = async (c, next) => {
 const app = new Hono<Env>({ getPath: pathAsSent });
 app.use('/mcp', bearerAuth);
 app.all('/mcp', mcpHandler<Env>(endpoint, { principal: (c) => c.get('principal') }));
+// A middleware that throws (an auth backend down) gets a JSON-RPC body, not Hono's text/plain 500.
+app.onError((error) => {
+  const status = error instanceof HTTPException ? error.status : 500;
+  if (status >= 500) console.error(error);
+  const [code, message] = status >= 500 ? [-32603, 'Internal error'] : [-32600, 'Invalid Request'];
+  return Response.json({ jsonrpc: '2.0', id: null, error: { code, message } }, { status });
+});
 // What Node, or @hono/node-server before the app, would refuse with an empty body gets a JSON-RPC one.
 const listener = getRequestListener(app.fetch, { errorHandler: requestErrorHandler() });
 createHttpServer(listener).listen(Number(PORT), '127.0.0.1', () =>

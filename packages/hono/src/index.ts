@@ -43,9 +43,12 @@ export interface HonoHandlerOptions<E extends Env> {
  * `@hono/node-server`, a request without `Host` (HTTP/1.0 may omit it), or
  * whose absolute-form target names another host than `Host`, gets 400 and
  * `-32600` (`absoluteTargetProblem` of `@mrtr/server`). If an
- * earlier middleware already read the body (`c.req.json()`), the cached text
- * is passed on instead of the consumed stream, with the original request's
- * `signal`, so a client that goes away still aborts the handler.
+ * earlier middleware already read the body, Hono's cached copy is passed on
+ * instead of the consumed stream (its bytes after `c.req.arrayBuffer()`; its
+ * text after `c.req.text()` or `c.req.json()`, refused with 400 `-32700` when
+ * it holds U+FFFD or a second BOM, which decoding may have made of bytes that
+ * were not UTF-8), with the original request's `signal`, so a client that goes
+ * away still aborts the handler.
  * @returns a Hono `Handler` returning the endpoint's `Response`.
  */
 export function mcpHandler<E extends Env = Env>(
@@ -66,11 +69,12 @@ export function mcpHandler<E extends Env = Env>(
     }
     let request = c.req.raw;
     if (request.bodyUsed) {
+      const kept = await cachedBody(c);
+      if (typeof kept === 'object' && 'refused' in kept) return rpcError(400, -32700, kept.refused);
       request = new Request(request.url, {
         method: request.method,
         headers: request.headers,
-        // A body read past Hono's cache (`c.req.raw.text()`) is gone: the endpoint then answers -32700.
-        body: await c.req.text().catch(() => ''),
+        body: kept,
         signal: request.signal,
       });
     }
@@ -147,6 +151,31 @@ export function pathAsSent(request: Request, options?: { env?: unknown }): strin
 }
 
 /** A JSON-RPC error without an id (`basic/index`: the id could not be read). */
+/**
+ * The body an earlier middleware read, from Hono's cache: its bytes when the
+ * cache holds them (`c.req.arrayBuffer()`, `c.req.blob()`), else its text
+ * (`c.req.text()`, `c.req.json()`), which `Request.text()` decoded: every
+ * byte that was not UTF-8 written as U+FFFD and one BOM dropped. Such text
+ * cannot be passed on as the body, since two bodies would read as one (the
+ * endpoint refuses bytes that are not UTF-8 everywhere else, and drops one
+ * BOM itself): a U+FFFD or a BOM left in it is refused, as `@mrtr/express`
+ * refuses them. A body read past the cache (`c.req.raw.text()`) is gone: the
+ * empty body the endpoint then gets is answered `-32700`.
+ */
+async function cachedBody(c: Context): Promise<ArrayBuffer | string | { refused: string }> {
+  const cache = c.req.bodyCache;
+  if (cache.arrayBuffer || cache.blob) return c.req.arrayBuffer().catch(() => '');
+  const text = await c.req.text().catch(() => '');
+  if (text.includes('\uFFFD'))
+    return {
+      refused:
+        'Parse error: a middleware read this body before the handler, and the U+FFFD in its text may stand for bytes that were not UTF-8 (which are refused); read it with c.req.arrayBuffer(), or after the handler',
+    };
+  if (text.startsWith('\uFEFF'))
+    return { refused: 'Parse error: body is not valid JSON (it starts with two byte order marks)' };
+  return text;
+}
+
 function rpcError(status: number, code: number, message: string): Response {
   const body = { jsonrpc: '2.0', error: { code, message } };
   return new Response(JSON.stringify(body), {

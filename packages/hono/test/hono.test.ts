@@ -37,7 +37,15 @@ beforeAll(async () => {
   app.all(
     '/peek/mcp',
     async (c, next) => {
-      await c.req.json();
+      await c.req.json().catch(() => undefined); // a middleware that reads what it can
+      await next();
+    },
+    mcpHandler<AppEnv>(endpoint, { principal: (c) => c.get('principal') }),
+  );
+  app.all(
+    '/bytes/mcp',
+    async (c, next) => {
+      await c.req.arrayBuffer();
       await next();
     },
     mcpHandler<AppEnv>(endpoint, { principal: (c) => c.get('principal') }),
@@ -79,7 +87,7 @@ const headers = {
 };
 
 describe('mcpHandler (Hono 4)', () => {
-  for (const path of ['/mcp', '/peek/mcp']) {
+  for (const path of ['/mcp', '/peek/mcp', '/bytes/mcp']) {
     it(`serves the endpoint with the context's principal (${path})`, async () => {
       const res = await fetch(base + path, {
         method: 'POST',
@@ -94,6 +102,27 @@ describe('mcpHandler (Hono 4)', () => {
       expect(reply.result.content[0].text).toBe('frank:{"n":1}');
     });
   }
+
+  // helper-161 M2: after c.req.json(), bytes that are not UTF-8 were passed on as U+FFFD.
+  it('a body a middleware decoded: bytes that are not UTF-8 or two BOMs are -32700, as on @mrtr/node; its bytes are passed on as sent', async () => {
+    const [before, after] = body.split('"n":1') as [string, string];
+    const notUtf8 = Buffer.concat([
+      Buffer.from(`${before}"n":"plan`),
+      Buffer.from([0xff]),
+      Buffer.from(`"${after}`),
+    ]);
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    for (const path of ['/mcp', '/peek/mcp', '/bytes/mcp']) {
+      for (const sent of [notUtf8, Buffer.concat([bom, bom, Buffer.from(body)])]) {
+        const res = await fetch(base + path, {
+          method: 'POST',
+          headers: { ...headers, 'x-user': 'frank' },
+          body: sent,
+        });
+        expect([res.status, (await res.json()).error?.code], path).toEqual([400, -32700]);
+      }
+    }
+  });
 
   it('answers 401 when no principal is known', async () => {
     const res = await fetch(`${base}/mcp`, { method: 'POST', headers, body });
