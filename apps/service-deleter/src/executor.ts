@@ -174,6 +174,9 @@ export class ServiceExecutor {
         // Destroying volumes is delete_volume's work, at its level whichever tool asks.
         if (deleteVolumes && s.volumes.length > 0)
           this.#checkLevel(verified, POLICY.delete_volume.level[environment]);
+        // Each volume is its own team's (helper-162 H2): destroying it takes that membership too.
+        if (deleteVolumes)
+          for (const v of s.volumes) await this.#authorize(q, verified, v.teamId ?? s.teamId, v.id);
         if (deleteVolumes) await q.query('DELETE FROM volumes WHERE service_id = $1', [s.id]);
         await q.query('DELETE FROM services WHERE id = $1', [s.id]);
         return {
@@ -185,8 +188,8 @@ export class ServiceExecutor {
             dnsRecords: s.dnsRecords,
           },
           volumes: deleteVolumes
-            ? { destroyed: s.volumes, retained: [] }
-            : { destroyed: [], retained: s.volumes },
+            ? { destroyed: s.volumes.map(idAndSize), retained: [] }
+            : { destroyed: [], retained: s.volumes.map(idAndSize) },
           approvedBy: approvedBy(verified),
         };
       },
@@ -269,3 +272,6 @@ export class ServiceExecutor {
     ).then(({ outcome }) => outcome as unknown as T);
   }
 }
+
+/** A volume as results report it: its id and size (GB), not its team. */
+const idAndSize = ({ id, sizeGb }: { id: string; sizeGb: number }) => ({ id, sizeGb });

@@ -1,9 +1,16 @@
+import { quoted } from '@mrtr/gate';
 import type { Database, Queryable } from './db.js';
 
 /** A volume attached to a service; sizes are in gigabytes (GB). */
 export interface Volume {
   id: string;
   sizeGb: number;
+  /**
+   * The team that owns the volume, when read from the database: a volume
+   * keeps its own team (handed over, or made before volumes kept theirs), so
+   * destroying it with its service takes membership of that team too.
+   */
+  teamId?: string;
 }
 
 /** A deployed service as the tools see it. */
@@ -161,16 +168,22 @@ async function hydrate(q: Queryable, row: ServiceRow, lock = false): Promise<Ser
   const vols = await q.query<{
     id: string;
     size_gb: number;
+    team_id: string | null;
     incarnation: ServiceRow['incarnation'];
-  }>(`SELECT id, size_gb, incarnation FROM volumes WHERE service_id = $1 ORDER BY id${forUpdate}`, [
-    row.id,
-  ]);
+  }>(
+    `SELECT id, size_gb, team_id, incarnation FROM volumes WHERE service_id = $1 ORDER BY id${forUpdate}`,
+    [row.id],
+  );
   const { team_id, incarnation, ...rest } = row;
   return {
     ...rest,
     teamId: team_id,
     dnsRecords: dns.rows.map((r) => r.hostname),
-    volumes: vols.rows.map((v) => ({ id: v.id, sizeGb: Number(v.size_gb) })),
+    volumes: vols.rows.map((v) => ({
+      id: v.id,
+      sizeGb: Number(v.size_gb),
+      teamId: v.team_id ?? NO_TEAM,
+    })),
     incarnation: {
       service: String(incarnation),
       volumes: vols.rows.map((v) => String(v.incarnation)),
@@ -337,18 +350,33 @@ export function describeBlastRadius(
  * also chooses to destroy them (the form's `deleteVolumes`, default no). The
  * question must not promise a loss the default answer does not cause.
  */
-export function describeDeletion(s: Pick<Service, 'instances' | 'dnsRecords' | 'volumes'>): string {
+export function describeDeletion(
+  s: Pick<Service, 'instances' | 'dnsRecords' | 'volumes'> & { teamId?: string },
+): string {
   const removed =
     s.instances === 0 && s.dnsRecords.length === 0
       ? 'the service (it runs no instances and has no DNS records)'
       : describeBlastRadius({ ...s, volumes: [] });
   if (s.volumes.length === 0) return `This removes ${removed}.`;
   const one = s.volumes.length === 1;
-  return `This removes ${removed}. ${one ? 'Its volume' : `Its ${s.volumes.length} volumes`} (${volumeList(s.volumes, !one)}) ${one ? 'is' : 'are'} kept unless you also choose to destroy ${one ? 'it' : 'them'}.`;
+  return `This removes ${removed}. ${one ? 'Its volume' : `Its ${s.volumes.length} volumes`} (${volumeList(s.volumes, !one, s.teamId)}) ${one ? 'is' : 'are'} kept unless you also choose to destroy ${one ? 'it' : 'them'}.`;
 }
 
-/** `vol_1 10 GB, vol_2 5 GB`, and with `total` `; 15 GB in all`. */
-function volumeList(volumes: readonly { id: string; sizeGb: number }[], total: boolean): string {
-  const list = volumes.map((v) => `${v.id} ${v.sizeGb} GB`).join(', ');
+/**
+ * `vol_1 10 GB, vol_2 5 GB`, and with `total` `; 15 GB in all`; a volume
+ * owned by another team than `team` (the service's) says whose it is.
+ */
+function volumeList(
+  volumes: readonly { id: string; sizeGb: number; teamId?: string }[],
+  total: boolean,
+  team?: string,
+): string {
+  const list = volumes
+    .map((v) =>
+      v.teamId !== undefined && team !== undefined && v.teamId !== team
+        ? `${v.id} ${v.sizeGb} GB of team ${quoted(v.teamId, 63)}`
+        : `${v.id} ${v.sizeGb} GB`,
+    )
+    .join(', ');
   return total ? `${list}; ${volumes.reduce((sum, v) => sum + v.sizeGb, 0)} GB in all` : list;
 }

@@ -8,7 +8,7 @@ import { callTool } from '@mrtr/spec-schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, randomSecret, startServiceDeleter } from '../src/app.js';
 import { type Database, openDatabase } from '../src/db.js';
-import { getService } from '../src/services.js';
+import { getService, getVolume } from '../src/services.js';
 
 const ALICE = 'tok-alice-hostile-svc';
 const BOB = 'tok-bob-hostile-svc';
@@ -141,6 +141,38 @@ describe('authorization: services belong to teams', () => {
       ),
     ).not.toContain('svc_team1');
     expect(await getService(db, 'svc_team1')).toBeDefined();
+  });
+
+  // helper-162 H2: delete_service with deleteVolumes destroyed a volume of a team the principal is not in.
+  it("a service's volume owned by another team: the question says whose, and it is not destroyed with the service", async () => {
+    await call(ALICE, 'create_service', {
+      id: 'svc_foreign1',
+      name: 'foreign-volume',
+      environment: 'staging',
+      instances: 1,
+      volumes: [{ id: 'vol_foreign1', sizeGb: 5 }],
+      team: 'alpha',
+    });
+    await db.query("INSERT INTO teams (id) VALUES ('finance') ON CONFLICT DO NOTHING");
+    await db.query("UPDATE volumes SET team_id = 'finance' WHERE id = 'vol_foreign1'");
+    const args = { serviceId: 'svc_foreign1', name: 'foreign-volume' };
+    const asked = await call(ALICE, 'delete_service', args);
+    expect(asked.body.result.inputRequests.confirm_delete.params.message).toContain(
+      'vol_foreign1 5 GB of team "finance"',
+    );
+    const done = await call(ALICE, 'delete_service', args, {
+      requestState: asked.body.result.requestState,
+      inputResponses: {
+        confirm_delete: {
+          action: 'accept',
+          content: { serviceName: 'foreign-volume', deleteVolumes: true },
+        },
+      },
+    });
+    expect(done.body.result).toMatchObject({ isError: true });
+    expect(done.body.result.content[0].text).toMatch(/not a member of team finance/);
+    expect(await getService(db, 'svc_foreign1')).toBeDefined();
+    expect(await getVolume(db, 'vol_foreign1')).toBeDefined();
   });
 
   it("a volume kept when its service went stays its team's: another team cannot destroy it", async () => {
