@@ -230,10 +230,24 @@ export function fileTools(
       // question means the file there now may be another one that took it (with one, the
       // question's birth time tells, and the count is not read).
       let deletions: number | undefined;
+      // Inside the claim, a deletion of this file by another ticket in flight is waited for, with
+      // or without birth times: two claims of one file moving it at once, the second could move
+      // whatever file took the name after the first (helper-162 H1). Looked at again after it.
+      if (tx !== undefined) await lockIdentity(tx, f.dev, f.ino);
+      if (f.birthtimeNs !== '0' && tx !== undefined) {
+        const again = await lookup(args.path);
+        if (!('found' in again) || !root.sameFacts(again.found, f))
+          return withoutAsking(
+            refused(
+              'refused' in again && again.missing
+                ? `${shownPath(args.path)} was removed since you were asked. Nothing was deleted.`
+                : `${shownPath(args.path)} changed since you were asked. Nothing was deleted; call delete_file again to be asked about the file there now.`,
+            ),
+          );
+      }
       if (f.birthtimeNs === '0') {
-        // Inside the claim, a deletion of this file by another ticket in flight is waited for:
-        // counted after it, it refuses this one (below), whatever took the inode since.
-        if (tx !== undefined) await lockIdentity(tx, f.dev, f.ino);
+        // Counted after a deletion in flight of this identity (the lock above), the count refuses
+        // this ticket (below), whatever took the inode since.
         deletions = await deletionsOf(tx ?? db, f.dev, f.ino);
         // A deletion of the file looked at may have committed between the look and the count: the
         // count would then hold it, and a look-alike given its inode later would pass as the file

@@ -72,6 +72,15 @@ export async function moveToTrash(
       // Whatever was at the name went: check it is the file checked, else put it back.
       const moved = await fsp.lstat(at(trash.fd, nonce), { bigint: true });
       if (!moved.isFile() || !root.same(moved, expected)) {
+        // Another file took the name between the check and the rename. Its intent names it, not
+        // the file checked: should it stay (its name taken again), nothing may read it as the
+        // file a person confirmed.
+        const other: Intent = {
+          path: expected.path,
+          dev: String(moved.dev),
+          ino: String(moved.ino),
+        };
+        await fsp.writeFile(at(trash.fd, `${nonce}.json`), JSON.stringify(other)).catch(() => {});
         await putBack(trash, nonce, dir, name);
         return 'changed';
       }
