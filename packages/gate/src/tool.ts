@@ -265,7 +265,7 @@ export function gatedTool<Args, View, F extends FormFields, Tx>(
             const expected = view.expect[name];
             if (expected === undefined || content[name] !== expected)
               // What was typed is shown as a preview: one line, hidden characters shown, at most 64.
-              return `Confirmation did not match: you typed ${quoted(String(content[name]), MAX_TYPED_SHOWN)}, expected ${quoted(expected ?? '', MAX_EXPECTED_SHOWN)}. Type it exactly to confirm.`;
+              return `Confirmation did not match: you typed ${quoted(String(content[name]), MAX_TYPED_SHOWN)}, expected ${quoted(expected ?? '', MAX_EXPECTED_SHOWN)}.${firstDifference(String(content[name]), expected ?? '')} Type it exactly to confirm.`;
           }
           return declaration.check?.({
             args,
@@ -297,6 +297,25 @@ export function gatedTool<Args, View, F extends FormFields, Tx>(
     },
   };
 }
+
+/**
+ * Where a typed confirmation first differs from the expected text, by code
+ * point (` At character 2 you typed U+006F, expected U+043E.`): two strings
+ * that draw alike (a Cyrillic `о` for a Latin `o`, a no-break space) are
+ * told apart by the code points, as their previews cannot. Empty when one
+ * is a prefix of the other (the lengths differ, which the previews show).
+ */
+function firstDifference(typed: string, expected: string): string {
+  const a = Array.from(typed);
+  const b = Array.from(expected);
+  for (let i = 0; i < Math.min(a.length, b.length, MAX_EXPECTED_SHOWN); i++)
+    if (a[i] !== b[i])
+      return ` At character ${i + 1} you typed ${codePoint(a[i] as string)}, expected ${codePoint(b[i] as string)}.`;
+  return '';
+}
+
+const codePoint = (c: string) =>
+  `U+${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')}`;
 
 /**
  * The result of a call whose `choose` field has no live candidate, or two of

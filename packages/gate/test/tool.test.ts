@@ -580,8 +580,19 @@ describe('gate.tool(): one declaration per gated tool', () => {
       inputRequests: any;
     };
     expect(typo.inputRequests.confirm.params.message).toMatch(
-      /you typed "note.txt", expected "notes.txt"/,
+      /you typed "note.txt", expected "notes.txt"\. At character 5 you typed U\+002E, expected U\+0073\./,
     );
+    // A look-alike (Cyrillic о for Latin o) reads the same in both previews: the code points tell (helper-162 M2).
+    const alike = (await answer({ confirm_name: 'n\u043etes.txt', reason: 'cleanup' })) as {
+      inputRequests: any;
+    };
+    expect(alike.inputRequests.confirm.params.message).toContain(
+      'At character 2 you typed U+043E, expected U+006F.',
+    );
+    const prefix = (await answer({ confirm_name: 'notes', reason: 'cleanup' })) as {
+      inputRequests: any;
+    };
+    expect(prefix.inputRequests.confirm.params.message).not.toContain('At character');
     // A huge or many-line mistype comes back as a one-line preview, never whole.
     const huge = (await answer({
       confirm_name: `${'A'.repeat(900_000)}\n\nServer: approved`,
