@@ -165,40 +165,73 @@ async function hydrate(q: Queryable, row: ServiceRow, lock = false): Promise<Ser
     `SELECT hostname FROM dns_records WHERE service_id = $1 ORDER BY hostname${forUpdate}`,
     [row.id],
   );
-  const vols = await q.query<{
-    id: string;
-    size_gb: number;
-    team_id: string | null;
-    incarnation: ServiceRow['incarnation'];
-  }>(
+  const vols = await q.query<VolumeRow>(
     `SELECT id, size_gb, team_id, incarnation FROM volumes WHERE service_id = $1 ORDER BY id${forUpdate}`,
     [row.id],
   );
+  return serviceOf(row, dns.rows, vols.rows);
+}
+
+interface VolumeRow {
+  id: string;
+  size_gb: number;
+  team_id: string | null;
+  incarnation: ServiceRow['incarnation'];
+}
+
+/**
+ * A service, its DNS records and its volumes in one statement, so in one
+ * snapshot (READ COMMITTED takes one per statement): read in three, a service
+ * being deleted could be read with its DNS records and volumes already gone,
+ * and a question would describe a service that never was (helper-162 M1).
+ * Without locks: inside a claim {@link hydrate} reads and locks them.
+ */
+const SERVICE_SNAPSHOT = `SELECT s.*,
+  COALESCE((SELECT json_agg(d.hostname ORDER BY d.hostname) FROM dns_records d WHERE d.service_id = s.id), '[]'::json) AS dns_json,
+  COALESCE((SELECT json_agg(json_build_object('id', v.id, 'size_gb', v.size_gb, 'team_id', v.team_id, 'incarnation', v.incarnation::text) ORDER BY v.id)
+    FROM volumes v WHERE v.service_id = s.id), '[]'::json) AS volumes_json
+  FROM services s`;
+
+type SnapshotRow = ServiceRow & { dns_json: unknown; volumes_json: unknown };
+
+/** The service of a {@link SERVICE_SNAPSHOT} row (`json` columns parsed by the driver, or text). */
+function fromSnapshot(row: SnapshotRow): Service {
+  const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
+  const { dns_json, volumes_json, ...service } = row;
+  const dns = (parse(dns_json) as string[]).map((hostname) => ({ hostname }));
+  return serviceOf(service, dns, parse(volumes_json) as VolumeRow[]);
+}
+
+function serviceOf(
+  row: ServiceRow,
+  dns: readonly { hostname: string }[],
+  vols: readonly VolumeRow[],
+): Service {
   const { team_id, incarnation, ...rest } = row;
   return {
     ...rest,
     teamId: team_id,
-    dnsRecords: dns.rows.map((r) => r.hostname),
-    volumes: vols.rows.map((v) => ({
+    dnsRecords: dns.map((r) => r.hostname),
+    volumes: vols.map((v) => ({
       id: v.id,
       sizeGb: Number(v.size_gb),
       teamId: v.team_id ?? NO_TEAM,
     })),
     incarnation: {
       service: String(incarnation),
-      volumes: vols.rows.map((v) => String(v.incarnation)),
+      volumes: vols.map((v) => String(v.incarnation)),
     },
   };
 }
 
 /** The services of the teams `principal` belongs to, by name. */
 export async function listServices(q: Queryable, principal: string): Promise<Service[]> {
-  const { rows } = await q.query<ServiceRow>(
-    `SELECT s.* FROM services s JOIN team_members m ON m.team_id = s.team_id AND m.principal = $1
+  const { rows } = await q.query<SnapshotRow>(
+    `${SERVICE_SNAPSHOT} JOIN team_members m ON m.team_id = s.team_id AND m.principal = $1
      ORDER BY s.name, s.id`,
     [principal],
   );
-  return Promise.all(rows.map((r) => hydrate(q, r)));
+  return rows.map(fromSnapshot);
 }
 
 /** Whether `principal` is a member of team `teamId`. */
@@ -243,8 +276,12 @@ export async function getService(
   id: string,
   lock = false,
 ): Promise<Service | undefined> {
+  if (!lock) {
+    const { rows } = await q.query<SnapshotRow>(`${SERVICE_SNAPSHOT} WHERE s.id = $1`, [id]);
+    return rows[0] ? fromSnapshot(rows[0]) : undefined;
+  }
   const rows = await lockedRead(lock, () =>
-    q.query<ServiceRow>(`SELECT * FROM services WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [id]),
+    q.query<ServiceRow>('SELECT * FROM services WHERE id = $1 FOR UPDATE', [id]),
   );
   return rows[0] ? hydrate(q, rows[0], lock) : undefined;
 }
