@@ -274,8 +274,12 @@ const PLAIN = /^[\x20-\x7e]*$/;
  * `api\u200d-staging` would read as `api-staging`) is U+FFFD; every character, however short the text, is cut to 16 code points
  * and to 4 combining marks in a row (joiners between them do not end the
  * row): a stack of marks draws over the lines around it.
+ * @param max most characters kept, `…` included when cut: a whole number ≥ 1.
+ * @throws {RangeError} when `max` is not a whole number ≥ 1 (a preview of none would be `…` alone).
  */
 export function preview(value: string, max: number): string {
+  if (!(Number.isSafeInteger(max) && max >= 1))
+    throw new RangeError(`preview(): max must be a whole number of characters ≥ 1; got ${max}`);
   // Only a head that holds more than `max` characters is read: V8's Intl.Segmenter takes time
   // in the length of the whole text for each character it yields (a 4 MiB answer: 0.2 s for
   // 60 characters), and the cleaning regexes time in its length.
@@ -319,8 +323,9 @@ const HEAD_UNITS_PER_CHARACTER = 4 * 2 * MAX_UNITS_PER_CHARACTER;
  * to, and go on as the server's own sentence: `Delete "a\" (keeps the data).
  * Delete \"b"?`.
  * @param value any string (lone surrogates become U+FFFD, as in `preview`).
- * @param max most user-perceived characters of the value kept (then `…`).
+ * @param max most user-perceived characters of the value kept (then `…`): a whole number ≥ 1.
  * @returns the quoted text, at most `max` characters plus the quotes and escapes.
+ * @throws {RangeError} when `max` is not a whole number ≥ 1.
  */
 export function quoted(value: string, max: number): string {
   return `"${preview(value, max).replace(QUOTE_LIKE, '\\$&')}"`;

@@ -311,6 +311,16 @@ describe('the replay record outlives the ticket', () => {
   });
 });
 
+describe('preview and quoted bounds (helper-163 L8)', () => {
+  it('refuse a max that keeps nothing rather than answer "…" alone', () => {
+    for (const max of [0, -1, Number.NaN, 1.5, Number.POSITIVE_INFINITY])
+      for (const f of [preview, quoted])
+        expect(() => f('api-staging', max), String(max)).toThrow(RangeError);
+    expect(preview('api-staging', 1)).toBe('…');
+    expect(preview('a', 1)).toBe('a');
+  });
+});
+
 describe('quoted', () => {
   it('puts the preview in double quotes and escapes its own quotes and backslashes', () => {
     expect(quoted('api-staging', 63)).toBe('"api-staging"');

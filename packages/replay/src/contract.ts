@@ -76,6 +76,15 @@ export type OnceResult<T> =
  * If `action` throws, the nonce is released and the same error rethrown, so
  * a failed attempt leaves nothing half-claimed and a retry may perform.
  *
+ * An action must return a JSON value (`JSON.stringify` of it a string): one
+ * that returns anything else (`undefined`, a `BigInt`, a cycle) gets a
+ * `TypeError` after it ran, and the stores differ in what they keep, so never
+ * rely on it. A store that cannot share a transaction (memory, Redis) keeps
+ * the nonce used, with no outcome: a retry is refused `used`. A database store
+ * rolls the claim back with the action's transaction: its writes there are
+ * undone and a retry may perform again, as after a throw (effects outside the
+ * transaction are not undone). `@mrtr/gate` hands stores JSON outcomes only.
+ *
  * A store that cannot be reached, or fails before `action` runs, throws
  * {@link ReplayStoreUnavailableError} and `action` does not run (fail closed).
  * A request that is not a valid {@link OnceRequest} throws `TypeError` and
