@@ -112,6 +112,13 @@ const TWO_BOMS: Unkept = {
   message: 'Parse error: body is not valid JSON (it starts with two byte order marks)',
 };
 
+const CONSUMED: Unkept = {
+  status: 400,
+  code: -32700,
+  message:
+    'Parse error: a middleware read this body before the handler and kept nothing of it (no req.body, no req.rawBody); mount this handler before that middleware, or have its body parser keep the bytes with verify: keepRawBody',
+};
+
 const STRING_NOT_AS_POSTED: Unkept = {
   status: 400,
   code: -32600,
@@ -190,8 +197,14 @@ function finiteOnly(_key: string, value: unknown): unknown {
 function keepReadBody(req: ExpressRequest & { rawBody?: unknown }): Unkept | undefined {
   if (req.rawBody instanceof Buffer || !req.readableDidRead) return undefined;
   const body: unknown = req.body;
-  if (body === undefined) req.rawBody = Buffer.alloc(0);
-  else if (Buffer.isBuffer(body)) req.rawBody = body;
+  if (body === undefined) {
+    // Read by something that kept nothing of it: a body was sent, and is gone (helper-161 L4).
+    const declared = req.headers['content-length'];
+    const sent =
+      declared === undefined ? req.headers['transfer-encoding'] !== undefined : declared !== '0';
+    if (sent) return CONSUMED;
+    req.rawBody = Buffer.alloc(0);
+  } else if (Buffer.isBuffer(body)) req.rawBody = body;
   else if (typeof body === 'string') {
     if (mayBeReplaced(body)) return REPLACED;
     // The parser dropped one BOM; a second would be dropped by the endpoint, and no JSON read as JSON.

@@ -185,6 +185,19 @@ describe('Express behind express.json({ strict: false }) (a JSON string is a val
     expect((await answer(`${lax}/mcp`, LIST)).status).toBe(200);
   });
 
+  it('a body a middleware drained and kept nothing of: -32700 saying so, not "not valid JSON" (helper-161 L4)', async () => {
+    const drained = await listen(
+      createHttpServer(
+        quickStartApp((req, _res, next) => {
+          req.on('data', () => {}).on('end', () => next());
+        }),
+      ),
+    );
+    const got = await answer(`${drained}/mcp`, LIST);
+    expect([got.status, JSON.parse(got.body).error?.code]).toEqual([400, -32700]);
+    expect(JSON.parse(got.body).error.message).toMatch(/kept nothing of it/);
+  });
+
   it('a chunked body a text parser read cannot be told from one: refused, naming keepRawBody', async () => {
     const chunked = new ReadableStream({
       start(c) {

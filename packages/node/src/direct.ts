@@ -38,8 +38,9 @@ export function directlyServable(req: IncomingMessage): boolean {
     PLAIN_TARGET.test(target) &&
     !DOT_SEGMENT.test(target) &&
     (req as IncomingMessage & { rawBody?: unknown }).rawBody === undefined &&
-    // Nobody has read, paused or drained the body (a body parser may have consumed an empty one).
-    req.readableFlowing === null &&
+    // Nobody has read or drained the body (a body parser may have consumed an empty one); a
+    // pause is undone when the body is read. One set flowing with no listener may have lost data.
+    req.readableFlowing !== true &&
     !req.readableDidRead &&
     !req.readableEnded
   );
@@ -135,6 +136,9 @@ function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyRead> {
     req.on('data', onData).on('end', onEnd).on('error', onBroken).on('close', onBroken);
     // Declared too large: nothing of it is kept, and the 5 s bound starts now.
     if (length !== undefined && length > maxBytes) dropTheRest();
+    // A middleware that paused the request (`req.pause()`) left it so: a `data` listener does not
+    // resume it, and the body, all received, would never be read nor time out (helper-161 L1).
+    if (req.isPaused()) req.resume();
   });
 }
 
@@ -274,7 +278,11 @@ export async function writeReply(res: ServerResponse, reply: HttpReply): Promise
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (!res.write(value)) await new Promise((r) => res.once('drain', r).once('close', r));
+      const written = res.write(value);
+      // A compressing middleware (`compression()`) holds what is written until flushed: an event
+      // held is no event (helper-161 L2). Without one, `flush` is absent (or Node's no-op).
+      (res as typeof res & { flush?: () => void }).flush?.();
+      if (!written) await new Promise((r) => res.once('drain', r).once('close', r));
       if (res.destroyed) return;
     }
     res.end();

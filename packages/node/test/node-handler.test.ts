@@ -68,6 +68,91 @@ describe('toNodeHandler', () => {
     expect(reply.result.content[0].text).toBe('dave');
   });
 
+  it('serves a request a middleware paused (req.pause()), where it waited for ever (helper-161 L1)', async () => {
+    const endpoint = createMcpEndpoint({
+      serverInfo: { name: 't', version: '1' },
+      tools: [
+        {
+          name: 'whoami',
+          inputSchema: { type: 'object' },
+          handler: (_a, ctx) => ({
+            resultType: 'complete',
+            content: [{ type: 'text', text: ctx.principal.id }],
+          }),
+        },
+      ],
+    });
+    const handle = toNodeHandler(endpoint, { path: false, principal: () => ({ id: 'erin' }) });
+    const paused = createServer((req, res) => {
+      req.pause();
+      // As a middleware would: it looks at the headers, then hands the request on later.
+      setTimeout(() => void handle(req, res), 20);
+    });
+    await new Promise<void>((r) => paused.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = paused.address() as AddressInfo;
+      const res = await fetch(`http://127.0.0.1:${port}/mcp`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(10_000),
+      });
+      expect(res.status).toBe(200);
+      expect((await res.json()).result.content[0].text).toBe('erin');
+    } finally {
+      paused.closeAllConnections();
+      await new Promise<void>((r) => paused.close(() => r()));
+    }
+  });
+
+  it('flushes each event of a stream through a compressing middleware (res.flush), where it was held to the end (helper-161 L2)', async () => {
+    const endpoint = createMcpEndpoint({
+      serverInfo: { name: 't', version: '1' },
+      tools: [
+        {
+          name: 'slow',
+          inputSchema: { type: 'object' },
+          handler: async (_a, ctx) => {
+            ctx.log('info', 'started');
+            await new Promise((r) => setTimeout(r, 50));
+            return { resultType: 'complete', content: [{ type: 'text', text: 'done' }] };
+          },
+        },
+      ],
+    });
+    const handle = toNodeHandler(endpoint, { path: false, principal: () => ({ id: 'erin' }) });
+    let flushes = 0;
+    const compressing = createServer((req, res) => {
+      // What compression() adds: a flush that sends what it holds.
+      (res as typeof res & { flush: () => void }).flush = () => {
+        flushes++;
+      };
+      void handle(req, res);
+    });
+    await new Promise<void>((r) => compressing.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = compressing.address() as AddressInfo;
+      const logged = {
+        ...body,
+        params: {
+          name: 'slow',
+          _meta: { ...body.params._meta, 'io.modelcontextprotocol/logLevel': 'info' },
+        },
+      };
+      const res = await fetch(`http://127.0.0.1:${port}/mcp`, {
+        method: 'POST',
+        headers: { ...headers, 'mcp-name': 'slow' },
+        body: JSON.stringify(logged),
+      });
+      expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(await res.text()).toContain('done');
+      expect(flushes).toBeGreaterThanOrEqual(2);
+    } finally {
+      compressing.closeAllConnections();
+      await new Promise<void>((r) => compressing.close(() => r()));
+    }
+  });
+
   it('gives 401 when neither the host nor the endpoint knows the caller', async () => {
     const res = await fetch(`${base}/api/mcp`, {
       method: 'POST',
