@@ -75,5 +75,7 @@ export const TICKET_REFUSAL_DETAIL: Partial<Record<TicketFailureReason, string>>
   // usual mistake of two instances behind one address started with different secrets.
   mac: ': it was altered, issued for another operation or other arguments, or sealed by a server with another secret under the same key id (every instance behind one address must hold the same ticket keys)',
   expired: ': the confirmation expired; call the tool again',
-  kid: ': it was sealed under a key this server no longer holds; call the tool again',
+  kid: ': it was sealed under a key this server does not hold (one retired, or a newer one not yet given to every instance); call the tool again',
+  not_yet_valid:
+    ': it was issued later than now by this server’s clock (the clocks of two instances further apart than the skew they allow); call the tool again',
 };

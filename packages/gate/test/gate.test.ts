@@ -278,6 +278,27 @@ describe('ConfirmationGate', () => {
     ]);
   });
 
+  it('says why a ticket issued ahead of this clock is refused, and what to do (helper-161 L6)', async () => {
+    const t = setup();
+    const ahead = new ConfirmationGate({
+      sealer: new TicketSealer({ keys: [{ kid: 'k1', secret }], now: () => Date.now() + 600_000 }),
+      store: new MemoryReplayStore(),
+    });
+    const first = (await ahead.run(t.request(), t.spec)) as { requestState: string };
+    const error = await t.gate
+      .run(
+        t.request({
+          requestState: first.requestState,
+          inputResponses: answer({ id: 'a', serviceName: 'api-prod' }),
+        }),
+        t.spec,
+      )
+      .catch((e) => e);
+    expect(error.message).toMatch(
+      /\(not_yet_valid\): it was issued later than now by this server’s clock .*; call the tool again/,
+    );
+  });
+
   it("says principal to a caller presenting another caller's ticket, and mac for altered or moved tickets", async () => {
     const t = setup();
     const first = (await t.gate.run(t.request(), t.spec)) as { requestState: string };
@@ -298,7 +319,7 @@ describe('ConfirmationGate', () => {
       /\(mac\).*other arguments/,
     );
     expect(await message({ requestState: s.replace('.k1.', '.k9.') })).toMatch(
-      /\(kid\): .* no longer holds; call the tool again \(this server opens key ids k1\)$/,
+      /\(kid\): .* a newer one not yet given to every instance\); call the tool again \(this server opens key ids k1\)$/,
     );
     expect(await message({ requestState: 'garbage' })).toMatch(/\(malformed\)/);
     const refused = t.events.filter((e) => e.outcome === 'refused');

@@ -21,7 +21,10 @@ import type { RateLimitOptions } from './rate-limit.js';
 
 /** The authenticated caller, as the host application or framework knows it. */
 export interface Principal {
-  /** Stable id; what tickets bind and audit records name. */
+  /**
+   * Stable id; what tickets bind and audit records name, and nothing else of
+   * the principal: unique across tenants (`acme:admin`, not `admin` in each).
+   */
   id: string;
   /** Anything else the application wants handlers to see (roles, tenant). */
   [key: string]: unknown;
