@@ -114,7 +114,8 @@ export class JsonLinesAuditSink implements AuditWriter {
    * @throws the file system's error when the file cannot be opened (at construction, not at the
    *   first record), e.g. `EISDIR`, or `ENXIO` for a FIFO that no process reads.
    * @throws {RangeError} for a `timeoutMs` that is not a number of milliseconds from 1 to
-   *   2,147,483,647 (a longer timer fires at once).
+   *   2,147,483,647 (a longer timer fires at once), or a `maxPendingBytes` that is not a whole
+   *   number of bytes ≥ 0 (`NaN` removed the bound).
    */
   constructor(options: JsonLinesAuditSinkOptions = {}) {
     const where = options.destination ?? 'stdout';
@@ -123,6 +124,9 @@ export class JsonLinesAuditSink implements AuditWriter {
       throw new RangeError(
         `timeoutMs must be a number of milliseconds from 1 to 2147483647, got ${timeoutMs}`,
       );
+    const pending = options.maxPendingBytes;
+    if (pending !== undefined && !(Number.isSafeInteger(pending) && pending >= 0))
+      throw new RangeError(`maxPendingBytes must be a whole number of bytes ≥ 0, got ${pending}`);
     this.#timeoutMs = timeoutMs;
     let send: LineSender;
     if (where instanceof Writable) {

@@ -135,3 +135,13 @@ describe('JsonLinesAuditSink', () => {
     expect(() => new JsonLinesAuditSink({ timeoutMs: Infinity })).toThrow(RangeError);
   });
 });
+
+describe('JsonLinesAuditSink options (helper-163 L16)', () => {
+  it('refuses a maxPendingBytes that is no bound', () => {
+    for (const bad of [Number.NaN, -1, 1.5, Number.POSITIVE_INFINITY])
+      expect(() => new JsonLinesAuditSink({ maxPendingBytes: bad }), String(bad)).toThrow(
+        /maxPendingBytes must be a whole number of bytes/,
+      );
+    expect(() => new JsonLinesAuditSink({ maxPendingBytes: 0 })).not.toThrow();
+  });
+});

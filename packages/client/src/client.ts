@@ -87,7 +87,8 @@ export class McpClient {
   /**
    * @throws {TypeError} when `url` is not an absolute `http:` or `https:` URL
    * @throws {RangeError} when `answerTimeoutMs`, `requestTimeoutMs` or `listTimeoutMs` is not a
-   *   number of milliseconds from 1 to 2,147,483,647 (what Node's timers can wait)
+   *   number of milliseconds from 1 to 2,147,483,647 (what Node's timers can wait), `maxRounds`
+   *   not a whole number from 1 to 1000, or `maxInvalidAnswers` not one from 0 to 1000
    */
   constructor(options: McpClientOptions) {
     this.url = new URL(options.url);
@@ -97,6 +98,8 @@ export class McpClient {
     checkTimer('answerTimeoutMs', options.answerTimeoutMs);
     checkTimer('requestTimeoutMs', options.requestTimeoutMs);
     checkTimer('listTimeoutMs', options.listTimeoutMs);
+    checkCount('maxRounds', options.maxRounds, 1);
+    checkCount('maxInvalidAnswers', options.maxInvalidAnswers, 0);
     this.options = options;
     this.identity = { url: this.url.href, origin: this.url.origin, host: this.url.host };
   }
@@ -219,6 +222,7 @@ export class McpClient {
    * @throws {RoundLimitError} when input is still wanted after `maxRounds` requests
    * @throws {InvalidAnswerError} when the answerer keeps giving invalid content (nothing invalid is sent)
    * @throws {ProtocolError} | {TransportError} | {AbortedError}
+   * @throws {RangeError} when `options.maxRounds` is not a whole number from 1 to 1000
    */
   async callTool(
     name: string,
@@ -351,8 +355,7 @@ export class McpClient {
     refreshHeaders?: () => Promise<Record<string, string> | undefined>,
   ): Promise<CallOutcome<Record<string, unknown> & ToolResult>> {
     const answerer = options.answerer ?? this.options.answerer;
-    const maxRounds = options.maxRounds ?? this.options.maxRounds ?? 8;
-    if (!Number.isInteger(maxRounds) || maxRounds < 1) throw new TypeError('maxRounds must be ≥ 1');
+    const maxRounds = checkCount('maxRounds', options.maxRounds, 1) ?? this.options.maxRounds ?? 8;
     const events: ClientEvent[] = [];
     // Notifications come as often and as large as the server likes: only so many are kept.
     let keptNotifications = 0;
@@ -400,6 +403,17 @@ export class McpClient {
       },
     );
   }
+}
+
+/** Most rounds, and most invalid answers, a call may be set to take: a person answers each. */
+const MAX_COUNT = 1000;
+
+/** `n` unchanged when absent or a whole number from `min` to {@link MAX_COUNT}. @throws {RangeError} otherwise. */
+function checkCount(name: string, n: number | undefined, min: number): number | undefined {
+  if (n === undefined) return n;
+  if (!(Number.isSafeInteger(n) && n >= min && n <= MAX_COUNT))
+    throw new RangeError(`${name} must be a whole number from ${min} to ${MAX_COUNT}, got ${n}`);
+  return n;
 }
 
 /** Node's timers wait at most 2^31 − 1 ms; a longer one fires at once. */

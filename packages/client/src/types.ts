@@ -43,7 +43,7 @@ export interface McpClientOptions {
   answerer?: Answerer;
   /** `fetch` to use (default: the global one). */
   fetch?: typeof fetch;
-  /** Requests sent per call at most, the first included (default 8). */
+  /** Requests sent per call at most, the first included: 1 to 1000 (default 8). */
   maxRounds?: number;
   /** Milliseconds a question may stay unanswered before it counts as `cancel` (default 120 000). */
   answerTimeoutMs?: number;
@@ -54,7 +54,7 @@ export interface McpClientOptions {
    * (default 120 000); past it the listing fails with `TransportError`.
    */
   listTimeoutMs?: number;
-  /** Invalid answers to one question before the call fails with `InvalidAnswerError` (default 3). */
+  /** Invalid answers to one question before the call fails with `InvalidAnswerError`: 0 to 1000 (default 3). */
   maxInvalidAnswers?: number;
   /** Receives every {@link ClientEvent} as it happens. */
   onEvent?: (event: ClientEvent) => void;

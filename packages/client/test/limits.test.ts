@@ -460,3 +460,19 @@ describe('reasons about what a server sent', () => {
     if (!inspected.ok) expect(inspected.reason.length).toBeLessThan(200);
   });
 });
+
+describe('counts a call may be set to (helper-163 L12)', () => {
+  it('maxRounds and maxInvalidAnswers are whole numbers up to 1000, checked when the client is made', () => {
+    for (const bad of [0, -1, 1.5, Number.NaN, 1e21, '3'])
+      expect(
+        () => new McpClient({ url: 'http://127.0.0.1:9/mcp', maxRounds: bad as number }),
+      ).toThrow(/maxRounds must be a whole number from 1 to 1000/);
+    for (const bad of [-1, 1.5, Number.NaN, 1e21, Number.POSITIVE_INFINITY])
+      expect(
+        () => new McpClient({ url: 'http://127.0.0.1:9/mcp', maxInvalidAnswers: bad as number }),
+      ).toThrow(/maxInvalidAnswers must be a whole number from 0 to 1000/);
+    expect(
+      () => new McpClient({ url: 'http://127.0.0.1:9/mcp', maxRounds: 1000, maxInvalidAnswers: 0 }),
+    ).not.toThrow();
+  });
+});

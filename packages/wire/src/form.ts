@@ -252,10 +252,14 @@ export function fieldOptions(definition: unknown): string[] {
         items?: { enum?: unknown; anyOf?: { const: string }[] };
       }
     | undefined;
-  if (d === undefined) return [];
+  if (typeof d !== 'object' || d === null) return [];
+  // An option that is no object (`oneOf: [null]`) has no value to offer: `undefined` stands for it.
+  const constOf = (o: unknown) =>
+    typeof o === 'object' && o !== null ? (o as { const?: string }).const : undefined;
   if (Array.isArray(d.enum)) return [...(d.enum as string[])];
-  if (Array.isArray(d.oneOf)) return d.oneOf.map((o) => o.const);
-  if (Array.isArray(d.items?.enum)) return [...(d.items.enum as string[])];
-  if (Array.isArray(d.items?.anyOf)) return d.items.anyOf.map((o) => o.const);
+  if (Array.isArray(d.oneOf)) return d.oneOf.map(constOf) as string[];
+  const items = typeof d.items === 'object' && d.items !== null ? d.items : undefined;
+  if (Array.isArray(items?.enum)) return [...(items.enum as string[])];
+  if (Array.isArray(items?.anyOf)) return items.anyOf.map(constOf) as string[];
   return [];
 }

@@ -202,9 +202,12 @@ export function bodyEncodingProblem(
  * two halves of a surrogate pair: what a message may quote of text a client
  * chose (a name, a header value) without growing with it.
  * @returns `text` itself when it is not longer than `max`.
+ * @throws {RangeError} when `max` is not a whole number ≥ 0.
  */
 export function clip(text: string, max: number): string {
   if (text.length <= max) return text;
+  if (!(Number.isSafeInteger(max) && max >= 0))
+    throw new RangeError(`clip(): max must be a whole number of code units ≥ 0; got ${max}`);
   let end = max;
   const last = text.charCodeAt(end - 1);
   if (last >= 0xd800 && last <= 0xdbff) end -= 1;
