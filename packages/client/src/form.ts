@@ -192,7 +192,49 @@ export function checkRenderable(schema: unknown): Renderable {
             `field ${quoted(name)} cannot be shown as sent (no field kind of the form schema reads it whole)`,
         ),
     };
+  const unanswerable = Object.entries(properties as Record<string, Record<string, unknown>>)
+    .map(([name, field]) => answerProblem(name, field))
+    .filter((r): r is string => r !== undefined);
+  if (unanswerable.length > 0) return { ok: false, reasons: unanswerable.slice(0, MAX_REASONS) };
   return { ok: true, schema: parsed.data };
+}
+
+/**
+ * Why no answer, or no faithful showing, fits a field the schema accepts
+ * (helper-163 L14): a choice of no options, bounds out of order, labels
+ * (`enumNames`) that are not one per option, a default that is not offered.
+ */
+function answerProblem(name: string, field: Record<string, unknown>): string | undefined {
+  const items = isObject(field.items) ? field.items : {};
+  const options = [field.enum, field.oneOf, items.enum, items.anyOf].find(Array.isArray);
+  const n = quoted(name);
+  if (options !== undefined && options.length === 0) return `field ${n} offers no choice`;
+  for (const [low, high] of [
+    ['minLength', 'maxLength'],
+    ['minimum', 'maximum'],
+    ['minItems', 'maxItems'],
+  ] as const) {
+    const lo = field[low];
+    const hi = field[high];
+    if (typeof lo === 'number' && typeof hi === 'number' && lo > hi)
+      return `field ${n} has ${low} above ${high}: no answer fits`;
+  }
+  if (
+    typeof field.minItems === 'number' &&
+    options !== undefined &&
+    field.minItems > options.length
+  )
+    return `field ${n} asks for more choices than it offers: no answer fits`;
+  if (Array.isArray(field.enumNames) && Array.isArray(field.enum))
+    if (field.enumNames.length !== field.enum.length)
+      return `field ${n} has ${field.enumNames.length} labels for ${field.enum.length} options`;
+  if (field.default !== undefined && options !== undefined) {
+    const values = options.map((o) => (isObject(o) ? o.const : o));
+    const defaults = Array.isArray(field.default) ? field.default : [field.default];
+    if (defaults.some((d) => !values.includes(d)))
+      return `field ${n} has a default that is not among its choices`;
+  }
+  return undefined;
 }
 
 /**

@@ -251,3 +251,38 @@ describe('form answers', () => {
     expect(q.round).toBe(1);
   });
 });
+
+describe('checkRenderable: forms no answer fits, or that cannot be shown faithfully (helper-163 L14)', () => {
+  const form = (field: Record<string, unknown>) => ({
+    type: 'object',
+    properties: { f: field },
+    required: ['f'],
+  });
+  it('are declined, each with its reason', () => {
+    for (const [field, reason] of [
+      [{ type: 'string', enum: [] }, /offers no choice/],
+      [{ type: 'string', oneOf: [] }, /offers no choice/],
+      [{ type: 'string', minLength: 5, maxLength: 2 }, /minLength above maxLength/],
+      [{ type: 'number', minimum: 5, maximum: 2 }, /minimum above maximum/],
+      [{ type: 'string', enum: ['a', 'b'], enumNames: ['A'] }, /1 labels for 2 options/],
+      [{ type: 'string', enum: ['a', 'b'], default: 'c' }, /default that is not among/],
+      [
+        { type: 'array', items: { type: 'string', enum: ['a'] }, minItems: 2 },
+        /more choices than it offers/,
+      ],
+    ] as const) {
+      const r = checkRenderable(form(field));
+      expect(r.ok, JSON.stringify(field)).toBe(false);
+      if (!r.ok) expect(r.reasons.join('; '), JSON.stringify(field)).toMatch(reason);
+    }
+  });
+  it('leave forms that fit alone', () => {
+    for (const field of [
+      { type: 'string', enum: ['a', 'b'], enumNames: ['A', 'B'], default: 'b' },
+      { type: 'string', minLength: 2, maxLength: 2 },
+      { type: 'array', items: { type: 'string', enum: ['a', 'b'] }, minItems: 1, default: ['a'] },
+      { type: 'boolean', default: false },
+    ])
+      expect(checkRenderable(form(field)).ok, JSON.stringify(field)).toBe(true);
+  });
+});
