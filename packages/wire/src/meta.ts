@@ -139,19 +139,28 @@ export type ServerCapabilities = z.infer<typeof ServerCapabilitiesSchema>;
  * "is equivalent to declaring support for `form` mode only"
  * (`client/elicitation`, "Capabilities"). A declaration of other modes only
  * (`url`, or one this revision does not name) does not: servers MUST NOT
- * send a mode the client did not declare.
+ * send a mode the client did not declare. Nor does one that is no object
+ * (`form: false`, `form: null`, `elicitation: []`).
  */
 export function supportsFormElicitation(capabilities: ClientCapabilities | undefined): boolean {
   const e = ownMember(capabilities, 'elicitation');
-  if (e === undefined || e === null || typeof e !== 'object') return false;
-  if (ownMember(e, 'form') !== undefined) return true;
+  if (!isPlainObject(e)) return false;
+  if (ownMember(e, 'form') !== undefined) return isPlainObject(ownMember(e, 'form'));
   return Object.keys(e).length === 0;
 }
 
-/** Whether these capabilities allow a URL-mode `elicitation/create` (`{elicitation: {url: {}}}`). */
+/**
+ * Whether these capabilities allow a URL-mode `elicitation/create` (`{elicitation: {url: {}}}`).
+ * A declaration is an object: `url: false`, `url: null` or an `elicitation` that is a list declare nothing.
+ */
 export function supportsUrlElicitation(capabilities: ClientCapabilities | undefined): boolean {
-  return ownMember(ownMember(capabilities, 'elicitation'), 'url') !== undefined;
+  const e = ownMember(capabilities, 'elicitation');
+  return isPlainObject(e) && isPlainObject(ownMember(e, 'url'));
 }
+
+/** An object that is not a list: what a capability declaration is (`{}` and its settings). */
+const isPlainObject = (v: unknown): v is object =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * `value[key]` when `value` is an object holding `key` as an own member, else

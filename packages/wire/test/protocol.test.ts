@@ -153,6 +153,16 @@ describe('official examples', () => {
     expect(form(undefined)).toBe(false);
   });
 
+  it('a declaration that is no object declares nothing (helper-160 L6)', () => {
+    const caps = (elicitation: unknown) =>
+      ({ elicitation }) as Parameters<typeof supportsFormElicitation>[0];
+    for (const e of [{ form: false }, { form: null }, { form: [] }, [], { url: {}, form: 0 }])
+      expect(supportsFormElicitation(caps(e)), JSON.stringify(e)).toBe(false);
+    for (const e of [{ url: false }, { url: null }, { url: [] }, [{ url: {} }]])
+      expect(supportsUrlElicitation(caps(e)), JSON.stringify(e)).toBe(false);
+    expect(supportsUrlElicitation(caps({ url: {} }))).toBe(true);
+  });
+
   it('a mode held by a prototype (a parser that assigned "__proto__") is not declared', () => {
     const caps = (elicitation: unknown) =>
       ({ elicitation }) as Parameters<typeof supportsFormElicitation>[0];
