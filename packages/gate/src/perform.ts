@@ -43,7 +43,7 @@ export async function replayOf<View, Tx>(
   let result: OnceResult<Json>;
   await assertStillOpen(flow, claims);
   try {
-    result = await flow.parts.store.once(onceRequestOf(flow, claims, answer), async () => {
+    result = await flow.parts.store.once(onceRequestOf(claims, answer), async () => {
       throw new NotRecorded();
     });
   } catch (error) {
@@ -87,7 +87,7 @@ export async function retire<View, Tx>(
   const minted = flow.round.nonce;
   flow.round.setNonce(claims.nonce);
   const result = await flow.parts.store.once(
-    onceRequestOf(flow, claims, SUPERSEDED),
+    onceRequestOf(claims, SUPERSEDED),
     async () => SUPERSEDED_OUTCOME as unknown as Json,
   );
   if (result.status === 'refused') return settleLookUp(flow, claims, result);
@@ -133,7 +133,7 @@ export async function usedRefusal<View, Tx>(
   if (!store.recorded) return undefined;
   let result: OnceResult<Json> | undefined;
   try {
-    result = await store.recorded<Json>(onceRequestOf(flow, claims, NO_ANSWER));
+    result = await store.recorded<Json>(onceRequestOf(claims, NO_ANSWER));
   } catch {
     return undefined;
   }
@@ -173,7 +173,7 @@ export async function perform<View, Tx>(
   let result: OnceResult<Json>;
   await assertStillOpen(flow, claims);
   try {
-    result = await flow.parts.store.once(onceRequestOf(flow, claims, answer), async (tx: Tx) => {
+    result = await flow.parts.store.once(onceRequestOf(claims, answer), async (tx: Tx) => {
       const again = await spec.prepare(tx, sealed);
       if (again.result) throw new TargetUnavailable(again.result);
       const now = asked(spec, contextOf(again), live.mode);
@@ -293,22 +293,19 @@ export async function decline<View, Tx>(
   await assertStillOpen(flow, claims);
   // A store that fails from here must not be reported as a possible run of the operation.
   round.declining = true;
-  const result = await flow.parts.store.once(
-    onceRequestOf(flow, claims, DECLINE),
-    async (tx: Tx) => {
-      const declined = toJson(
-        spec.declined?.(context) ?? textResult('Declined. Nothing was changed.'),
-      );
-      written = await round.inTransaction(tx, {
-        outcome: 'declined',
-        ...round.known(),
-        ...(question !== undefined ? { question } : {}),
-        confirmation: level,
-        isError: isErrorOf(declined),
-      });
-      return declined;
-    },
-  );
+  const result = await flow.parts.store.once(onceRequestOf(claims, DECLINE), async (tx: Tx) => {
+    const declined = toJson(
+      spec.declined?.(context) ?? textResult('Declined. Nothing was changed.'),
+    );
+    written = await round.inTransaction(tx, {
+      outcome: 'declined',
+      ...round.known(),
+      ...(question !== undefined ? { question } : {}),
+      confirmation: level,
+      isError: isErrorOf(declined),
+    });
+    return declined;
+  });
   return settle(flow, result, 'declined', written, question, level);
 }
 
@@ -346,19 +343,18 @@ export function acceptedAnswerText(
  * record's expiry (Redis `PXAT`, another instance's sweep) ahead by it.
  * Another instance may tolerate more skew than this one and open the ticket
  * for longer (its `maxSkewSeconds`, up to `MAX_SKEW_SECONDS`, during a
- * rolling change of it): the record outlives what any sealer accepts, by
- * the most skew a sealer can be given, not this one's (helper-161 H1: a
- * re-send to an instance with 30 s ran again once this one's 0 s had passed).
+ * rolling change of it), its clock behind by as much: so the record is kept
+ * by the most skew a sealer can be given, not this one's, three times over
+ * (the skew it accepts, its clock behind true time, the clock that expires
+ * the record ahead of it): `exp` + 1 s + 3 × 300 s (helper-161 H1: a
+ * re-send to an instance with 30 s ran again once this one's 0 s had passed;
+ * helper-164 H1: one with 300 s and a clock 65 s behind, past 30 s × 3).
  */
-function onceRequestOf<View, Tx>(
-  flow: Flow<View, Tx>,
-  claims: TicketClaims,
-  answer: string,
-): OnceRequest {
+function onceRequestOf(claims: TicketClaims, answer: string): OnceRequest {
   return {
     nonce: claims.nonce,
     requestDigest: digestCanonical(answer),
-    expiresAt: (claims.exp + 1 + MAX_SKEW_SECONDS + 2 * flow.parts.sealer.maxSkewSeconds) * 1000,
+    expiresAt: (claims.exp + 1 + 3 * MAX_SKEW_SECONDS) * 1000,
   };
 }
 

@@ -241,10 +241,9 @@ export function gatedTool<Args, View, F extends FormFields, Tx>(
             chooser === undefined ? undefined : (shown.choices[chooser] ?? []).map((c) => c.value);
           // The last candidate went while the person answered (or none matched): nothing to ask.
           // Two of one value: an answer could not say which was meant (nor could a form offer both).
-          if (candidates !== undefined && (candidates.length === 0 || hasRepeats(candidates)))
-            return {
-              result: unchoosable(declaration.form?.[chooser as string], candidates.length > 0),
-            };
+          const problem = candidates === undefined ? undefined : choiceProblem(candidates);
+          if (problem !== undefined)
+            return { result: unchoosable(declaration.form?.[chooser as string], problem) };
           return {
             view: shown,
             ...(candidates === undefined ? {} : { candidates }),
@@ -322,19 +321,25 @@ const codePoint = (c: string) =>
  * one value: an `isError` result, as `withoutAsking` would give (a select of
  * no options, or of one option twice, is no valid form).
  */
-function unchoosable(f: FormField | undefined, repeated: boolean): CallToolResult {
+function unchoosable(f: FormField | undefined, problem: ChoiceProblem): CallToolResult {
   const title = quoted(f?.title ?? '', MAX_EXPECTED_SHOWN);
   return textResult(
-    repeated
+    problem === 'repeated'
       ? `Nothing was done: two of the choices for ${title} have the same value, so an answer could not say which was meant. Ask the server's operator.`
-      : `Nothing was done: there is nothing to choose from for ${title}.`,
+      : problem === 'not_text'
+        ? `Nothing was done: a choice for ${title} has a value that is not well-formed text (a lone surrogate), which an answer cannot carry back exactly. Ask the server's operator.`
+        : `Nothing was done: there is nothing to choose from for ${title}.`,
     { isError: true },
   );
 }
 
-/** Whether a value occurs twice in `values`. */
-function hasRepeats(values: readonly string[]): boolean {
-  return new Set(values).size !== values.length;
+type ChoiceProblem = 'none' | 'repeated' | 'not_text';
+
+/** What keeps `values` from being offered as a choice, if anything. */
+function choiceProblem(values: readonly unknown[]): ChoiceProblem | undefined {
+  if (values.length === 0) return 'none';
+  if (values.some((v) => typeof v !== 'string' || !v.isWellFormed())) return 'not_text';
+  return new Set(values).size !== values.length ? 'repeated' : undefined;
 }
 
 /** The requested schema of `form` with the live choices. */

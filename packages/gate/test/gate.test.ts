@@ -100,8 +100,8 @@ describe('ConfirmationGate', () => {
   });
 
   it("a server whose clock runs behind the replay store's: the store refuses the expired claim, nothing runs", async () => {
-    // The store's clock 15 minutes ahead of this server's: past the record's life (exp + 1 s + 300 s + 2 × skew).
-    const t = setup({}, new MemoryReplayStore({ now: () => Date.now() + 900_000 }));
+    // The store's clock 25 minutes ahead of this server's: past the record's life (exp + 1 s + 3 × 300 s).
+    const t = setup({}, new MemoryReplayStore({ now: () => Date.now() + 1_500_000 }));
     const first = (await t.gate.run(t.request(), t.spec)) as { requestState: string };
     for (const content of [{ id: 'a', serviceName: 'api-prod' }]) {
       const late = t.gate.run(
@@ -148,6 +148,18 @@ describe('ConfirmationGate', () => {
     clock.ms += (300 + 10) * 1000;
     store.sweep();
     expect(await lenient.run(yes, t.spec)).toMatchObject({ content: [{ text: 'deleted a' }] });
+    // helper-164 H1: an instance that allows the most skew, its clock behind by 65 s, 362 s past exp.
+    const laggard = new ConfirmationGate({
+      sealer: new TicketSealer({
+        keys: [{ kid: 'k1', secret }],
+        maxSkewSeconds: 300,
+        now: () => clock.ms - 65_000,
+      }),
+      store,
+    });
+    clock.ms += (362 - 10) * 1000;
+    store.sweep();
+    expect(await laggard.run(yes, t.spec)).toMatchObject({ content: [{ text: 'deleted a' }] });
     expect(t.performed).toEqual(['a']);
   });
 

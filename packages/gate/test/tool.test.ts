@@ -832,6 +832,23 @@ describe('a choose field with no live candidate (helper-163 H1)', () => {
       ],
     });
     expect(t.deleted).toEqual([]);
+    // helper-164 H2: a value with a lone surrogate cannot be carried back exactly.
+    const lone = new ConfirmationGate({ sealer: sealer(), store: new MemoryReplayStore() }).tool({
+      name: 'notes_delete',
+      description: 'Delete a note; a person confirms.',
+      args: z.object({}),
+      form: { note_id: choose({ title: 'Note' }), confirm: confirm({ title: 'Yes' }) },
+      ask: async () => ({
+        message: 'Delete which note?',
+        view: null,
+        choices: { note_id: [{ value: 'n\ud800', label: 'n1' }] },
+      }),
+      perform: async () => textResult('Deleted.'),
+    });
+    expect(await lone.handler({}, callOf('notes_delete', {}))).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringMatching(/not well-formed text/) }],
+    });
   });
 
   it('gone while the person answered: refused, nothing performed, the ticket unused', async () => {
