@@ -14,7 +14,15 @@ import { askAfresh, askAgain, contextOf } from './ask.js';
 import { canonicalOrUndefined, fromChannel, refusal } from './errors.js';
 import { preview } from './fields.js';
 import { type Asked, allows, asked, type Flow, modeFor, policyOf } from './flow.js';
-import { acceptedAnswerText, decline, perform, replayOf, retire, usedRefusal } from './perform.js';
+import {
+  acceptedAnswerText,
+  decline,
+  perform,
+  replayOf,
+  retire,
+  superseded,
+  usedRefusal,
+} from './perform.js';
 import type { AskAgainReason } from './reasons.js';
 import { readTicketData } from './sealed.js';
 import type { FormContent } from './types.js';
@@ -72,8 +80,11 @@ export async function answer<View, Tx>(
       if (replayed) return replayed;
     }
     // Used by an earlier request (an answer without its content, or none): said so, rather than
-    // "removed since you were asked" or a fresh question after a decline.
-    const used = await usedRefusal(flow, claims);
+    // "removed since you were asked" or a fresh question after a decline. Spent only because its
+    // question was put afresh, and the question still differs: that fresh question, whose response
+    // may have been lost, is put again (helper-164 M1); the ticket stays spent.
+    const refresh = context !== undefined && live !== undefined && (await superseded(flow, claims));
+    const used = refresh ? undefined : await usedRefusal(flow, claims);
     if (used) return used;
   }
   if (!context || !live) {

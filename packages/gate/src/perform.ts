@@ -50,7 +50,26 @@ export async function replayOf<View, Tx>(
     if (error instanceof NotRecorded) return undefined;
     throw error;
   }
+  // Spent only because its question was put afresh (`retire`): a re-send of the answer whose
+  // response, the fresh question, was lost is asked that question again, not told "already used"
+  // (helper-164 M1). The ticket stays spent.
+  if (result.status === 'refused' && result.reason === 'used' && (await superseded(flow, claims)))
+    return undefined;
   return settleLookUp(flow, claims, result);
+}
+
+/** Whether the store holds this ticket as superseded by a fresh question (see {@link retire}). */
+export async function superseded<View, Tx>(
+  flow: Flow<View, Tx>,
+  claims: TicketClaims,
+): Promise<boolean> {
+  const store = flow.parts.store;
+  if (!store.recorded) return false;
+  try {
+    return (await store.recorded(onceRequestOf(claims, SUPERSEDED)))?.status === 'replayed';
+  } catch {
+    return false;
+  }
 }
 
 /** The answer a superseded ticket is claimed under: the RFC 8785 text of no answer is this. */

@@ -296,6 +296,33 @@ describe('gate.tool(): one declaration per gated tool', () => {
     ]);
   });
 
+  it('the same answer sent again after its fresh question was lost gets that question again, not "already used" (helper-164 M1)', async () => {
+    const t = setup();
+    const asked = (await t.tool.handler({ title: 'Dup' }, t.request())) as { requestState: string };
+    t.rows.set('n3', { id: 'n3', title: 'Dup' });
+    const answer = t.request({
+      requestState: asked.requestState,
+      inputResponses: { confirm: { action: 'accept', content: { note_id: 'n1', confirm: true } } },
+    });
+    const lost = (await t.tool.handler({ title: 'Dup' }, answer)) as { requestState: string };
+    const again = (await t.tool.handler({ title: 'Dup' }, answer)) as {
+      requestState: string;
+      inputRequests: any;
+      resultType: string;
+    };
+    expect(again.resultType).toBe('input_required');
+    expect(again.inputRequests.confirm.params.message).toMatch(/has changed/);
+    expect(t.deleted).toEqual([]);
+    // Each fresh question comes with its own ticket; the one answered deletes once.
+    const yes = t.request({
+      requestState: again.requestState,
+      inputResponses: { confirm: { action: 'accept', content: { note_id: 'n3', confirm: true } } },
+    });
+    expect(await t.tool.handler({ title: 'Dup' }, yes)).toMatchObject({ isError: false });
+    expect(lost.requestState).not.toBe(again.requestState);
+    expect(t.deleted).toEqual(['n3']);
+  });
+
   it('a ticket whose question was put afresh is spent: its yes cannot override a later no (helper-118)', async () => {
     const t = setup();
     const { asked, yes } = await askedWithYes(t);
