@@ -37,6 +37,11 @@ runServer('notes-server (SDK)', async () => {
     console.warn(
       'notice: MRTR_RATE_LIMIT is not applied by the SDK server (pnpm start applies it); limit calls in front of it',
     );
+  // This entry point has no approval page: a URL-only client gets -32021 here (helper-160 L2).
+  if (env.pageUsers !== undefined || env.publicOrigin !== undefined)
+    console.warn(
+      'notice: MRTR_PAGE_USERS and MRTR_PUBLIC_ORIGIN are not used by the SDK server, which has no approval page (pnpm start has one); a client that declares only URL elicitation gets -32021',
+    );
   if (env.generatedToken) {
     console.log(
       `principal "local" token: ${env.generatedToken}\n  export MRTR_TOKEN=${env.generatedToken}`,
