@@ -26,6 +26,13 @@ export const Title = singleLineText(200);
 const DeleteArgs = z.strictObject({
   workspaceUri: WorkspaceUri,
   title: Title.describe('Exact title of the note'),
+  noteId: z
+    .string()
+    .regex(/^note-[0-9a-f]{10}$/)
+    .optional()
+    .describe(
+      'Optional: the id of one note of that title (from notes_list), to be asked about that note alone',
+    ),
 });
 
 /** At most this many matches are offered in one form. */
@@ -82,11 +89,13 @@ export function deleteNoteDeclaration(db: SqlDriver, options: { approvals: boole
       const q = tx ?? db;
       if (!(await isMember(q, principal, args.workspaceUri)))
         return withoutAsking(noAccess(args.workspaceUri));
-      const matches = await findByTitle(q, args.workspaceUri, args.title, tx !== undefined);
+      const titled = await findByTitle(q, args.workspaceUri, args.title, tx !== undefined);
+      const matches =
+        args.noteId === undefined ? titled : titled.filter((n) => n.id === args.noteId);
       if (matches.length === 0)
         return withoutAsking(
           textResult(
-            `No note titled ${quoted(args.title, 200)} in ${quoted(args.workspaceUri, 200)}.`,
+            `No note${args.noteId === undefined ? '' : ` ${args.noteId}`} titled ${quoted(args.title, 200)} in ${quoted(args.workspaceUri, 200)}.`,
             { isError: true },
           ),
         );
@@ -99,7 +108,7 @@ export function deleteNoteDeclaration(db: SqlDriver, options: { approvals: boole
         matches.length === 1
           ? `Delete the note ${quoted(args.title, 200)} from ${quoted(args.workspaceUri, 200)}? This cannot be undone.`
           : matches.length > offered.length
-            ? `${matches.length} notes titled ${quoted(args.title, 200)} are in ${quoted(args.workspaceUri, 200)}; the ${offered.length} oldest are offered here (call again after a deletion for the next ones). Choose the one to delete and confirm. This cannot be undone.`
+            ? `${matches.length} notes titled ${quoted(args.title, 200)} are in ${quoted(args.workspaceUri, 200)}; the ${offered.length} oldest are offered here (to be asked about another, call notes_delete with its noteId, from notes_list). Choose the one to delete and confirm. This cannot be undone.`
             : `${matches.length} notes titled ${quoted(args.title, 200)} are in ${quoted(args.workspaceUri, 200)}. Choose the one to delete and confirm. This cannot be undone.`;
       return {
         message: [head, ...offered.map((n) => `• ${label(n)}`)].join('\n'),

@@ -468,7 +468,9 @@ describe('notes_delete over raw HTTP', () => {
     }
     const first = await ask(uri, ALICE, 'Same');
     const form = first.inputRequests.delete_choice.params;
-    expect(form.message).toMatch(/^22 notes titled "Same" .* the 20 oldest are offered here/);
+    expect(form.message).toMatch(
+      /^22 notes titled "Same" .* the 20 oldest are offered here \(to be asked about another, call notes_delete with its noteId/,
+    );
     const offered = fieldOptions(form.requestedSchema.properties.note_id);
     expect(offered).toHaveLength(20);
     const r = await callTool(
@@ -483,6 +485,24 @@ describe('notes_delete over raw HTTP', () => {
     );
     expect(r.body.result.isError).toBe(false);
     expect(await remaining(uri)).toHaveLength(21);
+    // The newest, never among the 20 oldest, is asked about alone by its id (helper-165 M1).
+    const newest = ids[21] as string;
+    const alone = await callTool(url, ALICE, 'notes_delete', {
+      workspaceUri: uri,
+      title: 'Same',
+      noteId: newest,
+    });
+    const only = alone.body.result.inputRequests.delete_choice.params;
+    expect(fieldOptions(only.requestedSchema.properties.note_id)).toEqual([newest]);
+    const gone = await callTool(
+      url,
+      ALICE,
+      'notes_delete',
+      { workspaceUri: uri, title: 'Same', noteId: newest },
+      { inputResponses: accept(newest), requestState: alone.body.result.requestState },
+    );
+    expect(gone.body.result.isError).toBe(false);
+    expect(await remaining(uri)).not.toContain(newest);
   });
 
   it('requests without a valid bearer token get HTTP 401', async () => {
