@@ -86,6 +86,8 @@ export type Lookup = { found: FileFacts } | { refused: string; missing: boolean 
 /** Test hooks: `beforeMove` runs in the window between the last check and the rename. */
 export interface FilesHooks {
   beforeMove?: () => Promise<void>;
+  /** Right after the rename into the trash, before what was moved is checked (tests: the name taken again). */
+  afterMove?: () => Promise<void>;
   /** After each look at a path (tests: another instance acts in between). */
   afterLookup?: (path: string, found: Lookup) => Promise<void>;
   /**

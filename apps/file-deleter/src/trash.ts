@@ -69,6 +69,7 @@ export async function moveToTrash(
         },
       );
       if (renamed === 'changed') return 'changed';
+      await root.hooks.afterMove?.();
       // Whatever was at the name went: check it is the file checked, else put it back.
       const moved = await fsp.lstat(at(trash.fd, nonce), { bigint: true });
       if (!moved.isFile() || !root.same(moved, expected)) {
@@ -80,7 +81,15 @@ export async function moveToTrash(
           dev: String(moved.dev),
           ino: String(moved.ino),
         };
-        await fsp.writeFile(at(trash.fd, `${nonce}.json`), JSON.stringify(other)).catch(() => {});
+        // Whole or not at all (a new file renamed over it, synced): a crash mid-write keeps the
+        // intent written before the move, which still names the path. The trash scan reads no
+        // `.json.tmp`.
+        const tmp = `${nonce}.json.tmp`;
+        await unlinkIfThere(at(trash.fd, tmp))
+          .then(() => writeNew(at(trash.fd, tmp), JSON.stringify(other)))
+          .then(() => fsp.rename(at(trash.fd, tmp), at(trash.fd, `${nonce}.json`)))
+          .then(() => trash.sync())
+          .catch(() => {});
         await putBack(trash, nonce, dir, name);
         return 'changed';
       }

@@ -317,3 +317,36 @@ describe('the files root itself changed between the rounds', () => {
     expect(exists(x.root, 'notes.txt')).toBe(false);
   });
 });
+
+// helper-162 H1, helper-165 M2/L3: another file took the name in the instant before the move, and
+// the name was taken again before it could go back: the intent kept beside it names that file.
+describe('a file moved by mistake that cannot go back', () => {
+  it('stays in the trash under an intent naming it, not the file that was confirmed', async () => {
+    let swap = async () => {};
+    let retake = async () => {};
+    const x = await started({ beforeMove: () => swap(), afterMove: () => retake() });
+    const confirmedIno = statSync(join(x.root, 'notes.txt')).ino;
+    const q = await ask(x.url, 'notes.txt');
+    let interloper = 0;
+    swap = async () => {
+      swap = async () => {};
+      renameSync(join(x.root, 'notes.txt'), join(x.root, 'kept.txt'));
+      writeFileSync(join(x.root, 'notes.txt'), 'a writer made this');
+      interloper = statSync(join(x.root, 'notes.txt')).ino;
+    };
+    retake = async () => {
+      retake = async () => {};
+      writeFileSync(join(x.root, 'notes.txt'), 'and then this');
+    };
+    await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    expect(readFileSync(join(x.root, 'kept.txt'), 'utf8')).toBe('version one');
+    const intents = trash(x.root).filter((n) => n.endsWith('.json'));
+    expect(intents).toHaveLength(1);
+    const intent = JSON.parse(
+      readFileSync(join(x.root, '.mrtr-trash', intents[0] as string), 'utf8'),
+    );
+    expect(intent).toMatchObject({ path: 'notes.txt', ino: String(interloper) });
+    expect(intent.ino).not.toBe(String(confirmedIno));
+    expect(trash(x.root).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+});
