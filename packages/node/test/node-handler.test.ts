@@ -8,8 +8,9 @@ import { toNodeHandler } from '../src/index.js';
 let server: Server;
 let base: string;
 
-beforeAll(async () => {
-  const endpoint = createMcpEndpoint({
+/** One tool, `whoami`, answering the principal's id. */
+const whoami = () =>
+  createMcpEndpoint({
     serverInfo: { name: 't', version: '1' },
     tools: [
       {
@@ -22,6 +23,9 @@ beforeAll(async () => {
       },
     ],
   });
+
+beforeAll(async () => {
+  const endpoint = whoami();
   server = createServer(
     toNodeHandler(endpoint, {
       path: '/api/mcp',
@@ -69,20 +73,7 @@ describe('toNodeHandler', () => {
   });
 
   it('serves a request a middleware paused (req.pause()), where it waited for ever (helper-161 L1)', async () => {
-    const endpoint = createMcpEndpoint({
-      serverInfo: { name: 't', version: '1' },
-      tools: [
-        {
-          name: 'whoami',
-          inputSchema: { type: 'object' },
-          handler: (_a, ctx) => ({
-            resultType: 'complete',
-            content: [{ type: 'text', text: ctx.principal.id }],
-          }),
-        },
-      ],
-    });
-    const handle = toNodeHandler(endpoint, { path: false, principal: () => ({ id: 'erin' }) });
+    const handle = toNodeHandler(whoami(), { path: false, principal: () => ({ id: 'erin' }) });
     const paused = createServer((req, res) => {
       req.pause();
       // As a middleware would: it looks at the headers, then hands the request on later.
