@@ -147,6 +147,6 @@ printTable(['what runs', 'scavenges', 'scavenge ms', 'mark-compacts', 'mark-comp
 
 console.log(
   '\nEvery flow claims a fresh nonce, so the replay store grows as it would in a server (entries live until the\n' +
-    "ticket's expiry + three times the sealer's 30 s of clock skew); part of each figure is the garbage collector's work\n" +
+    "ticket's expiry + 1 s + three times the most clock skew a sealer allows, 300 s); part of each figure is the garbage collector's work\n" +
     'on that heap.',
 );
