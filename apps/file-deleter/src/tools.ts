@@ -87,7 +87,7 @@ function heldInTrash(path: string, held: 'stuck' | 'failed', cause: unknown): Mc
   const error = new McpError(
     ErrorCode.InternalError,
     held === 'stuck'
-      ? `This request deleted nothing, but ${shownPath(path)} could not be put back from ${TRASH_DIR} after the deletion did not complete (the server's log says why): an operator must put it back.`
+      ? `This request deleted nothing, but the file it found at ${shownPath(path)} (the one you confirmed, or one that took the name in the instant before it was moved) could not be put back from ${TRASH_DIR} after the deletion did not complete (the server's log and the intent beside it say which): an operator must put it back.`
       : `This request did not complete, and ${shownPath(path)} is in ${TRASH_DIR}, not under its name, until the server can settle the deletion with the database, which did not answer: if the deletion was not committed, the file goes back under its name (the server tries again soon and every minute). Send the same confirmation again then: it returns the outcome, and deletes at most once.`,
   );
   if (cause !== undefined) Object.defineProperty(error, 'cause', { value: cause });

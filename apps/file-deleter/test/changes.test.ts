@@ -338,7 +338,11 @@ describe('a file moved by mistake that cannot go back', () => {
       retake = async () => {};
       writeFileSync(join(x.root, 'notes.txt'), 'and then this');
     };
-    await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    const r = await answer(x.url, 'notes.txt', q.ticket, confirmed('notes.txt'));
+    // Not "notes.txt could not be put back": the file confirmed is untouched (helper-165 M2).
+    expect(JSON.stringify(r)).toMatch(
+      /the file it found at \\"notes\.txt\\" \(the one you confirmed, or one that took the name/,
+    );
     expect(readFileSync(join(x.root, 'kept.txt'), 'utf8')).toBe('version one');
     const intents = trash(x.root).filter((n) => n.endsWith('.json'));
     expect(intents).toHaveLength(1);
