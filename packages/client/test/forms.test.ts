@@ -1,23 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkRenderable, InvalidAnswerError, McpClient } from '../src/index.js';
-import {
-  confirmSchema,
-  done,
-  formRequest,
-  type Reply,
-  scriptedAnswerer,
-  scriptedServer,
-} from './helpers.js';
+import { confirmSchema, done, formRequest, scriptedAnswerer, serveScripted } from './helpers.js';
 
-const servers: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-async function serve(script: (body: any, n: number) => Reply) {
-  const s = await scriptedServer(script);
-  servers.push(s);
-  return s;
-}
+const serve = serveScripted();
 /** A server that asks `inputRequests` once, then completes. */
 const askOnce = (inputRequests: Record<string, unknown>) =>
   serve((_b, n) =>

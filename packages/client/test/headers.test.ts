@@ -1,16 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { McpClient, paramHeaders } from '../src/index.js';
-import { done, type Reply, scriptedServer } from './helpers.js';
+import { done, serveScripted } from './helpers.js';
 
-const servers: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-async function serve(script: (body: any, n: number) => Reply) {
-  const s = await scriptedServer(script);
-  servers.push(s);
-  return s;
-}
+const serve = serveScripted();
 
 const schema = (properties: Record<string, unknown>) => ({ type: 'object', properties });
 

@@ -1,6 +1,7 @@
 /** Test helpers: a scripted MCP endpoint on node:http that records every request, and scripted answerers. */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
 import type { Answerer, FormAnswer, FormQuestion, UrlAnswer, UrlQuestion } from '../src/index.js';
 
 /** One request as the server received it. */
@@ -111,3 +112,21 @@ export function scriptedAnswerer(
 export const done = (text = 'done', extra: Record<string, unknown> = {}) => ({
   result: { resultType: 'complete', content: [{ type: 'text', text }], isError: false, ...extra },
 });
+
+/**
+ * A `serve(script)` that starts a {@link scriptedServer} and closes it after
+ * the test that started it. Call it once, at the top of a test file.
+ */
+export function serveScripted(): (
+  script: (body: any, n: number) => Reply,
+) => ReturnType<typeof scriptedServer> {
+  const servers: { close(): Promise<void> }[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  return async (script) => {
+    const s = await scriptedServer(script);
+    servers.push(s);
+    return s;
+  };
+}

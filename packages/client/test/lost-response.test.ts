@@ -3,7 +3,7 @@
  * the client re-issues the request as a new request with a new id, the answered
  * round of a tools/call with its answers and requestState, never asking again.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type ClientEvent, MAX_REISSUES, McpClient, TransportError } from '../src/index.js';
 import {
   confirmSchema,
@@ -11,18 +11,10 @@ import {
   formRequest,
   type Reply,
   scriptedAnswerer,
-  scriptedServer,
+  serveScripted,
 } from './helpers.js';
 
-const servers: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-async function serve(script: (body: any, n: number) => Reply) {
-  const s = await scriptedServer(script);
-  servers.push(s);
-  return s;
-}
+const serve = serveScripted();
 
 const asks: Reply = {
   result: {

@@ -2,7 +2,7 @@
  * The one-time retries (after -32022 and, for tools/call, after -32020) and
  * the methods that may not ask for input.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type ClientEvent, JsonRpcError, McpClient, ProtocolError } from '../src/index.js';
 import {
   confirmSchema,
@@ -10,18 +10,10 @@ import {
   formRequest,
   type Reply,
   scriptedAnswerer,
-  scriptedServer,
+  serveScripted,
 } from './helpers.js';
 
-const servers: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-async function serve(script: (body: any, n: number) => Reply) {
-  const s = await scriptedServer(script);
-  servers.push(s);
-  return s;
-}
+const serve = serveScripted();
 
 const unsupported = (supported: unknown): Reply => ({
   status: 400,

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   JsonRpcError,
   MAX_ERROR_MESSAGE_LENGTH,
@@ -7,24 +7,9 @@ import {
   RoundLimitError,
   TransportError,
 } from '../src/index.js';
-import {
-  confirmSchema,
-  done,
-  formRequest,
-  type Reply,
-  scriptedAnswerer,
-  scriptedServer,
-} from './helpers.js';
+import { confirmSchema, done, formRequest, scriptedAnswerer, serveScripted } from './helpers.js';
 
-const servers: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-async function serve(script: (body: any, n: number) => Reply) {
-  const s = await scriptedServer(script);
-  servers.push(s);
-  return s;
-}
+const serve = serveScripted();
 
 const strip = ({ inputResponses: _r, requestState: _s, ...rest }: Record<string, unknown>) => rest;
 
